@@ -1,0 +1,58 @@
+//! The pipeline: open, detect, read, run the format-neutral rules.
+
+use crate::check::{generic, Finding};
+use crate::formats;
+use crate::inventory::{FileEntry, FileRole, Inventory};
+use crate::source::{ModelFile, OpenError};
+use std::path::Path;
+
+/// Everything known about one model file.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The inventory.
+    pub inventory: Inventory,
+    /// Findings, ordered by file and offset.
+    pub findings: Vec<Finding>,
+}
+
+/// Opens, reads and checks the model file at `path`.
+pub fn analyze(path: &Path) -> Result<Analysis, OpenError> {
+    let file = ModelFile::open(path)?;
+    Ok(analyze_file(&file))
+}
+
+/// Reads and checks an already opened model file.
+pub fn analyze_file(file: &ModelFile) -> Analysis {
+    let mut findings = Vec::new();
+    let inventory = match formats::detect(file) {
+        Some(format) => format.read(file, &mut findings),
+        None => {
+            let entry = FileEntry {
+                path: file.path().to_owned(),
+                size: Some(file.bytes().len() as u64),
+                role: FileRole::Model,
+            };
+            let mut inv = Inventory::new("unknown", "", entry);
+            inv.fill_gaps();
+            findings.push(Finding::new(&generic::UNKNOWN_FORMAT, unknown_message(file)).at(0));
+            inv
+        }
+    };
+    if inventory.format != "unknown" {
+        generic::run(&inventory, file.bytes(), &mut findings);
+    }
+    findings.sort_by_key(|f| (f.file, f.offset.is_none(), f.offset, f.rule.code));
+    Analysis {
+        inventory,
+        findings,
+    }
+}
+
+fn unknown_message(file: &ModelFile) -> String {
+    let bytes = file.bytes();
+    let head: String = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    match bytes.len() {
+        0 => "the file is empty".to_owned(),
+        n => format!("{n}-byte file starting with {head} matches no supported format"),
+    }
+}

@@ -1,0 +1,143 @@
+//! Findings: one problem at one place in one file.
+
+use super::{Rule, Severity};
+use crate::inventory::{FileId, GraphId, Inventory, NodeId, TensorId};
+use serde::Serialize;
+
+/// One problem found in a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// The rule that found it.
+    #[serde(serialize_with = "serialize_code", rename = "code")]
+    pub rule: &'static Rule,
+    /// Severity after `--deny/--warn` overrides.
+    pub severity: Severity,
+    /// The file the offset refers to.
+    pub file: FileId,
+    /// Absolute byte offset of the problem, if it has a place.
+    pub offset: Option<u64>,
+    /// The node, tensor or field at fault.
+    pub item: Option<Item>,
+    /// What is wrong, naming field, value and limit.
+    pub message: String,
+}
+
+fn serialize_code<S: serde::Serializer>(rule: &&'static Rule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rule.code)
+}
+
+/// The part of the model a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item {
+    /// A header or structure field.
+    Field {
+        /// Field name.
+        name: &'static str,
+    },
+    /// A graph as a whole.
+    Graph {
+        /// Graph index.
+        graph: GraphId,
+    },
+    /// A node.
+    Node {
+        /// Graph index.
+        graph: GraphId,
+        /// Node index in the graph.
+        node: NodeId,
+    },
+    /// An entry of a graph's inputs, outputs or captures.
+    GraphRef {
+        /// Graph index.
+        graph: GraphId,
+        /// `inputs`, `outputs` or `captures`.
+        list: &'static str,
+        /// Position in the list.
+        index: usize,
+    },
+    /// A constant tensor.
+    Tensor {
+        /// Tensor index.
+        tensor: TensorId,
+    },
+    /// A section.
+    Section {
+        /// Section index.
+        section: usize,
+    },
+}
+
+impl Item {
+    /// A short human description, using names from the inventory where it has them.
+    pub fn describe(&self, inv: &Inventory) -> String {
+        let graph_label = |g: GraphId| {
+            if g == 0 {
+                String::new()
+            } else {
+                format!(" in subgraph {g}")
+            }
+        };
+        match *self {
+            Item::Field { name } => format!("field {name}"),
+            Item::Graph { graph } if graph == 0 => "main graph".to_owned(),
+            Item::Graph { graph } => format!("subgraph {graph}"),
+            Item::Node { graph, node } => {
+                let name = inv
+                    .graphs
+                    .get(graph)
+                    .and_then(|g| g.node(node))
+                    .map(|n| n.name.display().into_owned())
+                    .unwrap_or_default();
+                format!("node {node} \"{name}\"{}", graph_label(graph))
+            }
+            Item::GraphRef { graph, list, index } => {
+                format!("graph {list}[{index}]{}", graph_label(graph))
+            }
+            Item::Tensor { tensor } => {
+                let name = inv
+                    .tensors
+                    .get(tensor)
+                    .map(|t| t.name.display().into_owned())
+                    .unwrap_or_default();
+                format!("tensor \"{name}\"")
+            }
+            Item::Section { section } => match inv.sections.get(section) {
+                Some(s) => format!("{} section", s.kind.label()),
+                None => format!("section {section}"),
+            },
+        }
+    }
+}
+
+impl Finding {
+    /// A finding for `rule` in the model file, with the rule's default severity.
+    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            severity: rule.severity,
+            file: 0,
+            offset: None,
+            item: None,
+            message: message.into(),
+        }
+    }
+
+    /// Sets the absolute byte offset.
+    pub fn at(mut self, offset: impl Into<Option<u64>>) -> Self {
+        self.offset = offset.into();
+        self
+    }
+
+    /// Sets the item at fault.
+    pub fn item(mut self, item: Item) -> Self {
+        self.item = Some(item);
+        self
+    }
+
+    /// Sets the file the offset refers to.
+    pub fn in_file(mut self, file: FileId) -> Self {
+        self.file = file;
+        self
+    }
+}

@@ -1,0 +1,104 @@
+//! Graph-level rules: empty graphs, duplicate names and unused constants.
+
+use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
+use crate::check::{Finding, Item};
+use crate::inventory::{Graph, Inventory, NodeKind};
+use std::collections::{HashMap, HashSet};
+
+pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
+    if let Some(main) = inv.graphs.first() {
+        if !main
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::Operator(_)))
+        {
+            out.push(
+                Finding::new(
+                    &EMPTY_GRAPH,
+                    format!(
+                        "the main graph has {} nodes and no operators",
+                        main.nodes.len()
+                    ),
+                )
+                .at(main.offset)
+                .item(Item::Graph { graph: 0 }),
+            );
+        }
+    }
+    let captured: HashSet<&[u8]> = inv
+        .graphs
+        .iter()
+        .flat_map(|g| g.captures.iter().filter_map(|&id| g.node(id)))
+        .map(|n| n.name.as_bytes())
+        .collect();
+    for (index, graph) in inv.graphs.iter().enumerate() {
+        duplicates(index, graph, out);
+        unused_constants(index, graph, &captured, out);
+    }
+}
+
+fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
+    let mut seen: HashMap<(bool, &[u8]), u32> = HashMap::new();
+    for (id, node) in (0u32..).zip(&graph.nodes) {
+        if node.name.is_empty() || matches!(node.kind, NodeKind::Unknown { .. }) {
+            continue;
+        }
+        let is_op = matches!(node.kind, NodeKind::Operator(_));
+        if let Some(first) = seen.insert((is_op, node.name.as_bytes()), id) {
+            let what = if is_op { "operator" } else { "value" };
+            out.push(
+                Finding::new(
+                    &DUPLICATE_NAME,
+                    format!("{what} name \"{}\" is also used by node {first}", node.name),
+                )
+                .at(node.offset)
+                .item(Item::Node {
+                    graph: graph_id,
+                    node: id,
+                }),
+            );
+        }
+    }
+}
+
+fn unused_constants(
+    graph_id: usize,
+    graph: &Graph,
+    captured: &HashSet<&[u8]>,
+    out: &mut Vec<Finding>,
+) {
+    let mut used = vec![false; graph.nodes.len()];
+    let mut mark = |id: u32| {
+        if let Some(slot) = usize::try_from(id).ok().and_then(|i| used.get_mut(i)) {
+            *slot = true;
+        }
+    };
+    for node in &graph.nodes {
+        if let NodeKind::Operator(op) = &node.kind {
+            op.inputs.iter().flatten().for_each(|&id| mark(id));
+        }
+    }
+    graph.outputs.iter().for_each(|&id| mark(id));
+    for (id, (node, used)) in (0u32..).zip(graph.nodes.iter().zip(used)) {
+        let NodeKind::Constant { .. } = node.kind else {
+            continue;
+        };
+        if used || captured.contains(node.name.as_bytes()) {
+            continue;
+        }
+        out.push(
+            Finding::new(
+                &UNUSED_CONSTANT,
+                format!(
+                    "constant \"{}\" is read by no operator and is not a graph output",
+                    node.name
+                ),
+            )
+            .at(node.offset)
+            .item(Item::Node {
+                graph: graph_id,
+                node: id,
+            }),
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! Section overlaps, gaps, padding and trailing bytes.
+
+use super::{NONZERO_PADDING, SECTION_OVERLAP, TRAILING_BYTES, UNUSED_BYTES};
+use crate::check::{Finding, Item};
+use crate::inventory::{Inventory, Section, SectionKind};
+use humansize::{format_size, BINARY};
+
+pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
+    overlaps(inv, out);
+    for (index, section) in inv.sections.iter().enumerate() {
+        let range = section.range;
+        let item = Item::Section { section: index };
+        let size = format_size(range.len, BINARY);
+        let finding = match section.kind {
+            SectionKind::Gap => Finding::new(
+                &UNUSED_BYTES,
+                format!("{size} ({} bytes) at {}..{} are used by no section or tensor",
+                    range.len, range.start, range.end()),
+            ),
+            SectionKind::Trailing => Finding::new(
+                &TRAILING_BYTES,
+                format!("{size} ({} bytes) follow the last section, from offset {} to the end of the file",
+                    range.len, range.start),
+            ),
+            SectionKind::Padding if section.file == 0 => {
+                let Some(first) = first_nonzero(bytes, range.start, range.end()) else {
+                    continue;
+                };
+                Finding::new(
+                    &NONZERO_PADDING,
+                    format!("padding {}..{} holds non-zero byte 0x{:02x} at offset {first}",
+                        range.start, range.end(),
+                        bytes.get(first as usize).copied().unwrap_or(0)),
+                )
+                .at(first)
+                .in_file(section.file)
+                .item(item)
+            }
+            _ => continue,
+        };
+        let finding = if finding.offset.is_none() {
+            finding.at(range.start)
+        } else {
+            finding
+        };
+        out.push(finding.in_file(section.file).item(item));
+    }
+}
+
+fn first_nonzero(bytes: &[u8], start: u64, end: u64) -> Option<u64> {
+    let start_idx = usize::try_from(start).ok()?;
+    let end_idx = usize::try_from(end).ok()?.min(bytes.len());
+    let slice = bytes.get(start_idx..end_idx)?;
+    slice.iter().position(|&b| b != 0).map(|i| start + i as u64)
+}
+
+/// Reports each declared section that starts before an earlier one (in start order) ends.
+fn overlaps(inv: &Inventory, out: &mut Vec<Finding>) {
+    let mut declared: Vec<(usize, &Section)> = inv
+        .sections
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind.is_declared() && s.range.len > 0)
+        .collect();
+    declared.sort_by_key(|(_, s)| (s.file, s.range.start));
+    let mut widest: Option<&Section> = None;
+    for (index, b) in declared {
+        if let Some(a) = widest.filter(|a| a.file == b.file && b.range.start < a.range.end()) {
+            let end = a.range.end().min(b.range.end());
+            out.push(
+                Finding::new(
+                    &SECTION_OVERLAP,
+                    format!(
+                        "{} {}..{} overlaps {} {}..{} in bytes {}..{end}",
+                        b.kind.label(),
+                        b.range.start,
+                        b.range.end(),
+                        a.kind.label(),
+                        a.range.start,
+                        a.range.end(),
+                        b.range.start
+                    ),
+                )
+                .at(b.range.start)
+                .in_file(b.file)
+                .item(Item::Section { section: index }),
+            );
+        }
+        if widest.is_none_or(|a| a.file != b.file || b.range.end() > a.range.end()) {
+            widest = Some(b);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Tensor data ranges: bounds, sizes, overlaps and alignment.
+
+use super::{
+    TENSOR_ALIGNMENT, TENSOR_MISALIGNED, TENSOR_OUT_OF_BOUNDS, TENSOR_OVERLAP,
+    TENSOR_SIZE_MISMATCH, TENSOR_SIZE_OVERFLOW,
+};
+use crate::check::{Finding, Item};
+use crate::inventory::{Inventory, Storage, Tensor};
+
+pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
+    for (id, tensor) in inv.tensors.iter().enumerate() {
+        each_tensor(inv, id, tensor, out);
+    }
+    overlaps(inv, out);
+}
+
+fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
+    let item = Item::Tensor { tensor: id };
+    let shape_overflows = t.elements.is_none()
+        || t.dtype
+            .is_some_and(|d| d.bits().is_some() && t.byte_size.is_none());
+    if shape_overflows {
+        out.push(
+            Finding::new(
+                &TENSOR_SIZE_OVERFLOW,
+                format!(
+                    "shape {:?} of {} overflows a 64-bit byte count",
+                    t.shape,
+                    dtype_name(t)
+                ),
+            )
+            .at(t.decl_offset)
+            .item(item),
+        );
+    }
+    let Some(data) = t.data else { return };
+    let file_size = inv.files.get(data.file).and_then(|f| f.size);
+    let at = |f: Finding| f.at(data.offset).in_file(data.file).item(item);
+    match (data.end(), file_size) {
+        (None, _) => out.push(at(Finding::new(
+            &TENSOR_OUT_OF_BOUNDS,
+            format!(
+                "data offset {} plus length {} overflows a 64-bit offset",
+                data.offset, data.len
+            ),
+        ))),
+        (Some(end), Some(size)) if end > size => out.push(at(Finding::new(
+            &TENSOR_OUT_OF_BOUNDS,
+            format!(
+                "data {}..{end} ({} bytes) runs past the end of the file at {size}",
+                data.offset, data.len
+            ),
+        ))),
+        _ => {}
+    }
+    if let Some(expected) = t.byte_size.filter(|&n| n != data.len) {
+        out.push(at(Finding::new(
+            &TENSOR_SIZE_MISMATCH,
+            format!(
+                "stores {} bytes, but shape {:?} of {} needs {expected}",
+                data.len,
+                t.shape,
+                dtype_name(t)
+            ),
+        )));
+    }
+    if data.len == 0 {
+        return;
+    }
+    if let Some(dtype) = t.dtype.filter(|d| data.offset % d.align() != 0) {
+        out.push(at(Finding::new(
+            &TENSOR_MISALIGNED,
+            format!(
+                "data offset {} is not a multiple of the {dtype} element size {}",
+                data.offset,
+                dtype.align()
+            ),
+        )));
+    }
+    let preferred = inv
+        .preferred_alignment
+        .filter(|&a| a > 1 && data.offset % a != 0);
+    if let (Some(align), Storage::External) = (preferred, t.storage) {
+        out.push(at(Finding::new(
+            &TENSOR_ALIGNMENT,
+            format!(
+                "data offset {} is not a multiple of {align} (it is {} past one)",
+                data.offset,
+                data.offset % align
+            ),
+        )));
+    }
+}
+
+fn dtype_name(t: &Tensor) -> String {
+    t.dtype
+        .map_or_else(|| "unknown dtype".to_owned(), |d| d.to_string())
+}
+
+/// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends.
+fn overlaps(inv: &Inventory, out: &mut Vec<Finding>) {
+    let mut ranges: Vec<(usize, u64, u64, usize)> = inv
+        .tensors
+        .iter()
+        .enumerate()
+        .filter_map(|(id, t)| {
+            let data = t.data?;
+            Some((data.file, data.offset, data.end()?, id)).filter(|_| data.len > 0)
+        })
+        .collect();
+    ranges.sort_unstable();
+    let mut widest: Option<(usize, u64, usize)> = None;
+    for (file, start, end, id) in ranges {
+        if let Some((_, prev_end, prev)) = widest.filter(|w| w.0 == file && start < w.1) {
+            let name = |i: usize| inv.tensors[i].name.display().into_owned();
+            out.push(
+                Finding::new(
+                    &TENSOR_OVERLAP,
+                    format!(
+                        "data {start}..{end} overlaps tensor \"{}\", which ends at {prev_end}",
+                        name(prev)
+                    ),
+                )
+                .at(start)
+                .in_file(file)
+                .item(Item::Tensor { tensor: id }),
+            );
+        }
+        if widest.is_none_or(|w| w.0 != file || end > w.1) {
+            widest = Some((file, end, id));
+        }
+    }
+}

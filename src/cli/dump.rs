@@ -1,0 +1,27 @@
+//! `rtenx dump`.
+
+use super::Outcome;
+use clap::Args;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// The model file.
+    file: PathBuf,
+    /// Write JSON (the only dump format, and the default).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: DumpArgs) -> io::Result<Outcome> {
+    let _ = args.json;
+    let analysis = match super::analyze_one(&args.file) {
+        Ok(a) => a,
+        Err(outcome) => return Ok(outcome),
+    };
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    rtenx::dump::write(&mut out, &analysis)?;
+    out.flush()?;
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,115 @@
+//! Argument parsing and dispatch. Exit codes: 0 no errors, 1 errors found, 2 usage or I/O.
+
+mod check;
+mod dump;
+mod explain;
+mod inspect;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Inspect and validate machine-learning model files (RTen .rten V1/V2).
+#[derive(Debug, Parser)]
+#[command(name = "rtenx", version, about, propagate_version = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate model files and report every problem; exits 1 if any error is found.
+    Check(check::CheckArgs),
+    /// Explain a check code, or list every rule.
+    Explain(explain::ExplainArgs),
+    /// Write the whole inventory and findings of a model as JSON.
+    Dump(dump::DumpArgs),
+    /// Browse a model: header, sections, graph, operators, tensors, metadata, findings.
+    Inspect(inspect::InspectArgs),
+}
+
+/// When to use colour.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour standard output.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
+/// How a command ended.
+pub enum Outcome {
+    /// No errors.
+    Clean,
+    /// Errors were found in a model.
+    Errors,
+    /// A file could not be read or the arguments were wrong.
+    Failure,
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(o: Outcome) -> Self {
+        ExitCode::from(match o {
+            Outcome::Clean => 0,
+            Outcome::Errors => 1,
+            Outcome::Failure => 2,
+        })
+    }
+}
+
+/// Parses arguments and runs the command.
+pub fn run() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Check(a) => check::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Dump(a) => dump::run(a),
+        Command::Inspect(a) => inspect::run(a),
+    };
+    match result {
+        Ok(outcome) => outcome.into(),
+        // A closed pipe (`rtenx dump | head`) is not a failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rtenx: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Opens and analyses one named model, printing the error if it cannot be read.
+fn analyze_one(path: &PathBuf) -> Result<rtenx::Analysis, Outcome> {
+    rtenx::analyze(path).map_err(|e| {
+        eprintln!("rtenx: {}", rtenx::text::sanitize(&e.to_string()));
+        Outcome::Failure
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn arguments_are_consistent() {
+        super::Args::command().debug_assert();
+    }
+}

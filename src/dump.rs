@@ -1,0 +1,76 @@
+//! `rtenx dump --json`: the whole inventory plus findings as one JSON document.
+//!
+//! The document is serialized straight to the writer, so no JSON tree is built in memory.
+//! The layout is documented in the README ("JSON schema"). Compatibility rule: within one
+//! `schema_version`, fields and enum values may be added but are never removed, renamed or
+//! given another meaning; consumers must ignore what they do not know.
+
+use crate::analysis::Analysis;
+use crate::check::{Finding, Item, Severity};
+use crate::inventory::{FileId, Inventory, Totals};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Version of the dump layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    generator: &'static str,
+    #[serde(flatten)]
+    inventory: &'a Inventory,
+    totals: Totals,
+    operators: Vec<OpCount<'a>>,
+    findings: Vec<FindingOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct OpCount<'a> {
+    op_type: &'a str,
+    count: u64,
+}
+
+#[derive(Serialize)]
+struct FindingOut<'a> {
+    code: &'static str,
+    name: &'static str,
+    severity: Severity,
+    file: FileId,
+    offset: Option<u64>,
+    item: Option<Item>,
+    message: &'a str,
+}
+
+impl<'a> From<&'a Finding> for FindingOut<'a> {
+    fn from(f: &'a Finding) -> Self {
+        FindingOut {
+            code: f.rule.code,
+            name: f.rule.name,
+            severity: f.severity,
+            file: f.file,
+            offset: f.offset,
+            item: f.item,
+            message: &f.message,
+        }
+    }
+}
+
+/// Writes `analysis` as JSON to `w`, followed by a newline.
+pub fn write<W: Write>(mut w: W, analysis: &Analysis) -> io::Result<()> {
+    let inv = &analysis.inventory;
+    let doc = Document {
+        schema_version: SCHEMA_VERSION,
+        generator: concat!("rtenx ", env!("CARGO_PKG_VERSION")),
+        inventory: inv,
+        totals: inv.totals(),
+        operators: inv
+            .operator_histogram()
+            .into_iter()
+            .map(|(op_type, count)| OpCount { op_type, count })
+            .collect(),
+        findings: analysis.findings.iter().map(FindingOut::from).collect(),
+    };
+    serde_json::to_writer(&mut w, &doc)?;
+    w.write_all(b"\n")
+}

@@ -1,0 +1,600 @@
+//! Turning the verified FlatBuffer into inventory graphs, nodes and tensors.
+//!
+//! Graphs are visited from a queue, never by recursion, so deeply nested subgraphs and
+//! graphs of millions of nodes need no stack beyond the verifier's own bounded depth.
+
+use super::attrs;
+use super::header::Container;
+use super::raw::RawTable;
+use super::rules::*;
+use super::schema_generated as fb;
+use super::tables::{ATTR_TABLES, OPERATORS};
+use super::version::MinVersion;
+use crate::check::{generic, Finding, Item};
+use crate::inventory::{
+    Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
+    Name, Node, NodeKind, Operator, Storage, SubgraphOf, Tensor, Value,
+};
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+/// Vtable slots of `Graph` fields (4 + 2 * field id).
+const GRAPH_INPUTS: u16 = 6;
+const GRAPH_OUTPUTS: u16 = 8;
+const GRAPH_CAPTURES: u16 = 10;
+/// Vtable slot of `Model.schema_version`.
+const MODEL_SCHEMA_VERSION: u16 = 4;
+
+/// Walks a verified model into `inv`.
+pub struct Walker<'a, 'i> {
+    /// The FlatBuffer bytes.
+    buf: &'a [u8],
+    layout: &'i Container,
+    inv: &'i mut Inventory,
+    out: &'i mut Vec<Finding>,
+    version: MinVersion,
+}
+
+impl<'a, 'i> Walker<'a, 'i> {
+    /// A walker over `buf`, the FlatBuffer described by `layout`.
+    pub fn new(
+        buf: &'a [u8],
+        layout: &'i Container,
+        inv: &'i mut Inventory,
+        out: &'i mut Vec<Finding>,
+    ) -> Self {
+        Walker {
+            buf,
+            layout,
+            inv,
+            out,
+            version: MinVersion::new(),
+        }
+    }
+
+    fn abs(&self, pos: usize) -> u64 {
+        self.layout.model_offset.saturating_add(pos as u64)
+    }
+
+    /// Reads the whole model and returns the minimum rten version it needs.
+    pub fn run(mut self, model: fb::Model<'a>) {
+        if !self.layout.v1 {
+            self.version.require("0.11.0", || "the V2 container".into());
+        }
+        let schema_version = model.schema_version();
+        if schema_version != 1 {
+            let raw = RawTable::new(self.buf, model._tab.loc());
+            let pos = raw.field_pos(MODEL_SCHEMA_VERSION).unwrap_or(raw.loc());
+            self.out.push(
+                Finding::new(
+                    &SCHEMA_VERSION,
+                    format!("Model.schema_version = {schema_version}, but only 1 exists"),
+                )
+                .at(self.abs(pos))
+                .item(Item::Field {
+                    name: "schema_version",
+                }),
+            );
+        }
+        self.inv.property("schema_version", schema_version, None);
+        if let Some(meta) = model.metadata() {
+            self.metadata(meta);
+        }
+        let mut queue = VecDeque::from([(model.graph(), 0)]);
+        self.inv.graphs.push(Graph::default());
+        while let Some((graph, id)) = queue.pop_front() {
+            self.graph(graph, id, &mut queue);
+        }
+        self.inv.runtime = Some(self.version.finish());
+    }
+
+    fn metadata(&mut self, meta: fb::Metadata<'a>) {
+        self.version.require("0.4.0", || "model metadata".into());
+        let fields = [
+            ("onnx_hash", meta.onnx_hash()),
+            ("description", meta.description()),
+            ("license", meta.license()),
+            ("commit", meta.commit()),
+            ("code_repository", meta.code_repository()),
+            ("model_repository", meta.model_repository()),
+            ("run_id", meta.run_id()),
+            ("run_url", meta.run_url()),
+        ];
+        for (key, value) in fields {
+            if let Some(value) = value {
+                self.inv.metadata.push(MetadataEntry {
+                    key: key.into(),
+                    value: value.into(),
+                });
+            }
+        }
+    }
+
+    fn graph(
+        &mut self,
+        g: fb::Graph<'a>,
+        id: GraphId,
+        queue: &mut VecDeque<(fb::Graph<'a>, GraphId)>,
+    ) {
+        let raw = RawTable::new(self.buf, g._tab.loc());
+        let nodes = g.nodes();
+        let count = nodes.map_or(0, |n| n.len());
+        let mut out_nodes = Vec::with_capacity(count);
+        for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
+            let kind = self.node(node, id, index, queue);
+            out_nodes.push(Node {
+                name: node.name().map(Name::from).unwrap_or_default(),
+                kind,
+                offset: Some(self.abs(node._tab.loc())),
+            });
+        }
+        if raw.has(GRAPH_CAPTURES) {
+            self.version
+                .require("0.13.0", || "subgraph captures".into());
+        }
+        let graph = &mut self.inv.graphs[id];
+        graph.nodes = out_nodes;
+        graph.offset = Some(self.layout.model_offset.saturating_add(raw.loc() as u64));
+        let inputs = self.refs(id, raw, GRAPH_INPUTS, "inputs");
+        let outputs = self.refs(id, raw, GRAPH_OUTPUTS, "outputs");
+        let captures = self.refs(id, raw, GRAPH_CAPTURES, "captures");
+        let graph = &mut self.inv.graphs[id];
+        (graph.inputs, graph.outputs, graph.captures) = (inputs, outputs, captures);
+    }
+
+    /// Reads a graph's input, output or capture list, checking each entry.
+    fn refs(
+        &mut self,
+        graph: GraphId,
+        raw: RawTable<'a>,
+        slot: u16,
+        list: &'static str,
+    ) -> Vec<u32> {
+        let Some((start, len)) = raw.vector(slot, 4) else {
+            return Vec::new();
+        };
+        let ids = raw.scalars::<u32>(slot).unwrap_or_default();
+        for (index, &node_id) in ids.iter().enumerate().take(len) {
+            let at = self.abs(start + 4 * index);
+            let item = Item::GraphRef { graph, list, index };
+            let nodes = &self.inv.graphs[graph].nodes;
+            let problem = match nodes.get(node_id as usize).map(|n| &n.kind) {
+                None => Some(Finding::new(
+                    &GRAPH_REF_OUT_OF_RANGE,
+                    format!(
+                        "graph {list}[{index}] = {node_id}, but the graph has {} nodes{}",
+                        nodes.len(),
+                        if node_id > i32::MAX as u32 {
+                            " (rten panics on indices above i32::MAX)"
+                        } else {
+                            ""
+                        }
+                    ),
+                )),
+                Some(NodeKind::Operator(op)) => Some(Finding::new(
+                    &GRAPH_REF_WRONG_KIND,
+                    format!(
+                        "graph {list}[{index}] = {node_id} is a {} operator, not a value",
+                        op.op_type
+                    ),
+                )),
+                Some(NodeKind::Constant { .. }) if list == "inputs" => Some(Finding::new(
+                    &GRAPH_INPUT_IS_CONSTANT,
+                    format!(
+                        "graph inputs[{index}] = {node_id} is a constant; callers cannot feed it"
+                    ),
+                )),
+                _ => None,
+            };
+            if let Some(f) = problem {
+                self.out.push(f.at(at).item(item));
+            }
+        }
+        ids
+    }
+
+    fn node(
+        &mut self,
+        node: fb::Node<'a>,
+        graph: GraphId,
+        index: u32,
+        queue: &mut VecDeque<(fb::Graph<'a>, GraphId)>,
+    ) -> NodeKind {
+        let at = self.abs(node._tab.loc());
+        let item = Item::Node { graph, node: index };
+        if let Some(op) = node.data_as_operator_node() {
+            return NodeKind::Operator(self.operator(op, graph, index, at, queue));
+        }
+        if let Some(c) = node.data_as_constant_node() {
+            return self.constant(c, node, graph, index, at);
+        }
+        if let Some(v) = node.data_as_value_node() {
+            return NodeKind::Value(self.value(v, item, at));
+        }
+        let tag = node.data_type().0;
+        self.out.push(
+            Finding::new(
+                &UNKNOWN_NODE_KIND,
+                format!("node kind tag {tag} is not Operator (1), Constant (2) or Value (3)"),
+            )
+            .at(at)
+            .item(item),
+        );
+        NodeKind::Unknown {
+            tag: u32::from(tag),
+        }
+    }
+
+    fn value(&mut self, v: fb::ValueNode<'a>, item: Item, at: u64) -> Value {
+        let dtype = v.dtype().and_then(|d| {
+            self.version.require("0.15.0", || "value node dtypes".into());
+            let dtype = value_dtype(d.0);
+            if dtype.is_none() {
+                self.out.push(
+                    Finding::new(&UNKNOWN_VALUE_DTYPE, format!(
+                        "ValueNode.dtype = {}, but only Int32 (0), Float (1), Int8 (2) and UInt8 (3) exist", d.0))
+                        .at(at)
+                        .item(item),
+                );
+            }
+            dtype
+        });
+        let shape = v.shape().map(|dims| {
+            dims.iter()
+                .map(|d| match d.name() {
+                    Some(name) => Dim::Symbolic(name.into()),
+                    None => Dim::Fixed(u64::from(d.value())),
+                })
+                .collect()
+        });
+        Value { dtype, shape }
+    }
+
+    fn constant(
+        &mut self,
+        c: fb::ConstantNode<'a>,
+        node: fb::Node<'a>,
+        graph: GraphId,
+        index: u32,
+        at: u64,
+    ) -> NodeKind {
+        let item = Item::Node { graph, node: index };
+        let shape: Vec<u64> = c.shape().iter().map(u64::from).collect();
+        let declared = c.dtype().map(|d| (d.0, constant_dtype(d.0)));
+        let inline = c.data().and_then(|t| {
+            let (dtype, size) = inline_dtype(c.data_type().0)?;
+            let (start, len) = RawTable::new(self.buf, t.loc()).vector(4, size as usize)?;
+            Some((
+                dtype,
+                DataRange {
+                    file: 0,
+                    offset: self.abs(start),
+                    len: (len as u64) * size,
+                },
+            ))
+        });
+        if matches!(inline, Some((DType::I8 | DType::U8, _))) {
+            self.version
+                .require("0.14.0", || "int8/uint8 constant data".into());
+        }
+        let (dtype, storage, data) = match (c.data_offset(), inline) {
+            (Some(offset), _) => {
+                let dtype = declared.and_then(|(_, d)| d);
+                if self.layout.v1 {
+                    self.out.push(Finding::new(&V1_EXTERNAL_DATA, format!(
+                        "constant has data_offset = {offset}, but a V1 file has no tensor data section")).at(at).item(item));
+                } else if dtype.is_none() {
+                    let what = declared.map_or_else(
+                        || "no dtype".to_owned(),
+                        |(raw, _)| format!("dtype {raw}, which is unknown"),
+                    );
+                    self.out.push(Finding::new(&EXTERNAL_DTYPE_MISSING, format!(
+                        "external constant (data_offset = {offset}) has {what}; its element size is unknown")).at(at).item(item));
+                }
+                let data = self.external_range(offset, &shape, dtype, at, item);
+                (dtype, Storage::External, data)
+            }
+            (None, Some((dtype, range))) => (Some(dtype), Storage::Inline, Some(range)),
+            (None, None) => {
+                let tag = c.data_type().0;
+                let what = if tag == 0 {
+                    "no data and no data_offset".to_owned()
+                } else {
+                    format!("inline data of unknown type {tag}")
+                };
+                self.out.push(
+                    Finding::new(&CONSTANT_WITHOUT_DATA, format!("constant has {what}"))
+                        .at(at)
+                        .item(item),
+                );
+                (declared.and_then(|(_, d)| d), Storage::Missing, None)
+            }
+        };
+        let (elements, byte_size) = Tensor::sizes(&shape, dtype);
+        let tensor = self.inv.tensors.len();
+        self.inv.tensors.push(Tensor {
+            name: node.name().map(Name::from).unwrap_or_default(),
+            dtype,
+            shape,
+            elements,
+            byte_size,
+            storage,
+            data,
+            graph,
+            node: Some(index),
+            decl_offset: Some(at),
+        });
+        NodeKind::Constant { tensor }
+    }
+
+    /// The absolute range of an external constant, or `None` if it cannot be computed.
+    fn external_range(
+        &mut self,
+        offset: u64,
+        shape: &[u64],
+        dtype: Option<DType>,
+        at: u64,
+        item: Item,
+    ) -> Option<DataRange> {
+        let base = self.layout.tensor_data_offset?;
+        let (_, len) = Tensor::sizes(shape, dtype);
+        let Some(start) = base.checked_add(offset) else {
+            self.out.push(
+                Finding::new(
+                    &generic::TENSOR_OUT_OF_BOUNDS,
+                    format!(
+                "tensor_data_offset {base} + data_offset {offset} overflows a 64-bit offset"),
+                )
+                .at(at)
+                .item(item),
+            );
+            return None;
+        };
+        Some(DataRange {
+            file: 0,
+            offset: start,
+            len: len?,
+        })
+    }
+
+    fn operator(
+        &mut self,
+        op: fb::OperatorNode<'a>,
+        graph: GraphId,
+        index: u32,
+        at: u64,
+        queue: &mut VecDeque<(fb::Graph<'a>, GraphId)>,
+    ) -> Operator {
+        let item = Item::Node { graph, node: index };
+        let ty = op.type_().0;
+        let info = OPERATORS.get(usize::from(ty));
+        let op_type: Cow<'static, str> = match info {
+            Some(info) => {
+                self.version
+                    .require(info.since, || format!("operator {}", info.name));
+                Cow::Borrowed(info.name)
+            }
+            None => {
+                self.out.push(
+                    Finding::new(
+                        &UNKNOWN_OPERATOR,
+                        format!(
+                            "operator type {ty} is newer than rtenx knows (0..={})",
+                            OPERATORS.len() - 1
+                        ),
+                    )
+                    .at(at)
+                    .item(item),
+                );
+                Cow::Owned(format!("#{ty}"))
+            }
+        };
+        let mut attrs = self.attrs(op, &op_type, at, item);
+        if let Some(feature) = info.and_then(|i| i.feature) {
+            self.out.push(
+                Finding::new(
+                    &FEATURE_GATED_OPERATOR,
+                    format!("{op_type} needs rten's \"{feature}\" feature"),
+                )
+                .at(at)
+                .item(item),
+            );
+        }
+        let inputs = self.links(
+            op.inputs(),
+            index,
+            &INVALID_OPERATOR_INPUT,
+            "input",
+            at,
+            item,
+        );
+        let outputs = self.links(
+            op.outputs(),
+            index,
+            &INVALID_OPERATOR_OUTPUT,
+            "output",
+            at,
+            item,
+        );
+        if let Some(max) = info
+            .and_then(|i| i.max_inputs)
+            .filter(|&m| inputs.len() > m as usize)
+        {
+            self.out.push(
+                Finding::new(
+                    &TOO_MANY_INPUTS,
+                    format!(
+                        "{op_type} has {} inputs, but rten accepts at most {max}",
+                        inputs.len()
+                    ),
+                )
+                .at(at)
+                .item(item),
+            );
+        }
+        let mut subgraphs = Vec::new();
+        for (name, sub) in subgraphs_of(op) {
+            match sub {
+                Some(sub) => {
+                    let id = self.inv.graphs.len();
+                    self.inv.graphs.push(Graph {
+                        parent: Some(SubgraphOf { graph, node: index }),
+                        ..Graph::default()
+                    });
+                    queue.push_back((sub, id));
+                    attrs.push(Attr {
+                        name: Cow::Borrowed(name),
+                        value: AttrValue::Graph(GraphRef { graph: id }),
+                    });
+                    subgraphs.push(id);
+                }
+                None => self.out.push(
+                    Finding::new(
+                        &ATTRIBUTES_MISMATCH,
+                        format!("{op_type} has no {name} subgraph"),
+                    )
+                    .at(at)
+                    .item(item),
+                ),
+            }
+        }
+        Operator {
+            op_type,
+            domain: None,
+            attrs: attrs.into(),
+            inputs,
+            outputs,
+            subgraphs: subgraphs.into(),
+        }
+    }
+
+    /// Decodes the attribute table and checks that it is the one the operator reads.
+    fn attrs(&mut self, op: fb::OperatorNode<'a>, op_type: &str, at: u64, item: Item) -> Vec<Attr> {
+        let tag = op.attrs_type().0;
+        let info = OPERATORS.get(usize::from(op.type_().0));
+        let expected = info.and_then(|i| i.attrs);
+        let table = usize::from(tag)
+            .checked_sub(1)
+            .and_then(|i| ATTR_TABLES.get(i));
+        if tag != 0 && table.is_none() {
+            self.out.push(
+                Finding::new(
+                    &UNKNOWN_ATTRIBUTES,
+                    format!(
+                        "attribute table type {tag} is newer than rtenx knows (1..={})",
+                        ATTR_TABLES.len()
+                    ),
+                )
+                .at(at)
+                .item(item),
+            );
+        }
+        if let (Some(info), Some(want)) = (info, expected) {
+            let want_name = ATTR_TABLES
+                .get(usize::from(want) - 1)
+                .map_or("?", |t| t.name);
+            let problem = match table {
+                _ if tag == want => None,
+                None if tag == 0 && info.attrs_required => Some(format!(
+                    "{op_type} has no attributes; rten needs {want_name}"
+                )),
+                Some(t) => Some(format!(
+                    "{op_type} has {} attributes, but rten reads {want_name}",
+                    t.name
+                )),
+                None => None,
+            };
+            if let Some(message) = problem {
+                self.out.push(
+                    Finding::new(&ATTRIBUTES_MISMATCH, message)
+                        .at(at)
+                        .item(item),
+                );
+            }
+        }
+        let (Some(table), Some(raw)) = (table, op.attrs()) else {
+            return Vec::new();
+        };
+        let decoded = attrs::decode(table, RawTable::new(self.buf, raw.loc()));
+        for field in decoded.newer_fields {
+            if let Some(since) = field.since {
+                self.version
+                    .require(since, || format!("attribute {}.{}", table.name, field.name));
+            }
+        }
+        for (field, value) in decoded.unknown_enums {
+            self.out.push(
+                Finding::new(
+                    &UNKNOWN_ENUM_VALUE,
+                    format!("{op_type} attribute {field} = {value} is not a value of its enum"),
+                )
+                .at(at)
+                .item(item),
+            );
+        }
+        decoded.attrs
+    }
+
+    /// Reads operator inputs or outputs; each non-negative index must name an earlier node.
+    fn links(
+        &mut self,
+        ids: Option<flatbuffers::Vector<'a, i32>>,
+        index: u32,
+        rule: &'static crate::check::Rule,
+        what: &str,
+        at: u64,
+        item: Item,
+    ) -> Box<[Option<u32>]> {
+        let ids = ids
+            .map(|v| v.iter().collect::<Vec<_>>())
+            .unwrap_or_default();
+        ids.iter()
+            .enumerate()
+            .map(|(slot, &id)| {
+                let id = u32::try_from(id).ok()?;
+                if id >= index {
+                    self.out.push(Finding::new(rule, format!(
+                        "{what} {slot} refers to node {id}, which is not before this node ({index})")).at(at).item(item));
+                }
+                Some(id)
+            })
+            .collect()
+    }
+}
+
+/// The subgraph fields of If and Loop operators, with the subgraph if present.
+fn subgraphs_of(op: fb::OperatorNode<'_>) -> Vec<(&'static str, Option<fb::Graph<'_>>)> {
+    if let Some(a) = op.attrs_as_if_attrs() {
+        return vec![
+            ("then_branch", a.then_branch()),
+            ("else_branch", a.else_branch()),
+        ];
+    }
+    if let Some(a) = op.attrs_as_loop_attrs() {
+        return vec![("body", a.body())];
+    }
+    Vec::new()
+}
+
+/// `DataType` of value nodes.
+fn value_dtype(v: u8) -> Option<DType> {
+    [DType::I32, DType::F32, DType::I8, DType::U8]
+        .get(usize::from(v))
+        .copied()
+}
+
+/// `ConstantDataType`, which orders Int32 and Float32 like `DataType`.
+fn constant_dtype(v: u16) -> Option<DType> {
+    value_dtype(u8::try_from(v).ok()?)
+}
+
+/// The dtype and element size of a `ConstantData` union member.
+fn inline_dtype(tag: u8) -> Option<(DType, u64)> {
+    Some(match tag {
+        1 => (DType::F32, 4),
+        2 => (DType::I32, 4),
+        3 => (DType::I8, 1),
+        4 => (DType::U8, 1),
+        _ => return None,
+    })
+}

@@ -1,0 +1,113 @@
+//! Element types, shared by every format.
+
+use serde::Serialize;
+use std::fmt;
+
+/// The element type of a tensor or value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // The variant names are the documentation.
+pub enum DType {
+    F64,
+    F32,
+    F16,
+    BF16,
+    F8E4M3,
+    F8E5M2,
+    I64,
+    I32,
+    I16,
+    I8,
+    I4,
+    U64,
+    U32,
+    U16,
+    U8,
+    U4,
+    Bool,
+    String,
+    Complex64,
+    Complex128,
+}
+
+impl DType {
+    /// Storage size of one element in bits; `None` for variable-size types (strings).
+    pub fn bits(self) -> Option<u64> {
+        use DType::*;
+        Some(match self {
+            F64 | I64 | U64 | Complex64 => 64,
+            F32 | I32 | U32 => 32,
+            F16 | BF16 | I16 | U16 => 16,
+            F8E4M3 | F8E5M2 | I8 | U8 | Bool => 8,
+            I4 | U4 => 4,
+            Complex128 => 128,
+            String => return None,
+        })
+    }
+
+    /// Natural alignment of one element in bytes (1 for sub-byte types).
+    pub fn align(self) -> u64 {
+        self.bits().map_or(1, |b| (b / 8).max(1))
+    }
+
+    /// Bytes needed for `elements` packed elements, rounding sub-byte types up;
+    /// `None` on overflow or for variable-size types.
+    pub fn byte_size(self, elements: u64) -> Option<u64> {
+        let bits = elements.checked_mul(self.bits()?)?;
+        Some(bits.div_ceil(8))
+    }
+
+    /// Lower-case name, as in JSON output.
+    pub fn name(self) -> &'static str {
+        use DType::*;
+        match self {
+            F64 => "f64",
+            F32 => "f32",
+            F16 => "f16",
+            BF16 => "bf16",
+            F8E4M3 => "f8e4m3",
+            F8E5M2 => "f8e5m2",
+            I64 => "i64",
+            I32 => "i32",
+            I16 => "i16",
+            I8 => "i8",
+            I4 => "i4",
+            U64 => "u64",
+            U32 => "u32",
+            U16 => "u16",
+            U8 => "u8",
+            U4 => "u4",
+            Bool => "bool",
+            String => "string",
+            Complex64 => "complex64",
+            Complex128 => "complex128",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DType;
+
+    #[test]
+    fn byte_sizes_round_sub_byte_types_up_and_never_overflow() {
+        assert_eq!(DType::F32.byte_size(3), Some(12));
+        assert_eq!(DType::I4.byte_size(3), Some(2));
+        assert_eq!(DType::String.byte_size(3), None);
+        assert_eq!(DType::F64.byte_size(u64::MAX / 4), None);
+    }
+
+    #[test]
+    fn serde_names_match_display_names() {
+        for dtype in [DType::F32, DType::BF16, DType::F8E4M3, DType::Complex128] {
+            let json = serde_json::to_string(&dtype).unwrap();
+            assert_eq!(json, format!("\"{}\"", dtype.name()));
+        }
+    }
+}

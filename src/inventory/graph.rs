@@ -1,0 +1,165 @@
+//! Graphs, nodes and attributes.
+
+use super::{DType, Name, TensorId};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// Index into [`super::Inventory::graphs`].
+pub type GraphId = usize;
+/// Index into [`Graph::nodes`]. Indices read from a file may be out of range: use
+/// [`Graph::node`] to look them up.
+pub type NodeId = u32;
+
+/// A graph: nodes in execution order plus its inputs and outputs.
+///
+/// Values are nodes too, so every format maps onto one list: an operator's inputs and
+/// outputs name value or constant nodes of the same graph.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Graph {
+    /// Graph name, if the format has one.
+    pub name: Name,
+    /// The operator node that owns this subgraph, and the attribute holding it.
+    pub parent: Option<SubgraphOf>,
+    /// Nodes in order.
+    pub nodes: Vec<Node>,
+    /// Graph inputs.
+    pub inputs: Vec<NodeId>,
+    /// Graph outputs.
+    pub outputs: Vec<NodeId>,
+    /// Values captured by name from enclosing graphs.
+    pub captures: Vec<NodeId>,
+    /// Absolute offset of the graph's declaration in the model file.
+    pub offset: Option<u64>,
+}
+
+/// Where a subgraph hangs in its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SubgraphOf {
+    /// The parent graph.
+    pub graph: GraphId,
+    /// The operator node in the parent graph.
+    pub node: NodeId,
+}
+
+impl Graph {
+    /// The node at `id`, if it exists.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(usize::try_from(id).ok()?)
+    }
+}
+
+/// One node of a graph.
+#[derive(Debug, Clone, Serialize)]
+pub struct Node {
+    /// Node name (may be empty).
+    pub name: Name,
+    /// What the node is.
+    #[serde(flatten)]
+    pub kind: NodeKind,
+    /// Absolute offset of the node's declaration in the model file.
+    pub offset: Option<u64>,
+}
+
+/// The kinds of graph node.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NodeKind {
+    /// An operation.
+    Operator(Operator),
+    /// A runtime value: graph input, output or intermediate.
+    Value(Value),
+    /// A constant; its data is described by the tensor.
+    Constant {
+        /// Index into [`super::Inventory::tensors`].
+        tensor: TensorId,
+    },
+    /// A node type this reader does not know.
+    Unknown {
+        /// The raw type tag.
+        tag: u32,
+    },
+}
+
+/// An operation and its connections.
+#[derive(Debug, Clone, Serialize)]
+pub struct Operator {
+    /// Operator type, such as `Conv`; unknown types read as `#<number>`.
+    pub op_type: Cow<'static, str>,
+    /// Operator domain or namespace, if the format has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// Decoded attributes.
+    pub attrs: Box<[Attr]>,
+    /// Input nodes in order; `None` for an omitted optional input.
+    pub inputs: Box<[Option<NodeId>]>,
+    /// Output nodes in order; `None` for an unused output.
+    pub outputs: Box<[Option<NodeId>]>,
+    /// Subgraphs owned by this operator.
+    pub subgraphs: Box<[super::GraphId]>,
+}
+
+/// A runtime value's type.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Value {
+    /// Element type, if known.
+    pub dtype: Option<DType>,
+    /// Shape, if known.
+    pub shape: Option<Vec<Dim>>,
+}
+
+/// One dimension of a value's shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Dim {
+    /// A fixed size.
+    Fixed(u64),
+    /// A named, symbolic size.
+    Symbolic(Name),
+}
+
+/// A named attribute of an operator.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attr {
+    /// Attribute name.
+    pub name: Cow<'static, str>,
+    /// Decoded value.
+    pub value: AttrValue,
+}
+
+/// Attribute values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AttrValue {
+    /// Boolean.
+    Bool(bool),
+    /// Integer.
+    Int(i64),
+    /// Floating point.
+    Float(f32),
+    /// Text.
+    Str(Name),
+    /// Integer list.
+    Ints(Vec<i64>),
+    /// Float list.
+    Floats(Vec<f32>),
+    /// A named enum value, or its number if the name is unknown.
+    Enum(EnumValue),
+    /// A subgraph.
+    Graph(GraphRef),
+}
+
+/// An enum attribute value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EnumValue {
+    /// The raw value.
+    pub value: i64,
+    /// Its name, if known.
+    pub name: Option<&'static str>,
+}
+
+/// A reference to a subgraph from an attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GraphRef {
+    /// Index into [`super::Inventory::graphs`].
+    pub graph: super::GraphId,
+}

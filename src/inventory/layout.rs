@@ -1,0 +1,108 @@
+//! Files and byte ranges.
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Index into [`super::Inventory::files`]; 0 is the model file.
+pub type FileId = usize;
+
+/// A file the model consists of.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileEntry {
+    /// The path as given or as resolved from the model.
+    pub path: PathBuf,
+    /// Size in bytes, if the file could be examined.
+    pub size: Option<u64>,
+    /// What the file holds.
+    pub role: FileRole,
+}
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    /// The model file itself.
+    Model,
+    /// Tensor data referred to by the model.
+    ExternalData,
+}
+
+/// A half-open byte range `[start, start + len)` in one file. `start + len` never overflows:
+/// readers clamp or reject ranges before they become sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ByteRange {
+    /// First byte.
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+impl ByteRange {
+    /// The range from `start` to `end`; empty if `end < start`.
+    pub fn between(start: u64, end: u64) -> Self {
+        ByteRange {
+            start,
+            len: end.saturating_sub(start),
+        }
+    }
+
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.start.saturating_add(self.len)
+    }
+}
+
+/// A labelled region of a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    /// The file the range is in.
+    pub file: FileId,
+    /// What the bytes are.
+    pub kind: SectionKind,
+    /// The range.
+    pub range: ByteRange,
+}
+
+/// What a section holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    /// A fixed file header.
+    Header,
+    /// The serialized graph structure (FlatBuffer, protobuf, ...).
+    ModelData,
+    /// Tensor bytes stored after the model data.
+    TensorData,
+    /// A whole external data file.
+    ExternalData,
+    /// Bytes shorter than the format's alignment between two sections or tensors.
+    Padding,
+    /// Unused bytes longer than alignment padding.
+    Gap,
+    /// Bytes after the last section.
+    Trailing,
+}
+
+impl SectionKind {
+    /// True for sections a reader declares from the file's own structure, as opposed to
+    /// the padding, gaps and trailing bytes found between them.
+    pub fn is_declared(self) -> bool {
+        matches!(
+            self,
+            Self::Header | Self::ModelData | Self::TensorData | Self::ExternalData
+        )
+    }
+
+    /// Human-readable label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Header => "header",
+            Self::ModelData => "model data",
+            Self::TensorData => "tensor data",
+            Self::ExternalData => "external data",
+            Self::Padding => "padding",
+            Self::Gap => "gap",
+            Self::Trailing => "trailing bytes",
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The format-neutral inventory: everything a reader learned about a model file.
+//!
+//! Every format reader produces one [`Inventory`]. The check rules, the JSON dump, the text
+//! summary and the TUI read only this model, so a new format needs no changes to them.
+//! Nothing here borrows the mapped file: an inventory outlives the bytes it describes.
+
+mod dtype;
+mod gaps;
+mod graph;
+mod layout;
+mod name;
+mod tensor;
+
+pub use dtype::DType;
+pub use graph::{
+    Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
+    SubgraphOf, Value,
+};
+pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
+pub use name::Name;
+pub use tensor::{DataRange, Storage, Tensor, TensorId};
+
+use serde::Serialize;
+
+/// What a reader found in one model file and the files it refers to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inventory {
+    /// Short format name, such as `rten`; `unknown` when no reader recognised the file.
+    pub format: &'static str,
+    /// Format variant or version as the file states it, such as `V2`.
+    pub format_version: String,
+    /// The alignment, in bytes, that the format's writers give tensor data, if it has one.
+    pub preferred_alignment: Option<u64>,
+    /// The model file first, then any files it refers to.
+    pub files: Vec<FileEntry>,
+    /// Byte ranges of the files, sorted by file and start offset.
+    pub sections: Vec<Section>,
+    /// Format-specific header fields and facts, in file order.
+    pub properties: Vec<Property>,
+    /// Graphs; index 0 is the main graph, the rest are subgraphs in discovery order.
+    pub graphs: Vec<Graph>,
+    /// Constant tensors from every graph.
+    pub tensors: Vec<Tensor>,
+    /// Key/value metadata stored in the model.
+    pub metadata: Vec<MetadataEntry>,
+    /// The oldest runtime release that can load this file, if the format defines one.
+    pub runtime: Option<RuntimeRequirement>,
+}
+
+/// A named fact from the file, usually a header field.
+#[derive(Debug, Clone, Serialize)]
+pub struct Property {
+    /// Field name, such as `model_offset`.
+    pub key: String,
+    /// The value as text.
+    pub value: String,
+    /// Absolute offset of the field in the model file, if it has one.
+    pub offset: Option<u64>,
+}
+
+/// One metadata key and its value.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetadataEntry {
+    /// Metadata key.
+    pub key: Name,
+    /// Metadata value.
+    pub value: Name,
+}
+
+/// The oldest release of a runtime that can load the file, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimeRequirement {
+    /// Runtime name, such as `rten`.
+    pub runtime: &'static str,
+    /// Minimum version, such as `0.14.0`.
+    pub min_version: String,
+    /// The newest feature the file uses, which sets the minimum.
+    pub reason: String,
+}
+
+/// Parameter totals over all constant tensors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Number of constant tensors.
+    pub tensors: u64,
+    /// Sum of element counts (saturating).
+    pub parameters: u64,
+    /// Sum of byte sizes (saturating).
+    pub bytes: u64,
+    /// Tensors stored outside the graph structure.
+    pub external: u64,
+}
+
+impl Inventory {
+    /// An inventory with one file and nothing else, for `format` at `version`.
+    pub fn new(format: &'static str, format_version: impl Into<String>, main: FileEntry) -> Self {
+        Inventory {
+            format,
+            format_version: format_version.into(),
+            preferred_alignment: None,
+            files: vec![main],
+            sections: Vec::new(),
+            properties: Vec::new(),
+            graphs: Vec::new(),
+            tensors: Vec::new(),
+            metadata: Vec::new(),
+            runtime: None,
+        }
+    }
+
+    /// The model file itself.
+    pub fn main_file(&self) -> &FileEntry {
+        // `new` always creates the main file and nothing removes it.
+        &self.files[0]
+    }
+
+    /// Records a header field or other fact.
+    pub fn property(&mut self, key: &str, value: impl ToString, offset: Option<u64>) {
+        self.properties.push(Property {
+            key: key.to_owned(),
+            value: value.to_string(),
+            offset,
+        });
+    }
+
+    /// Parameter and byte totals over all constants.
+    pub fn totals(&self) -> Totals {
+        self.tensors
+            .iter()
+            .fold(Totals::default(), |mut t, tensor| {
+                t.tensors += 1;
+                t.parameters = t.parameters.saturating_add(tensor.elements.unwrap_or(0));
+                t.bytes = t.bytes.saturating_add(tensor.byte_size.unwrap_or(0));
+                if tensor.storage == Storage::External {
+                    t.external += 1;
+                }
+                t
+            })
+    }
+
+    /// Operator counts by type over all graphs, most frequent first, ties by name.
+    pub fn operator_histogram(&self) -> Vec<(&str, u64)> {
+        let mut counts = std::collections::HashMap::<&str, u64>::new();
+        for node in self.graphs.iter().flat_map(|g| &g.nodes) {
+            if let NodeKind::Operator(op) = &node.kind {
+                *counts.entry(op.op_type.as_ref()).or_default() += 1;
+            }
+        }
+        let mut counts: Vec<_> = counts.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        counts
+    }
+}

@@ -1,0 +1,98 @@
+//! Names from model files, kept byte for byte.
+
+use serde::{Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A name or string from a model file.
+///
+/// Files may hold names that are not UTF-8, so the bytes are kept as they are. JSON output
+/// writes UTF-8 names as strings and any other name as `{"bytes_base64": "..."}`.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(Box<[u8]>);
+
+impl Name {
+    /// The name as UTF-8, if it is.
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.0).ok()
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// True for the empty name.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The name as text for display: invalid UTF-8 is replaced and control characters are
+    /// escaped, so the result is safe to print on a terminal.
+    pub fn display(&self) -> Cow<'_, str> {
+        match String::from_utf8_lossy(&self.0) {
+            Cow::Borrowed(s) => crate::text::sanitize(s),
+            Cow::Owned(s) => Cow::Owned(crate::text::sanitize(&s).into_owned()),
+        }
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Self {
+        Name(s.as_bytes().into())
+    }
+}
+
+impl From<&[u8]> for Name {
+    fn from(b: &[u8]) -> Self {
+        Name(b.into())
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(&self.0))
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display())
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine as _;
+        use serde::ser::SerializeMap;
+        match self.as_str() {
+            Some(text) => s.serialize_str(text),
+            None => {
+                let mut map = s.serialize_map(Some(1))?;
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&self.0);
+                map.serialize_entry("bytes_base64", &encoded)?;
+                map.end()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_utf8_names_serialize_losslessly() {
+        let name = Name::from(&b"a\xffb"[..]);
+        assert_eq!(name.as_str(), None);
+        let json = serde_json::to_string(&name).unwrap();
+        assert_eq!(json, r#"{"bytes_base64":"Yf9i"}"#);
+        assert_eq!(serde_json::to_string(&Name::from("x")).unwrap(), r#""x""#);
+    }
+
+    #[test]
+    fn display_escapes_control_characters() {
+        let name = Name::from("evil\x1b[2Jname\x07");
+        assert_eq!(name.display(), "evil\\u{1b}[2Jname\\u{7}");
+    }
+}

@@ -1,0 +1,21 @@
+//! rtenx: a read-only inspector and validator for machine-learning model files.
+//!
+//! Data flows one way: bytes → a [`formats`] reader → one format-neutral [`inventory`] plus
+//! [`check`] findings → the text summary, the check report or the JSON dump. The library
+//! never writes to a model file and never trusts an offset read from one.
+
+#![warn(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod analysis;
+pub mod check;
+pub mod dump;
+pub mod formats;
+pub mod inventory;
+pub mod report;
+#[allow(unsafe_code)] // The one memory map, documented at the call.
+pub mod source;
+pub mod summary;
+pub mod text;
+
+pub use analysis::{analyze, analyze_file, Analysis};

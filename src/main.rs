@@ -1,0 +1,7 @@
+//! The `rtenx` command line.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

@@ -1,0 +1,53 @@
+//! The JSON check report.
+//!
+//! Top level: `{"version": 1, "files": [...], "summary": {...}}`. Each file has `path`,
+//! `format`, `format_version`, `error` (null unless unreadable) and `findings`, each with
+//! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description` and `message`.
+//! New fields may be added in a version; removing or changing one bumps `version`.
+
+use super::{location, FileResult, Summary};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// Version of the check report layout.
+pub const VERSION: u32 = 1;
+
+pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+    let files: Vec<Value> = results.iter().map(file).collect();
+    let doc = json!({ "version": VERSION, "files": files, "summary": Summary::of(results) });
+    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    writeln!(w)
+}
+
+fn file(result: &FileResult) -> Value {
+    let findings: Vec<Value> = result
+        .findings()
+        .iter()
+        .map(|f| {
+            let (path, item_description) = location(result, f);
+            json!({
+                "code": f.rule.code,
+                "name": f.rule.name,
+                "severity": f.severity,
+                "path": path,
+                "offset": f.offset,
+                "item": f.item,
+                "item_description": item_description,
+                "message": f.message,
+            })
+        })
+        .collect();
+    let (format, version) = result.outcome.as_ref().map_or((None, None), |a| {
+        (
+            Some(a.inventory.format),
+            Some(a.inventory.format_version.as_str()),
+        )
+    });
+    json!({
+        "path": result.path.display().to_string(),
+        "format": format,
+        "format_version": version,
+        "error": result.outcome.as_ref().err().map(|e| e.to_string()),
+        "findings": findings,
+    })
+}

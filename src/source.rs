@@ -1,0 +1,76 @@
+//! Read-only, memory-mapped access to a model file.
+
+use memmap2::Mmap;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Errors opening a model file. These stop the analysis of that file (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The file could not be opened or mapped.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// The path is a directory, device or other non-regular file.
+    #[error("{path}: not a regular file")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// A model file mapped into memory, read-only.
+///
+/// The file is opened for reading only and never locked. Every reader treats the bytes as
+/// hostile, so a change made by another process while the map is alive can produce wrong
+/// findings but never undefined behaviour in rtenx's own code.
+pub struct ModelFile {
+    path: PathBuf,
+    map: Option<Mmap>,
+}
+
+impl ModelFile {
+    /// Opens and maps `path`.
+    pub fn open(path: &Path) -> Result<Self, OpenError> {
+        let io_err = |source| OpenError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let file = File::open(path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        if !meta.is_file() {
+            return Err(OpenError::NotAFile {
+                path: path.to_owned(),
+            });
+        }
+        let map = if meta.len() == 0 {
+            None // Mapping an empty file fails on some systems; there is nothing to map.
+        } else {
+            // SAFETY: the map is read-only and private to this process. The bytes are only
+            // read through bounds-checked slices and never trusted, so concurrent writes by
+            // another process cannot violate memory safety here; truncation by another process
+            // while mapped can still raise SIGBUS, which no mmap-based reader can prevent.
+            Some(unsafe { Mmap::map(&file) }.map_err(io_err)?)
+        };
+        Ok(ModelFile {
+            path: path.to_owned(),
+            map,
+        })
+    }
+
+    /// The file's path as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The whole file content.
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+}

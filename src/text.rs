@@ -1,0 +1,36 @@
+//! Making untrusted text safe for terminals.
+
+use std::borrow::Cow;
+
+/// Escapes control characters (C0, DEL, C1) and Unicode bidi overrides, so that text from a
+/// model file cannot move the cursor, clear the screen or reorder what is printed.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize;
+
+    #[test]
+    fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {
+        assert_eq!(sanitize("conv/1.weight"), "conv/1.weight");
+        assert_eq!(sanitize("a\u{202e}b\u{9b}c"), "a\\u{202e}b\\u{9b}c");
+        assert_eq!(sanitize("tab\there"), "tab\\u{9}here");
+    }
+}
