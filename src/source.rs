@@ -32,7 +32,12 @@ pub enum OpenError {
 /// findings but never undefined behaviour in rtenx's own code.
 pub struct ModelFile {
     path: PathBuf,
-    map: Option<Mmap>,
+    bytes: Backing,
+}
+
+enum Backing {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
 }
 
 impl ModelFile {
@@ -49,19 +54,28 @@ impl ModelFile {
                 path: path.to_owned(),
             });
         }
-        let map = if meta.len() == 0 {
-            None // Mapping an empty file fails on some systems; there is nothing to map.
+        let bytes = if meta.len() == 0 {
+            // Mapping an empty file fails on some systems; there is nothing to map.
+            Backing::Owned(Vec::new())
         } else {
             // SAFETY: the map is read-only and private to this process. The bytes are only
             // read through bounds-checked slices and never trusted, so concurrent writes by
             // another process cannot violate memory safety here; truncation by another process
             // while mapped can still raise SIGBUS, which no mmap-based reader can prevent.
-            Some(unsafe { Mmap::map(&file) }.map_err(io_err)?)
+            Backing::Mapped(unsafe { Mmap::map(&file) }.map_err(io_err)?)
         };
         Ok(ModelFile {
             path: path.to_owned(),
-            map,
+            bytes,
         })
+    }
+
+    /// A model held in memory, named `path` in reports (for tests and fuzzing).
+    pub fn in_memory(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Self {
+        ModelFile {
+            path: path.into(),
+            bytes: Backing::Owned(bytes),
+        }
     }
 
     /// The file's path as given.
@@ -71,6 +85,9 @@ impl ModelFile {
 
     /// The whole file content.
     pub fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        match &self.bytes {
+            Backing::Mapped(map) => map,
+            Backing::Owned(bytes) => bytes,
+        }
     }
 }

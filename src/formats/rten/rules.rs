@@ -60,14 +60,17 @@ values with `unsupported model schema version`.");
         "FlatBuffers use 32-bit offsets and rten verifies at most 2 GiB, so a V1 file or V2 \
 model data of 2 GiB or more cannot load. Convert with V2 (the rten-convert default), which \
 stores large tensors outside the FlatBuffer.");
-    UNKNOWN_OPERATOR = ("RT013", "unknown-operator", Warning,
+    UNKNOWN_OPERATOR = ("RT013", "unknown-operator", Error,
         "An operator type is newer than rtenx knows.",
-        "rtenx knows operator types 0..=144 (rten 0.27). A larger number may come from a newer \
-rten; rtenx shows it by number. rten 0.27 and older refuse it with `operator not supported`.");
-    UNKNOWN_ATTRIBUTES = ("RT014", "unknown-attributes", Warning,
+        "rtenx knows operator types 0..=144, as rten 0.27 does. rtenx still reads the rest of the \
+graph and shows the operator by its number, but rten 0.27 and older refuse the model with \
+`operator not supported`. Since the `.rten` format is deprecated upstream, a corrupted byte is a \
+likelier cause than a newer writer; use `--warn RT013` if you target a newer rten.");
+    UNKNOWN_ATTRIBUTES = ("RT014", "unknown-attributes", Error,
         "An attribute table type is newer than rtenx knows.",
-        "rtenx knows attribute tables 1..=62. A larger union tag may come from a newer rten; \
-its fields cannot be decoded and older runtimes will refuse the operator.");
+        "rtenx knows attribute tables 1..=62, as rten 0.27 does. The fields of a larger union tag \
+cannot be decoded and rten 0.27 refuses the operator with `attributes are missing`. It may come \
+from a newer writer (use `--warn RT014` then) but is more often corruption.");
     ATTRIBUTES_MISMATCH = ("RT015", "attributes-mismatch", Error,
         "An operator's attributes are missing or of the wrong type.",
         "Each operator reads one attribute table type. rten refuses an operator whose table is \
@@ -121,10 +124,13 @@ rten refuses one with neither, or with an inline data type it does not know, wit
         "Random operators (RandomUniform, RandomNormal, Dropout, Multinomial, ...) need rten's \
 `random` feature and DFT/STFT its `fft` feature. A default rten build refuses to load the \
 model.");
-    UNKNOWN_ENUM_VALUE = ("RT027", "unknown-enum-value", Warning,
+    UNKNOWN_ENUM_VALUE = ("RT027", "unknown-enum-value", Error,
         "An attribute holds an enum value outside the schema.",
         "An enum attribute such as a padding or interpolation mode has a number the schema \
-does not define. rten refuses it with `unknown value`; it may come from a newer writer.");
+does not define. rten 0.27 refuses some such values with `unknown value` (Gelu approximation, \
+scatter reductions, dtypes) and silently replaces others with a default (auto_pad, RNN \
+direction, NMS box order, resize modes), so the model loads but computes something else. \
+Either way the file is corrupt or from a writer newer than rten 0.27.");
     TOO_MANY_INPUTS = ("RT028", "too-many-inputs", Error,
         "An operator has more inputs than it accepts.",
         "rten refuses an operator with more inputs than its maximum (`operator has N inputs but \

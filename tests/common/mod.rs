@@ -1,0 +1,24 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+use std::path::{Path, PathBuf};
+
+/// The fixtures folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every valid `.rten` fixture made by rten-convert.
+pub fn valid_rten() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join("rten"))
+        .expect("fixtures/rten exists")
+        .map(|e| e.expect("readable dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rten"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "expected the rten-convert fixtures, found {files:?}"
+    );
+    files
+}
