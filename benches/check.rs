@@ -1,1 +1,65 @@
-fn main() {}
+//! Benchmarks on large synthetic `.rten` files (written once, as sparse files, under
+//! `target/bench-data/`):
+//! - `check/4gib-12k-nodes`: rtenx's full analysis of a 4 GiB V2 file with 12k nodes,
+//!   beside `rten::Model::load_mmap` on the same file;
+//! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink.
+
+#[path = "support/synth.rs"]
+mod synth;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::path::{Path, PathBuf};
+
+fn bench_file(name: &str, spec: synth::Spec) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    if !path.exists() {
+        synth::write(&path, &spec).unwrap();
+    }
+    path
+}
+
+fn check(c: &mut Criterion) {
+    let path = bench_file(
+        "big4g.rten",
+        synth::Spec {
+            layers: 4000,
+            weight_bytes: 1_073_741,
+        },
+    );
+    let mut group = c.benchmark_group("check/4gib-12k-nodes");
+    group.bench_function("rtenx analyze", |b| {
+        b.iter(|| {
+            let a = rtenx::analyze(&path).unwrap();
+            assert_eq!(a.inventory.graphs[0].nodes.len(), 12_001);
+        })
+    });
+    group.bench_function("rten load_mmap", |b| {
+        // SAFETY: the benchmark file is not modified while mapped.
+        b.iter(|| unsafe { rten::Model::load_mmap(&path) }.unwrap())
+    });
+    group.finish();
+}
+
+fn dump(c: &mut Criterion) {
+    let path = bench_file(
+        "nodes1m.rten",
+        synth::Spec {
+            layers: 500_000,
+            weight_bytes: 0,
+        },
+    );
+    let mut group = c.benchmark_group("dump/1m-nodes");
+    group.sample_size(10);
+    group.bench_function("rtenx analyze + dump --json", |b| {
+        b.iter(|| {
+            let a = rtenx::analyze(&path).unwrap();
+            rtenx::dump::write(std::io::sink(), &a).unwrap();
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, check, dump);
+criterion_main!(benches);

@@ -32,8 +32,7 @@ pub fn analyze_file(file: &ModelFile) -> Analysis {
                 size: Some(file.bytes().len() as u64),
                 role: FileRole::Model,
             };
-            let mut inv = Inventory::new("unknown", "", entry);
-            inv.fill_gaps();
+            let inv = Inventory::new("unknown", "", entry);
             findings.push(Finding::new(&generic::UNKNOWN_FORMAT, unknown_message(file)).at(0));
             inv
         }

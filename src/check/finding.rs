@@ -80,7 +80,7 @@ impl Item {
         };
         match *self {
             Item::Field { name } => format!("field {name}"),
-            Item::Graph { graph } if graph == 0 => "main graph".to_owned(),
+            Item::Graph { graph: 0 } => "main graph".to_owned(),
             Item::Graph { graph } => format!("subgraph {graph}"),
             Item::Node { graph, node } => {
                 let name = inv

@@ -7,7 +7,7 @@ mod inspect;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Inspect and validate machine-learning model files (RTen .rten V1/V2).
@@ -97,7 +97,7 @@ pub fn run() -> ExitCode {
 }
 
 /// Opens and analyses one named model, printing the error if it cannot be read.
-fn analyze_one(path: &PathBuf) -> Result<rtenx::Analysis, Outcome> {
+fn analyze_one(path: &Path) -> Result<rtenx::Analysis, Outcome> {
     rtenx::analyze(path).map_err(|e| {
         eprintln!("rtenx: {}", rtenx::text::sanitize(&e.to_string()));
         Outcome::Failure

@@ -7,6 +7,16 @@ use humansize::{format_size, BINARY};
 
 pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
     overlaps(inv, out);
+    // Padding between tensors shares pages with tensor data; reading it would page in the
+    // weights, so only padding outside tensor data sections is read.
+    let in_tensor_data = |section: &Section| {
+        inv.sections.iter().any(|c| {
+            c.file == section.file
+                && matches!(c.kind, SectionKind::TensorData | SectionKind::ExternalData)
+                && c.range.start <= section.range.start
+                && section.range.end() <= c.range.end()
+        })
+    };
     for (index, section) in inv.sections.iter().enumerate() {
         let range = section.range;
         let item = Item::Section { section: index };
@@ -22,7 +32,7 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
                 format!("{size} ({} bytes) follow the last section, from offset {} to the end of the file",
                     range.len, range.start),
             ),
-            SectionKind::Padding if section.file == 0 => {
+            SectionKind::Padding if section.file == 0 && !in_tensor_data(section) => {
                 let Some(first) = first_nonzero(bytes, range.start, range.end()) else {
                     continue;
                 };

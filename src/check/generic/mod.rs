@@ -28,7 +28,8 @@ offset was written wrongly. The finding gives the range; re-export the model to 
         "Alignment padding holds non-zero bytes.",
         "Writers fill the padding between sections and tensors with zeros. Non-zero padding \
 means the file was edited by hand, corrupted, or has data smuggled into it. It does not \
-change how the model loads.");
+change how the model loads. Padding between tensors is not read, because it shares memory \
+pages with the tensor data that `check` never touches.");
     TRAILING_BYTES = ("RX005", "trailing-bytes", Warning,
         "Bytes after the last section or tensor.",
         "The file continues past the last byte any section or tensor uses. Runtimes ignore \

@@ -1,7 +1,7 @@
 //! FlatBuffer verification with rten's limits, and with higher ones when those are exceeded.
 
 use super::rules::{EXCEEDS_RTEN_LIMITS, FLATBUFFER_INVALID};
-use super::schema_generated::{root_as_model_with_opts, Model};
+use super::schema::{root_as_model_with_opts, Model};
 use crate::check::Finding;
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 

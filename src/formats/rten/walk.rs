@@ -7,7 +7,7 @@ use super::attrs;
 use super::header::Container;
 use super::raw::RawTable;
 use super::rules::*;
-use super::schema_generated as fb;
+use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
 use crate::check::{generic, Finding, Item};
