@@ -46,12 +46,7 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             )?;
         }
     }
-    let s = Summary::of(results);
-    writeln!(
-        w,
-        "rtenx: {} files, {} errors, {} warnings, {} infos",
-        s.files, s.counts.errors, s.counts.warnings, s.counts.infos
-    )
+    writeln!(w, "rtenx: checked {}", Summary::of(results))
 }
 
 #[cfg(test)]

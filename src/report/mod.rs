@@ -79,6 +79,25 @@ pub fn write(format: ReportFormat, w: &mut dyn Write, results: &[FileResult]) ->
     }
 }
 
+impl std::fmt::Display for Summary {
+    /// `3 files: 1 error, 2 warnings, 0 infos`, plus unreadable files if any.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        write!(
+            f,
+            "{}: {}, {}, {}",
+            plural(self.files, "file"),
+            plural(self.counts.errors, "error"),
+            plural(self.counts.warnings, "warning"),
+            plural(self.counts.infos, "info"),
+        )?;
+        if self.unreadable > 0 {
+            write!(f, "; {} could not be read", plural(self.unreadable, "file"))?;
+        }
+        Ok(())
+    }
+}
+
 /// Where a finding is, in words: the file's path and, when it has one, the item.
 fn location(result: &FileResult, finding: &Finding) -> (String, Option<String>) {
     let analysis = result.outcome.as_ref().ok();

@@ -50,20 +50,5 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult], color: bool) -> i
             }
         }
     }
-    let s = Summary::of(results);
-    let plural = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let mut line = format!(
-        "checked {}: {}, {}, {}",
-        plural(s.files, "file"),
-        plural(s.counts.errors, "error"),
-        plural(s.counts.warnings, "warning"),
-        plural(s.counts.infos, "info"),
-    );
-    if s.unreadable > 0 {
-        line.push_str(&format!(
-            "; {} could not be read",
-            plural(s.unreadable, "file")
-        ));
-    }
-    writeln!(w, "{line}")
+    writeln!(w, "checked {}", Summary::of(results))
 }

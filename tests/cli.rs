@@ -1,0 +1,178 @@
+//! Golden tests of the command line: output text, formats and exit codes.
+
+use assert_cmd::Command;
+
+/// Runs rtenx from the repository root, so paths in the output are stable.
+fn rtenx(args: &[&str]) -> (String, String, i32) {
+    let out = Command::cargo_bin("rtenx")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        text(out.stdout),
+        text(out.stderr),
+        out.status.code().unwrap(),
+    )
+}
+
+const BAD: &str = "tests/fixtures/rten/bad";
+
+#[test]
+fn check_clean_file_exits_zero() {
+    let (out, _, code) = rtenx(&["check", "tests/fixtures/rten/mlp.rten"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out, @"checked 1 file: 0 errors, 0 warnings, 0 infos");
+}
+
+#[test]
+fn check_reports_every_problem_with_place_and_exits_one() {
+    let (out, _, code) = rtenx(&[
+        "check",
+        &format!("{BAD}/RT006-tensor-data-inside-model.rten"),
+    ]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn check_directory_finds_every_model_and_summarises() {
+    let (out, _, code) = rtenx(&["check", "tests/fixtures/rten"]);
+    assert_eq!(code, 1);
+    let last = out.lines().last().unwrap();
+    insta::assert_snapshot!(last, @"checked 67 files: 47 errors, 18 warnings, 1 info");
+}
+
+#[test]
+fn overrides_change_severity_and_exit_code() {
+    let file = format!("{BAD}/RX005-trailing-bytes.rten");
+    assert_eq!(rtenx(&["check", &file]).2, 0, "a warning alone passes");
+    assert_eq!(rtenx(&["check", "--deny", "warning", &file]).2, 1);
+    assert_eq!(rtenx(&["check", "--deny", "RX005", &file]).2, 1);
+    let (out, _, code) = rtenx(&["check", "--deny", "warning", "--allow", "RX005", &file]);
+    assert_eq!(code, 0);
+    assert!(out.ends_with("0 errors, 0 warnings, 0 infos\n"), "{out}");
+    let (_, err, code) = rtenx(&["check", "--deny", "RX999", &file]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown rule code or level `RX999`"), "{err}");
+}
+
+#[test]
+fn unreadable_paths_exit_two() {
+    let (out, _, code) = rtenx(&["check", "tests/fixtures/rten/mlp.rten", "no/such/file.rten"]);
+    assert_eq!(code, 2);
+    assert!(out.contains("cannot read no/such/file.rten"), "{out}");
+}
+
+#[test]
+fn json_report() {
+    let (out, _, code) = rtenx(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{BAD}/RT017-forward-input.rten"),
+    ]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn sarif_report_is_valid_sarif_2_1_0() {
+    let (out, _, _) = rtenx(&[
+        "check",
+        "--format",
+        "sarif",
+        &format!("{BAD}/RX007-inline-shape-mismatch.rten"),
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["version"], "2.1.0");
+    let run = &doc["runs"][0];
+    assert!(run["tool"]["driver"]["rules"].as_array().unwrap().len() >= 40);
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "RX007");
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["byteOffset"],
+        1724
+    );
+}
+
+#[test]
+fn github_annotations() {
+    let (out, _, _) = rtenx(&[
+        "check",
+        "--format",
+        "github",
+        &format!("{BAD}/RT019-graph-output-99.rten"),
+    ]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn explain_lists_and_explains_rules() {
+    let (list, _, code) = rtenx(&["explain"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("explain_list", list);
+    let (one, _, _) = rtenx(&["explain", "rt006"]);
+    insta::assert_snapshot!("explain_rt006", one);
+    let (_, err, code) = rtenx(&["explain", "RT999"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown rule `RT999`"));
+}
+
+#[test]
+fn inspect_prints_the_summary_when_not_a_terminal() {
+    let (out, _, code) = rtenx(&["inspect", "tests/fixtures/rten/subgraphs.rten"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn dump_json_is_complete() {
+    let (out, _, code) = rtenx(&["dump", "--json", "tests/fixtures/rten/convnet.rten"]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["format"], "rten");
+    assert_eq!(doc["format_version"], "V2");
+    let conv = doc["graphs"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["op_type"] == "Conv")
+        .expect("a Conv node");
+    insta::assert_json_snapshot!("dump_convnet_conv_node", conv);
+    let weight = doc["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["storage"] == "external")
+        .unwrap();
+    insta::assert_json_snapshot!("dump_convnet_first_external_tensor", weight);
+    insta::assert_json_snapshot!("dump_convnet_sections", doc["sections"]);
+}
+
+#[test]
+fn control_characters_from_files_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/rten/mlp.rten"
+    ))
+    .unwrap();
+    // Rename the graph input "x" to ESC, keeping the length.
+    let at = bytes
+        .windows(6)
+        .position(|w| w == b"\x01\0\0\0x\0")
+        .expect("the name x")
+        + 4;
+    bytes[at] = 0x1b;
+    let path = dir.path().join("esc.rten");
+    std::fs::write(&path, bytes).unwrap();
+    let (out, _, _) = rtenx(&["inspect", path.to_str().unwrap()]);
+    assert!(!out.contains('\x1b'), "raw ESC in output");
+    assert!(out.contains("\\u{1b}"), "{out}");
+}
