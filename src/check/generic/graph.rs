@@ -3,7 +3,7 @@
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
 use crate::check::{Finding, Item};
 use crate::inventory::{Graph, Inventory, NodeKind};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
     if let Some(main) = inv.graphs.first() {
@@ -37,15 +37,28 @@ pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
     }
 }
 
+/// Reports each node whose name an earlier node of the same class already has. Sorting
+/// rather than hashing keeps this O(n log n) whatever names a hostile file holds.
 fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
-    let mut seen: HashMap<(bool, &[u8]), u32> = HashMap::new();
-    for (id, node) in (0u32..).zip(&graph.nodes) {
-        if node.name.is_empty() || matches!(node.kind, NodeKind::Unknown { .. }) {
+    let mut named: Vec<(bool, &[u8], u32)> = (0u32..)
+        .zip(&graph.nodes)
+        .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
+        .map(|(id, n)| {
+            (
+                matches!(n.kind, NodeKind::Operator(_)),
+                n.name.as_bytes(),
+                id,
+            )
+        })
+        .collect();
+    named.sort_unstable();
+    for group in named.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let [(is_op, _, first), rest @ ..] = group else {
             continue;
-        }
-        let is_op = matches!(node.kind, NodeKind::Operator(_));
-        if let Some(first) = seen.insert((is_op, node.name.as_bytes()), id) {
-            let what = if is_op { "operator" } else { "value" };
+        };
+        let what = if *is_op { "operator" } else { "value" };
+        for &(_, _, id) in rest {
+            let node = &graph.nodes[id as usize];
             out.push(
                 Finding::new(
                     &DUPLICATE_NAME,

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Reproduces the figures in BENCHMARKS.md: builds release binaries, writes the synthetic
+# models (sparse files) under target/bench-data, and measures the CLI with /usr/bin/time -v
+# (peak RSS) and hyperfine (wall time; skipped if not installed). Then run
+# `cargo bench --bench check` for the in-process comparison with rten's load_mmap.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --bin rtenx --example synth_rten
+data=target/bench-data
+mkdir -p "$data"
+[ -f "$data/big4g.rten" ] || target/release/examples/synth_rten "$data/big4g.rten" 4000 1073741
+[ -f "$data/nodes1m.rten" ] || target/release/examples/synth_rten "$data/nodes1m.rten" 500000 0
+ls -ls "$data"
+
+measure() {
+  echo "== $*"
+  /usr/bin/time -v "$@" 2>&1 >/dev/null | grep -E 'Elapsed|Maximum resident' || true
+}
+measure target/release/rtenx check "$data/big4g.rten"
+measure target/release/rtenx dump --json "$data/big4g.rten"
+measure target/release/rtenx check "$data/nodes1m.rten"
+measure target/release/rtenx dump --json "$data/nodes1m.rten"
+
+if command -v hyperfine >/dev/null; then
+  hyperfine --warmup 3 -N \
+    "target/release/rtenx check $data/big4g.rten" \
+    "target/release/rtenx dump --json $data/big4g.rten"
+  hyperfine --warmup 1 --runs 5 \
+    "target/release/rtenx check $data/nodes1m.rten" \
+    "target/release/rtenx dump --json $data/nodes1m.rten > /dev/null"
+fi
