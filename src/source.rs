@@ -47,12 +47,17 @@ impl ModelFile {
             path: path.to_owned(),
             source,
         };
+        // Look before opening: opening a FIFO would block until a writer appears.
+        let not_a_file = || OpenError::NotAFile {
+            path: path.to_owned(),
+        };
+        if !std::fs::metadata(path).map_err(io_err)?.is_file() {
+            return Err(not_a_file());
+        }
         let file = File::open(path).map_err(io_err)?;
         let meta = file.metadata().map_err(io_err)?;
         if !meta.is_file() {
-            return Err(OpenError::NotAFile {
-                path: path.to_owned(),
-            });
+            return Err(not_a_file());
         }
         let bytes = if meta.len() == 0 {
             // Mapping an empty file fails on some systems; there is nothing to map.

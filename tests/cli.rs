@@ -67,6 +67,22 @@ fn unreadable_paths_exit_two() {
     assert!(out.contains("cannot read no/such/file.rten"), "{out}");
 }
 
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.rten");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (out, _, code) = rtenx(&["check", fifo.to_str().unwrap(), "/dev/null"]);
+    assert_eq!(code, 2);
+    assert!(out.contains("pipe.rten: not a regular file"), "{out}");
+    assert!(out.contains("/dev/null: not a regular file"), "{out}");
+}
+
 #[test]
 fn json_report() {
     let (out, _, code) = rtenx(&[

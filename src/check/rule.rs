@@ -52,12 +52,14 @@ pub struct Rule {
 
 /// Declares rules as constants plus a `RULES` slice listing them, in one place.
 ///
-/// ```ignore
-/// rules! {
-///     HEADER_TRUNCATED = ("RT001", "header-truncated", Error,
-///         "one-line summary",
-///         "longer explanation");
+/// ```
+/// rtenx::rules! {
+///     EXAMPLE = ("ZZ001", "example-rule", Warning,
+///         "One-line summary.",
+///         "A longer explanation of what is checked and why.");
 /// }
+/// assert_eq!(RULES.len(), 1);
+/// assert_eq!(EXAMPLE.code, "ZZ001");
 /// ```
 #[macro_export]
 macro_rules! rules {

@@ -9,14 +9,14 @@ use std::path::PathBuf;
 pub struct DumpArgs {
     /// The model file.
     file: PathBuf,
-    /// Write JSON (the only dump format, and the default).
+    /// Write JSON: the only dump format, so the flag may be left out.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: DumpArgs) -> io::Result<Outcome> {
-    let _ = args.json;
-    let analysis = match super::analyze_one(&args.file) {
+    let DumpArgs { file, json: _ } = args;
+    let analysis = match super::analyze_one(&file) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };
