@@ -1,7 +1,7 @@
 //! The pipeline: open, detect, read, run the format-neutral rules.
 
 use crate::check::{generic, Finding};
-use crate::formats;
+use crate::formats::{self, ReadOptions};
 use crate::inventory::{FileEntry, FileRole, Inventory};
 use crate::source::{ModelFile, OpenError};
 use std::path::Path;
@@ -17,15 +17,25 @@ pub struct Analysis {
 
 /// Opens, reads and checks the model file at `path`.
 pub fn analyze(path: &Path) -> Result<Analysis, OpenError> {
+    analyze_with(path, &ReadOptions::default())
+}
+
+/// Like [`analyze`], with options.
+pub fn analyze_with(path: &Path, options: &ReadOptions) -> Result<Analysis, OpenError> {
     let file = ModelFile::open(path)?;
-    Ok(analyze_file(&file))
+    Ok(analyze_file_with(&file, options))
 }
 
 /// Reads and checks an already opened model file.
 pub fn analyze_file(file: &ModelFile) -> Analysis {
+    analyze_file_with(file, &ReadOptions::default())
+}
+
+/// Like [`analyze_file`], with options.
+pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     let mut findings = Vec::new();
     let inventory = match formats::detect(file) {
-        Some(format) => format.read(file, &mut findings),
+        Some(format) => format.read(file, options, &mut findings),
         None => {
             let entry = FileEntry {
                 path: file.path().to_owned(),

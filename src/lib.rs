@@ -18,4 +18,4 @@ pub mod source;
 pub mod summary;
 pub mod text;
 
-pub use analysis::{analyze, analyze_file, Analysis};
+pub use analysis::{analyze, analyze_file, analyze_file_with, analyze_with, Analysis};

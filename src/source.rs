@@ -1,5 +1,6 @@
 //! Read-only, memory-mapped access to a model file.
 
+use bytes::Bytes;
 use memmap2::Mmap;
 use std::fs::File;
 use std::io;
@@ -32,12 +33,9 @@ pub enum OpenError {
 /// findings but never undefined behaviour in rtenx's own code.
 pub struct ModelFile {
     path: PathBuf,
-    bytes: Backing,
-}
-
-enum Backing {
-    Mapped(Mmap),
-    Owned(Vec<u8>),
+    /// The content: a memory map, or owned bytes for empty and in-memory files. `Bytes`
+    /// lets decoders hand out slices of the map without copying.
+    bytes: Bytes,
 }
 
 impl ModelFile {
@@ -61,13 +59,13 @@ impl ModelFile {
         }
         let bytes = if meta.len() == 0 {
             // Mapping an empty file fails on some systems; there is nothing to map.
-            Backing::Owned(Vec::new())
+            Bytes::new()
         } else {
             // SAFETY: the map is read-only and private to this process. The bytes are only
             // read through bounds-checked slices and never trusted, so concurrent writes by
             // another process cannot violate memory safety here; truncation by another process
             // while mapped can still raise SIGBUS, which no mmap-based reader can prevent.
-            Backing::Mapped(unsafe { Mmap::map(&file) }.map_err(io_err)?)
+            Bytes::from_owner(unsafe { Mmap::map(&file) }.map_err(io_err)?)
         };
         Ok(ModelFile {
             path: path.to_owned(),
@@ -79,7 +77,7 @@ impl ModelFile {
     pub fn in_memory(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Self {
         ModelFile {
             path: path.into(),
-            bytes: Backing::Owned(bytes),
+            bytes: Bytes::from(bytes),
         }
     }
 
@@ -90,9 +88,11 @@ impl ModelFile {
 
     /// The whole file content.
     pub fn bytes(&self) -> &[u8] {
-        match &self.bytes {
-            Backing::Mapped(map) => map,
-            Backing::Owned(bytes) => bytes,
-        }
+        &self.bytes
+    }
+
+    /// The content as a shared, reference-counted buffer (no copy).
+    pub fn shared(&self) -> Bytes {
+        self.bytes.clone()
     }
 }

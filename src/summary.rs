@@ -55,7 +55,17 @@ fn properties(w: &mut dyn Write, inv: &Inventory) -> io::Result<()> {
 
 fn sections(w: &mut dyn Write, inv: &Inventory) -> io::Result<()> {
     writeln!(w, "\nSections")?;
+    let mut file = 0;
     for s in &inv.sections {
+        if s.file != file {
+            file = s.file;
+            let path = inv
+                .files
+                .get(file)
+                .map(|f| f.path.display().to_string())
+                .unwrap_or_default();
+            writeln!(w, "  in {}", sanitize(&path))?;
+        }
         let r = s.range;
         writeln!(
             w,

@@ -1,8 +1,10 @@
 //! `rtenx check`.
 
+use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
 use rtenx::check::{Overrides, Selector, Severity};
+use rtenx::formats::ReadOptions;
 use rtenx::report::{self, FileResult, ReportFormat, Summary};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -24,6 +26,10 @@ pub struct CheckArgs {
     /// Silence a rule code or a whole level.
     #[arg(long, value_name = "CODE|LEVEL")]
     allow: Vec<Selector>,
+    /// Hash external data files and compare them with the SHA-1 checksums the model records
+    /// (reads every data byte; without it, check reads no tensor data).
+    #[arg(long)]
+    verify_checksums: bool,
     /// When to colour text output.
     #[arg(long, value_enum, default_value_t)]
     color: ColorChoice,
@@ -48,6 +54,12 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
             overrides.set(s.clone(), action);
         }
     }
+    let progress = Progress::new();
+    let report = |done, total| progress.show(done, total);
+    let options = ReadOptions {
+        verify_checksums: args.verify_checksums,
+        progress: Some(&report),
+    };
     let mut results = Vec::new();
     let mut usage_problem = false;
     for path in &args.paths {
@@ -57,11 +69,12 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
                 eprintln!("rtenx: no model files found under {}", path.display());
                 usage_problem = true;
             }
-            results.extend(found.into_iter().map(check_file));
+            results.extend(found.into_iter().map(|p| check_file(p, &options)));
         } else {
-            results.push(check_file(path.clone()));
+            results.push(check_file(path.clone(), &options));
         }
     }
+    progress.finish();
     for r in &mut results {
         if let Ok(a) = &mut r.outcome {
             overrides.apply(&mut a.findings);
@@ -89,8 +102,8 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     })
 }
 
-fn check_file(path: PathBuf) -> FileResult {
-    let outcome = rtenx::analyze(&path);
+fn check_file(path: PathBuf, options: &ReadOptions) -> FileResult {
+    let outcome = rtenx::analyze_with(&path, options);
     FileResult { path, outcome }
 }
 

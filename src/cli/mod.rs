@@ -4,6 +4,7 @@ mod check;
 mod dump;
 mod explain;
 mod inspect;
+mod progress;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal};

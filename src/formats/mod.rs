@@ -3,6 +3,7 @@
 //! A reader detects its format from the content, reads the mapped bytes without trusting
 //! any offset, and returns the shared [`Inventory`] plus its own findings.
 
+pub mod onnx;
 pub mod rten;
 
 use crate::check::{Finding, Rule};
@@ -31,11 +32,26 @@ pub trait Format: Sync {
     /// Decides from the content whether `bytes` are in this format.
     fn detect(&self, bytes: &[u8]) -> Detection;
     /// Reads the file into an inventory, appending findings. Never panics.
-    fn read(&self, file: &ModelFile, findings: &mut Vec<Finding>) -> Inventory;
+    fn read(
+        &self,
+        file: &ModelFile,
+        options: &ReadOptions,
+        findings: &mut Vec<Finding>,
+    ) -> Inventory;
+}
+
+/// What a reader does beyond reading structure.
+#[derive(Default)]
+pub struct ReadOptions<'a> {
+    /// Hash external data files and compare them with the checksums the model records.
+    /// This is the only option that reads tensor bytes.
+    pub verify_checksums: bool,
+    /// Called with (bytes done, bytes in all) while long work such as hashing runs.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
 }
 
 /// Every supported format.
-pub static FORMATS: &[&dyn Format] = &[&rten::Rten];
+pub static FORMATS: &[&dyn Format] = &[&rten::Rten, &onnx::Onnx];
 
 /// The format of `file`: the strongest detection wins; among equally plausible formats the
 /// one whose extension matches the file name is preferred.

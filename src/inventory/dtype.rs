@@ -12,8 +12,12 @@ pub enum DType {
     F32,
     F16,
     BF16,
-    F8E4M3,
+    F8E4M3FN,
+    F8E4M3FNUZ,
     F8E5M2,
+    F8E5M2FNUZ,
+    F8E8M0,
+    F4E2M1,
     I64,
     I32,
     I16,
@@ -24,6 +28,8 @@ pub enum DType {
     U16,
     U8,
     U4,
+    I2,
+    U2,
     Bool,
     String,
     Complex64,
@@ -38,8 +44,9 @@ impl DType {
             F64 | I64 | U64 | Complex64 => 64,
             F32 | I32 | U32 => 32,
             F16 | BF16 | I16 | U16 => 16,
-            F8E4M3 | F8E5M2 | I8 | U8 | Bool => 8,
-            I4 | U4 => 4,
+            F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | I8 | U8 | Bool => 8,
+            I4 | U4 | F4E2M1 => 4,
+            I2 | U2 => 2,
             Complex128 => 128,
             String => return None,
         })
@@ -65,8 +72,12 @@ impl DType {
             F32 => "f32",
             F16 => "f16",
             BF16 => "bf16",
-            F8E4M3 => "f8e4m3",
+            F8E4M3FN => "f8e4m3fn",
+            F8E4M3FNUZ => "f8e4m3fnuz",
             F8E5M2 => "f8e5m2",
+            F8E5M2FNUZ => "f8e5m2fnuz",
+            F8E8M0 => "f8e8m0",
+            F4E2M1 => "f4e2m1",
             I64 => "i64",
             I32 => "i32",
             I16 => "i16",
@@ -77,6 +88,8 @@ impl DType {
             U16 => "u16",
             U8 => "u8",
             U4 => "u4",
+            I2 => "i2",
+            U2 => "u2",
             Bool => "bool",
             String => "string",
             Complex64 => "complex64",
@@ -99,13 +112,20 @@ mod tests {
     fn byte_sizes_round_sub_byte_types_up_and_never_overflow() {
         assert_eq!(DType::F32.byte_size(3), Some(12));
         assert_eq!(DType::I4.byte_size(3), Some(2));
+        assert_eq!(DType::U2.byte_size(5), Some(2));
         assert_eq!(DType::String.byte_size(3), None);
         assert_eq!(DType::F64.byte_size(u64::MAX / 4), None);
     }
 
     #[test]
     fn serde_names_match_display_names() {
-        for dtype in [DType::F32, DType::BF16, DType::F8E4M3, DType::Complex128] {
+        for dtype in [
+            DType::F32,
+            DType::BF16,
+            DType::F8E4M3FNUZ,
+            DType::U2,
+            DType::Complex128,
+        ] {
             let json = serde_json::to_string(&dtype).unwrap();
             assert_eq!(json, format!("\"{}\"", dtype.name()));
         }

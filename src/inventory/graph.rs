@@ -144,8 +144,16 @@ pub enum AttrValue {
     Floats(Vec<f32>),
     /// A named enum value, or its number if the name is unknown.
     Enum(EnumValue),
+    /// Text list.
+    Strs(Vec<Name>),
     /// A subgraph.
     Graph(GraphRef),
+    /// Several subgraphs.
+    Graphs(Vec<GraphRef>),
+    /// A constant tensor.
+    Tensor(TensorRef),
+    /// Several constant tensors.
+    Tensors(Vec<TensorRef>),
 }
 
 /// An enum attribute value.
@@ -155,6 +163,13 @@ pub struct EnumValue {
     pub value: i64,
     /// Its name, if known.
     pub name: Option<&'static str>,
+}
+
+/// A reference to a tensor from an attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TensorRef {
+    /// Index into [`super::Inventory::tensors`].
+    pub tensor: TensorId,
 }
 
 /// A reference to a subgraph from an attribute.

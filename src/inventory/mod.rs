@@ -14,7 +14,7 @@ mod tensor;
 pub use dtype::DType;
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
-    SubgraphOf, Value,
+    SubgraphOf, TensorRef, Value,
 };
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use name::Name;

@@ -55,9 +55,11 @@ whose length disagrees with its shape.");
 wrong, or a hand-made file shares data between tensors; either way the tensors are not \
 independent.");
     TENSOR_MISALIGNED = ("RX010", "tensor-misaligned", Warning,
-        "A tensor's data is not aligned to its element size.",
-        "A tensor whose offset is not a multiple of its element size cannot be used in place \
-from a memory-mapped file: runtimes silently copy it, which costs time and memory.");
+        "An external tensor's data is not aligned to its element size.",
+        "A tensor stored outside the graph structure whose offset is not a multiple of its \
+element size cannot be used in place from a memory-mapped file: runtimes silently copy it, \
+which costs time and memory. Inline data is not checked, because formats such as protobuf \
+cannot align it.");
     TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning,
         "An external tensor is not aligned to the format's preferred alignment.",
         "Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in \

@@ -67,7 +67,8 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
     if data.len == 0 {
         return;
     }
-    if let Some(dtype) = t.dtype.filter(|d| data.offset % d.align() != 0) {
+    let external = t.storage == Storage::External;
+    if let Some(dtype) = t.dtype.filter(|d| external && data.offset % d.align() != 0) {
         out.push(at(Finding::new(
             &TENSOR_MISALIGNED,
             format!(
@@ -80,7 +81,7 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
     let preferred = inv
         .preferred_alignment
         .filter(|&a| a > 1 && data.offset % a != 0);
-    if let (Some(align), Storage::External) = (preferred, t.storage) {
+    if let (Some(align), true) = (preferred, external) {
         out.push(at(Finding::new(
             &TENSOR_ALIGNMENT,
             format!(

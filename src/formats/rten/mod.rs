@@ -22,7 +22,7 @@ mod version;
 mod walk;
 
 use crate::check::{Finding, Rule};
-use crate::formats::{Detection, Format};
+use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{FileEntry, FileRole, Inventory, SectionKind};
 use crate::source::ModelFile;
 
@@ -55,7 +55,7 @@ impl Format for Rten {
         }
     }
 
-    fn read(&self, file: &ModelFile, out: &mut Vec<Finding>) -> Inventory {
+    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Vec<Finding>) -> Inventory {
         let bytes = file.bytes();
         let entry = FileEntry {
             path: file.path().to_owned(),

@@ -1,0 +1,83 @@
+//! `--verify-checksums`: SHA-1 of each external data file against the `checksum` keys.
+//!
+//! Files are hashed in parallel, one thread per file up to the number of cores, each
+//! streaming its memory-mapped file through SHA-1 in large blocks. This is the only code
+//! that reads tensor bytes.
+
+use super::rules::CHECKSUM_MISMATCH;
+use crate::check::{Finding, Item};
+use crate::inventory::{FileId, Inventory, TensorId};
+use crate::source::ModelFile;
+use sha1::{Digest, Sha1};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Bytes hashed between progress reports.
+const BLOCK: usize = 8 << 20;
+
+/// Hashes every file some tensor records a checksum for, and reports mismatches.
+pub fn verify(
+    inv: &Inventory,
+    wanted: &[(FileId, String, TensorId)],
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    out: &mut Vec<Finding>,
+) {
+    let mut files: Vec<FileId> = wanted.iter().map(|w| w.0).collect();
+    files.sort_unstable();
+    files.dedup();
+    let total: u64 = files.iter().filter_map(|&f| inv.files.get(f)?.size).sum();
+    let done = AtomicU64::new(0);
+    let next = Mutex::new(files.iter());
+    let digests = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(file) = next.lock().ok().and_then(|mut it| it.next().copied()) {
+                    let digest = hash(&inv.files[file].path, |n| {
+                        let now = done.fetch_add(n, Ordering::Relaxed) + n;
+                        if let Some(report) = progress {
+                            report(now, total);
+                        }
+                    });
+                    if let Ok(mut d) = digests.lock() {
+                        d.push((file, digest));
+                    }
+                }
+            });
+        }
+    });
+    let digests = digests.into_inner().unwrap_or_default();
+    for (file, expected, tensor) in wanted {
+        let Some((_, actual)) = digests.iter().find(|(f, _)| f == file) else {
+            continue;
+        };
+        let message = match actual {
+            Ok(actual) if actual.eq_ignore_ascii_case(expected.trim()) => continue,
+            Ok(actual) => format!(
+                "SHA-1 of {} is {actual}, but the tensor records checksum \"{}\"",
+                inv.files[*file].path.display(),
+                crate::text::sanitize(expected)
+            ),
+            Err(e) => format!("cannot hash {}: {e}", inv.files[*file].path.display()),
+        };
+        out.push(
+            Finding::new(&CHECKSUM_MISMATCH, message)
+                .in_file(*file)
+                .item(Item::Tensor { tensor: *tensor }),
+        );
+    }
+}
+
+/// Hex SHA-1 of the file at `path`, calling `advance` with each block's size.
+fn hash(path: &std::path::Path, advance: impl Fn(u64)) -> Result<String, crate::source::OpenError> {
+    let file = ModelFile::open(path)?;
+    let mut sha = Sha1::new();
+    for block in file.bytes().chunks(BLOCK) {
+        sha.update(block);
+        advance(block.len() as u64);
+    }
+    Ok(format!("{:x}", sha.finalize()))
+}

@@ -1,0 +1,55 @@
+//! ONNX `TensorProto.DataType` codes.
+
+use crate::inventory::DType;
+
+/// The inventory dtype of an ONNX data type code; `None` for UNDEFINED (0) and unknown codes.
+pub fn from_onnx(code: i32) -> Option<DType> {
+    use DType::*;
+    Some(match code {
+        1 => F32,
+        2 => U8,
+        3 => I8,
+        4 => U16,
+        5 => I16,
+        6 => I32,
+        7 => I64,
+        8 => String,
+        9 => Bool,
+        10 => F16,
+        11 => F64,
+        12 => U32,
+        13 => U64,
+        14 => Complex64,
+        15 => Complex128,
+        16 => BF16,
+        17 => F8E4M3FN,
+        18 => F8E4M3FNUZ,
+        19 => F8E5M2,
+        20 => F8E5M2FNUZ,
+        21 => U4,
+        22 => I4,
+        23 => F4E2M1,
+        24 => F8E8M0,
+        25 => U2,
+        26 => I2,
+        _ => return None,
+    })
+}
+
+/// How many entries of the typed field that holds `dtype` one element takes, and which field
+/// that is. Sub-byte types are left out: their packing in int32_data varies by IR version.
+pub fn typed_field(dtype: DType) -> Option<(&'static str, u64)> {
+    use DType::*;
+    Some(match dtype {
+        F32 => ("float_data", 1),
+        Complex64 => ("float_data", 2),
+        F64 => ("double_data", 1),
+        Complex128 => ("double_data", 2),
+        I64 => ("int64_data", 1),
+        U32 | U64 => ("uint64_data", 1),
+        String => ("string_data", 1),
+        I32 | I16 | I8 | U16 | U8 | Bool | F16 | BF16 | F8E4M3FN | F8E4M3FNUZ | F8E5M2
+        | F8E5M2FNUZ | F8E8M0 => ("int32_data", 1),
+        I4 | U4 | I2 | U2 | F4E2M1 => return None,
+    })
+}

@@ -1,0 +1,198 @@
+//! External data references: parsing the key/value entries and resolving data files.
+
+use super::paths;
+use super::proto::StringStringEntryProto;
+use super::rules::*;
+use crate::check::{Finding, Item};
+use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The parsed `external_data` entries of one tensor.
+#[derive(Debug, Default)]
+pub struct ExternalRef {
+    /// `location`, if present and UTF-8.
+    pub location: Option<String>,
+    /// `offset`, if present and valid.
+    pub offset: Option<u64>,
+    /// `length`, if present and valid.
+    pub length: Option<u64>,
+    /// `checksum`, if present.
+    pub checksum: Option<String>,
+    /// False if an entry was unusable, so the tensor's range is unknown.
+    pub usable: bool,
+}
+
+/// Parses `entries`, reporting unknown, duplicate and malformed keys against `item`.
+pub fn parse(
+    entries: &[StringStringEntryProto],
+    item: Item,
+    out: &mut Vec<Finding>,
+) -> ExternalRef {
+    let mut r = ExternalRef {
+        usable: true,
+        ..ExternalRef::default()
+    };
+    let mut seen: Vec<&[u8]> = Vec::new();
+    for entry in entries {
+        let key = entry.key.as_deref().unwrap_or_default();
+        let value =
+            String::from_utf8_lossy(entry.value.as_deref().unwrap_or_default()).into_owned();
+        let key_text = crate::text::sanitize(&String::from_utf8_lossy(key)).into_owned();
+        if seen.contains(&key) {
+            out.push(Finding::new(&DUPLICATE_EXTERNAL_KEY, format!(
+                "external_data key \"{key_text}\" appears more than once; readers disagree on which value wins"))
+                .item(item));
+            r.usable = false;
+        }
+        seen.push(key);
+        match key {
+            b"location" => r.location = Some(value),
+            b"offset" => r.offset = number(&key_text, &value, item, out, &mut r.usable),
+            b"length" => r.length = number(&key_text, &value, item, out, &mut r.usable),
+            b"checksum" => r.checksum = Some(value),
+            _ => out.push(Finding::new(&UNKNOWN_EXTERNAL_KEY, format!(
+                "external_data key \"{key_text}\" is not location, offset, length or checksum; onnxruntime refuses it"))
+                .item(item)),
+        }
+    }
+    if r.location.is_none() {
+        out.push(Finding::new(&LOCATION_MISSING, "EXTERNAL tensor has no location key").item(item));
+        r.usable = false;
+    }
+    r
+}
+
+/// A plain ASCII decimal that fits in u64, or a finding.
+fn number(
+    key: &str,
+    value: &str,
+    item: Item,
+    out: &mut Vec<Finding>,
+    usable: &mut bool,
+) -> Option<u64> {
+    let parsed = (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| value.parse::<u64>().ok())
+        .flatten();
+    if parsed.is_none() {
+        *usable = false;
+        let shown = crate::text::sanitize(value);
+        out.push(
+            Finding::new(
+                &OFFSET_LENGTH_INVALID,
+                format!(
+                    "external_data {key} = \"{shown}\" is not a decimal integer from 0 to {}",
+                    u64::MAX
+                ),
+            )
+            .item(item),
+        );
+    }
+    parsed
+}
+
+/// The data files a model uses, resolved once per distinct location.
+pub struct DataFiles {
+    /// Canonical folder of the model, or why it could not be found.
+    model_dir: Result<PathBuf, String>,
+    resolved: HashMap<String, Option<FileId>>,
+}
+
+impl DataFiles {
+    /// Data files relative to the model at `model_path`.
+    pub fn new(model_path: &Path) -> Self {
+        let parent = model_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let model_dir =
+            std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()));
+        DataFiles {
+            model_dir,
+            resolved: HashMap::new(),
+        }
+    }
+
+    /// The file id of `location`, checking it the first time it is seen. `None` if the
+    /// location is unsafe or missing; findings name `item`, the first tensor using it.
+    pub fn file(
+        &mut self,
+        location: &str,
+        item: Item,
+        inv: &mut Inventory,
+        out: &mut Vec<Finding>,
+    ) -> Option<FileId> {
+        if let Some(known) = self.resolved.get(location) {
+            return *known;
+        }
+        let id = self.check(location, item, inv, out);
+        self.resolved.insert(location.to_owned(), id);
+        id
+    }
+
+    fn check(
+        &self,
+        location: &str,
+        item: Item,
+        inv: &mut Inventory,
+        out: &mut Vec<Finding>,
+    ) -> Option<FileId> {
+        let shown = crate::text::sanitize(location);
+        let report = |p: paths::Problem, out: &mut Vec<Finding>| {
+            out.push(
+                Finding::new(p.rule, crate::text::sanitize(&p.message).into_owned()).item(item),
+            );
+        };
+        if let Err(p) = paths::check_lexically(location) {
+            report(p, out);
+            return None;
+        }
+        if let Some(message) = paths::rten_refuses(location) {
+            out.push(
+                Finding::new(
+                    &RTEN_REFUSES_LOCATION,
+                    crate::text::sanitize(&message).into_owned(),
+                )
+                .item(item),
+            );
+        }
+        let dir = match &self.model_dir {
+            Ok(dir) => dir,
+            Err(e) => {
+                out.push(
+                    Finding::new(
+                        &DATA_FILE_MISSING,
+                        format!("cannot resolve \"{shown}\": model folder {e}"),
+                    )
+                    .item(item),
+                );
+                return None;
+            }
+        };
+        let resolved = match paths::resolve(dir, location) {
+            Ok(r) => r,
+            Err(p) => {
+                report(p, out);
+                return None;
+            }
+        };
+        let id = inv.files.len();
+        for warning in resolved.warnings {
+            report(warning, out);
+        }
+        inv.files.push(FileEntry {
+            path: resolved.path,
+            size: Some(resolved.size),
+            role: FileRole::ExternalData,
+        });
+        inv.sections.push(Section {
+            file: id,
+            kind: SectionKind::ExternalData,
+            range: ByteRange {
+                start: 0,
+                len: resolved.size,
+            },
+        });
+        Some(id)
+    }
+}

@@ -1,0 +1,189 @@
+//! ONNX models (`.onnx`) and their external data files.
+//!
+//! The model is decoded with prost from the memory map: `raw_data` fields are slices of the
+//! map, never copies. Every TensorProto, wherever it lives, becomes an inventory tensor;
+//! external data locations are checked lexically and on the file system before any data
+//! file is touched, and only `--verify-checksums` reads tensor bytes.
+
+mod checksum;
+mod dtype;
+mod external;
+mod graphs;
+mod paths;
+mod proto;
+pub mod rules;
+mod sniff;
+mod tensors;
+
+use crate::check::{Finding, Item, Rule};
+use crate::formats::{Detection, Format, ReadOptions};
+use crate::inventory::{
+    ByteRange, FileEntry, FileId, FileRole, Inventory, MetadataEntry, Name, Section, SectionKind,
+    TensorId,
+};
+use crate::source::ModelFile;
+use bytes::Bytes;
+use prost::Message;
+use rules::*;
+
+/// Protobuf's message size limit, which .onnx files must stay below.
+const PROTOBUF_LIMIT: u64 = 1 << 31;
+
+/// The ONNX format.
+pub struct Onnx;
+
+/// State shared while reading one model.
+struct Reader<'a> {
+    /// The model file's bytes, to locate raw_data slices.
+    base: &'a [u8],
+    inv: &'a mut Inventory,
+    out: &'a mut Vec<Finding>,
+    files: external::DataFiles,
+    /// (data file, recorded checksum, tensor) for `--verify-checksums`.
+    checksums: Vec<(FileId, String, TensorId)>,
+}
+
+impl Format for Onnx {
+    fn name(&self) -> &'static str {
+        "onnx"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["onnx"]
+    }
+
+    fn rules(&self) -> &'static [&'static Rule] {
+        rules::RULES
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        if sniff::looks_like_model(bytes) {
+            Detection::Plausible
+        } else {
+            Detection::No
+        }
+    }
+
+    fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Vec<Finding>) -> Inventory {
+        let size = file.bytes().len() as u64;
+        let entry = FileEntry {
+            path: file.path().to_owned(),
+            size: Some(size),
+            role: FileRole::Model,
+        };
+        let mut inv = Inventory::new("onnx", "", entry);
+        inv.sections.push(Section {
+            file: 0,
+            kind: SectionKind::ModelData,
+            range: ByteRange {
+                start: 0,
+                len: size,
+            },
+        });
+        if size >= PROTOBUF_LIMIT {
+            out.push(Finding::new(&MODEL_TOO_LARGE, format!(
+                "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"))
+                .at(0));
+        }
+        let model = match proto::ModelProto::decode(file.shared()) {
+            Ok(model) => model,
+            Err(e) => {
+                out.push(
+                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode the model: {e}")).at(0),
+                );
+                return inv;
+            }
+        };
+        model_info(&model, &mut inv, out);
+        let mut reader = Reader {
+            base: file.bytes(),
+            inv: &mut inv,
+            out,
+            files: external::DataFiles::new(file.path()),
+            checksums: Vec::new(),
+        };
+        graphs::read(&model, &mut reader);
+        let checksums = std::mem::take(&mut reader.checksums);
+        if options.verify_checksums && !checksums.is_empty() {
+            checksum::verify(&inv, &checksums, options.progress, out);
+        }
+        inv.fill_gaps();
+        inv
+    }
+}
+
+fn text(b: &Option<Bytes>) -> String {
+    crate::text::sanitize(&String::from_utf8_lossy(b.as_deref().unwrap_or_default())).into_owned()
+}
+
+/// Model-level fields: properties, metadata, ir_version and opsets.
+fn model_info(m: &proto::ModelProto, inv: &mut Inventory, out: &mut Vec<Finding>) {
+    let field = |name| Item::Field { name };
+    match m.ir_version {
+        Some(v) if v > 0 => {
+            inv.format_version = format!("IR v{v}");
+            inv.property("ir_version", v, None);
+        }
+        other => out.push(
+            Finding::new(
+                &IR_VERSION_MISSING,
+                match other {
+                    Some(v) => format!("ir_version is {v}"),
+                    None => "ir_version is absent".to_owned(),
+                },
+            )
+            .item(field("ir_version")),
+        ),
+    }
+    for (key, value) in [
+        ("producer_name", &m.producer_name),
+        ("producer_version", &m.producer_version),
+        ("domain", &m.domain),
+        ("doc_string", &m.doc_string),
+    ] {
+        if value.as_ref().is_some_and(|v| !v.is_empty()) {
+            inv.property(key, text(value), None);
+        }
+    }
+    if let Some(v) = m.model_version {
+        inv.property("model_version", v, None);
+    }
+    if m.opset_import.is_empty() {
+        out.push(
+            Finding::new(
+                &OPSET_MISSING,
+                "opset_import is empty; no operator set is imported",
+            )
+            .item(field("opset_import")),
+        );
+    }
+    for opset in &m.opset_import {
+        let domain = text(&opset.domain);
+        let domain = if domain.is_empty() {
+            "ai.onnx".to_owned()
+        } else {
+            domain
+        };
+        inv.property(&format!("opset {domain}"), opset.version.unwrap_or(0), None);
+    }
+    let mut keys = std::collections::HashSet::new();
+    for entry in &m.metadata_props {
+        let key = entry.key.clone().unwrap_or_default();
+        if !keys.insert(key.clone()) {
+            out.push(
+                Finding::new(
+                    &DUPLICATE_METADATA_KEY,
+                    format!(
+                        "metadata key \"{}\" appears more than once",
+                        Name::from(&key[..])
+                    ),
+                )
+                .item(field("metadata_props")),
+            );
+        }
+        inv.metadata.push(MetadataEntry {
+            key: Name::from(&key[..]),
+            value: Name::from(entry.value.as_deref().unwrap_or_default()),
+        });
+    }
+}

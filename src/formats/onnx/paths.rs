@@ -1,0 +1,243 @@
+//! Deciding whether an external data location is safe, and where it leads.
+//!
+//! Locations come from the model and are hostile until proven otherwise. Lexical rules run
+//! first (no file system access). Then each level of the path is examined with `lstat`,
+//! the whole path is canonicalised, and it must stay inside the model's folder. Nothing
+//! here opens a file.
+
+use super::rules::*;
+use crate::check::Rule;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a location was refused or flagged.
+#[derive(Debug)]
+pub struct Problem {
+    /// The rule broken.
+    pub rule: &'static Rule,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn problem(rule: &'static Rule, message: impl Into<String>) -> Problem {
+    Problem {
+        rule,
+        message: message.into(),
+    }
+}
+
+/// Lexical checks, which need no file system: `Err` for a location that must not be used.
+pub fn check_lexically(location: &str) -> Result<(), Problem> {
+    if location.is_empty() {
+        return Err(problem(
+            &LOCATION_MISSING,
+            "external data location is empty",
+        ));
+    }
+    if location.starts_with('#') {
+        return Err(problem(
+            &LOCATION_SPECIAL,
+            format!("location \"{location}\" is an in-memory initializer marker (#)"),
+        ));
+    }
+    let parts: Vec<&str> = location.split(['/', '\\']).collect();
+    if parts.contains(&"_ORT_MEM_ADDR_") {
+        return Err(problem(
+            &LOCATION_SPECIAL,
+            format!("location \"{location}\" is onnxruntime's memory-address marker"),
+        ));
+    }
+    let bytes = location.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let what = if location.starts_with("\\\\") || location.starts_with("//") {
+        Some("a UNC path")
+    } else if location.starts_with(['/', '\\']) {
+        Some("absolute")
+    } else if drive {
+        Some("a drive path")
+    } else if parts.contains(&"..") {
+        Some("climbs out with `..`")
+    } else if location.contains('\0') {
+        Some("contains a NUL byte")
+    } else {
+        None
+    };
+    match what {
+        Some(what) => Err(problem(
+            &LOCATION_TRAVERSAL,
+            format!("location \"{location}\" is {what}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// rten's stricter rule: one file name in the model's folder, extension starting `data` or
+/// `onnx_data`.
+pub fn rten_refuses(location: &str) -> Option<String> {
+    if location.contains(['/', '\\']) {
+        return Some(format!("location \"{location}\" is in a sub-folder; rten reads data files only from the model's folder"));
+    }
+    let ext = Path::new(location)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
+        format!("location \"{location}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
+    })
+}
+
+/// A location that resolved to a regular file inside the model's folder.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The canonical path of the file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Warnings that do not prevent use (symlink inside the folder, hard links).
+    pub warnings: Vec<Problem>,
+}
+
+/// Resolves a lexically safe `location` against the canonical `model_dir`.
+pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
+    let joined = model_dir.join(location);
+    let mut warnings = Vec::new();
+    let mut through_symlink = false;
+    let mut prefix = model_dir.to_path_buf();
+    for component in Path::new(location).components() {
+        let Component::Normal(part) = component else {
+            continue;
+        };
+        prefix.push(part);
+        let Ok(meta) = fs::symlink_metadata(&prefix) else {
+            break;
+        };
+        if meta.file_type().is_symlink() {
+            through_symlink = true;
+            let target = fs::canonicalize(&prefix);
+            if target.as_ref().is_ok_and(|t| !t.starts_with(model_dir)) {
+                let shown = target.map(|t| t.display().to_string()).unwrap_or_default();
+                return Err(problem(
+                    &SYMLINK_ESCAPE,
+                    format!(
+                        "\"{}\" is a symlink to {shown}, outside the model's folder {}",
+                        prefix.display(),
+                        model_dir.display()
+                    ),
+                ));
+            }
+        }
+    }
+    let real = match fs::canonicalize(&joined) {
+        Ok(real) => real,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(problem(
+                &DATA_FILE_MISSING,
+                format!("data file {} does not exist", joined.display()),
+            ));
+        }
+        Err(e) => {
+            return Err(problem(
+                &DATA_FILE_MISSING,
+                format!("data file {}: {e}", joined.display()),
+            ))
+        }
+    };
+    if !real.starts_with(model_dir) {
+        return Err(problem(
+            &SYMLINK_ESCAPE,
+            format!(
+                "data file {} resolves to {}, outside the model's folder",
+                joined.display(),
+                real.display()
+            ),
+        ));
+    }
+    if through_symlink {
+        warnings.push(problem(
+            &SYMLINK_INSIDE,
+            format!(
+                "data file {} is reached through a symlink (it resolves to {})",
+                joined.display(),
+                real.display()
+            ),
+        ));
+    }
+    let meta = fs::metadata(&real).map_err(|e| {
+        problem(
+            &DATA_FILE_MISSING,
+            format!("data file {}: {e}", real.display()),
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(problem(
+            &NOT_REGULAR_FILE,
+            format!("data path {} is not a regular file", real.display()),
+        ));
+    }
+    if let Some(links) = hard_links(&meta).filter(|&n| n > 1) {
+        warnings.push(problem(
+            &HARD_LINK,
+            format!("data file {} has {links} hard links", real.display()),
+        ));
+    }
+    Ok(Resolved {
+        path: real,
+        size: meta.len(),
+        warnings,
+    })
+}
+
+#[cfg(unix)]
+fn hard_links(meta: &fs::Metadata) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    Some(meta.nlink())
+}
+
+#[cfg(not(unix))]
+fn hard_links(_: &fs::Metadata) -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_every_traversal_form() {
+        for bad in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "C:\\x",
+            "c:x",
+            "\\\\server\\x",
+            "//server/x",
+            "\\x",
+            "a\\..\\x",
+            "a/..",
+            "..",
+        ] {
+            let e = check_lexically(bad).unwrap_err();
+            assert_eq!(e.rule.code, "OX012", "{bad}");
+        }
+        for special in ["*/_ORT_MEM_ADDR_/*", "#mem", "x/_ORT_MEM_ADDR_/y"] {
+            assert_eq!(
+                check_lexically(special).unwrap_err().rule.code,
+                "OX013",
+                "{special}"
+            );
+        }
+        assert_eq!(check_lexically("").unwrap_err().rule.code, "OX011");
+        for ok in ["w.data", "sub/w.data", "a..b.data", "./w.data"] {
+            assert!(check_lexically(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn rten_location_rule() {
+        assert!(rten_refuses("model.onnx.data").is_none());
+        assert!(rten_refuses("w.onnx_data_3").is_none());
+        assert!(rten_refuses("weights.bin").is_some());
+        assert!(rten_refuses("sub/w.data").is_some());
+    }
+}

@@ -1,0 +1,125 @@
+//! Rules specific to ONNX models and their external data (codes OX001..).
+
+crate::rules! {
+    PROTOBUF_INVALID = ("OX001", "protobuf-invalid", Error,
+        "The file is not a well-formed ONNX protobuf.",
+        "The model could not be decoded: a varint runs past the end, a length prefix points \
+past the end of its message, a known field has the wrong wire type, or messages nest deeper \
+than 100 levels. Truncated downloads are the usual cause. The message names the field path \
+the decoder was in.");
+    MODEL_TOO_LARGE = ("OX002", "protobuf-too-large", Error,
+        "The .onnx file is 2 GiB or larger.",
+        "Protobuf messages are limited to 2^31 - 1 bytes, so onnx, onnxruntime and most other \
+readers refuse a larger .onnx file. Store the weights as external data instead \
+(`onnx.save_model(..., save_as_external_data=True)`).");
+    IR_VERSION_MISSING = ("OX003", "ir-version-missing", Error,
+        "The model has no ir_version.",
+        "ModelProto.ir_version is required; onnx.checker refuses a model without it, and \
+runtimes use it to decide how to read the file.");
+    OPSET_MISSING = ("OX004", "opset-missing", Error,
+        "The model imports no operator set.",
+        "ModelProto.opset_import must name at least the default domain's opset version; \
+without it no operator's meaning is defined.");
+    DUPLICATE_INITIALIZER = ("OX005", "duplicate-initializer", Error,
+        "Two initializers in one graph share a name.",
+        "Initializer names (dense and sparse) must be unique within a graph. With duplicates, \
+which tensor a node reads depends on the runtime.");
+    DUPLICATE_METADATA_KEY = ("OX006", "duplicate-metadata-key", Error,
+        "A metadata_props key appears twice.",
+        "onnx.checker requires metadata keys to be unique; readers that build a map keep only \
+one of the values.");
+    UNDEFINED_INPUT = ("OX007", "undefined-input", Error,
+        "A node input or graph output names no value.",
+        "Every name a node reads must be a graph input, an initializer, the output of an \
+earlier node, or a value of an enclosing graph. An empty name marks an omitted optional \
+input and is allowed.");
+    NOT_TOPOLOGICAL = ("OX008", "not-topological", Error,
+        "A node reads a value that only a later node produces.",
+        "ONNX requires nodes in topological order. onnx.checker and most runtimes refuse a \
+graph whose node reads an output of a node listed after it.");
+    TENSOR_VALUE_FIELDS = ("OX009", "tensor-value-fields", Error,
+        "An inline tensor has several value fields, or none while it has elements.",
+        "A TensorProto stores its elements in exactly one of raw_data, float_data, int32_data, \
+string_data, int64_data, double_data or uint64_data. Two of them make the value ambiguous; \
+none leaves a non-empty tensor without data.");
+    STRING_IN_RAW_DATA = ("OX010", "string-in-raw-data", Error,
+        "A STRING tensor uses raw_data.",
+        "Strings have no fixed size, so STRING tensors must use string_data; raw_data cannot \
+hold them.");
+    LOCATION_MISSING = ("OX011", "location-missing", Error,
+        "An external tensor has no location, or an empty one.",
+        "An EXTERNAL tensor must name its data file with a non-empty `location` key.");
+    LOCATION_TRAVERSAL = ("OX012", "location-traversal", Error,
+        "An external data location is absolute or climbs out of the model's folder.",
+        "The location must be a relative path inside the model's folder. Absolute paths, \
+drive letters (C:), UNC paths (\\\\server), a leading root separator and any `..` component \
+are refused, as onnx does since CVE-2022-25882 and CVE-2024-27318: they let a model read \
+any file on the machine. rtenx never opens such a path.");
+    LOCATION_SPECIAL = ("OX013", "location-special", Error,
+        "An external data location is an in-memory marker.",
+        "`*/_ORT_MEM_ADDR_/*` makes onnxruntime treat the offset as a raw process memory \
+address, and a leading `#` marks onnx's in-memory initializers. Neither belongs in a file; \
+a model carrying them is hostile or a leaked internal graph.");
+    SYMLINK_ESCAPE = ("OX014", "symlink-escape", Error,
+        "The external data path leaves the model's folder through a symlink.",
+        "A symlink at the data file or at a folder on its path resolves outside the model's \
+folder (CVE-2026-27489, CVE-2026-34447). rtenx resolves every level and never opens the \
+target.");
+    SYMLINK_INSIDE = ("OX015", "symlink-inside", Warning,
+        "The external data path goes through a symlink that stays inside the model's folder.",
+        "The path is safe today, but onnx's loader refuses symlinks outright, and a symlink \
+can be retargeted after the model is checked.");
+    NOT_REGULAR_FILE = ("OX016", "not-regular-file", Error,
+        "The external data path is not a regular file.",
+        "The location names a folder, device, FIFO or socket. Reading a device or FIFO can \
+block or never end; rtenx does not open it.");
+    HARD_LINK = ("OX017", "hard-link", Warning,
+        "The external data file has more than one hard link.",
+        "A hard link can make a file outside the model's folder appear inside it \
+(CVE-2026-34446); onnx refuses data files with a link count above 1.");
+    OFFSET_LENGTH_INVALID = ("OX018", "offset-length-invalid", Error,
+        "An external offset or length is not a plain decimal number.",
+        "`offset` and `length` must be ASCII decimal integers of at least 0 that fit in 64 \
+bits. Signs, spaces, hex and other text are refused (onnxruntime requires the whole string to \
+parse; Python's int() is more lenient, so readers disagree).");
+    DATA_FILE_MISSING = ("OX019", "data-file-missing", Error,
+        "The external data file does not exist.",
+        "The location passes every safety rule but no file is there. The model cannot load; \
+copy the data file next to the model. rtenx still checks everything else.");
+    UNKNOWN_EXTERNAL_KEY = ("OX020", "unknown-external-key", Warning,
+        "An external_data entry has a key other than location, offset, length or checksum.",
+        "onnxruntime refuses unknown keys with `model format error`, including `basepath`, \
+which onnx's Python API may add after loading. Older onnx versions set unknown keys as \
+Python attributes (CVE-2026-34445).");
+    DUPLICATE_EXTERNAL_KEY = ("OX021", "duplicate-external-key", Error,
+        "An external_data key appears twice.",
+        "Readers disagree about which of two values wins (onnx takes the last), so the tensor \
+can be read from different places by different tools.");
+    EXTERNAL_WITH_INLINE_DATA = ("OX022", "external-with-inline-data", Error,
+        "An external tensor also carries inline data.",
+        "A tensor with data_location EXTERNAL must not set raw_data or any typed value field; \
+onnx.checker refuses it.");
+    EXTERNAL_OFFSET_UNALIGNED = ("OX023", "external-offset-unaligned", Info,
+        "An external tensor's offset is not a multiple of 4096.",
+        "The ONNX spec recommends page-aligned offsets (4096, or 65536 on Windows) so that \
+runtimes can memory-map tensors in place; an unaligned tensor is copied instead. onnx's \
+Python writer does not align.");
+    RTEN_REFUSES_LOCATION = ("OX024", "rten-refuses-location", Warning,
+        "Valid ONNX, but rten refuses this external data location.",
+        "rten is stricter than the spec: the location must be a single file name in the \
+model's folder (no sub-folder), with an extension starting `data` or `onnx_data` (such as \
+`model.onnx.data` or `weights.onnx_data_3`).");
+    CHECKSUM_MISMATCH = ("OX025", "checksum-mismatch", Error,
+        "An external data file's SHA-1 differs from its recorded checksum.",
+        "With `--verify-checksums`, rtenx hashes each external data file and compares it with \
+the `checksum` key of the tensors stored in it. A mismatch means the file changed after the \
+model was written, or belongs to another model.");
+    EXTERNAL_DTYPE_INVALID = ("OX026", "external-dtype-invalid", Error,
+        "An external tensor is of type STRING or UNDEFINED.",
+        "External data holds fixed-size elements only; onnxruntime refuses STRING and \
+UNDEFINED external tensors.");
+    DTYPE_UNDEFINED = ("OX027", "dtype-undefined", Error,
+        "A tensor's data_type is missing, UNDEFINED or unknown.",
+        "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
+tensor's size and meaning are unknown.");
+}

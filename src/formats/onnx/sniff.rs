@@ -1,0 +1,81 @@
+//! Recognising an ONNX model, which has no magic number, from its first protobuf fields.
+
+/// Field numbers of ModelProto and the wire type each must have (0 varint, 2 length).
+const KNOWN: &[(u64, u8)] = &[
+    (1, 0),
+    (2, 2),
+    (3, 2),
+    (4, 2),
+    (5, 0),
+    (6, 2),
+    (7, 2),
+    (8, 2),
+    (14, 2),
+    (20, 2),
+    (25, 2),
+    (26, 2),
+];
+
+fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        value |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// True if the top-level fields read as a ModelProto: each of the first fields (up to 16) is
+/// a known ModelProto field with the right wire type and fits in the file, and either
+/// ir_version or the graph is among them.
+pub fn looks_like_model(bytes: &[u8]) -> bool {
+    let mut pos = 0;
+    let mut seen_core = false;
+    for _ in 0..16 {
+        if pos == bytes.len() {
+            break;
+        }
+        let Some(tag) = varint(bytes, &mut pos) else {
+            return false;
+        };
+        let (field, wire) = (tag >> 3, (tag & 7) as u8);
+        if !KNOWN.contains(&(field, wire)) {
+            return false;
+        }
+        seen_core |= field == 1 || field == 7;
+        let Some(value) = varint(bytes, &mut pos) else {
+            return false;
+        };
+        if wire == 2 {
+            let Some(end) = usize::try_from(value).ok().and_then(|v| pos.checked_add(v)) else {
+                return false;
+            };
+            if end > bytes.len() {
+                return false;
+            }
+            pos = end;
+        }
+    }
+    seen_core
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_like_model;
+
+    #[test]
+    fn recognises_model_headers_and_rejects_other_bytes() {
+        // ir_version 8, then a 2-byte producer_name.
+        assert!(looks_like_model(&[0x08, 0x08, 0x12, 0x02, b'p', b't']));
+        assert!(!looks_like_model(b"RTEN\x02\0\0\0"));
+        assert!(
+            !looks_like_model(&[0x08, 0x08, 0x12, 0x09, b'p']),
+            "length past the end"
+        );
+        assert!(!looks_like_model(&[]));
+    }
+}

@@ -1,0 +1,215 @@
+//! TensorProtos, wherever they live, into inventory tensors.
+
+use super::dtype::{from_onnx, typed_field};
+use super::external;
+use super::proto::TensorProto;
+use super::rules::*;
+use super::Reader;
+use crate::check::{generic, Finding, Item};
+use crate::inventory::{DType, DataRange, GraphId, Name, NodeId, Storage, Tensor, TensorId};
+
+/// `TensorProto.data_location` value for external data.
+const EXTERNAL: i32 = 1;
+/// Offsets that allow zero-copy memory mapping.
+const PAGE: u64 = 4096;
+
+impl Reader<'_> {
+    /// Adds `t`, owned by `node` of `graph`, and checks how its data is stored.
+    pub fn tensor(&mut self, t: &TensorProto, graph: GraphId, node: Option<NodeId>) -> TensorId {
+        let id = self.inv.tensors.len();
+        let item = Item::Tensor { tensor: id };
+        let name = Name::from(t.name.as_deref().unwrap_or_default());
+        let code = t.data_type.unwrap_or(0);
+        let dtype = from_onnx(code);
+        if dtype.is_none() {
+            self.out.push(
+                Finding::new(
+                    &DTYPE_UNDEFINED,
+                    format!(
+                        "tensor \"{name}\" has data_type {code}, which is {}",
+                        if code == 0 {
+                            "UNDEFINED"
+                        } else {
+                            "not an ONNX type"
+                        }
+                    ),
+                )
+                .item(item),
+            );
+        }
+        // A negative dim becomes u64::MAX, which the overflow rule then reports.
+        let shape: Vec<u64> = t
+            .dims
+            .iter()
+            .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
+            .collect();
+        let (elements, byte_size) = Tensor::sizes(&shape, dtype);
+        let (storage, data) = if t.data_location == Some(EXTERNAL) {
+            (Storage::External, self.external(t, dtype, byte_size, id))
+        } else {
+            self.inline(t, dtype, elements, item)
+        };
+        self.inv.tensors.push(Tensor {
+            name,
+            dtype,
+            shape,
+            elements,
+            byte_size,
+            storage,
+            data,
+            graph,
+            node,
+            decl_offset: data
+                .filter(|_| storage == Storage::Inline)
+                .map(|d| d.offset),
+        });
+        id
+    }
+
+    /// The number of typed value fields set, and their names.
+    fn value_fields(t: &TensorProto) -> Vec<&'static str> {
+        let mut set = Vec::new();
+        for (present, field) in [
+            (t.raw_data.is_some(), "raw_data"),
+            (!t.float_data.is_empty(), "float_data"),
+            (!t.int32_data.is_empty(), "int32_data"),
+            (!t.string_data.is_empty(), "string_data"),
+            (!t.int64_data.is_empty(), "int64_data"),
+            (!t.double_data.is_empty(), "double_data"),
+            (!t.uint64_data.is_empty(), "uint64_data"),
+        ] {
+            if present {
+                set.push(field);
+            }
+        }
+        set
+    }
+
+    fn inline(
+        &mut self,
+        t: &TensorProto,
+        dtype: Option<DType>,
+        elements: Option<u64>,
+        item: Item,
+    ) -> (Storage, Option<DataRange>) {
+        let fields = Self::value_fields(t);
+        if fields.len() > 1 {
+            self.out.push(
+                Finding::new(
+                    &TENSOR_VALUE_FIELDS,
+                    format!(
+                        "inline tensor sets {} value fields ({}); exactly one is allowed",
+                        fields.len(),
+                        fields.join(", ")
+                    ),
+                )
+                .item(item),
+            );
+        } else if fields.is_empty() && elements.is_some_and(|n| n > 0) {
+            self.out.push(
+                Finding::new(
+                    &TENSOR_VALUE_FIELDS,
+                    format!(
+                        "inline tensor has {} elements but no value field",
+                        elements.unwrap_or(0)
+                    ),
+                )
+                .item(item),
+            );
+            return (Storage::Missing, None);
+        }
+        if let Some(raw) = &t.raw_data {
+            if dtype == Some(DType::String) {
+                self.out.push(
+                    Finding::new(
+                        &STRING_IN_RAW_DATA,
+                        "STRING tensor stores its data in raw_data",
+                    )
+                    .item(item),
+                );
+            }
+            let offset = (raw.as_ptr() as usize).checked_sub(self.base.as_ptr() as usize);
+            let range = offset.filter(|&o| o <= self.base.len()).map(|o| DataRange {
+                file: 0,
+                offset: o as u64,
+                len: raw.len() as u64,
+            });
+            return (Storage::Inline, range);
+        }
+        if let (Some(dtype), Some(elements)) = (dtype, elements) {
+            self.typed_count(t, dtype, elements, item);
+        }
+        (Storage::Inline, None)
+    }
+
+    /// Checks the entry count of a typed value field against the element count.
+    fn typed_count(&mut self, t: &TensorProto, dtype: DType, elements: u64, item: Item) {
+        let Some((field, per_element)) = typed_field(dtype) else {
+            return;
+        };
+        let stored = match field {
+            "float_data" => t.float_data.len(),
+            "double_data" => t.double_data.len(),
+            "int64_data" => t.int64_data.len(),
+            "uint64_data" => t.uint64_data.len(),
+            "string_data" => t.string_data.len(),
+            _ => t.int32_data.len(),
+        } as u64;
+        let Some(expected) = elements.checked_mul(per_element) else {
+            return;
+        };
+        if stored != 0 && stored != expected {
+            self.out.push(Finding::new(&generic::TENSOR_SIZE_MISMATCH, format!(
+                "{field} holds {stored} entries, but shape {:?} of {dtype} needs {expected}", t.dims)).item(item));
+        }
+    }
+
+    fn external(
+        &mut self,
+        t: &TensorProto,
+        dtype: Option<DType>,
+        byte_size: Option<u64>,
+        id: TensorId,
+    ) -> Option<DataRange> {
+        let item = Item::Tensor { tensor: id };
+        let inline = Self::value_fields(t);
+        if !inline.is_empty() {
+            self.out.push(
+                Finding::new(
+                    &EXTERNAL_WITH_INLINE_DATA,
+                    format!("EXTERNAL tensor also sets {}", inline.join(", ")),
+                )
+                .item(item),
+            );
+        }
+        if matches!(dtype, None | Some(DType::String)) {
+            self.out.push(
+                Finding::new(
+                    &EXTERNAL_DTYPE_INVALID,
+                    format!(
+                        "EXTERNAL tensor has data_type {}, which external data cannot hold",
+                        t.data_type.unwrap_or(0)
+                    ),
+                )
+                .item(item),
+            );
+        }
+        let r = external::parse(&t.external_data, item, self.out);
+        let location = r.location.as_deref()?;
+        let file = self.files.file(location, item, self.inv, self.out)?;
+        let offset = r.offset.unwrap_or(0);
+        if r.offset.is_some_and(|o| o % PAGE != 0) {
+            self.out.push(Finding::new(&EXTERNAL_OFFSET_UNALIGNED, format!(
+                "offset {offset} is not a multiple of {PAGE}, so the tensor cannot be memory-mapped in place"))
+                .at(offset).in_file(file).item(item));
+        }
+        if let Some(checksum) = &r.checksum {
+            self.checksums.push((file, checksum.clone(), id));
+        }
+        if !r.usable {
+            return None;
+        }
+        let len = r.length.or(byte_size)?;
+        Some(DataRange { file, offset, len })
+    }
+}
