@@ -77,3 +77,83 @@ fn valid_fixtures_load_in_rten_with_the_same_graph() {
         );
     }
 }
+
+/// Valid ONNX fixtures that rten 0.27 cannot load, and why. rtenx reads them as valid ONNX.
+const RTEN_ONNX_GAPS: &[(&str, &str)] = &[
+    (
+        "functions",
+        "rten does not expand model-local FunctionProtos (custom-domain operator)",
+    ),
+    (
+        "typed_fields",
+        "rten has no UINT64 tensors (valid ONNX: uint64_data)",
+    ),
+    ("subgraphs", "rten has no Scan operator"),
+    (
+        "sparse",
+        "rten does not read Constant sparse_value attributes",
+    ),
+];
+
+#[test]
+fn valid_onnx_fixtures_agree_with_rten_where_rten_reads_them() {
+    let mut dirs: Vec<_> = std::fs::read_dir(common::fixtures().join("onnx"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("model.onnx").exists())
+        .collect();
+    dirs.sort();
+    let mut report = Vec::new();
+    for dir in dirs {
+        let path = dir.join("model.onnx");
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let analysis = rtenx::analyze(&path).unwrap();
+        let errors: Vec<_> = analysis
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let loaded = ModelOptions::with_all_ops()
+            .enable_optimization(false)
+            .load_file(&path);
+        match (loaded, RTEN_ONNX_GAPS.iter().find(|(n, _)| *n == name)) {
+            (Ok(model), None) => {
+                let main = &analysis.inventory.graphs[0];
+                let names = |ids: &[NodeId]| -> Vec<String> {
+                    ids.iter()
+                        .map(|&id| {
+                            model
+                                .node_info(id)
+                                .and_then(|i| i.name().map(str::to_owned))
+                                .unwrap_or_default()
+                        })
+                        .collect()
+                };
+                let ours = |ids: &[u32]| -> Vec<String> {
+                    ids.iter()
+                        .map(|&id| main.node(id).unwrap().name.to_string())
+                        .collect()
+                };
+                assert_eq!(
+                    names(model.output_ids()),
+                    ours(&main.outputs),
+                    "{name}: outputs"
+                );
+                let inputs = names(model.input_ids());
+                for input in &inputs {
+                    assert!(
+                        ours(&main.inputs).contains(input),
+                        "{name}: rten input {input} unknown to rtenx"
+                    );
+                }
+            }
+            (Err(e), Some((_, why))) => {
+                report.push(format!("{name}: rten refuses ({e}); known: {why}"))
+            }
+            (Err(e), None) => panic!("{name}: rten refuses a model rtenx calls valid: {e}"),
+            (Ok(_), Some(_)) => panic!("{name}: rten now loads it; remove it from RTEN_ONNX_GAPS"),
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+}

@@ -133,3 +133,46 @@ fn byte_flips_never_panic_and_rten_refusals_are_errors() {
         "mutations should often break files; only {refused} did"
     );
 }
+
+/// Every `model.onnx` under the valid ONNX fixtures.
+fn valid_onnx() -> Vec<std::path::PathBuf> {
+    let mut models: Vec<_> = std::fs::read_dir(common::fixtures().join("onnx"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("model.onnx"))
+        .filter(|p| p.exists())
+        .collect();
+    models.sort();
+    assert!(
+        models.len() >= 8,
+        "expected the ONNX fixtures, found {models:?}"
+    );
+    models
+}
+
+/// Protobuf has no fixed layout to check a truncation against: cutting a model at a field
+/// boundary can leave a smaller valid model. So for ONNX every truncation and many byte
+/// flips must simply be read without a panic, and a cut inside the graph must be an error.
+#[test]
+fn onnx_truncations_and_flips_never_panic() {
+    let mut rng = Rng(0x0bad_cafe_f00d_0001);
+    for path in valid_onnx() {
+        let bytes = std::fs::read(&path).unwrap();
+        for len in 0..bytes.len() {
+            analyze_bytes(bytes[..len].to_vec());
+        }
+        let graph_cut = analyze_bytes(bytes[..bytes.len() / 2].to_vec());
+        assert!(
+            has_error(&graph_cut),
+            "{}: cut in half, no error",
+            path.display()
+        );
+        for _ in 0..ROUNDS {
+            let mut mutant = bytes.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(mutant.len());
+                mutant[i] ^= 1 << rng.below(8);
+            }
+            analyze_bytes(mutant);
+        }
+    }
+}

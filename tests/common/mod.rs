@@ -22,3 +22,13 @@ pub fn valid_rten() -> Vec<PathBuf> {
     );
     files
 }
+
+/// The codes listed (second column) in a fixture manifest under `fixtures/`.
+pub fn manifest_codes(manifest: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(fixtures().join(manifest)).expect("manifest exists");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| l.split('\t').nth(1).map(str::to_owned))
+        .collect()
+}

@@ -1,14 +1,19 @@
 //! Section overlaps, gaps, padding and trailing bytes.
 
-use super::{NONZERO_PADDING, SECTION_OVERLAP, TRAILING_BYTES, UNUSED_BYTES};
+use super::{EXTERNAL_DATA_UNUSED, NONZERO_PADDING, SECTION_OVERLAP, TRAILING_BYTES, UNUSED_BYTES};
 use crate::check::{Finding, Item};
-use crate::inventory::{Inventory, Section, SectionKind};
+use crate::inventory::{FileRole, Inventory, Section, SectionKind};
 use humansize::{format_size, BINARY};
 
 pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
     overlaps(inv, out);
     // Padding between tensors shares pages with tensor data; reading it would page in the
     // weights, so only padding outside tensor data sections is read.
+    let is_data_file = |section: &Section| {
+        inv.files
+            .get(section.file)
+            .is_some_and(|f| f.role == FileRole::ExternalData)
+    };
     let in_tensor_data = |section: &Section| {
         inv.sections.iter().any(|c| {
             c.file == section.file
@@ -22,6 +27,15 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
         let item = Item::Section { section: index };
         let size = format_size(range.len, BINARY);
         let finding = match section.kind {
+            SectionKind::Gap | SectionKind::Trailing if is_data_file(section) => Finding::new(
+                &EXTERNAL_DATA_UNUSED,
+                format!(
+                    "{size} ({} bytes) at {}..{} are used by no tensor",
+                    range.len,
+                    range.start,
+                    range.end()
+                ),
+            ),
             SectionKind::Gap => Finding::new(
                 &UNUSED_BYTES,
                 format!("{size} ({} bytes) at {}..{} are used by no section or tensor",

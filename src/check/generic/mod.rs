@@ -79,6 +79,11 @@ ambiguous. Empty names are ignored.");
         "A constant is not used by any operator or graph output.",
         "No operator reads the constant, it is not a graph output, and no subgraph captures \
 it by name. Its bytes are dead weight in the file.");
+    EXTERNAL_DATA_UNUSED = ("RX015", "external-data-unused", Info,
+        "Bytes of an external data file that no tensor uses.",
+        "Writers of separate data files normally pack tensors back to back. Unused runs, or \
+bytes after the last tensor, waste space, may belong to tensors removed from the model, or \
+come from a data file shared with another model. Informational: loading is unaffected.");
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.

@@ -36,23 +36,6 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
     let Some(data) = t.data else { return };
     let file_size = inv.files.get(data.file).and_then(|f| f.size);
     let at = |f: Finding| f.at(data.offset).in_file(data.file).item(item);
-    match (data.end(), file_size) {
-        (None, _) => out.push(at(Finding::new(
-            &TENSOR_OUT_OF_BOUNDS,
-            format!(
-                "data offset {} plus length {} overflows a 64-bit offset",
-                data.offset, data.len
-            ),
-        ))),
-        (Some(end), Some(size)) if end > size => out.push(at(Finding::new(
-            &TENSOR_OUT_OF_BOUNDS,
-            format!(
-                "data {}..{end} ({} bytes) runs past the end of the file at {size}",
-                data.offset, data.len
-            ),
-        ))),
-        _ => {}
-    }
     if let Some(expected) = t.byte_size.filter(|&n| n != data.len) {
         out.push(at(Finding::new(
             &TENSOR_SIZE_MISMATCH,
@@ -63,6 +46,23 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
                 dtype_name(t)
             ),
         )));
+    }
+    let end = data.end();
+    let out_of_bounds = match (end, file_size) {
+        (None, _) => Some(format!(
+            "data offset {} plus length {} overflows a 64-bit offset",
+            data.offset, data.len
+        )),
+        (Some(end), Some(size)) if end > size => Some(format!(
+            "data {}..{end} ({} bytes) runs past the end of the file at {size}",
+            data.offset, data.len
+        )),
+        _ => None,
+    };
+    if let Some(message) = out_of_bounds {
+        // Alignment and overlap mean nothing for a range outside the file.
+        out.push(at(Finding::new(&TENSOR_OUT_OF_BOUNDS, message)));
+        return;
     }
     if data.len == 0 {
         return;

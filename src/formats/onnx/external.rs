@@ -3,7 +3,7 @@
 use super::paths;
 use super::proto::StringStringEntryProto;
 use super::rules::*;
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -91,11 +91,18 @@ fn number(
     parsed
 }
 
+/// What checking a location found: the file (if usable) and the problems to report for
+/// every tensor that uses it.
+struct Outcome {
+    file: Option<FileId>,
+    problems: Vec<(&'static Rule, String)>,
+}
+
 /// The data files a model uses, resolved once per distinct location.
 pub struct DataFiles {
     /// Canonical folder of the model, or why it could not be found.
     model_dir: Result<PathBuf, String>,
-    resolved: HashMap<String, Option<FileId>>,
+    resolved: HashMap<String, Outcome>,
 }
 
 impl DataFiles {
@@ -113,8 +120,9 @@ impl DataFiles {
         }
     }
 
-    /// The file id of `location`, checking it the first time it is seen. `None` if the
-    /// location is unsafe or missing; findings name `item`, the first tensor using it.
+    /// The file id of `location`, or `None` if it is unsafe or missing. The location is
+    /// checked the first time it is seen; its problems are reported against every `item`
+    /// that uses it.
     pub fn file(
         &mut self,
         location: &str,
@@ -122,64 +130,58 @@ impl DataFiles {
         inv: &mut Inventory,
         out: &mut Vec<Finding>,
     ) -> Option<FileId> {
-        if let Some(known) = self.resolved.get(location) {
-            return *known;
+        if !self.resolved.contains_key(location) {
+            let outcome = self.check(location, inv);
+            self.resolved.insert(location.to_owned(), outcome);
         }
-        let id = self.check(location, item, inv, out);
-        self.resolved.insert(location.to_owned(), id);
-        id
+        let outcome = self.resolved.get(location)?;
+        for (rule, message) in &outcome.problems {
+            let finding = Finding::new(rule, message.clone()).item(item);
+            out.push(match outcome.file {
+                Some(file) => finding.in_file(file),
+                None => finding,
+            });
+        }
+        outcome.file
     }
 
-    fn check(
-        &self,
-        location: &str,
-        item: Item,
-        inv: &mut Inventory,
-        out: &mut Vec<Finding>,
-    ) -> Option<FileId> {
-        let shown = crate::text::sanitize(location);
-        let report = |p: paths::Problem, out: &mut Vec<Finding>| {
-            out.push(
-                Finding::new(p.rule, crate::text::sanitize(&p.message).into_owned()).item(item),
-            );
+    fn check(&self, location: &str, inv: &mut Inventory) -> Outcome {
+        let mut problems = Vec::new();
+        let mut note = |p: paths::Problem| {
+            problems.push((p.rule, crate::text::sanitize(&p.message).into_owned()))
         };
         if let Err(p) = paths::check_lexically(location) {
-            report(p, out);
-            return None;
+            note(p);
+            return Outcome {
+                file: None,
+                problems,
+            };
         }
         if let Some(message) = paths::rten_refuses(location) {
-            out.push(
-                Finding::new(
-                    &RTEN_REFUSES_LOCATION,
-                    crate::text::sanitize(&message).into_owned(),
-                )
-                .item(item),
-            );
+            note(paths::Problem {
+                rule: &RTEN_REFUSES_LOCATION,
+                message,
+            });
         }
-        let dir = match &self.model_dir {
-            Ok(dir) => dir,
-            Err(e) => {
-                out.push(
-                    Finding::new(
-                        &DATA_FILE_MISSING,
-                        format!("cannot resolve \"{shown}\": model folder {e}"),
-                    )
-                    .item(item),
-                );
-                return None;
-            }
+        let resolved = match &self.model_dir {
+            Ok(dir) => paths::resolve(dir, location),
+            Err(e) => Err(paths::Problem {
+                rule: &DATA_FILE_MISSING,
+                message: format!("cannot resolve \"{location}\": model folder {e}"),
+            }),
         };
-        let resolved = match paths::resolve(dir, location) {
+        let resolved = match resolved {
             Ok(r) => r,
             Err(p) => {
-                report(p, out);
-                return None;
+                note(p);
+                return Outcome {
+                    file: None,
+                    problems,
+                };
             }
         };
+        resolved.warnings.into_iter().for_each(&mut note);
         let id = inv.files.len();
-        for warning in resolved.warnings {
-            report(warning, out);
-        }
         inv.files.push(FileEntry {
             path: resolved.path,
             size: Some(resolved.size),
@@ -193,6 +195,9 @@ impl DataFiles {
                 len: resolved.size,
             },
         });
-        Some(id)
+        Outcome {
+            file: Some(id),
+            problems,
+        }
     }
 }

@@ -28,6 +28,9 @@ enum Body<'m> {
 struct Job<'m> {
     body: Body<'m>,
     id: GraphId,
+    /// The graph whose names this one can read: the parent of a subgraph, the main graph for
+    /// training graphs, none for the main graph and functions.
+    scope: Option<GraphId>,
 }
 
 /// Graph inputs: each name with its declared type, if any.
@@ -50,6 +53,7 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
     queue.push_back(Job {
         body: Body::Graph(main),
         id,
+        scope: None,
     });
     for (i, info) in model.training_info.iter().enumerate() {
         for (what, g) in [
@@ -61,6 +65,7 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
                 queue.push_back(Job {
                     body: Body::Graph(g),
                     id,
+                    scope: Some(0),
                 });
             }
         }
@@ -71,12 +76,12 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
         queue.push_back(Job {
             body: Body::Function(f),
             id,
+            scope: None,
         });
     }
     while let Some(job) = queue.pop_front() {
         scopes.resize_with(scopes.len().max(job.id + 1), Scope::default);
-        let parent = r.inv.graphs[job.id].parent.map(|p| p.graph);
-        scopes[job.id].parent = parent;
+        scopes[job.id].parent = job.scope;
         GraphReader {
             r: &mut *r,
             id: job.id,
@@ -346,6 +351,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
         self.queue.push_back(Job {
             body: Body::Graph(g),
             id,
+            scope: Some(self.id),
         });
         GraphRef { graph: id }
     }

@@ -29,38 +29,35 @@ fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     None
 }
 
-/// True if the top-level fields read as a ModelProto: each of the first fields (up to 16) is
-/// a known ModelProto field with the right wire type and fits in the file, and either
-/// ir_version or the graph is among them.
+/// True if the file starts like a ModelProto: at least two known ModelProto fields with the
+/// right wire types, ir_version or the graph among them. Scanning stops at the 16th field, at
+/// the first unknown tag, or at a field that runs past the end, so truncated models and
+/// models followed by junk are still recognised (and then reported by the reader).
 pub fn looks_like_model(bytes: &[u8]) -> bool {
     let mut pos = 0;
     let mut seen_core = false;
-    for _ in 0..16 {
-        if pos == bytes.len() {
-            break;
-        }
+    let mut fields = 0;
+    while fields < 16 && pos < bytes.len() {
         let Some(tag) = varint(bytes, &mut pos) else {
-            return false;
+            break;
         };
         let (field, wire) = (tag >> 3, (tag & 7) as u8);
         if !KNOWN.contains(&(field, wire)) {
-            return false;
+            break;
         }
-        seen_core |= field == 1 || field == 7;
         let Some(value) = varint(bytes, &mut pos) else {
-            return false;
+            break;
         };
+        fields += 1;
+        seen_core |= field == 1 || field == 7;
         if wire == 2 {
-            let Some(end) = usize::try_from(value).ok().and_then(|v| pos.checked_add(v)) else {
-                return false;
-            };
-            if end > bytes.len() {
-                return false;
+            match usize::try_from(value).ok().and_then(|v| pos.checked_add(v)) {
+                Some(end) if end <= bytes.len() => pos = end,
+                _ => break,
             }
-            pos = end;
         }
     }
-    seen_core
+    seen_core && fields >= 2
 }
 
 #[cfg(test)]
@@ -73,8 +70,16 @@ mod tests {
         assert!(looks_like_model(&[0x08, 0x08, 0x12, 0x02, b'p', b't']));
         assert!(!looks_like_model(b"RTEN\x02\0\0\0"));
         assert!(
-            !looks_like_model(&[0x08, 0x08, 0x12, 0x09, b'p']),
-            "length past the end"
+            looks_like_model(&[0x08, 0x08, 0x12, 0x09, b'p']),
+            "truncated model"
+        );
+        assert!(
+            looks_like_model(&[0x08, 0x08, 0x12, 0x01, b'p', 0, 0]),
+            "junk after it"
+        );
+        assert!(
+            !looks_like_model(&[0x08, 0x08, 0, 0]),
+            "one field is not enough"
         );
         assert!(!looks_like_model(&[]));
     }

@@ -1,0 +1,219 @@
+//! Hostile ONNX fixtures (tests/fixtures/onnx/bad, made by
+//! tests/fixtures/gen/make_onnx_fixtures.py). Each case folder is copied into a temporary
+//! folder, its `setup` (symlinks, hard links, FIFOs, files outside the folder) is applied, and
+//! the model is checked with `--verify-checksums`. The manifest lists every warning and error
+//! each case must produce, as (code, item); infos only where the case is about them.
+#![cfg(unix)]
+
+mod common;
+
+use rtenx::check::{Item, Severity};
+use rtenx::formats::ReadOptions;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+struct Case {
+    expected: BTreeSet<(String, String)>,
+    setup: String,
+}
+
+fn manifest() -> BTreeMap<String, Case> {
+    let text = fs::read_to_string(common::fixtures().join("onnx/bad/manifest.tsv")).unwrap();
+    let mut cases = BTreeMap::<String, Case>::new();
+    for line in text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [case, code, item, setup, ..] = cols[..] else {
+            panic!("bad manifest row {line}")
+        };
+        let entry = cases.entry(case.to_owned()).or_insert(Case {
+            expected: BTreeSet::new(),
+            setup: setup.to_owned(),
+        });
+        if code != "-" {
+            entry.expected.insert((code.to_owned(), item.to_owned()));
+        }
+    }
+    cases
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Applies the manifest's setup steps inside `dir`.
+fn apply(dir: &Path, setup: &str) {
+    for step in setup
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "-")
+    {
+        let words: Vec<&str> = step.split_whitespace().collect();
+        match words[..] {
+            ["mkdir", path] => fs::create_dir_all(dir.join(path)).unwrap(),
+            ["write", path, content] => {
+                let bytes = match content.strip_prefix('@') {
+                    Some(size) => vec![0u8; size.parse().unwrap()],
+                    None => (0..content.len() / 2)
+                        .map(|i| u8::from_str_radix(&content[2 * i..2 * i + 2], 16).unwrap())
+                        .collect(),
+                };
+                fs::write(dir.join(path), bytes).unwrap();
+            }
+            ["symlink", link, target] => {
+                std::os::unix::fs::symlink(target, dir.join(link)).unwrap()
+            }
+            ["hardlink", link, existing] => {
+                fs::hard_link(dir.join(existing), dir.join(link)).unwrap()
+            }
+            ["fifo", path] => {
+                let status = std::process::Command::new("mkfifo")
+                    .arg(dir.join(path))
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            }
+            _ => panic!("unknown setup step `{step}`"),
+        }
+    }
+}
+
+/// The name a finding's item has in the manifest.
+fn item_name(a: &rtenx::Analysis, f: &rtenx::check::Finding) -> String {
+    let inv = &a.inventory;
+    match f.item {
+        Some(Item::Tensor { tensor }) => inv.tensors[tensor].name.to_string(),
+        Some(Item::Node { graph, node }) => inv.graphs[graph]
+            .node(node)
+            .map(|n| n.name.to_string())
+            .unwrap_or_default(),
+        _ if f.file > 0 => inv.files[f.file]
+            .path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned(),
+        _ => "-".to_owned(),
+    }
+}
+
+#[test]
+fn each_hostile_onnx_case_produces_exactly_its_findings() {
+    let bad = common::fixtures().join("onnx/bad");
+    let mut failures = Vec::new();
+    for (name, case) in manifest() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(&name);
+        copy_dir(&bad.join(&name), &dir);
+        apply(&dir, &case.setup);
+        let options = ReadOptions {
+            verify_checksums: true,
+            progress: None,
+        };
+        let a = rtenx::analyze_with(&dir.join("model.onnx"), &options).unwrap();
+        let info_codes: BTreeSet<&str> = case.expected.iter().map(|(c, _)| c.as_str()).collect();
+        let actual: BTreeSet<(String, String)> = a
+            .findings
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning || info_codes.contains(f.rule.code))
+            .map(|f| (f.rule.code.to_owned(), item_name(&a, f)))
+            .collect();
+        if actual != case.expected {
+            let messages: Vec<String> = a
+                .findings
+                .iter()
+                .map(|f| format!("{} {}", f.rule.code, f.message))
+                .collect();
+            failures.push(format!(
+                "{name}:\n  expected {:?}\n  actual   {actual:?}\n  {}",
+                case.expected,
+                messages.join("\n  ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_case_folder_is_in_the_manifest() {
+    let cases = manifest();
+    for entry in fs::read_dir(common::fixtures().join("onnx/bad")).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != "src" {
+            let name = entry.file_name().into_string().unwrap();
+            assert!(cases.contains_key(&name), "{name} has no manifest row");
+        }
+    }
+}
+
+#[test]
+fn no_file_outside_the_model_folder_is_ever_opened() {
+    // A symlink to a FIFO outside the folder would block forever if it were opened.
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("m");
+    copy_dir(
+        &common::fixtures().join("onnx/bad/OX014-symlink-file"),
+        &dir,
+    );
+    let fifo = root.path().join("outside.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let _ = fs::remove_file(dir.join("w.data"));
+    std::os::unix::fs::symlink(&fifo, dir.join("w.data")).unwrap();
+    let options = ReadOptions {
+        verify_checksums: true,
+        progress: None,
+    };
+    let a = rtenx::analyze_with(&dir.join("model.onnx"), &options).unwrap();
+    assert!(
+        a.findings.iter().any(|f| f.rule.code == "OX014"),
+        "{:?}",
+        a.findings
+    );
+}
+
+#[test]
+fn an_onnx_file_of_2_gib_is_non_conformant() {
+    // A real model followed by a hole up to 2 GiB: a sparse file, no disk cost.
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("huge.onnx");
+    fs::copy(common::fixtures().join("onnx/mlp/model.onnx"), &path).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(1 << 31)
+        .unwrap();
+    let a = rtenx::analyze(&path).unwrap();
+    let codes: Vec<&str> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert!(codes.contains(&"OX002"), "{codes:?}");
+    assert_eq!(
+        a.findings
+            .iter()
+            .find(|f| f.rule.code == "OX002")
+            .unwrap()
+            .offset,
+        Some(0)
+    );
+}
