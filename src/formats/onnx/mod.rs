@@ -10,7 +10,7 @@ mod dtype;
 mod external;
 mod graphs;
 mod paths;
-mod proto;
+pub mod proto;
 pub mod rules;
 mod sniff;
 mod tensors;
