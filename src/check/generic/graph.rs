@@ -40,24 +40,29 @@ pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
 /// Reports each node whose name an earlier node of the same class already has. Sorting
 /// rather than hashing keeps this O(n log n) whatever names a hostile file holds.
 fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
-    let mut named: Vec<(bool, &[u8], u32)> = (0u32..)
+    // Keys carry each name's length and first 8 bytes, computed once: most names differ
+    // there, so few comparisons reach a memcmp.
+    let mut named: Vec<(bool, usize, u64, &[u8], u32)> = (0u32..)
         .zip(&graph.nodes)
         .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
         .map(|(id, n)| {
+            let name = n.name.as_bytes();
             (
                 matches!(n.kind, NodeKind::Operator(_)),
-                n.name.as_bytes(),
+                name.len(),
+                prefix(name),
+                name,
                 id,
             )
         })
         .collect();
     named.sort_unstable();
-    for group in named.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-        let [(is_op, _, first), rest @ ..] = group else {
+    for group in named.chunk_by(|a, b| (a.0, a.3) == (b.0, b.3)) {
+        let [(is_op, _, _, _, first), rest @ ..] = group else {
             continue;
         };
         let what = if *is_op { "operator" } else { "value" };
-        for &(_, _, id) in rest {
+        for &(.., id) in rest {
             let node = &graph.nodes[id as usize];
             out.push(
                 Finding::new(
@@ -72,6 +77,14 @@ fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// The first 8 bytes of `name`, big-endian, so that integer order is byte order.
+fn prefix(name: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = name.len().min(8);
+    head[..n].copy_from_slice(&name[..n]);
+    u64::from_be_bytes(head)
 }
 
 fn unused_constants(

@@ -33,20 +33,25 @@ struct Job<'m> {
     scope: Option<GraphId>,
 }
 
+/// The name of an unnamed initializer.
+static NO_NAME: Bytes = Bytes::from_static(b"");
+
 /// Graph inputs: each name with its declared type, if any.
 type Inputs<'m> = Vec<(&'m Bytes, Option<&'m TypeProto>)>;
 
 /// Names each graph defines, for lookups from its subgraphs.
 #[derive(Default)]
-struct Scope {
-    names: HashMap<Bytes, NodeId>,
+struct Scope<'m> {
+    /// Keys borrow from the decoded model. ahash is seeded at random per process, so names
+    /// from a hostile file cannot be chosen to collide.
+    names: HashMap<&'m [u8], NodeId, ahash::RandomState>,
     parent: Option<GraphId>,
 }
 
 /// Reads every graph of `model`.
 pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
     let mut queue = VecDeque::new();
-    let mut scopes: Vec<Scope> = Vec::new();
+    let mut scopes: Vec<Scope<'_>> = Vec::new();
     let empty = GraphProto::default();
     let main = model.graph.as_ref().unwrap_or(&empty);
     let id = new_graph(r, name_of(main.name.as_ref()));
@@ -87,6 +92,8 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
             id: job.id,
             scopes: &mut scopes,
             queue: &mut queue,
+            nodes: &[],
+            producers: None,
         }
         .read(job.body);
     }
@@ -112,8 +119,12 @@ fn name_of(b: Option<&Bytes>) -> Name {
 struct GraphReader<'a, 'r, 'm> {
     r: &'a mut Reader<'r>,
     id: GraphId,
-    scopes: &'a mut Vec<Scope>,
+    scopes: &'a mut Vec<Scope<'m>>,
     queue: &'a mut VecDeque<Job<'m>>,
+    /// The graph's nodes, and which node produces each name: built only when a lookup
+    /// fails, to tell a forward reference from an undefined name.
+    nodes: &'m [NodeProto],
+    producers: Option<HashMap<&'m Bytes, usize>>,
 }
 
 impl<'m> GraphReader<'_, '_, 'm> {
@@ -132,8 +143,8 @@ impl<'m> GraphReader<'_, '_, 'm> {
         id
     }
 
-    fn define(&mut self, name: &Bytes, id: NodeId) {
-        self.scopes[self.id].names.insert(name.clone(), id);
+    fn define(&mut self, name: &'m Bytes, id: NodeId) {
+        self.scopes[self.id].names.insert(&name[..], id);
     }
 
     fn read(&mut self, body: Body<'m>) {
@@ -168,13 +179,13 @@ impl<'m> GraphReader<'_, '_, 'm> {
             .filter_map(|s| s.values.as_ref().map(|v| (v, s.indices.as_ref())));
         let dense = g.initializer.iter().map(|t| (t, None));
         for (t, indices) in dense.chain(sparse) {
-            let name = t.name.clone().unwrap_or_default();
+            let name: &'m Bytes = t.name.as_ref().unwrap_or(&NO_NAME);
             let node = self.graph().nodes.len() as NodeId;
             let tensor = self.r.tensor(t, self.id, Some(node));
             if let Some(indices) = indices {
                 self.r.tensor(indices, self.id, Some(node));
             }
-            if !seen.insert(name.clone()) {
+            if !seen.insert(name) {
                 self.r.out.push(
                     Finding::new(
                         &DUPLICATE_INITIALIZER,
@@ -188,7 +199,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
                 continue;
             }
             let id = self.push(Name::from(&name[..]), NodeKind::Constant { tensor });
-            self.define(&name, id);
+            self.define(name, id);
         }
     }
 
@@ -200,7 +211,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
         types: &HashMap<&Bytes, &'m TypeProto>,
     ) {
         for (name, ty) in inputs {
-            let id = match self.scopes[self.id].names.get(name) {
+            let id = match self.scopes[self.id].names.get(&name[..]) {
                 Some(&constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
                     let id = self.push(Name::from(&name[..]), NodeKind::Value(value(ty)));
@@ -210,43 +221,27 @@ impl<'m> GraphReader<'_, '_, 'm> {
             };
             self.graph().inputs.push(id);
         }
-        let producers: HashMap<&Bytes, usize> = nodes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, n)| n.output.iter().map(move |o| (o, i)))
-            .collect();
+        self.nodes = nodes;
         for (index, n) in nodes.iter().enumerate() {
-            self.node(n, index, &producers, types);
+            self.node(n, index, types);
         }
         for name in outputs {
-            let id = self.lookup(
-                name,
-                usize::MAX,
-                &producers,
-                Item::Graph { graph: self.id },
-                "graph output",
-            );
+            let id = self.lookup(name, None, Item::Graph { graph: self.id });
             if let Some(id) = id {
                 self.graph().outputs.push(id);
             }
         }
     }
 
-    /// Finds the node for `name`, capturing it from an enclosing graph if needed.
-    fn lookup(
-        &mut self,
-        name: &Bytes,
-        reader: usize,
-        producers: &HashMap<&Bytes, usize>,
-        item: Item,
-        what: &str,
-    ) -> Option<NodeId> {
-        if let Some(&id) = self.scopes[self.id].names.get(name) {
+    /// Finds the node for `name`, capturing it from an enclosing graph if needed. `reader` is
+    /// the index of the node that reads it; `None` for a graph output.
+    fn lookup(&mut self, name: &'m Bytes, reader: Option<usize>, item: Item) -> Option<NodeId> {
+        if let Some(&id) = self.scopes[self.id].names.get(&name[..]) {
             return Some(id);
         }
         let mut scope = self.scopes[self.id].parent;
         while let Some(s) = scope {
-            if self.scopes[s].names.contains_key(name) {
+            if self.scopes[s].names.contains_key(&name[..]) {
                 let id = self.push(Name::from(&name[..]), NodeKind::Value(Value::default()));
                 self.graph().captures.push(id);
                 self.define(name, id);
@@ -254,9 +249,21 @@ impl<'m> GraphReader<'_, '_, 'm> {
             }
             scope = self.scopes[s].parent;
         }
+        let nodes = self.nodes;
+        let producers = self.producers.get_or_insert_with(|| {
+            let outputs = nodes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, n)| n.output.iter().map(move |o| (o, i)));
+            outputs.collect()
+        });
         let shown = Name::from(&name[..]);
-        let finding = match producers.get(name) {
-            Some(&later) if later > reader || reader == usize::MAX => Finding::new(&NOT_TOPOLOGICAL, format!(
+        let what = match reader.and_then(|i| nodes.get(i)) {
+            Some(n) => format!("input of {} node", lossy(n.op_type.as_ref())),
+            None => "graph output".to_owned(),
+        };
+        let finding = match (producers.get(name), reader) {
+            (Some(&later), Some(reader)) if later > reader => Finding::new(&NOT_TOPOLOGICAL, format!(
                 "{what} \"{shown}\" is produced by node {later}, which comes later")),
             _ => Finding::new(&UNDEFINED_INPUT, format!(
                 "{what} \"{shown}\" is not a graph input, initializer, earlier output or outer value")),
@@ -265,13 +272,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
         None
     }
 
-    fn node(
-        &mut self,
-        n: &'m NodeProto,
-        index: usize,
-        producers: &HashMap<&Bytes, usize>,
-        types: &HashMap<&Bytes, &'m TypeProto>,
-    ) {
+    fn node(&mut self, n: &'m NodeProto, index: usize, types: &HashMap<&Bytes, &'m TypeProto>) {
         let op_id = self.graph().nodes.len() as NodeId;
         let item = Item::Node {
             graph: self.id,
@@ -283,13 +284,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
             let id = if name.is_empty() {
                 None
             } else {
-                self.lookup(
-                    name,
-                    index,
-                    producers,
-                    item,
-                    &format!("input of {op_type} node"),
-                )
+                self.lookup(name, Some(index), item)
             };
             inputs.push(id);
         }
