@@ -45,7 +45,7 @@ fn properties(w: &mut dyn Write, inv: &Inventory) -> io::Result<()> {
     if inv.properties.is_empty() {
         return Ok(());
     }
-    writeln!(w, "\nHeader")?;
+    writeln!(w, "\nProperties")?;
     for p in &inv.properties {
         let at = p.offset.map(|o| format!("@{o}")).unwrap_or_default();
         writeln!(w, "  {:<20} {:<14} {at}", p.key, sanitize(&p.value))?;

@@ -192,3 +192,42 @@ fn control_characters_from_files_never_reach_the_terminal() {
     assert!(!out.contains('\x1b'), "raw ESC in output");
     assert!(out.contains("\\u{1b}"), "{out}");
 }
+
+/// Snapshots with the repository's absolute path replaced, for output that shows resolved
+/// data-file paths.
+macro_rules! assert_snapshot_redacted {
+    ($name:literal, $value:expr) => {
+        insta::with_settings!({ filters => vec![(env!("CARGO_MANIFEST_DIR"), "[REPO]")] }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+#[test]
+fn inspect_onnx_with_external_data() {
+    let (out, _, code) = rtenx(&[
+        "inspect",
+        "tests/fixtures/onnx/external_one_file/model.onnx",
+    ]);
+    assert_eq!(code, 0);
+    assert_snapshot_redacted!("inspect_onnx_external", out);
+}
+
+#[test]
+fn check_onnx_traversal_and_checksums() {
+    let (out, _, code) = rtenx(&[
+        "check",
+        "tests/fixtures/onnx/bad/OX012-every-site/model.onnx",
+    ]);
+    assert_eq!(code, 1);
+    assert_snapshot_redacted!("check_onnx_every_site", out);
+    let wrong = "tests/fixtures/onnx/bad/OX025-checksum-wrong/model.onnx";
+    assert_eq!(
+        rtenx(&["check", wrong]).2,
+        0,
+        "checksums are verified only on request"
+    );
+    let (out, _, code) = rtenx(&["check", "--verify-checksums", wrong]);
+    assert_eq!(code, 1);
+    assert!(out.contains("error[OX025]"), "{out}");
+}

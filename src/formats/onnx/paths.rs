@@ -50,13 +50,13 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
     let bytes = location.as_bytes();
     let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
     let what = if location.starts_with("\\\\") || location.starts_with("//") {
-        Some("a UNC path")
+        Some("is a UNC path")
     } else if location.starts_with(['/', '\\']) {
-        Some("absolute")
+        Some("is an absolute path")
     } else if drive {
-        Some("a drive path")
+        Some("starts with a drive letter")
     } else if parts.contains(&"..") {
-        Some("climbs out with `..`")
+        Some("climbs out of the model's folder with `..`")
     } else if location.contains('\0') {
         Some("contains a NUL byte")
     } else {
@@ -65,7 +65,7 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
     match what {
         Some(what) => Err(problem(
             &LOCATION_TRAVERSAL,
-            format!("location \"{location}\" is {what}"),
+            format!("location \"{location}\" {what}"),
         )),
         None => Ok(()),
     }
