@@ -1,7 +1,7 @@
 //! Read-only, memory-mapped access to a model file.
 
 use bytes::Bytes;
-use memmap2::Mmap;
+use memmap2::MmapOptions;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,16 @@ pub struct ModelFile {
 impl ModelFile {
     /// Opens and maps `path`.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
+        Self::open_with(path, false)
+    }
+
+    /// Opens and maps `path` for one sequential pass over every byte (hashing): the pages
+    /// are mapped up front and read ahead, instead of faulting in one by one.
+    pub fn open_for_streaming(path: &Path) -> Result<Self, OpenError> {
+        Self::open_with(path, true)
+    }
+
+    fn open_with(path: &Path, streaming: bool) -> Result<Self, OpenError> {
         let io_err = |source| OpenError::Io {
             path: path.to_owned(),
             source,
@@ -65,7 +75,16 @@ impl ModelFile {
             // read through bounds-checked slices and never trusted, so concurrent writes by
             // another process cannot violate memory safety here; truncation by another process
             // while mapped can still raise SIGBUS, which no mmap-based reader can prevent.
-            Bytes::from_owner(unsafe { Mmap::map(&file) }.map_err(io_err)?)
+            let mut options = MmapOptions::new();
+            if streaming {
+                options.populate();
+            }
+            let map = unsafe { options.map(&file) }.map_err(io_err)?;
+            if streaming {
+                // Only a hint: reading works the same if the kernel ignores it.
+                let _ = map.advise(memmap2::Advice::Sequential);
+            }
+            Bytes::from_owner(map)
         };
         Ok(ModelFile {
             path: path.to_owned(),

@@ -73,7 +73,7 @@ pub fn verify(
 
 /// Hex SHA-1 of the file at `path`, calling `advance` with each block's size.
 fn hash(path: &std::path::Path, advance: impl Fn(u64)) -> Result<String, crate::source::OpenError> {
-    let file = ModelFile::open(path)?;
+    let file = ModelFile::open_for_streaming(path)?;
     let mut sha = Sha1::new();
     for block in file.bytes().chunks(BLOCK) {
         sha.update(block);
