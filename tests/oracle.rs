@@ -15,16 +15,22 @@ fn rten_load(bytes: Vec<u8>) -> Result<rten::Model, rten::LoadError> {
         .load(bytes)
 }
 
+/// Analyses a valid fixture, which must have no error.
+fn analyze_valid(path: &std::path::Path) -> rtenx::Analysis {
+    let analysis = rtenx::analyze(path).unwrap();
+    let errors: Vec<_> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    analysis
+}
+
 #[test]
 fn valid_fixtures_load_in_rten_with_the_same_graph() {
     for path in common::valid_rten() {
-        let analysis = rtenx::analyze(&path).unwrap();
-        let errors: Vec<_> = analysis
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        let analysis = analyze_valid(&path);
 
         let model = rten_load(std::fs::read(&path).unwrap()).unwrap_or_else(|e| {
             panic!(
@@ -107,13 +113,7 @@ fn valid_onnx_fixtures_agree_with_rten_where_rten_reads_them() {
     for dir in dirs {
         let path = dir.join("model.onnx");
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let analysis = rtenx::analyze(&path).unwrap();
-        let errors: Vec<_> = analysis
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let analysis = analyze_valid(&path);
         let loaded = ModelOptions::with_all_ops()
             .enable_optimization(false)
             .load_file(&path);
