@@ -17,5 +17,6 @@ pub mod report;
 pub mod source;
 pub mod summary;
 pub mod text;
+pub mod tui;
 
 pub use analysis::{analyze, analyze_file, analyze_file_with, analyze_with, Analysis};

@@ -2,13 +2,20 @@
 
 use super::Outcome;
 use clap::Args;
-use std::io::{self, Write};
+use rtenx::tui::Tab;
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// The model file.
     file: PathBuf,
+    /// The tab to open on.
+    #[arg(long, value_enum, default_value = "overview")]
+    tab: Tab,
+    /// Print the text summary even on a terminal.
+    #[arg(long)]
+    summary: bool,
 }
 
 pub fn run(args: InspectArgs) -> io::Result<Outcome> {
@@ -16,6 +23,11 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };
+    let tty = io::stdout().is_terminal() && io::stdin().is_terminal();
+    if tty && !args.summary {
+        rtenx::tui::run(analysis, args.tab)?;
+        return Ok(Outcome::Clean);
+    }
     let mut out = io::BufWriter::new(io::stdout().lock());
     rtenx::summary::write(&mut out, &analysis)?;
     out.flush()?;

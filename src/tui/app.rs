@@ -1,0 +1,469 @@
+//! The browser's state and how actions change it. No terminal is involved, so every
+//! behaviour here is testable directly.
+
+use super::index::GraphIndex;
+use super::keys::Action;
+use crate::analysis::Analysis;
+use crate::check::Item;
+use crate::inventory::{AttrValue, GraphId, NodeId, NodeKind};
+
+/// The views, one tab each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tab {
+    /// File, format, sections, inputs and outputs, counts, metadata, findings summary.
+    Overview,
+    /// The byte map of the file.
+    Layout,
+    /// Nodes in order, with a detail pane.
+    Graph,
+    /// Operator types with counts.
+    Operators,
+    /// Constant tensors.
+    Tensors,
+    /// Check results.
+    Findings,
+}
+
+impl Tab {
+    /// Every tab, in display order.
+    pub const ALL: [Tab; 6] = [
+        Tab::Overview,
+        Tab::Layout,
+        Tab::Graph,
+        Tab::Operators,
+        Tab::Tensors,
+        Tab::Findings,
+    ];
+
+    /// Title in the tab bar.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Layout => "Layout",
+            Tab::Graph => "Graph",
+            Tab::Operators => "Operators",
+            Tab::Tensors => "Tensors",
+            Tab::Findings => "Findings",
+        }
+    }
+
+    fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+}
+
+/// Tensor table columns, for sorting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TensorColumn {
+    /// File order.
+    Index,
+    /// Name.
+    Name,
+    /// Element count.
+    Elements,
+    /// Byte size.
+    Bytes,
+    /// Data offset.
+    Offset,
+}
+
+impl TensorColumn {
+    const ALL: [TensorColumn; 5] = [
+        Self::Index,
+        Self::Name,
+        Self::Elements,
+        Self::Bytes,
+        Self::Offset,
+    ];
+
+    /// Column title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Index => "#",
+            Self::Name => "name",
+            Self::Elements => "elements",
+            Self::Bytes => "bytes",
+            Self::Offset => "offset",
+        }
+    }
+}
+
+/// A scrolling list's position.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// Selected row.
+    pub selected: usize,
+    /// First visible row.
+    pub offset: usize,
+}
+
+impl Cursor {
+    /// Keeps the selection inside `len` rows and visible in a window of `height` rows.
+    pub fn clamp(&mut self, len: usize, height: usize) {
+        self.selected = self.selected.min(len.saturating_sub(1));
+        let height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+    }
+
+    fn step(&mut self, delta: isize, len: usize) {
+        let target = (self.selected as isize).saturating_add(delta).max(0) as usize;
+        self.selected = target.min(len.saturating_sub(1));
+    }
+}
+
+/// A place to return to with the back key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Place {
+    graph: GraphId,
+    node: NodeId,
+}
+
+/// The whole browser state.
+pub struct App {
+    /// What is shown.
+    pub analysis: Analysis,
+    /// The current tab.
+    pub tab: Tab,
+    /// Per-tab list positions.
+    pub cursors: [Cursor; 6],
+    /// The graph shown in the Graph view.
+    pub graph: GraphId,
+    /// Rows of the Graph view: node indices passing the filters.
+    pub graph_rows: Vec<NodeId>,
+    /// Rows of the Tensors view, in sort order.
+    pub tensor_rows: Vec<usize>,
+    /// The tensor sort column and direction (true = descending).
+    pub tensor_sort: (TensorColumn, bool),
+    /// The text filter, applied to names.
+    pub filter: String,
+    /// True while the filter is being typed.
+    pub typing: bool,
+    /// Show only operators of this type in the Graph view.
+    pub op_filter: Option<String>,
+    /// Selected link (input, output or subgraph) in the Graph detail pane.
+    pub link: usize,
+    /// True while the help overlay is open.
+    pub help: bool,
+    /// Set when the user asked to quit.
+    pub quit: bool,
+    /// Visible list height, updated by each draw.
+    pub page: usize,
+    /// Lines of the Overview text, updated by each draw.
+    pub overview_lines: usize,
+    history: Vec<Place>,
+    index: Option<GraphIndex>,
+}
+
+/// What a Graph-view link leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// A node of the current graph.
+    Node(NodeId),
+    /// A subgraph.
+    Graph(GraphId),
+}
+
+impl App {
+    /// A browser over `analysis`, opened on `tab`.
+    pub fn new(analysis: Analysis, tab: Tab) -> Self {
+        let mut app = App {
+            analysis,
+            tab,
+            cursors: [Cursor::default(); 6],
+            graph: 0,
+            graph_rows: Vec::new(),
+            tensor_rows: Vec::new(),
+            tensor_sort: (TensorColumn::Index, false),
+            filter: String::new(),
+            typing: false,
+            op_filter: None,
+            link: 0,
+            help: false,
+            quit: false,
+            page: 20,
+            overview_lines: 0,
+            history: Vec::new(),
+            index: None,
+        };
+        app.refresh_rows();
+        app
+    }
+
+    /// The cursor of the current tab.
+    pub fn cursor(&mut self) -> &mut Cursor {
+        &mut self.cursors[self.tab.index()]
+    }
+
+    /// Rows in the current tab's list.
+    pub fn rows(&self) -> usize {
+        let inv = &self.analysis.inventory;
+        match self.tab {
+            Tab::Overview => self.overview_lines,
+            Tab::Layout => inv.sections.len(),
+            Tab::Graph => self.graph_rows.len(),
+            Tab::Operators => inv.operator_histogram().len(),
+            Tab::Tensors => self.tensor_rows.len(),
+            Tab::Findings => self.analysis.findings.len(),
+        }
+    }
+
+    /// The node selected in the Graph view.
+    pub fn selected_node(&self) -> Option<NodeId> {
+        self.graph_rows
+            .get(self.cursors[Tab::Graph.index()].selected)
+            .copied()
+    }
+
+    /// Producer/consumer index of the current graph, built on first use.
+    pub fn index(&mut self) -> &GraphIndex {
+        let graph = self.graph;
+        if self.index.as_ref().is_some_and(|i| i.graph != graph) {
+            self.index = None;
+        }
+        let inv = &self.analysis.inventory;
+        self.index
+            .get_or_insert_with(|| GraphIndex::build(inv, graph))
+    }
+
+    /// The index, if already built for the current graph (drawing never builds it).
+    pub fn index_ref(&self) -> Option<&GraphIndex> {
+        self.index.as_ref().filter(|i| i.graph == self.graph)
+    }
+
+    /// The links of the selected node: inputs, outputs and subgraphs, in that order.
+    pub fn links(&mut self) -> Vec<Link> {
+        let Some(id) = self.selected_node() else {
+            return Vec::new();
+        };
+        let graph = self.graph;
+        let Some(node) = self
+            .analysis
+            .inventory
+            .graphs
+            .get(graph)
+            .and_then(|g| g.node(id))
+        else {
+            return Vec::new();
+        };
+        match &node.kind {
+            NodeKind::Operator(op) => {
+                let mut links: Vec<Link> = op
+                    .inputs
+                    .iter()
+                    .chain(op.outputs.iter())
+                    .flatten()
+                    .map(|&n| Link::Node(n))
+                    .collect();
+                links.extend(op.subgraphs.iter().map(|&g| Link::Graph(g)));
+                links
+            }
+            _ => {
+                let index = self.index();
+                index
+                    .producer(id)
+                    .into_iter()
+                    .chain(index.consumers(id).iter().copied())
+                    .map(Link::Node)
+                    .collect()
+            }
+        }
+    }
+
+    /// Applies one action.
+    pub fn apply(&mut self, action: Action) {
+        let len = self.rows();
+        let page = self.page.max(1) as isize;
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.help = !self.help,
+            Action::Tab(tab) => self.switch(tab),
+            Action::NextTab => self.switch(Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()]),
+            Action::PrevTab => {
+                self.switch(Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()])
+            }
+            Action::Down => self.move_by(1, len),
+            Action::Up => self.move_by(-1, len),
+            Action::PageDown => self.move_by(page, len),
+            Action::PageUp => self.move_by(-page, len),
+            Action::Top => self.move_by(isize::MIN / 2, len),
+            Action::Bottom => self.move_by(isize::MAX / 2, len),
+            Action::Filter => self.typing = true,
+            Action::Type(c) => {
+                self.filter.push(c);
+                self.refresh_rows();
+            }
+            Action::Erase => {
+                self.filter.pop();
+                self.refresh_rows();
+            }
+            Action::EndTyping => self.typing = false,
+            Action::ClearFilter => {
+                self.typing = false;
+                self.filter.clear();
+                self.op_filter = None;
+                self.refresh_rows();
+            }
+            Action::NextLink => self.link = self.link.saturating_add(1),
+            Action::PrevLink => self.link = self.link.saturating_sub(1),
+            Action::Follow => self.follow(),
+            Action::Back => self.back(),
+            Action::Sort => {
+                let next = TensorColumn::ALL
+                    .iter()
+                    .position(|c| *c == self.tensor_sort.0)
+                    .map_or(0, |i| (i + 1) % TensorColumn::ALL.len());
+                self.tensor_sort = (TensorColumn::ALL[next], self.tensor_sort.1);
+                self.refresh_rows();
+            }
+            Action::Reverse => {
+                self.tensor_sort.1 = !self.tensor_sort.1;
+                self.refresh_rows();
+            }
+        }
+    }
+
+    fn switch(&mut self, tab: Tab) {
+        self.tab = tab;
+        self.help = false;
+    }
+
+    fn move_by(&mut self, delta: isize, len: usize) {
+        self.cursor().step(delta, len);
+        self.link = 0;
+    }
+
+    /// Enter: follow a link in the Graph view, filter by an operator, or jump to a finding.
+    fn follow(&mut self) {
+        match self.tab {
+            Tab::Graph => {
+                let links = self.links();
+                let Some(&link) = links.get(self.link.min(links.len().saturating_sub(1))) else {
+                    return;
+                };
+                self.remember();
+                match link {
+                    Link::Node(node) => self.show_node(self.graph, node),
+                    Link::Graph(graph) => self.show_node(graph, 0),
+                }
+            }
+            Tab::Operators => {
+                let selected = self.cursors[Tab::Operators.index()].selected;
+                let op = self
+                    .analysis
+                    .inventory
+                    .operator_histogram()
+                    .get(selected)
+                    .map(|(op, _)| op.to_string());
+                self.op_filter = op;
+                self.graph = 0;
+                self.refresh_rows();
+                self.cursors[Tab::Graph.index()] = Cursor::default();
+                self.tab = Tab::Graph;
+            }
+            Tab::Findings => {
+                let selected = self.cursors[Tab::Findings.index()].selected;
+                match self.analysis.findings.get(selected).and_then(|f| f.item) {
+                    Some(Item::Node { graph, node }) => self.show_node(graph, node),
+                    Some(Item::Tensor { tensor }) => {
+                        self.filter.clear();
+                        self.refresh_rows();
+                        if let Some(row) = self.tensor_rows.iter().position(|&t| t == tensor) {
+                            self.cursors[Tab::Tensors.index()].selected = row;
+                        }
+                        self.tab = Tab::Tensors;
+                    }
+                    Some(Item::Section { section }) => {
+                        self.cursors[Tab::Layout.index()].selected = section;
+                        self.tab = Tab::Layout;
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn remember(&mut self) {
+        if let Some(node) = self.selected_node() {
+            self.history.push(Place {
+                graph: self.graph,
+                node,
+            });
+        }
+    }
+
+    fn back(&mut self) {
+        if let Some(place) = self.history.pop() {
+            self.show_node(place.graph, place.node);
+        }
+    }
+
+    /// Shows `node` of `graph` in the Graph view, clearing filters that would hide it.
+    pub fn show_node(&mut self, graph: GraphId, node: NodeId) {
+        if graph >= self.analysis.inventory.graphs.len() {
+            return;
+        }
+        self.tab = Tab::Graph;
+        self.graph = graph;
+        self.filter.clear();
+        self.op_filter = None;
+        self.link = 0;
+        self.refresh_rows();
+        let row = self.graph_rows.iter().position(|&n| n == node).unwrap_or(0);
+        self.cursors[Tab::Graph.index()].selected = row;
+    }
+
+    /// Recomputes the Graph and Tensors rows after a filter or sort change.
+    pub fn refresh_rows(&mut self) {
+        let inv = &self.analysis.inventory;
+        let needle = self.filter.to_lowercase();
+        let matches = |name: &crate::inventory::Name| {
+            needle.is_empty() || name.display().to_lowercase().contains(&needle)
+        };
+        self.graph_rows = inv.graphs.get(self.graph).map_or_else(Vec::new, |g| {
+            (0u32..)
+                .zip(&g.nodes)
+                .filter(|(_, n)| matches(&n.name))
+                .filter(|(_, n)| match (&self.op_filter, &n.kind) {
+                    (None, _) => true,
+                    (Some(op), NodeKind::Operator(o)) => o.op_type == *op,
+                    _ => false,
+                })
+                .map(|(i, _)| i)
+                .collect()
+        });
+        let mut rows: Vec<usize> = (0..inv.tensors.len())
+            .filter(|&i| matches(&inv.tensors[i].name))
+            .collect();
+        let (column, descending) = self.tensor_sort;
+        let t = &inv.tensors;
+        match column {
+            TensorColumn::Index => {}
+            TensorColumn::Name => rows.sort_by(|&a, &b| t[a].name.cmp(&t[b].name)),
+            TensorColumn::Elements => rows.sort_by_key(|&i| t[i].elements),
+            TensorColumn::Bytes => rows.sort_by_key(|&i| t[i].byte_size),
+            TensorColumn::Offset => rows.sort_by_key(|&i| t[i].data.map(|d| (d.file, d.offset))),
+        }
+        if descending {
+            rows.reverse();
+        }
+        self.tensor_rows = rows;
+        for tab in [Tab::Graph, Tab::Tensors] {
+            let len = if tab == Tab::Graph {
+                self.graph_rows.len()
+            } else {
+                self.tensor_rows.len()
+            };
+            self.cursors[tab.index()].clamp(len, usize::MAX);
+        }
+    }
+
+    /// Text of an attribute value for display.
+    pub fn attr_text(&self, value: &AttrValue) -> String {
+        super::views::attr_text(&self.analysis.inventory, value)
+    }
+}

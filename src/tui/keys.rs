@@ -1,0 +1,253 @@
+//! Key bindings: one table that both maps keys to actions and generates the help overlay
+//! and the key bar, so help always matches behaviour.
+
+use super::app::{App, Tab};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a key can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)] // The help text in BINDINGS documents each action.
+pub enum Action {
+    Quit,
+    Help,
+    Tab(Tab),
+    NextTab,
+    PrevTab,
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+    Filter,
+    Type(char),
+    Erase,
+    EndTyping,
+    ClearFilter,
+    NextLink,
+    PrevLink,
+    Follow,
+    Back,
+    Sort,
+    Reverse,
+}
+
+/// A key binding.
+pub struct Binding {
+    /// The keys, any of which triggers the action.
+    pub keys: &'static [KeyCode],
+    /// How the keys are written in help.
+    pub label: &'static str,
+    /// What happens.
+    pub action: Action,
+    /// Help text.
+    pub help: &'static str,
+    /// Tabs where the binding applies; empty for everywhere.
+    pub tabs: &'static [Tab],
+}
+
+use KeyCode::*;
+
+/// Every tab: all of them scroll.
+const NAV: &[Tab] = &Tab::ALL;
+
+/// Every binding, in help order.
+pub static BINDINGS: &[Binding] = &[
+    Binding {
+        keys: &[Char('q')],
+        label: "q Esc ^C",
+        action: Action::Quit,
+        help: "quit",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('?')],
+        label: "?",
+        action: Action::Help,
+        help: "help",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('1')],
+        label: "1-6",
+        action: Action::Tab(Tab::Overview),
+        help: "go to tab",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('2')],
+        label: "",
+        action: Action::Tab(Tab::Layout),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('3')],
+        label: "",
+        action: Action::Tab(Tab::Graph),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('4')],
+        label: "",
+        action: Action::Tab(Tab::Operators),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('5')],
+        label: "",
+        action: Action::Tab(Tab::Tensors),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('6')],
+        label: "",
+        action: Action::Tab(Tab::Findings),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[KeyCode::Tab],
+        label: "Tab S-Tab",
+        action: Action::NextTab,
+        help: "next/previous tab",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[BackTab],
+        label: "",
+        action: Action::PrevTab,
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('j'), KeyCode::Down],
+        label: "j k ↓ ↑",
+        action: Action::Down,
+        help: "move",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[Char('k'), KeyCode::Up],
+        label: "",
+        action: Action::Up,
+        help: "",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[KeyCode::PageDown, Char('d')],
+        label: "PgDn PgUp",
+        action: Action::PageDown,
+        help: "page",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[KeyCode::PageUp, Char('u')],
+        label: "",
+        action: Action::PageUp,
+        help: "",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[Home, Char('g')],
+        label: "g G Home End",
+        action: Action::Top,
+        help: "first/last",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[End, Char('G')],
+        label: "",
+        action: Action::Bottom,
+        help: "",
+        tabs: NAV,
+    },
+    Binding {
+        keys: &[Char('/')],
+        label: "/",
+        action: Action::Filter,
+        help: "filter by name",
+        tabs: &[Tab::Graph, Tab::Tensors],
+    },
+    Binding {
+        keys: &[Char('l'), Right],
+        label: "h l ← →",
+        action: Action::NextLink,
+        help: "choose input/output",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('h'), Left],
+        label: "",
+        action: Action::PrevLink,
+        help: "",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Enter],
+        label: "Enter",
+        action: Action::Follow,
+        help: "jump to it",
+        tabs: &[Tab::Graph, Tab::Operators, Tab::Findings],
+    },
+    Binding {
+        keys: &[Backspace, Char('b')],
+        label: "b Bksp",
+        action: Action::Back,
+        help: "back",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('s')],
+        label: "s",
+        action: Action::Sort,
+        help: "sort column",
+        tabs: &[Tab::Tensors],
+    },
+    Binding {
+        keys: &[Char('r')],
+        label: "r",
+        action: Action::Reverse,
+        help: "reverse sort",
+        tabs: &[Tab::Tensors],
+    },
+];
+
+/// The action for `key` in the current state, if any.
+pub fn action(key: KeyEvent, app: &App) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == Char('c') {
+        return Some(Action::Quit);
+    }
+    if app.typing {
+        return match key.code {
+            Char(c) => Some(Action::Type(c)),
+            Backspace => Some(Action::Erase),
+            Enter => Some(Action::EndTyping),
+            Esc => Some(Action::ClearFilter),
+            _ => None,
+        };
+    }
+    if key.code == Esc {
+        return Some(if app.help {
+            Action::Help
+        } else if !app.filter.is_empty() || app.op_filter.is_some() {
+            Action::ClearFilter
+        } else {
+            Action::Quit
+        });
+    }
+    BINDINGS
+        .iter()
+        .find(|b| b.keys.contains(&key.code) && (b.tabs.is_empty() || b.tabs.contains(&app.tab)))
+        .map(|b| b.action)
+}
+
+/// The bindings shown for `tab`: those with a label that apply there.
+pub fn shown(tab: Tab) -> impl Iterator<Item = &'static Binding> {
+    BINDINGS
+        .iter()
+        .filter(move |b| !b.label.is_empty() && (b.tabs.is_empty() || b.tabs.contains(&tab)))
+}

@@ -1,0 +1,143 @@
+//! Layout: the file's byte map drawn to scale, the sections, and what lives in the selected one.
+
+use super::{lists, Theme};
+use crate::inventory::{Section, SectionKind};
+use crate::tui::app::App;
+use humansize::{format_size, BINARY};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+fn glyph(kind: SectionKind) -> (char, Color) {
+    match kind {
+        SectionKind::Header => ('H', Color::Magenta),
+        SectionKind::ModelData => ('M', Color::Cyan),
+        SectionKind::TensorData => ('T', Color::Green),
+        SectionKind::ExternalData => ('E', Color::Green),
+        SectionKind::Padding => ('.', Color::DarkGray),
+        SectionKind::Gap => ('?', Color::Yellow),
+        SectionKind::Trailing => ('!', Color::Red),
+    }
+}
+
+/// One bar per file: each cell shows the section covering most of its share of the bytes.
+fn bars(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let inv = &app.analysis.inventory;
+    inv.files
+        .iter()
+        .enumerate()
+        .map(|(file, entry)| {
+            let size = entry.size.unwrap_or(0).max(1);
+            let sections: Vec<&Section> = inv.sections.iter().filter(|s| s.file == file).collect();
+            let spans: Vec<Span> = (0..width as u64)
+                .map(|cell| {
+                    let (start, end) = (
+                        cell * size / width as u64,
+                        ((cell + 1) * size / width as u64).max(cell * size / width as u64 + 1),
+                    );
+                    let best = sections.iter().max_by_key(|s| {
+                        s.range
+                            .end()
+                            .min(end)
+                            .saturating_sub(s.range.start.max(start))
+                    });
+                    let (c, color) = best.map_or((' ', Color::Reset), |s| glyph(s.kind));
+                    Span::styled(
+                        c.to_string(),
+                        if theme.color {
+                            Style::new().fg(color)
+                        } else {
+                            Style::new()
+                        },
+                    )
+                })
+                .collect();
+            Line::from(spans)
+        })
+        .collect()
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let files = app.analysis.inventory.files.len() as u16;
+    let [map, rest] =
+        Layout::vertical([Constraint::Length(files + 3), Constraint::Min(3)]).areas(area);
+    let mut lines = bars(app, map.width.saturating_sub(2) as usize, theme);
+    lines.push(Line::styled(
+        "H header  M model data  T/E tensor data  . padding  ? gap  ! trailing",
+        theme.dim(),
+    ));
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" byte map ")),
+        map,
+    );
+    let [list, detail] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(rest);
+    let inv = &app.analysis.inventory;
+    let sections = inv.sections.clone();
+    let len = sections.len();
+    let mut cursor = app.cursors[1];
+    lists::draw(
+        frame,
+        list,
+        " sections ".into(),
+        &mut cursor,
+        len,
+        theme,
+        |i| {
+            let s = &sections[i];
+            let (c, _) = glyph(s.kind);
+            Line::raw(format!(
+                "{c} {:<13} {:>10}..{:<10} {:>9} f{}",
+                s.kind.label(),
+                s.range.start,
+                s.range.end(),
+                format_size(s.range.len, BINARY),
+                s.file
+            ))
+        },
+    );
+    app.cursors[1] = cursor;
+    let mut lines = Vec::new();
+    if let Some(s) = sections.get(cursor.selected) {
+        let path = inv
+            .files
+            .get(s.file)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        lines.push(Line::styled(
+            format!("{} in {}", s.kind.label(), crate::text::sanitize(&path)),
+            theme.heading(),
+        ));
+        let inside: Vec<_> = inv
+            .tensors
+            .iter()
+            .filter(|t| {
+                t.data.is_some_and(|d| {
+                    d.file == s.file
+                        && d.offset < s.range.end()
+                        && d.end().unwrap_or(u64::MAX) > s.range.start
+                })
+            })
+            .collect();
+        lines.push(Line::raw(format!("{} tensors here", inside.len())));
+        for t in inside.iter().take(detail.height as usize) {
+            let d = t.data.unwrap_or(crate::inventory::DataRange {
+                file: 0,
+                offset: 0,
+                len: 0,
+            });
+            lines.push(Line::raw(format!(
+                "  {:>12} {:>10}  {}",
+                d.offset,
+                format_size(d.len, BINARY),
+                t.name
+            )));
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" contents ")),
+        detail,
+    );
+}

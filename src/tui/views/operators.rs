@@ -1,0 +1,34 @@
+//! Operators: op types with counts and shares.
+
+use super::{lists, Theme};
+use crate::tui::app::App;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::Frame;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
+    let hist: Vec<(String, u64)> = app
+        .analysis
+        .inventory
+        .operator_histogram()
+        .into_iter()
+        .map(|(op, n)| (crate::text::sanitize(op).into_owned(), n))
+        .collect();
+    let total: u64 = hist.iter().map(|(_, n)| n).sum::<u64>().max(1);
+    let mut cursor = app.cursors[3];
+    lists::draw(
+        frame,
+        area,
+        " operators (Enter: show in Graph) ".into(),
+        &mut cursor,
+        hist.len(),
+        theme,
+        |i| {
+            let (op, n) = &hist[i];
+            let share = *n as f64 * 100.0 / total as f64;
+            let bar = "█".repeat((share / 2.5).round() as usize);
+            Line::raw(format!("{op:<28} {n:>9} {share:>6.1}%  {bar}"))
+        },
+    );
+    app.cursors[3] = cursor;
+}

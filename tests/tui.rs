@@ -1,0 +1,187 @@
+//! The browser without a terminal: state changes from actions, and every view drawn on
+//! ratatui's TestBackend from real fixtures (insta snapshots), including key sequences.
+
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use rtenx::tui::keys::{self, Action};
+use rtenx::tui::{views, App, Tab};
+
+fn app(fixture: &str, tab: Tab) -> App {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
+    App::new(rtenx::analyze(&path).unwrap(), tab)
+}
+
+/// Presses keys as the event loop would.
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            '\x1b' => KeyCode::Esc,
+            '\x08' => KeyCode::Backspace,
+            c => KeyCode::Char(c),
+        };
+        if let Some(action) = keys::action(KeyEvent::new(code, KeyModifiers::NONE), app) {
+            app.apply(action);
+        }
+    }
+}
+
+/// The screen as text, 100×30, without colour.
+fn screen(app: &mut App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|f| views::draw(f, app, views::Theme { color: false }))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn redact(s: String) -> String {
+    s.replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
+}
+
+#[test]
+fn every_view_renders_on_a_real_fixture() {
+    for tab in Tab::ALL {
+        let mut a = app("rten/subgraphs.rten", tab);
+        insta::assert_snapshot!(
+            format!("view_{}", tab.title().to_lowercase()),
+            redact(screen(&mut a))
+        );
+    }
+}
+
+#[test]
+fn onnx_with_external_data_renders_in_the_same_views() {
+    let mut a = app("onnx/external_one_file/model.onnx", Tab::Layout);
+    insta::assert_snapshot!("onnx_layout", redact(screen(&mut a)));
+    press(&mut a, "5");
+    insta::assert_snapshot!("onnx_tensors", redact(screen(&mut a)));
+}
+
+#[test]
+fn enter_follows_a_link_and_back_returns() {
+    let mut a = app("rten/subgraphs.rten", Tab::Graph);
+    press(&mut a, "/relu\n");
+    assert_eq!(a.graph_rows.len(), 1, "the filter keeps only relu");
+    let relu = a.selected_node().unwrap();
+    press(&mut a, "\n"); // Enter on the first link: its input.
+    assert_eq!(a.filter, "", "jumping clears the filter");
+    assert_ne!(a.selected_node(), Some(relu));
+    press(&mut a, "b");
+    assert_eq!(a.selected_node(), Some(relu), "back returns to relu");
+}
+
+#[test]
+fn subgraphs_can_be_entered_and_left() {
+    let mut a = app("rten/subgraphs.rten", Tab::Graph);
+    press(&mut a, "/if\nj"); // rows: the value "y_if", then the If operator
+    assert_eq!(a.selected_node(), Some(8), "the If operator");
+    let links = a.links();
+    let sub = links
+        .iter()
+        .position(|l| matches!(l, rtenx::tui::app::Link::Graph(_)))
+        .expect("If has subgraphs");
+    for _ in 0..sub {
+        press(&mut a, "l");
+    }
+    press(&mut a, "\n");
+    assert_eq!(a.graph, 1, "entered the then-branch");
+    insta::assert_snapshot!("subgraph_entered", redact(screen(&mut a)));
+    press(&mut a, "b");
+    assert_eq!(a.graph, 0);
+}
+
+#[test]
+fn operators_filter_the_graph_and_escape_clears() {
+    let mut a = app("rten/convnet.rten", Tab::Operators);
+    press(&mut a, "\n");
+    assert_eq!(a.tab, Tab::Graph);
+    let op = a.op_filter.clone().expect("an operator filter");
+    assert!(!a.graph_rows.is_empty());
+    press(&mut a, "\x1b");
+    assert_eq!(a.op_filter, None);
+    assert!(a.graph_rows.len() > 1, "{op} filter cleared");
+    press(&mut a, "\x1b");
+    assert!(a.quit, "Esc without a filter quits");
+}
+
+#[test]
+fn tensors_sort_by_bytes_descending_puts_the_biggest_first() {
+    let mut a = app("rten/convnet.rten", Tab::Tensors);
+    press(&mut a, "sss"); // index -> name -> elements -> bytes
+    press(&mut a, "r");
+    assert_eq!(a.tensor_sort.0, rtenx::tui::app::TensorColumn::Bytes);
+    let t = &a.analysis.inventory.tensors;
+    let biggest = t.iter().map(|t| t.byte_size).max().unwrap();
+    assert_eq!(t[a.tensor_rows[0]].byte_size, biggest);
+    insta::assert_snapshot!("tensors_by_bytes", redact(screen(&mut a)));
+}
+
+#[test]
+fn findings_jump_to_the_node_at_fault() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rten/bad/RT017-forward-input.rten");
+    let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Findings);
+    insta::assert_snapshot!("findings_rt017", redact(screen(&mut a)));
+    press(&mut a, "\n");
+    assert_eq!(a.tab, Tab::Graph);
+    assert_eq!(a.selected_node(), Some(17), "the Relu at fault");
+}
+
+#[test]
+fn help_lists_the_bindings_and_closes() {
+    let mut a = app("rten/mlp.rten", Tab::Overview);
+    press(&mut a, "?");
+    let s = screen(&mut a);
+    for b in keys::BINDINGS.iter().filter(|b| !b.label.is_empty()) {
+        assert!(s.contains(b.help), "help lacks {}", b.help);
+    }
+    press(&mut a, "\x1b");
+    assert!(!a.help && !a.quit);
+}
+
+#[test]
+fn small_terminals_and_empty_lists_do_not_break() {
+    let mut a = app("rten/bad/RX012-empty-graph.rten", Tab::Graph);
+    for (w, h) in [(80, 24), (20, 5), (1, 1)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        for tab in Tab::ALL {
+            a.apply(Action::Tab(tab));
+            terminal
+                .draw(|f| views::draw(f, &mut a, views::Theme { color: true }))
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn control_characters_in_names_are_escaped_on_screen() {
+    let mut bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/rten/mlp.rten"
+    ))
+    .unwrap();
+    let at = bytes
+        .windows(6)
+        .position(|w| w == b"\x01\0\0\0x\0")
+        .unwrap()
+        + 4;
+    bytes[at] = 0x1b;
+    let file = rtenx::source::ModelFile::in_memory("esc.rten", bytes);
+    let mut a = App::new(rtenx::analyze_file(&file), Tab::Graph);
+    let s = screen(&mut a);
+    assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
+}
