@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Regenerates screenshots/*.svg from the real `rtenx inspect` running in tmux on shipped
+# fixtures: one image per view. Needs tmux and python3.
+#   screenshots/make.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --bin rtenx
+bin=target/release/rtenx
+session=rtenx-shots
+shoot() { # NAME FIXTURE KEYS...
+  local name=$1 fixture=$2; shift 2
+  tmux kill-session -t "$session" 2>/dev/null || true
+  tmux new-session -d -s "$session" -x 110 -y 32 "TERM=xterm-256color $bin inspect $fixture; sleep 30"
+  sleep 0.8
+  for keys in "$@"; do tmux send-keys -t "$session" "$keys"; sleep 0.3; done
+  tmux capture-pane -e -p -t "$session" > "screenshots/$name.ans"
+  python3 screenshots/ansi2svg.py "screenshots/$name.ans" "screenshots/$name.svg" "rtenx inspect $fixture"
+  rm "screenshots/$name.ans"
+  tmux kill-session -t "$session"
+}
+rten=tests/fixtures/rten/subgraphs.rten
+shoot overview "$rten"
+shoot layout tests/fixtures/onnx/external_one_file/model.onnx 2 j j j
+shoot graph "$rten" 3 j j j j j j j j
+shoot operators tests/fixtures/rten/convnet.rten 4
+shoot tensors tests/fixtures/rten/convnet.rten 5 s s s r
+shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
+shoot help "$rten" 3 '?'
+echo "wrote screenshots/*.svg"
