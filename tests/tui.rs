@@ -185,3 +185,43 @@ fn control_characters_in_names_are_escaped_on_screen() {
     let s = screen(&mut a);
     assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
 }
+
+#[test]
+fn tensor_statistics_run_in_the_background_and_match_the_data() {
+    let mut a = app("rten/mlp.rten", Tab::Tensors);
+    // Pick the first external f32 tensor and compute its statistics by hand.
+    let row = a
+        .tensor_rows
+        .iter()
+        .position(|&t| {
+            a.analysis.inventory.tensors[t].storage == rtenx::inventory::Storage::External
+        })
+        .unwrap();
+    for _ in 0..row {
+        press(&mut a, "j");
+    }
+    let id = a.selected_tensor().unwrap();
+    let bytes = a.tensor_bytes(id).unwrap();
+    let values: Vec<f64> = bytes
+        .chunks_exact(4)
+        .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
+        .collect();
+    let max = values.iter().copied().fold(f64::MIN, f64::max);
+    press(&mut a, "\n");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while a.busy() && std::time::Instant::now() < deadline {
+        a.poll();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    a.poll();
+    match &a.stats {
+        rtenx::tui::app::StatsView::Done(t, Ok(s)) => {
+            assert_eq!(*t, id);
+            assert_eq!(s.count as usize, values.len());
+            assert_eq!(s.max, max);
+        }
+        other => panic!("statistics did not finish: {other:?}"),
+    }
+    let s = screen(&mut a);
+    assert!(s.contains("min ") && s.contains("std "), "{s}");
+}

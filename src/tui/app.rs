@@ -3,9 +3,12 @@
 
 use super::index::GraphIndex;
 use super::keys::Action;
+use super::stats::{self, Stats, Update};
 use crate::analysis::Analysis;
 use crate::check::Item;
 use crate::inventory::{AttrValue, GraphId, NodeId, NodeKind};
+use bytes::Bytes;
+use std::sync::mpsc::Receiver;
 
 /// The views, one tab each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -152,10 +155,28 @@ pub struct App {
     pub quit: bool,
     /// Visible list height, updated by each draw.
     pub page: usize,
-    /// Lines of the Overview text, updated by each draw.
-    pub overview_lines: usize,
+    /// The Overview text (the `inspect` summary), made once.
+    pub overview: Vec<String>,
+    /// Operator types with counts, most frequent first, made once.
+    pub histogram: Vec<(String, u64)>,
+    /// Value statistics of a tensor: requested, running or done.
+    pub stats: StatsView,
     history: Vec<Place>,
     index: Option<GraphIndex>,
+    /// The model's files, mapped when a tensor's bytes are first shown.
+    files: Vec<Option<Bytes>>,
+    worker: Option<Receiver<Update>>,
+}
+
+/// The statistics pane's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatsView {
+    /// Nothing requested.
+    Idle,
+    /// Computing for a tensor: elements done, of the total.
+    Running(usize, u64, u64),
+    /// Finished for a tensor.
+    Done(usize, Result<Stats, String>),
 }
 
 /// What a Graph-view link leads to.
@@ -185,10 +206,28 @@ impl App {
             help: false,
             quit: false,
             page: 20,
-            overview_lines: 0,
+            overview: Vec::new(),
+            histogram: Vec::new(),
+            stats: StatsView::Idle,
             history: Vec::new(),
             index: None,
+            files: Vec::new(),
+            worker: None,
         };
+        let mut text = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = crate::summary::write(&mut text, &app.analysis);
+        app.overview = String::from_utf8_lossy(&text)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        app.histogram = app
+            .analysis
+            .inventory
+            .operator_histogram()
+            .into_iter()
+            .map(|(op, n)| (op.to_owned(), n))
+            .collect();
         app.refresh_rows();
         app
     }
@@ -202,10 +241,10 @@ impl App {
     pub fn rows(&self) -> usize {
         let inv = &self.analysis.inventory;
         match self.tab {
-            Tab::Overview => self.overview_lines,
+            Tab::Overview => self.overview.len(),
             Tab::Layout => inv.sections.len(),
             Tab::Graph => self.graph_rows.len(),
-            Tab::Operators => inv.operator_histogram().len(),
+            Tab::Operators => self.histogram.len(),
             Tab::Tensors => self.tensor_rows.len(),
             Tab::Findings => self.analysis.findings.len(),
         }
@@ -323,7 +362,84 @@ impl App {
                 self.tensor_sort.1 = !self.tensor_sort.1;
                 self.refresh_rows();
             }
+            Action::Stats => self.start_stats(),
         }
+    }
+
+    /// The tensor selected in the Tensors view.
+    pub fn selected_tensor(&self) -> Option<usize> {
+        self.tensor_rows
+            .get(self.cursors[Tab::Tensors.index()].selected)
+            .copied()
+    }
+
+    /// The bytes of tensor `id`, mapping its file on first use. Only files the reader
+    /// accepted are listed in the inventory, so only those are opened.
+    pub fn tensor_bytes(&mut self, id: usize) -> Result<Bytes, String> {
+        let inv = &self.analysis.inventory;
+        let t = inv.tensors.get(id).ok_or("no such tensor")?;
+        let d = t.data.ok_or("the tensor has no stored data")?;
+        if self.files.len() < inv.files.len() {
+            self.files.resize(inv.files.len(), None);
+        }
+        let file = match &self.files[d.file] {
+            Some(bytes) => bytes.clone(),
+            None => {
+                let path = &inv.files[d.file].path;
+                let bytes = crate::source::ModelFile::open(path)
+                    .map_err(|e| e.to_string())?
+                    .shared();
+                self.files[d.file] = Some(bytes.clone());
+                bytes
+            }
+        };
+        let end = d
+            .end()
+            .filter(|&e| e <= file.len() as u64)
+            .ok_or("the data lies outside its file")?;
+        Ok(file.slice(d.offset as usize..end as usize))
+    }
+
+    fn start_stats(&mut self) {
+        let Some(id) = self.selected_tensor() else {
+            return;
+        };
+        let dtype = self.analysis.inventory.tensors[id].dtype;
+        match (self.tensor_bytes(id), dtype) {
+            (Ok(bytes), Some(dtype)) => {
+                self.worker = Some(stats::spawn(bytes, dtype));
+                self.stats = StatsView::Running(id, 0, 0);
+            }
+            (Err(e), _) => self.stats = StatsView::Done(id, Err(e)),
+            (_, None) => self.stats = StatsView::Done(id, Err("the tensor has no dtype".into())),
+        }
+    }
+
+    /// Takes the worker's news; true if the screen should be redrawn.
+    pub fn poll(&mut self) -> bool {
+        let Some(rx) = &self.worker else { return false };
+        let mut changed = false;
+        while let Ok(update) = rx.try_recv() {
+            changed = true;
+            let id = match self.stats {
+                StatsView::Running(id, ..) | StatsView::Done(id, _) => id,
+                StatsView::Idle => return changed,
+            };
+            match update {
+                Update::Progress(done, total) => self.stats = StatsView::Running(id, done, total),
+                Update::Done(result) => {
+                    self.stats = StatsView::Done(id, result);
+                    self.worker = None;
+                    break;
+                }
+            }
+        }
+        changed
+    }
+
+    /// True while statistics are being computed.
+    pub fn busy(&self) -> bool {
+        self.worker.is_some()
     }
 
     fn switch(&mut self, tab: Tab) {
@@ -352,12 +468,7 @@ impl App {
             }
             Tab::Operators => {
                 let selected = self.cursors[Tab::Operators.index()].selected;
-                let op = self
-                    .analysis
-                    .inventory
-                    .operator_histogram()
-                    .get(selected)
-                    .map(|(op, _)| op.to_string());
+                let op = self.histogram.get(selected).map(|(op, _)| op.clone());
                 self.op_filter = op;
                 self.graph = 0;
                 self.refresh_rows();

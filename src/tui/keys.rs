@@ -30,6 +30,7 @@ pub enum Action {
     Back,
     Sort,
     Reverse,
+    Stats,
 }
 
 /// A key binding.
@@ -185,6 +186,13 @@ pub static BINDINGS: &[Binding] = &[
         action: Action::PrevLink,
         help: "",
         tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Enter],
+        label: "Enter",
+        action: Action::Stats,
+        help: "value statistics",
+        tabs: &[Tab::Tensors],
     },
     Binding {
         keys: &[Enter],

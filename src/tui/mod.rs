@@ -6,6 +6,7 @@
 pub mod app;
 mod index;
 pub mod keys;
+mod stats;
 pub mod views;
 
 pub use app::{App, Tab};
@@ -16,6 +17,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::execute;
 use std::io;
+use std::time::Duration;
 
 /// Colours unless `NO_COLOR` is set (to anything but the empty string).
 pub fn theme() -> views::Theme {
@@ -37,8 +39,23 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
     let mut app = App::new(analysis, tab);
     let theme = theme();
     let result = (|| -> io::Result<()> {
+        let mut redraw = true;
         while !app.quit {
-            terminal.draw(|frame| views::draw(frame, &mut app, theme))?;
+            redraw |= app.poll();
+            if redraw {
+                terminal.draw(|frame| views::draw(frame, &mut app, theme))?;
+                redraw = false;
+            }
+            // While statistics run, wake up to show progress; otherwise wait for input.
+            let timeout = if app.busy() {
+                Duration::from_millis(50)
+            } else {
+                Duration::from_secs(3600)
+            };
+            if !event::poll(timeout)? {
+                continue;
+            }
+            redraw = true;
             match event::read()? {
                 Event::Key(key) if key.kind == KeyEventKind::Press => {
                     if let Some(action) = keys::action(key, &app) {

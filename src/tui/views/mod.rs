@@ -7,6 +7,7 @@ mod lists;
 mod operators;
 mod overview;
 mod tensors;
+mod tensors_detail;
 
 use super::app::{App, Tab};
 use super::keys;

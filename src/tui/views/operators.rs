@@ -7,13 +7,7 @@ use ratatui::text::Line;
 use ratatui::Frame;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    let hist: Vec<(String, u64)> = app
-        .analysis
-        .inventory
-        .operator_histogram()
-        .into_iter()
-        .map(|(op, n)| (crate::text::sanitize(op).into_owned(), n))
-        .collect();
+    let hist = &app.histogram;
     let total: u64 = hist.iter().map(|(_, n)| n).sum::<u64>().max(1);
     let mut cursor = app.cursors[3];
     lists::draw(
@@ -27,7 +21,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             let (op, n) = &hist[i];
             let share = *n as f64 * 100.0 / total as f64;
             let bar = "█".repeat((share / 2.5).round() as usize);
-            Line::raw(format!("{op:<28} {n:>9} {share:>6.1}%  {bar}"))
+            Line::raw(format!(
+                "{:<28} {n:>9} {share:>6.1}%  {bar}",
+                crate::text::sanitize(op)
+            ))
         },
     );
     app.cursors[3] = cursor;

@@ -8,16 +8,13 @@ use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    let mut text = Vec::new();
-    // Writing to a Vec cannot fail.
-    let _ = crate::summary::write(&mut text, &app.analysis);
-    let text = String::from_utf8_lossy(&text).into_owned();
-    let lines: Vec<Line> = text
-        .lines()
+    let lines: Vec<Line> = app
+        .overview
+        .iter()
         .map(|l| {
             let heading = !l.starts_with(' ') && !l.is_empty();
             Line::styled(
-                l.to_owned(),
+                l.clone(),
                 if heading {
                     theme.heading()
                 } else {
@@ -27,7 +24,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         })
         .collect();
     let total = lines.len();
-    app.overview_lines = total;
     let height = area.height.saturating_sub(2) as usize;
     let cursor = app.cursor();
     cursor.selected = cursor.selected.min(total.saturating_sub(height));

@@ -17,7 +17,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         column.title(),
         if descending { "↓" } else { "↑" },
     );
-    let [header, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+    let [header, area, detail] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(7),
+    ])
+    .areas(area);
     // Fixed columns take 64 cells (74 with elements, shown from 100 columns); the name
     // gets the rest.
     let wide = area.width >= 100;
@@ -63,4 +68,5 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         Line::raw(format!("{name:<name_width$} {dtype:<5} {storage:<8} {shape:<16}{elements} {bytes:>10} {align:>6} {offset:>12}"))
     });
     app.cursors[4] = cursor;
+    super::tensors_detail::draw(frame, detail, app, theme);
 }
