@@ -47,8 +47,11 @@ pub fn spawn(data: Bytes, dtype: DType) -> Receiver<Update> {
     rx
 }
 
-/// Decodes one element of `dtype` from `b` as f64.
-fn decoder(dtype: DType) -> Option<(usize, fn(&[u8]) -> f64)> {
+/// Reads one element, given exactly its bytes, as f64.
+type Decode = fn(&[u8]) -> f64;
+
+/// The element size of `dtype` and how to decode one element.
+fn decoder(dtype: DType) -> Option<(usize, Decode)> {
     fn le<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut a = [0u8; N];
         a.copy_from_slice(&b[..N]);

@@ -1,0 +1,68 @@
+//! Browser benchmarks on large synthetic models (written once under `target/bench-data/`):
+//! - `tui/frame-1m-nodes`: one Graph-view frame of a 1M-node model while scrolling;
+//! - `tui/first-frame-4gib`: open a 4 GiB model and draw the first frame.
+
+#[path = "support/synth.rs"]
+mod synth;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use rtenx::tui::keys::Action;
+use rtenx::tui::{views, App, Tab};
+use std::path::{Path, PathBuf};
+
+fn bench_file(name: &str, spec: synth::Spec) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    if !path.exists() {
+        synth::write(&path, &spec).unwrap();
+    }
+    path
+}
+
+fn frames(c: &mut Criterion) {
+    let path = bench_file(
+        "nodes1m.rten",
+        synth::Spec {
+            layers: 500_000,
+            weight_bytes: 0,
+        },
+    );
+    let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Graph);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = views::Theme { color: true };
+    terminal.draw(|f| views::draw(f, &mut app, theme)).unwrap(); // builds the graph index once
+    c.bench_function("tui/frame-1m-nodes", |b| {
+        b.iter(|| {
+            app.apply(Action::PageDown);
+            terminal.draw(|f| views::draw(f, &mut app, theme)).unwrap();
+        })
+    });
+}
+
+fn first_frame(c: &mut Criterion) {
+    let path = bench_file(
+        "big4g.rten",
+        synth::Spec {
+            layers: 4000,
+            weight_bytes: 1_073_741,
+        },
+    );
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(20);
+    group.bench_function("first-frame-4gib", |b| {
+        b.iter(|| {
+            let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Overview);
+            let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+            terminal
+                .draw(|f| views::draw(f, &mut app, views::Theme { color: true }))
+                .unwrap();
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, first_frame);
+criterion_main!(benches);
