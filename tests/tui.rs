@@ -121,7 +121,7 @@ fn operators_filter_the_graph_and_escape_clears() {
 #[test]
 fn tensors_sort_by_bytes_descending_puts_the_biggest_first() {
     let mut a = app("rten/convnet.rten", Tab::Tensors);
-    press(&mut a, "sss"); // index -> name -> elements -> bytes
+    press(&mut a, "ssssss"); // index, name, dtype, storage, shape, elements -> bytes
     press(&mut a, "r");
     assert_eq!(a.tensor_sort.0, rtenx::tui::app::TensorColumn::Bytes);
     let t = &a.analysis.inventory.tensors;
@@ -224,4 +224,55 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
     }
     let s = screen(&mut a);
     assert!(s.contains("min ") && s.contains("std "), "{s}");
+}
+
+#[test]
+fn the_filter_works_in_every_list() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten");
+    let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Findings);
+    assert_eq!(a.finding_rows.len(), 2);
+    press(&mut a, "/rx002\n");
+    assert_eq!(a.finding_rows.len(), 1, "filtered by code");
+    press(&mut a, "\x1b4/mat");
+    assert_eq!(a.tab, Tab::Operators);
+    let ops: Vec<&str> = a
+        .op_rows
+        .iter()
+        .map(|&i| a.histogram[i].0.as_str())
+        .collect();
+    assert_eq!(ops, ["MatMul"]);
+    press(&mut a, "\n\n"); // end typing, then Enter: show MatMul nodes in the Graph view
+    assert_eq!(
+        (a.tab, a.op_filter.as_deref(), a.filter.as_str()),
+        (Tab::Graph, Some("MatMul"), "")
+    );
+}
+
+#[test]
+fn tensors_sort_by_every_column() {
+    let mut a = app("rten/convnet.rten", Tab::Tensors);
+    let mut seen = Vec::new();
+    for _ in 0..9 {
+        seen.push(a.tensor_sort.0);
+        press(&mut a, "s");
+        assert_eq!(a.tensor_rows.len(), a.analysis.inventory.tensors.len());
+    }
+    assert_eq!(a.tensor_sort.0, seen[0], "s cycles back after every column");
+    seen.dedup();
+    assert_eq!(seen.len(), 9);
+}
+
+#[test]
+fn overlapping_sections_are_marked_in_the_byte_map() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten");
+    let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Layout);
+    let s = screen(&mut a);
+    let map = s.lines().nth(2).unwrap();
+    assert!(
+        map.contains('X'),
+        "tensor data inside the model data is marked: {map}"
+    );
+    insta::assert_snapshot!("layout_overlap", s);
 }

@@ -62,20 +62,32 @@ pub enum TensorColumn {
     Index,
     /// Name.
     Name,
+    /// Element type.
+    Dtype,
+    /// Inline, external or missing.
+    Storage,
+    /// Dimensions.
+    Shape,
     /// Element count.
     Elements,
     /// Byte size.
     Bytes,
+    /// Largest power of two dividing the offset.
+    Alignment,
     /// Data offset.
     Offset,
 }
 
 impl TensorColumn {
-    const ALL: [TensorColumn; 5] = [
+    const ALL: [TensorColumn; 9] = [
         Self::Index,
         Self::Name,
+        Self::Dtype,
+        Self::Storage,
+        Self::Shape,
         Self::Elements,
         Self::Bytes,
+        Self::Alignment,
         Self::Offset,
     ];
 
@@ -84,7 +96,11 @@ impl TensorColumn {
         match self {
             Self::Index => "#",
             Self::Name => "name",
+            Self::Dtype => "dtype",
+            Self::Storage => "storage",
+            Self::Shape => "shape",
             Self::Elements => "elements",
+            Self::Alignment => "align",
             Self::Bytes => "bytes",
             Self::Offset => "offset",
         }
@@ -139,6 +155,10 @@ pub struct App {
     pub graph_rows: Vec<NodeId>,
     /// Rows of the Tensors view, in sort order.
     pub tensor_rows: Vec<usize>,
+    /// Rows of the Operators view (indices into `histogram`) passing the filter.
+    pub op_rows: Vec<usize>,
+    /// Rows of the Findings view passing the filter.
+    pub finding_rows: Vec<usize>,
     /// The tensor sort column and direction (true = descending).
     pub tensor_sort: (TensorColumn, bool),
     /// The text filter, applied to names.
@@ -198,6 +218,8 @@ impl App {
             graph: 0,
             graph_rows: Vec::new(),
             tensor_rows: Vec::new(),
+            op_rows: Vec::new(),
+            finding_rows: Vec::new(),
             tensor_sort: (TensorColumn::Index, false),
             filter: String::new(),
             typing: false,
@@ -244,9 +266,9 @@ impl App {
             Tab::Overview => self.overview.len(),
             Tab::Layout => inv.sections.len(),
             Tab::Graph => self.graph_rows.len(),
-            Tab::Operators => self.histogram.len(),
+            Tab::Operators => self.op_rows.len(),
             Tab::Tensors => self.tensor_rows.len(),
-            Tab::Findings => self.analysis.findings.len(),
+            Tab::Findings => self.finding_rows.len(),
         }
     }
 
@@ -468,8 +490,13 @@ impl App {
             }
             Tab::Operators => {
                 let selected = self.cursors[Tab::Operators.index()].selected;
-                let op = self.histogram.get(selected).map(|(op, _)| op.clone());
+                let op = self
+                    .op_rows
+                    .get(selected)
+                    .and_then(|&i| self.histogram.get(i))
+                    .map(|(op, _)| op.clone());
                 self.op_filter = op;
+                self.filter.clear();
                 self.graph = 0;
                 self.refresh_rows();
                 self.cursors[Tab::Graph.index()] = Cursor::default();
@@ -477,7 +504,11 @@ impl App {
             }
             Tab::Findings => {
                 let selected = self.cursors[Tab::Findings.index()].selected;
-                match self.analysis.findings.get(selected).and_then(|f| f.item) {
+                let finding = self
+                    .finding_rows
+                    .get(selected)
+                    .and_then(|&i| self.analysis.findings.get(i));
+                match finding.and_then(|f| f.item) {
                     Some(Item::Node { graph, node }) => self.show_node(graph, node),
                     Some(Item::Tensor { tensor }) => {
                         self.filter.clear();
@@ -555,7 +586,13 @@ impl App {
         match column {
             TensorColumn::Index => {}
             TensorColumn::Name => rows.sort_by(|&a, &b| t[a].name.cmp(&t[b].name)),
+            TensorColumn::Dtype => rows.sort_by_key(|&i| t[i].dtype.map(|d| d.name())),
+            TensorColumn::Storage => rows.sort_by_key(|&i| t[i].storage as u8),
+            TensorColumn::Shape => rows.sort_by(|&a, &b| t[a].shape.cmp(&t[b].shape)),
             TensorColumn::Elements => rows.sort_by_key(|&i| t[i].elements),
+            TensorColumn::Alignment => {
+                rows.sort_by_key(|&i| t[i].data.map(|d| d.offset.trailing_zeros()))
+            }
             TensorColumn::Bytes => rows.sort_by_key(|&i| t[i].byte_size),
             TensorColumn::Offset => rows.sort_by_key(|&i| t[i].data.map(|d| (d.file, d.offset))),
         }
@@ -563,6 +600,16 @@ impl App {
             rows.reverse();
         }
         self.tensor_rows = rows;
+        let text_matches = |text: &str| needle.is_empty() || text.to_lowercase().contains(&needle);
+        self.op_rows = (0..self.histogram.len())
+            .filter(|&i| text_matches(&self.histogram[i].0))
+            .collect();
+        self.finding_rows = (0..self.analysis.findings.len())
+            .filter(|&i| {
+                let f = &self.analysis.findings[i];
+                text_matches(&f.message) || text_matches(f.rule.code) || text_matches(f.rule.name)
+            })
+            .collect();
         for tab in [Tab::Graph, Tab::Tensors] {
             let len = if tab == Tab::Graph {
                 self.graph_rows.len()

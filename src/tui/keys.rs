@@ -170,8 +170,8 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('/')],
         label: "/",
         action: Action::Filter,
-        help: "filter by name",
-        tabs: &[Tab::Graph, Tab::Tensors],
+        help: "filter as you type",
+        tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
     },
     Binding {
         keys: &[Char('l'), Right],
@@ -253,9 +253,12 @@ pub fn action(key: KeyEvent, app: &App) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The bindings shown for `tab`: those with a label that apply there.
+/// The bindings shown for `tab`, those specific to it first (narrow terminals cut the bar).
 pub fn shown(tab: Tab) -> impl Iterator<Item = &'static Binding> {
-    BINDINGS
-        .iter()
-        .filter(move |b| !b.label.is_empty() && (b.tabs.is_empty() || b.tabs.contains(&tab)))
+    let labelled = BINDINGS.iter().filter(|b| !b.label.is_empty());
+    let specific = labelled
+        .clone()
+        .filter(move |b| b.tabs.contains(&tab) && b.tabs.len() < Tab::ALL.len());
+    let general = labelled.filter(|b| b.tabs.is_empty() || b.tabs.len() == Tab::ALL.len());
+    specific.chain(general)
 }

@@ -12,28 +12,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     let findings = &app.analysis.findings;
     let inv = &app.analysis.inventory;
+    let rows = &app.finding_rows;
+    let title = super::filtered(" findings (Enter: jump to the item) ", &app.filter);
     let mut cursor = app.cursors[5];
-    lists::draw(
-        frame,
-        list,
-        " findings (Enter: jump to the item) ".into(),
-        &mut cursor,
-        findings.len(),
-        theme,
-        |i| {
-            let f = &findings[i];
-            let at = f.offset.map(|o| format!("@{o} ")).unwrap_or_default();
-            Line::from(vec![
-                Span::styled(
-                    format!("{:<7} {} ", f.severity.name(), f.rule.code),
-                    theme.severity(f.severity),
-                ),
-                Span::raw(format!("{at}{}", crate::text::sanitize(&f.message))),
-            ])
-        },
-    );
+    lists::draw(frame, list, title, &mut cursor, rows.len(), theme, |i| {
+        let f = &findings[rows[i]];
+        let at = f.offset.map(|o| format!("@{o} ")).unwrap_or_default();
+        Line::from(vec![
+            Span::styled(
+                format!("{:<7} {} ", f.severity.name(), f.rule.code),
+                theme.severity(f.severity),
+            ),
+            Span::raw(format!("{at}{}", crate::text::sanitize(&f.message))),
+        ])
+    });
     app.cursors[5] = cursor;
-    let text: Vec<Line> = findings.get(cursor.selected).map_or_else(Vec::new, |f| {
+    let selected = rows.get(cursor.selected).and_then(|&i| findings.get(i));
+    let text: Vec<Line> = selected.map_or_else(Vec::new, |f| {
         let item = f.item.map(|i| i.describe(inv)).unwrap_or_default();
         vec![
             Line::styled(

@@ -43,7 +43,11 @@ fn bars(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
                             .min(end)
                             .saturating_sub(s.range.start.max(start))
                     });
-                    let (c, color) = best.map_or((' ', Color::Reset), |s| glyph(s.kind));
+                    let (c, color) = if overlapping(&sections, start, end) {
+                        ('X', Color::Red)
+                    } else {
+                        best.map_or((' ', Color::Reset), |s| glyph(s.kind))
+                    };
                     Span::styled(
                         c.to_string(),
                         if theme.color {
@@ -59,13 +63,28 @@ fn bars(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// True if two declared sections both cover some byte of `start..end`.
+fn overlapping(sections: &[&Section], start: u64, end: u64) -> bool {
+    let declared: Vec<_> = sections
+        .iter()
+        .filter(|s| s.kind.is_declared() && s.range.len > 0)
+        .collect();
+    declared.iter().enumerate().any(|(i, a)| {
+        declared[i + 1..].iter().any(|b| {
+            let lo = a.range.start.max(b.range.start).max(start);
+            let hi = a.range.end().min(b.range.end()).min(end);
+            lo < hi
+        })
+    })
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     let files = app.analysis.inventory.files.len() as u16;
     let [map, rest] =
         Layout::vertical([Constraint::Length(files + 3), Constraint::Min(3)]).areas(area);
     let mut lines = bars(app, map.width.saturating_sub(2) as usize, theme);
     lines.push(Line::styled(
-        "H header  M model data  T/E tensor data  . padding  ? gap  ! trailing",
+        "H header  M model data  T/E tensor data  . padding  ? gap  ! trailing  X overlap",
         theme.dim(),
     ));
     frame.render_widget(

@@ -138,13 +138,14 @@ fn help(frame: &mut Frame, area: Rect, theme: Theme) {
         .filter(|b| !b.label.is_empty())
         .map(|b| {
             let where_ = if b.tabs.is_empty() || b.tabs.len() == Tab::ALL.len() {
-                "everywhere".to_owned()
+                "all tabs".to_owned()
             } else {
-                b.tabs
+                let numbers: Vec<String> = b
+                    .tabs
                     .iter()
-                    .map(|t| t.title())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                    .map(|t| (Tab::ALL.iter().position(|x| x == t).unwrap_or(0) + 1).to_string())
+                    .collect();
+                format!("tabs {}", numbers.join(" "))
             };
             Line::from(vec![
                 Span::styled(format!("{:<14}", b.label), theme.heading()),
@@ -154,7 +155,7 @@ fn help(frame: &mut Frame, area: Rect, theme: Theme) {
         })
         .collect();
     let height = (lines.len() as u16 + 2).min(area.height);
-    let width = 72.min(area.width);
+    let width = 64.min(area.width);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
         y: area.y + (area.height - height) / 2,
@@ -168,6 +169,15 @@ fn help(frame: &mut Frame, area: Rect, theme: Theme) {
             .wrap(Wrap { trim: false }),
         popup,
     );
+}
+
+/// A list title with the active filter appended.
+pub fn filtered(title: &str, filter: &str) -> String {
+    if filter.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title}· /{} ", crate::text::sanitize(filter))
+    }
 }
 
 /// An attribute value as text, with tensors and subgraphs described.

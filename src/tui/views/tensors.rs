@@ -17,6 +17,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         column.title(),
         if descending { "↓" } else { "↑" },
     );
+    let title = super::filtered(&title, &app.filter);
     let [header, area, detail] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),

@@ -34,23 +34,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         }
         Err(e) => lines.push(Line::styled(e, theme.dim())),
     }
-    lines.push(match &app.stats {
+    match &app.stats {
         StatsView::Running(t, done, total) if *t == id => {
             let pct = if *total == 0 { 0 } else { done * 100 / total };
-            Line::raw(format!("statistics: {pct}% ({done} of {total} elements)"))
+            lines.push(Line::raw(format!(
+                "statistics: {pct}% ({done} of {total} elements)"
+            )));
         }
-        StatsView::Done(t, Ok(s)) if *t == id => Line::raw(format!(
-            "min {:.6} · max {:.6} · mean {:.6} · std {:.6} · zeros {} · NaN {} · Inf {} (of {})",
-            s.min, s.max, s.mean, s.std, s.zeros, s.nans, s.infs, s.count
-        )),
+        StatsView::Done(t, Ok(s)) if *t == id => {
+            lines.push(Line::raw(format!(
+                "min {:.6} · max {:.6} · mean {:.6} · std {:.6}",
+                s.min, s.max, s.mean, s.std
+            )));
+            lines.push(Line::raw(format!(
+                "zeros {} · NaN {} · Inf {} · of {} elements",
+                s.zeros, s.nans, s.infs, s.count
+            )));
+        }
         StatsView::Done(t, Err(e)) if *t == id => {
-            Line::styled(format!("statistics: {e}"), theme.dim())
+            lines.push(Line::styled(format!("statistics: {e}"), theme.dim()))
         }
-        _ => Line::styled(
+        _ => lines.push(Line::styled(
             "Enter: compute min, max, mean, std, zeros, NaN and Inf",
             theme.dim(),
-        ),
-    });
+        )),
+    }
     let name = app.analysis.inventory.tensors[id]
         .name
         .display()
