@@ -23,7 +23,7 @@ shoot overview "$rten"
 shoot layout tests/fixtures/onnx/external_one_file/model.onnx 2 j j j
 shoot graph "$rten" 3 j j j j j j j j
 shoot operators tests/fixtures/rten/convnet.rten 4
-shoot tensors tests/fixtures/rten/convnet.rten 5 s s s s s s r
+shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
 shoot help "$rten" 3 '?'
 echo "wrote screenshots/*.svg"

@@ -79,17 +79,23 @@ pub enum TensorColumn {
 }
 
 impl TensorColumn {
+    /// Sort order of `s`: sizes first, since "which tensor is biggest" is the usual question.
     const ALL: [TensorColumn; 9] = [
         Self::Index,
+        Self::Bytes,
+        Self::Elements,
+        Self::Offset,
+        Self::Alignment,
         Self::Name,
         Self::Dtype,
         Self::Storage,
         Self::Shape,
-        Self::Elements,
-        Self::Bytes,
-        Self::Alignment,
-        Self::Offset,
     ];
+
+    /// Numbers sort largest first; text sorts A to Z.
+    fn descending_by_default(self) -> bool {
+        matches!(self, Self::Bytes | Self::Elements | Self::Alignment)
+    }
 
     /// Column title.
     pub fn title(self) -> &'static str {
@@ -377,7 +383,8 @@ impl App {
                     .iter()
                     .position(|c| *c == self.tensor_sort.0)
                     .map_or(0, |i| (i + 1) % TensorColumn::ALL.len());
-                self.tensor_sort = (TensorColumn::ALL[next], self.tensor_sort.1);
+                let column = TensorColumn::ALL[next];
+                self.tensor_sort = (column, column.descending_by_default());
                 self.refresh_rows();
             }
             Action::Reverse => {

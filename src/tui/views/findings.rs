@@ -36,6 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 theme.heading(),
             ),
             Line::raw(format!("at: {item}")),
+            Line::raw(crate::text::sanitize(&f.message).into_owned()),
             Line::raw(""),
             Line::raw(f.rule.explanation),
         ]
