@@ -153,7 +153,8 @@ mod tests {
         let s = compute(&bytes, DType::F32, &tx).unwrap();
         assert_eq!((s.count, s.zeros, s.nans, s.infs), (6, 1, 1, 1));
         assert_eq!((s.min, s.max, s.mean), (-2.0, 3.0, 0.5));
-        assert!((s.std - 1.8708286933869707).abs() < 1e-12);
+        // Finite values 1, 0, -2, 3: mean 0.5, squared deviations sum to 13, population std sqrt(13 / 4).
+        assert!((s.std - 3.25f64.sqrt()).abs() < 1e-12);
     }
 
     #[test]
