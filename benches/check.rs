@@ -4,21 +4,14 @@
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink.
 
+#[path = "support/cache.rs"]
+mod cache;
 #[path = "support/synth.rs"]
 mod synth;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use std::path::{Path, PathBuf};
+use cache::bench_file;
 
-fn bench_file(name: &str, spec: synth::Spec) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    if !path.exists() {
-        synth::write(&path, &spec).unwrap();
-    }
-    path
-}
+use criterion::{criterion_group, criterion_main, Criterion};
 
 fn check(c: &mut Criterion) {
     let path = bench_file(

@@ -2,25 +2,18 @@
 //! - `tui/frame-1m-nodes`: one Graph-view frame of a 1M-node model while scrolling;
 //! - `tui/first-frame-4gib`: open a 4 GiB model and draw the first frame.
 
+#[path = "support/cache.rs"]
+mod cache;
 #[path = "support/synth.rs"]
 mod synth;
+
+use cache::bench_file;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use rtenx::tui::keys::Action;
 use rtenx::tui::{views, App, Tab};
-use std::path::{Path, PathBuf};
-
-fn bench_file(name: &str, spec: synth::Spec) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    if !path.exists() {
-        synth::write(&path, &spec).unwrap();
-    }
-    path
-}
 
 fn frames(c: &mut Criterion) {
     let path = bench_file(

@@ -1,5 +1,7 @@
 //! Golden tests of the command line: output text, formats and exit codes.
 
+mod common;
+
 use assert_cmd::Command;
 
 /// Runs rtenx from the repository root, so paths in the output are stable.
@@ -174,18 +176,7 @@ fn dump_json_is_complete() {
 #[test]
 fn control_characters_from_files_never_reach_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/rten/mlp.rten"
-    ))
-    .unwrap();
-    // Rename the graph input "x" to ESC, keeping the length.
-    let at = bytes
-        .windows(6)
-        .position(|w| w == b"\x01\0\0\0x\0")
-        .expect("the name x")
-        + 4;
-    bytes[at] = 0x1b;
+    let bytes = common::mlp_with_escape_in_a_name();
     let path = dir.path().join("esc.rten");
     std::fs::write(&path, bytes).unwrap();
     let (out, _, _) = rtenx(&["inspect", path.to_str().unwrap()]);

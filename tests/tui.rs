@@ -1,6 +1,8 @@
 //! The browser without a terminal: state changes from actions, and every view drawn on
 //! ratatui's TestBackend from real fixtures (insta snapshots), including key sequences.
 
+mod common;
+
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -168,17 +170,7 @@ fn small_terminals_and_empty_lists_do_not_break() {
 
 #[test]
 fn control_characters_in_names_are_escaped_on_screen() {
-    let mut bytes = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/rten/mlp.rten"
-    ))
-    .unwrap();
-    let at = bytes
-        .windows(6)
-        .position(|w| w == b"\x01\0\0\0x\0")
-        .unwrap()
-        + 4;
-    bytes[at] = 0x1b;
+    let bytes = common::mlp_with_escape_in_a_name();
     let file = rtenx::source::ModelFile::in_memory("esc.rten", bytes);
     let mut a = App::new(rtenx::analyze_file(&file), Tab::Graph);
     let s = screen(&mut a);

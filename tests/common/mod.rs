@@ -32,3 +32,16 @@ pub fn manifest_codes(manifest: &str) -> Vec<String> {
         .filter_map(|l| l.split('\t').nth(1).map(str::to_owned))
         .collect()
 }
+
+/// The mlp fixture with its graph input renamed from "x" to ESC (same length), to check that
+/// control characters from files never reach the terminal.
+pub fn mlp_with_escape_in_a_name() -> Vec<u8> {
+    let mut bytes = std::fs::read(fixtures().join("rten/mlp.rten")).expect("mlp fixture");
+    let at = bytes
+        .windows(6)
+        .position(|w| w == b"\x01\0\0\0x\0")
+        .expect("the name x")
+        + 4;
+    bytes[at] = 0x1b;
+    bytes
+}
