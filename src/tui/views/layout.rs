@@ -120,10 +120,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
     app.cursors[1] = cursor;
     let mut lines = Vec::new();
     if let Some(s) = sections.get(cursor.selected) {
+        // The file name only: absolute paths of data files would crowd out the contents.
         let path = inv
             .files
             .get(s.file)
-            .map(|f| f.path.display().to_string())
+            .and_then(|f| f.path.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         lines.push(Line::styled(
             format!("{} in {}", s.kind.label(), crate::text::sanitize(&path)),
