@@ -2,12 +2,15 @@
 //! `target/bench-data/`):
 //! - `check/4gib-12k-nodes`: rtenx's full analysis of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
-//! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink.
+//! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
+//! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight.
 
 #[path = "support/cache.rs"]
 mod cache;
 #[path = "support/synth.rs"]
 mod synth;
+#[path = "support/synth_onnx.rs"]
+mod synth_onnx;
 
 use cache::bench_file;
 
@@ -54,5 +57,20 @@ fn dump(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, check, dump);
+fn onnx(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/onnx20k");
+    std::fs::create_dir_all(&dir).unwrap();
+    if !dir.join("model.onnx").exists() {
+        synth_onnx::write(&dir, 20_000, 4096).unwrap();
+    }
+    let path = dir.join("model.onnx");
+    c.bench_function("check/onnx-20k-nodes", |b| {
+        b.iter(|| {
+            let a = rtenx::analyze(&path).unwrap();
+            assert_eq!(a.inventory.tensors.len(), 20_000);
+        })
+    });
+}
+
+criterion_group!(benches, check, dump, onnx);
 criterion_main!(benches);

@@ -14,10 +14,14 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
             .get(section.file)
             .is_some_and(|f| f.role == FileRole::ExternalData)
     };
+    let containers: Vec<&Section> = inv
+        .sections
+        .iter()
+        .filter(|c| matches!(c.kind, SectionKind::TensorData | SectionKind::ExternalData))
+        .collect();
     let in_tensor_data = |section: &Section| {
-        inv.sections.iter().any(|c| {
+        containers.iter().any(|c| {
             c.file == section.file
-                && matches!(c.kind, SectionKind::TensorData | SectionKind::ExternalData)
                 && c.range.start <= section.range.start
                 && section.range.end() <= c.range.end()
         })

@@ -33,6 +33,10 @@ struct Job<'m> {
     scope: Option<GraphId>,
 }
 
+/// Maps keyed by names from the file: ahash is seeded at random per process, so names from a
+/// hostile file cannot be chosen to collide, and it is much faster than SipHash.
+type NameMap<'m, V> = HashMap<&'m [u8], V, ahash::RandomState>;
+
 /// The name of an unnamed initializer.
 static NO_NAME: Bytes = Bytes::from_static(b"");
 
@@ -44,7 +48,7 @@ type Inputs<'m> = Vec<(&'m Bytes, Option<&'m TypeProto>)>;
 struct Scope<'m> {
     /// Keys borrow from the decoded model. ahash is seeded at random per process, so names
     /// from a hostile file cannot be chosen to collide.
-    names: HashMap<&'m [u8], NodeId, ahash::RandomState>,
+    names: NameMap<'m, NodeId>,
     parent: Option<GraphId>,
 }
 
@@ -124,7 +128,7 @@ struct GraphReader<'a, 'r, 'm> {
     /// The graph's nodes, and which node produces each name: built only when a lookup
     /// fails, to tell a forward reference from an undefined name.
     nodes: &'m [NodeProto],
-    producers: Option<HashMap<&'m Bytes, usize>>,
+    producers: Option<NameMap<'m, usize>>,
 }
 
 impl<'m> GraphReader<'_, '_, 'm> {
@@ -165,14 +169,19 @@ impl<'m> GraphReader<'_, '_, 'm> {
                     self.attribute_tensors(a, None);
                 }
                 let inputs = f.input.iter().map(|n| (n, None)).collect();
-                self.nodes_and_io(&f.node, inputs, f.output.iter().collect(), &HashMap::new());
+                self.nodes_and_io(
+                    &f.node,
+                    inputs,
+                    f.output.iter().collect(),
+                    &NameMap::default(),
+                );
             }
         }
     }
 
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &'m GraphProto) {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_hasher(ahash::RandomState::new());
         let sparse = g
             .sparse_initializer
             .iter()
@@ -208,7 +217,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
         nodes: &'m [NodeProto],
         inputs: Inputs<'m>,
         outputs: Vec<&'m Bytes>,
-        types: &HashMap<&Bytes, &'m TypeProto>,
+        types: &NameMap<'m, &'m TypeProto>,
     ) {
         for (name, ty) in inputs {
             let id = match self.scopes[self.id].names.get(&name[..]) {
@@ -254,7 +263,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
             let outputs = nodes
                 .iter()
                 .enumerate()
-                .flat_map(|(i, n)| n.output.iter().map(move |o| (o, i)));
+                .flat_map(|(i, n)| n.output.iter().map(move |o| (&o[..], i)));
             outputs.collect()
         });
         let shown = Name::from(&name[..]);
@@ -262,7 +271,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
             Some(n) => format!("input of {} node", lossy(n.op_type.as_ref())),
             None => "graph output".to_owned(),
         };
-        let finding = match (producers.get(name), reader) {
+        let finding = match (producers.get(&name[..]), reader) {
             (Some(&later), Some(reader)) if later > reader => Finding::new(&NOT_TOPOLOGICAL, format!(
                 "{what} \"{shown}\" is produced by node {later}, which comes later")),
             _ => Finding::new(&UNDEFINED_INPUT, format!(
@@ -272,7 +281,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
         None
     }
 
-    fn node(&mut self, n: &'m NodeProto, index: usize, types: &HashMap<&Bytes, &'m TypeProto>) {
+    fn node(&mut self, n: &'m NodeProto, index: usize, types: &NameMap<'m, &'m TypeProto>) {
         let op_id = self.graph().nodes.len() as NodeId;
         let item = Item::Node {
             graph: self.id,
@@ -312,7 +321,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
             }
             let id = self.push(
                 Name::from(&name[..]),
-                NodeKind::Value(value(types.get(name).copied())),
+                NodeKind::Value(value(types.get(&name[..]).copied())),
             );
             self.define(name, id);
             outputs.push(Some(id));
@@ -402,12 +411,12 @@ impl<'m> GraphReader<'_, '_, 'm> {
 }
 
 /// Types declared for a graph's values, by name.
-fn types(g: &GraphProto) -> HashMap<&Bytes, &TypeProto> {
+fn types(g: &GraphProto) -> NameMap<'_, &TypeProto> {
     g.input
         .iter()
         .chain(&g.output)
         .chain(&g.value_info)
-        .filter_map(|v: &ValueInfoProto| Some((v.name.as_ref()?, v.r#type.as_ref()?)))
+        .filter_map(|v: &ValueInfoProto| Some((&v.name.as_ref()?[..], v.r#type.as_ref()?)))
         .collect()
 }
 
