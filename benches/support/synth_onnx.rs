@@ -28,7 +28,7 @@ pub fn write(dir: &Path, layers: u32, weight_bytes: u64) -> std::io::Result<()> 
     });
     for i in 0..u64::from(layers) {
         if elems > 0 {
-            graph.initializer.push(TensorProto {
+            let tensor = TensorProto {
                 name: name(format!("w{i}")),
                 dims: vec![elems as i64],
                 data_type: Some(1),
@@ -39,13 +39,14 @@ pub fn write(dir: &Path, layers: u32, weight_bytes: u64) -> std::io::Result<()> 
                     entry("length", (elems * 4).to_string()),
                 ],
                 ..TensorProto::default()
-            });
+            };
+            graph.initializer.push(tensor.encode_to_vec().into());
         }
         let mut inputs = vec![format!("v{i}").into_bytes().into()];
         if elems > 0 {
             inputs.push(format!("w{i}").into_bytes().into());
         }
-        graph.node.push(NodeProto {
+        let node = NodeProto {
             input: inputs,
             output: vec![format!("v{}", i + 1).into_bytes().into()],
             name: name(format!("add{i}")),
@@ -55,7 +56,8 @@ pub fn write(dir: &Path, layers: u32, weight_bytes: u64) -> std::io::Result<()> 
                 "Relu".into()
             }),
             ..NodeProto::default()
-        });
+        };
+        graph.node.push(node.encode_to_vec().into());
     }
     graph.output.push(ValueInfoProto {
         name: name(format!("v{layers}")),

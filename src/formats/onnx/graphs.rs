@@ -1,13 +1,14 @@
 //! Graphs, subgraphs, functions and training graphs into the inventory.
 //!
-//! All graphs are read from one queue, never by recursion. Values are nodes: graph inputs
-//! and node outputs become value nodes, initializers constant nodes, and a name read from an
-//! enclosing graph becomes a captured value node, as in rten.
+//! All graphs are read from one queue, never by recursion. Nodes and initializers are
+//! decoded one at a time as the walk reaches them (the schema declares them as raw bytes), so
+//! the whole protobuf tree never exists in memory at once, and each gets its byte offset.
+//! Values are nodes: graph inputs and node outputs become value nodes, initializers
+//! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
+//! in rten.
 
 use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{
-    AttributeProto, FunctionProto, GraphProto, NodeProto, TypeProto, ValueInfoProto,
-};
+use super::proto::{AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto};
 use super::rules::*;
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item};
@@ -16,12 +17,14 @@ use crate::inventory::{
     SubgraphOf, TensorRef, Value,
 };
 use bytes::Bytes;
+use prost::Message;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-/// A graph-like body: a GraphProto or a FunctionProto.
+/// A graph-like body: a GraphProto (borrowed from the model or taken from an attribute) or a
+/// FunctionProto.
 enum Body<'m> {
-    Graph(&'m GraphProto),
+    Graph(Cow<'m, GraphProto>),
     Function(&'m FunctionProto),
 }
 
@@ -35,32 +38,24 @@ struct Job<'m> {
 
 /// Maps keyed by names from the file: ahash is seeded at random per process, so names from a
 /// hostile file cannot be chosen to collide, and it is much faster than SipHash.
-type NameMap<'m, V> = HashMap<&'m [u8], V, ahash::RandomState>;
+type NameMap<'b, V> = HashMap<&'b [u8], V, ahash::RandomState>;
 
-/// The name of an unnamed initializer.
-static NO_NAME: Bytes = Bytes::from_static(b"");
-
-/// Graph inputs: each name with its declared type, if any.
-type Inputs<'m> = Vec<(&'m Bytes, Option<&'m TypeProto>)>;
-
-/// Names each graph defines, for lookups from its subgraphs.
+/// Names each graph defines, for lookups from its subgraphs. Keys borrow from the file.
 #[derive(Default)]
-struct Scope<'m> {
-    /// Keys borrow from the decoded model. ahash is seeded at random per process, so names
-    /// from a hostile file cannot be chosen to collide.
-    names: NameMap<'m, NodeId>,
+struct Scope<'b> {
+    names: NameMap<'b, NodeId>,
     parent: Option<GraphId>,
 }
 
 /// Reads every graph of `model`.
-pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
+pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
     let mut queue = VecDeque::new();
-    let mut scopes: Vec<Scope<'_>> = Vec::new();
+    let mut scopes: Vec<Scope<'b>> = Vec::new();
     let empty = GraphProto::default();
     let main = model.graph.as_ref().unwrap_or(&empty);
     let id = new_graph(r, name_of(main.name.as_ref()));
     queue.push_back(Job {
-        body: Body::Graph(main),
+        body: Body::Graph(Cow::Borrowed(main)),
         id,
         scope: None,
     });
@@ -72,7 +67,7 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
             if let Some(g) = g {
                 let id = new_graph(r, Name::from(format!("training_info[{i}].{what}").as_str()));
                 queue.push_back(Job {
-                    body: Body::Graph(g),
+                    body: Body::Graph(Cow::Borrowed(g)),
                     id,
                     scope: Some(0),
                 });
@@ -91,15 +86,17 @@ pub(super) fn read(model: &super::proto::ModelProto, r: &mut Reader<'_>) {
     while let Some(job) = queue.pop_front() {
         scopes.resize_with(scopes.len().max(job.id + 1), Scope::default);
         scopes[job.id].parent = job.scope;
-        GraphReader {
+        let mut reader = GraphReader {
             r: &mut *r,
             id: job.id,
             scopes: &mut scopes,
             queue: &mut queue,
-            nodes: &[],
             producers: None,
+        };
+        match &job.body {
+            Body::Graph(g) => reader.graph_body(g),
+            Body::Function(f) => reader.function_body(f),
         }
-        .read(job.body);
     }
 }
 
@@ -120,123 +117,161 @@ fn name_of(b: Option<&Bytes>) -> Name {
     Name::from(b.map_or(&[][..], |b| b))
 }
 
-struct GraphReader<'a, 'r, 'm> {
-    r: &'a mut Reader<'r>,
+struct GraphReader<'a, 'b, 'm> {
+    r: &'a mut Reader<'b>,
     id: GraphId,
-    scopes: &'a mut Vec<Scope<'m>>,
+    scopes: &'a mut Vec<Scope<'b>>,
     queue: &'a mut VecDeque<Job<'m>>,
-    /// The graph's nodes, and which node produces each name: built only when a lookup
-    /// fails, to tell a forward reference from an undefined name.
-    nodes: &'m [NodeProto],
-    producers: Option<NameMap<'m, usize>>,
+    /// Which node produces each name: built only when a lookup fails, to tell a forward
+    /// reference from an undefined name.
+    producers: Option<NameMap<'b, usize>>,
 }
 
-impl<'m> GraphReader<'_, '_, 'm> {
+impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn graph(&mut self) -> &mut Graph {
         &mut self.r.inv.graphs[self.id]
     }
 
-    fn push(&mut self, name: Name, kind: NodeKind) -> NodeId {
+    /// `bytes` as a slice of the file. prost slices the shared buffer when decoding, so every
+    /// name and message lies inside it; anything else reads as empty.
+    fn in_file(&self, bytes: &[u8]) -> &'b [u8] {
+        let base: &'b [u8] = self.r.base;
+        let start = (bytes.as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
+        start
+            .checked_add(bytes.len())
+            .and_then(|end| base.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// Absolute offset of `bytes` in the model file.
+    fn offset(&self, bytes: &[u8]) -> Option<u64> {
+        let start = (bytes.as_ptr() as usize).checked_sub(self.r.base.as_ptr() as usize)?;
+        (start.checked_add(bytes.len())? <= self.r.base.len()).then_some(start as u64)
+    }
+
+    fn push(&mut self, name: Name, kind: NodeKind, offset: Option<u64>) -> NodeId {
         let graph = self.graph();
         let id = graph.nodes.len() as NodeId;
-        graph.nodes.push(Node {
-            name,
-            kind,
-            offset: None,
-        });
+        graph.nodes.push(Node { name, kind, offset });
         id
     }
 
-    fn define(&mut self, name: &'m Bytes, id: NodeId) {
-        self.scopes[self.id].names.insert(&name[..], id);
+    fn define(&mut self, name: &[u8], id: NodeId) {
+        let key = self.in_file(name);
+        self.scopes[self.id].names.insert(key, id);
     }
 
-    fn read(&mut self, body: Body<'m>) {
-        match body {
-            Body::Graph(g) => {
-                self.initializers(g);
-                let types = types(g);
-                let inputs = g
-                    .input
-                    .iter()
-                    .filter_map(|v| Some((v.name.as_ref()?, v.r#type.as_ref())))
-                    .collect();
-                let outputs = g.output.iter().filter_map(|v| v.name.as_ref()).collect();
-                self.nodes_and_io(&g.node, inputs, outputs, &types);
-            }
-            Body::Function(f) => {
-                for a in &f.attribute_proto {
-                    self.attribute_tensors(a, None);
-                }
-                let inputs = f.input.iter().map(|n| (n, None)).collect();
-                self.nodes_and_io(
-                    &f.node,
-                    inputs,
-                    f.output.iter().collect(),
-                    &NameMap::default(),
+    /// Decodes one embedded message, reporting a malformed one at its offset.
+    fn decode<T: Message + Default>(&mut self, bytes: &Bytes, what: &str) -> Option<T> {
+        match T::decode(bytes.clone()) {
+            Ok(message) => Some(message),
+            Err(e) => {
+                let at = self.offset(bytes);
+                self.r.out.push(
+                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a {what}: {e}")).at(at),
                 );
+                None
             }
         }
+    }
+
+    fn graph_body(&mut self, g: &GraphProto) {
+        self.initializers(g);
+        let types = types(g, self);
+        let inputs: Vec<(&[u8], Option<&TypeProto>)> = g
+            .input
+            .iter()
+            .filter_map(|v| Some((&v.name.as_ref()?[..], v.r#type.as_ref())))
+            .collect();
+        let outputs: Vec<&[u8]> = g.output.iter().filter_map(|v| v.name.as_deref()).collect();
+        self.nodes_and_io(&g.node, inputs, outputs, &types);
+    }
+
+    fn function_body(&mut self, f: &FunctionProto) {
+        for a in &f.attribute_proto {
+            self.attribute_tensors(a, None);
+        }
+        let inputs = f.input.iter().map(|n| (&n[..], None)).collect();
+        let outputs = f.output.iter().map(|n| &n[..]).collect();
+        self.nodes_and_io(&f.node, inputs, outputs, &NameMap::default());
     }
 
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
-    fn initializers(&mut self, g: &'m GraphProto) {
+    fn initializers(&mut self, g: &GraphProto) {
         let mut seen = HashSet::with_hasher(ahash::RandomState::new());
-        let sparse = g
-            .sparse_initializer
-            .iter()
-            .filter_map(|s| s.values.as_ref().map(|v| (v, s.indices.as_ref())));
-        let dense = g.initializer.iter().map(|t| (t, None));
-        for (t, indices) in dense.chain(sparse) {
-            let name: &'m Bytes = t.name.as_ref().unwrap_or(&NO_NAME);
-            let node = self.graph().nodes.len() as NodeId;
-            let tensor = self.r.tensor(t, self.id, Some(node));
-            if let Some(indices) = indices {
-                self.r.tensor(indices, self.id, Some(node));
-            }
-            if !seen.insert(name) {
-                self.r.out.push(
-                    Finding::new(
-                        &DUPLICATE_INITIALIZER,
-                        format!(
-                            "initializer name \"{}\" is used more than once in this graph",
-                            Name::from(&name[..])
-                        ),
-                    )
-                    .item(Item::Tensor { tensor }),
-                );
+        for bytes in &g.initializer {
+            let Some(t) = self.decode::<TensorProto>(bytes, "initializer") else {
                 continue;
-            }
-            let id = self.push(Name::from(&name[..]), NodeKind::Constant { tensor });
-            self.define(name, id);
+            };
+            let at = self.offset(bytes);
+            self.initializer(&t, None, at, &mut seen);
         }
+        for s in &g.sparse_initializer {
+            if let Some(values) = &s.values {
+                self.initializer(values, s.indices.as_ref(), None, &mut seen);
+            }
+        }
+    }
+
+    fn initializer(
+        &mut self,
+        t: &TensorProto,
+        indices: Option<&TensorProto>,
+        at: Option<u64>,
+        seen: &mut HashSet<&'b [u8], ahash::RandomState>,
+    ) {
+        let name = t.name.as_deref().unwrap_or_default();
+        let node = self.graph().nodes.len() as NodeId;
+        let tensor = self.r.tensor(t, self.id, Some(node), at);
+        if let Some(indices) = indices {
+            self.r.tensor(indices, self.id, Some(node), None);
+        }
+        if !seen.insert(self.in_file(name)) {
+            self.r.out.push(
+                Finding::new(
+                    &DUPLICATE_INITIALIZER,
+                    format!(
+                        "initializer name \"{}\" is used more than once in this graph",
+                        Name::from(name)
+                    ),
+                )
+                .at(at)
+                .item(Item::Tensor { tensor }),
+            );
+            return;
+        }
+        let id = self.push(Name::from(name), NodeKind::Constant { tensor }, at);
+        self.define(name, id);
     }
 
     fn nodes_and_io(
         &mut self,
-        nodes: &'m [NodeProto],
-        inputs: Inputs<'m>,
-        outputs: Vec<&'m Bytes>,
-        types: &NameMap<'m, &'m TypeProto>,
+        nodes: &[Bytes],
+        inputs: Vec<(&[u8], Option<&TypeProto>)>,
+        outputs: Vec<&[u8]>,
+        types: &NameMap<'b, &TypeProto>,
     ) {
         for (name, ty) in inputs {
-            let id = match self.scopes[self.id].names.get(&name[..]) {
-                Some(&constant) => constant, // IR < 4: an input with an initializer as its default
+            let known = self.scopes[self.id].names.get(self.in_file(name)).copied();
+            let id = match known {
+                Some(constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
-                    let id = self.push(Name::from(&name[..]), NodeKind::Value(value(ty)));
+                    let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
                     self.define(name, id);
                     id
                 }
             };
             self.graph().inputs.push(id);
         }
-        self.nodes = nodes;
-        for (index, n) in nodes.iter().enumerate() {
-            self.node(n, index, types);
+        self.producers = None;
+        for (index, bytes) in nodes.iter().enumerate() {
+            if let Some(n) = self.decode::<NodeProto>(bytes, "node") {
+                let at = self.offset(bytes);
+                self.node(n, index, nodes, types, at);
+            }
         }
         for name in outputs {
-            let id = self.lookup(name, None, Item::Graph { graph: self.id });
-            if let Some(id) = id {
+            if let Some(id) = self.lookup(name, None, nodes, Item::Graph { graph: self.id }) {
                 self.graph().outputs.push(id);
             }
         }
@@ -244,35 +279,46 @@ impl<'m> GraphReader<'_, '_, 'm> {
 
     /// Finds the node for `name`, capturing it from an enclosing graph if needed. `reader` is
     /// the index of the node that reads it; `None` for a graph output.
-    fn lookup(&mut self, name: &'m Bytes, reader: Option<usize>, item: Item) -> Option<NodeId> {
-        if let Some(&id) = self.scopes[self.id].names.get(&name[..]) {
+    fn lookup(
+        &mut self,
+        name: &[u8],
+        reader: Option<usize>,
+        nodes: &[Bytes],
+        item: Item,
+    ) -> Option<NodeId> {
+        let key = self.in_file(name);
+        if let Some(&id) = self.scopes[self.id].names.get(key) {
             return Some(id);
         }
         let mut scope = self.scopes[self.id].parent;
         while let Some(s) = scope {
-            if self.scopes[s].names.contains_key(&name[..]) {
-                let id = self.push(Name::from(&name[..]), NodeKind::Value(Value::default()));
+            if self.scopes[s].names.contains_key(key) {
+                let id = self.push(Name::from(name), NodeKind::Value(Value::default()), None);
                 self.graph().captures.push(id);
                 self.define(name, id);
                 return Some(id);
             }
             scope = self.scopes[s].parent;
         }
-        let nodes = self.nodes;
-        let producers = self.producers.get_or_insert_with(|| {
-            let outputs = nodes
-                .iter()
-                .enumerate()
-                .flat_map(|(i, n)| n.output.iter().map(move |o| (&o[..], i)));
-            outputs.collect()
-        });
-        let shown = Name::from(&name[..]);
-        let what = match reader.and_then(|i| nodes.get(i)) {
-            Some(n) => format!("input of {} node", lossy(n.op_type.as_ref())),
+        if self.producers.is_none() {
+            let mut producers = NameMap::default();
+            for (i, bytes) in nodes.iter().enumerate() {
+                if let Ok(n) = NodeProto::decode(bytes.clone()) {
+                    for o in &n.output {
+                        producers.insert(self.in_file(o), i);
+                    }
+                }
+            }
+            self.producers = Some(producers);
+        }
+        let later = self.producers.as_ref().and_then(|p| p.get(key).copied());
+        let shown = Name::from(name);
+        let what = match reader {
+            Some(i) => format!("input of node {i}"),
             None => "graph output".to_owned(),
         };
-        let finding = match (producers.get(&name[..]), reader) {
-            (Some(&later), Some(reader)) if later > reader => Finding::new(&NOT_TOPOLOGICAL, format!(
+        let finding = match (later, reader) {
+            (Some(later), Some(reader)) if later > reader => Finding::new(&NOT_TOPOLOGICAL, format!(
                 "{what} \"{shown}\" is produced by node {later}, which comes later")),
             _ => Finding::new(&UNDEFINED_INPUT, format!(
                 "{what} \"{shown}\" is not a graph input, initializer, earlier output or outer value")),
@@ -281,28 +327,41 @@ impl<'m> GraphReader<'_, '_, 'm> {
         None
     }
 
-    fn node(&mut self, n: &'m NodeProto, index: usize, types: &NameMap<'m, &'m TypeProto>) {
+    fn node(
+        &mut self,
+        n: NodeProto,
+        index: usize,
+        nodes: &[Bytes],
+        types: &NameMap<'b, &TypeProto>,
+        at: Option<u64>,
+    ) {
         let op_id = self.graph().nodes.len() as NodeId;
         let item = Item::Node {
             graph: self.id,
             node: op_id,
         };
-        let op_type = lossy(n.op_type.as_ref());
         let mut inputs = Vec::with_capacity(n.input.len());
         for name in &n.input {
             let id = if name.is_empty() {
                 None
             } else {
-                self.lookup(name, Some(index), item)
+                self.lookup(name, Some(index), nodes, item)
             };
             inputs.push(id);
         }
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().nodes.len() as NodeId;
-        self.push(name_of(n.name.as_ref()), NodeKind::Unknown { tag: 0 });
-        let attrs: Vec<Attr> = n
-            .attribute
-            .iter()
+        self.push(name_of(n.name.as_ref()), NodeKind::Unknown { tag: 0 }, at);
+        let NodeProto {
+            input: _,
+            output,
+            name: _,
+            op_type,
+            domain,
+            attribute,
+        } = n;
+        let attrs: Vec<Attr> = attribute
+            .into_iter()
             .map(|a| self.attribute(a, op_id))
             .collect();
         let subgraphs = attrs
@@ -313,26 +372,23 @@ impl<'m> GraphReader<'_, '_, 'm> {
                 _ => Vec::new(),
             })
             .collect::<Vec<_>>();
-        let mut outputs = Vec::with_capacity(n.output.len());
-        for name in &n.output {
+        let mut outputs = Vec::with_capacity(output.len());
+        for name in &output {
             if name.is_empty() {
                 outputs.push(None);
                 continue;
             }
-            let id = self.push(
-                Name::from(&name[..]),
-                NodeKind::Value(value(types.get(&name[..]).copied())),
-            );
+            let ty = types.get(self.in_file(name)).copied();
+            let id = self.push(Name::from(&name[..]), NodeKind::Value(value(ty)), None);
             self.define(name, id);
             outputs.push(Some(id));
         }
-        let domain = n
-            .domain
+        let domain = domain
             .as_ref()
             .filter(|d| !d.is_empty())
             .map(|d| lossy(Some(d)));
         self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
-            op_type: Cow::Owned(op_type),
+            op_type: Cow::Owned(lossy(op_type.as_ref())),
             domain,
             attrs: attrs.into(),
             inputs: inputs.into(),
@@ -342,7 +398,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
     }
 
     /// Queues a subgraph owned by node `op` and returns its id.
-    fn subgraph(&mut self, g: &'m GraphProto, op: NodeId) -> GraphRef {
+    fn subgraph(&mut self, g: GraphProto, op: NodeId) -> GraphRef {
         let id = self.r.inv.graphs.len();
         self.r.inv.graphs.push(Graph {
             name: name_of(g.name.as_ref()),
@@ -353,7 +409,7 @@ impl<'m> GraphReader<'_, '_, 'm> {
             ..Graph::default()
         });
         self.queue.push_back(Job {
-            body: Body::Graph(g),
+            body: Body::Graph(Cow::Owned(g)),
             id,
             scope: Some(self.id),
         });
@@ -361,31 +417,32 @@ impl<'m> GraphReader<'_, '_, 'm> {
     }
 
     /// Registers every tensor an attribute holds, whatever its declared type.
-    fn attribute_tensors(&mut self, a: &'m AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
+    fn attribute_tensors(&mut self, a: &AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
         let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
         let mut refs = Vec::new();
         for t in a.t.iter().chain(&a.tensors) {
             refs.push(TensorRef {
-                tensor: self.r.tensor(t, self.id, op),
+                tensor: self.r.tensor(t, self.id, op, None),
             });
         }
         for s in sparse {
             for t in s.values.iter().chain(&s.indices) {
                 refs.push(TensorRef {
-                    tensor: self.r.tensor(t, self.id, op),
+                    tensor: self.r.tensor(t, self.id, op, None),
                 });
             }
         }
         refs
     }
 
-    fn attribute(&mut self, a: &'m AttributeProto, op: NodeId) -> Attr {
-        let tensors = self.attribute_tensors(a, Some(op));
-        let graphs: Vec<GraphRef> =
-            a.g.iter()
-                .chain(&a.graphs)
-                .map(|g| self.subgraph(g, op))
+    fn attribute(&mut self, mut a: AttributeProto, op: NodeId) -> Attr {
+        let tensors = self.attribute_tensors(&a, Some(op));
+        let bodies: Vec<GraphProto> =
+            a.g.take()
+                .into_iter()
+                .chain(std::mem::take(&mut a.graphs))
                 .collect();
+        let graphs: Vec<GraphRef> = bodies.into_iter().map(|g| self.subgraph(g, op)).collect();
         let strs = |v: &[Bytes]| AttrValue::Strs(v.iter().map(|s| Name::from(&s[..])).collect());
         let value = match a.r#type.unwrap_or(0) {
             _ if a.ref_attr_name.is_some() => AttrValue::Str(Name::from(
@@ -395,8 +452,8 @@ impl<'m> GraphReader<'_, '_, 'm> {
             2 => AttrValue::Int(a.i.unwrap_or(0)),
             3 => AttrValue::Str(name_of(a.s.as_ref())),
             5 if graphs.len() == 1 => AttrValue::Graph(graphs[0]),
-            6 => AttrValue::Floats(a.floats.clone()),
-            7 => AttrValue::Ints(a.ints.clone()),
+            6 => AttrValue::Floats(std::mem::take(&mut a.floats)),
+            7 => AttrValue::Ints(std::mem::take(&mut a.ints)),
             8 => strs(&a.strings),
             4 | 11 if tensors.len() == 1 => AttrValue::Tensor(tensors[0]),
             _ if !graphs.is_empty() => AttrValue::Graphs(graphs),
@@ -411,12 +468,12 @@ impl<'m> GraphReader<'_, '_, 'm> {
 }
 
 /// Types declared for a graph's values, by name.
-fn types(g: &GraphProto) -> NameMap<'_, &TypeProto> {
+fn types<'g, 'b>(g: &'g GraphProto, r: &GraphReader<'_, 'b, '_>) -> NameMap<'b, &'g TypeProto> {
     g.input
         .iter()
         .chain(&g.output)
         .chain(&g.value_info)
-        .filter_map(|v: &ValueInfoProto| Some((&v.name.as_ref()?[..], v.r#type.as_ref()?)))
+        .filter_map(|v| Some((r.in_file(v.name.as_ref()?), v.r#type.as_ref()?)))
         .collect()
 }
 

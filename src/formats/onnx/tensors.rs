@@ -14,8 +14,17 @@ const EXTERNAL: i32 = 1;
 const PAGE: u64 = 4096;
 
 impl Reader<'_> {
-    /// Adds `t`, owned by `node` of `graph`, and checks how its data is stored.
-    pub fn tensor(&mut self, t: &TensorProto, graph: GraphId, node: Option<NodeId>) -> TensorId {
+    /// Adds `t`, owned by `node` of `graph` and declared at offset `decl` of the model file
+    /// (if known), and checks how its data is stored. Findings about the tensor that have no
+    /// offset of their own point at the declaration.
+    pub fn tensor(
+        &mut self,
+        t: &TensorProto,
+        graph: GraphId,
+        node: Option<NodeId>,
+        decl: Option<u64>,
+    ) -> TensorId {
+        let first_finding = self.out.len();
         let id = self.inv.tensors.len();
         let item = Item::Tensor { tensor: id };
         let name = Name::from(t.name.as_deref().unwrap_or_default());
@@ -59,10 +68,15 @@ impl Reader<'_> {
             data,
             graph,
             node,
-            decl_offset: data
+            decl_offset: decl.or(data
                 .filter(|_| storage == Storage::Inline)
-                .map(|d| d.offset),
+                .map(|d| d.offset)),
         });
+        for f in &mut self.out[first_finding..] {
+            if f.offset.is_none() && f.file == 0 {
+                f.offset = decl;
+            }
+        }
         id
     }
 
