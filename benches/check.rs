@@ -7,6 +7,10 @@
 
 #[path = "support/cache.rs"]
 mod cache;
+/// The allocator the `rtenx` binary uses, so that the figures match the command line.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "support/synth.rs"]
 mod synth;
 #[path = "support/synth_onnx.rs"]

@@ -199,6 +199,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &GraphProto) {
         let mut seen = HashSet::with_hasher(ahash::RandomState::new());
+        self.graph().nodes.reserve(g.initializer.len());
+        self.r.inv.tensors.reserve(g.initializer.len());
         for bytes in &g.initializer {
             let Some(t) = self.decode::<TensorProto>(bytes, "initializer") else {
                 continue;
@@ -264,6 +266,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             self.graph().inputs.push(id);
         }
         self.producers = None;
+        // Each node adds itself and (usually) one output value: reserve once, rather than
+        // grow and copy a million-node vector step by step.
+        self.graph().nodes.reserve(nodes.len().saturating_mul(2));
         for (index, bytes) in nodes.iter().enumerate() {
             if let Some(n) = self.decode::<NodeProto>(bytes, "node") {
                 let at = self.offset(bytes);
