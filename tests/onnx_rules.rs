@@ -217,3 +217,52 @@ fn an_onnx_file_of_2_gib_is_non_conformant() {
         Some(0)
     );
 }
+
+#[test]
+fn deeply_nested_subgraphs_are_bounded() {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{
+        AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    };
+    // 300 If nodes, each holding the next in its then_branch: deeper than any real model.
+    let mut inner = GraphProto::default();
+    for _ in 0..300 {
+        let node = NodeProto {
+            op_type: Some("If".into()),
+            attribute: vec![AttributeProto {
+                name: Some("then_branch".into()),
+                r#type: Some(5),
+                g: Some(inner),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        inner = GraphProto {
+            node: vec![node.encode_to_vec().into()],
+            ..Default::default()
+        };
+    }
+    let model = ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: None,
+            version: Some(21),
+        }],
+        graph: Some(inner),
+        ..Default::default()
+    };
+    let file = rtenx::source::ModelFile::in_memory("deep.onnx", model.encode_to_vec());
+    let a = rtenx::analyze_file(&file);
+    assert!(
+        a.inventory.graphs.len() <= 102,
+        "{} graphs read",
+        a.inventory.graphs.len()
+    );
+    assert!(
+        a.findings
+            .iter()
+            .any(|f| f.rule.code == "OX001" && f.message.contains("nest more than 100")),
+        "{:?}",
+        a.findings
+    );
+}

@@ -28,9 +28,14 @@ enum Body<'m> {
     Function(&'m FunctionProto),
 }
 
+/// How deep subgraphs may nest (prost's own recursion limit for one message).
+const MAX_DEPTH: u32 = 100;
+
 struct Job<'m> {
     body: Body<'m>,
     id: GraphId,
+    /// Subgraph nesting level: 0 for top-level graphs and functions.
+    depth: u32,
     /// The graph whose names this one can read: the parent of a subgraph, the main graph for
     /// training graphs, none for the main graph and functions.
     scope: Option<GraphId>,
@@ -57,6 +62,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
     queue.push_back(Job {
         body: Body::Graph(Cow::Borrowed(main)),
         id,
+        depth: 0,
         scope: None,
     });
     for (i, info) in model.training_info.iter().enumerate() {
@@ -69,6 +75,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
                 queue.push_back(Job {
                     body: Body::Graph(Cow::Borrowed(g)),
                     id,
+                    depth: 0,
                     scope: Some(0),
                 });
             }
@@ -80,6 +87,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
         queue.push_back(Job {
             body: Body::Function(f),
             id,
+            depth: 0,
             scope: None,
         });
     }
@@ -89,6 +97,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
         let mut reader = GraphReader {
             r: &mut *r,
             id: job.id,
+            depth: job.depth,
             scopes: &mut scopes,
             queue: &mut queue,
             producers: None,
@@ -120,6 +129,7 @@ fn name_of(b: Option<&Bytes>) -> Name {
 struct GraphReader<'a, 'b, 'm> {
     r: &'a mut Reader<'b>,
     id: GraphId,
+    depth: u32,
     scopes: &'a mut Vec<Scope<'b>>,
     queue: &'a mut VecDeque<Job<'m>>,
     /// Which node produces each name: built only when a lookup fails, to tell a forward
@@ -402,8 +412,24 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         });
     }
 
-    /// Queues a subgraph owned by node `op` and returns its id.
-    fn subgraph(&mut self, g: GraphProto, op: NodeId) -> GraphRef {
+    /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
+    /// which bounds the work a hostile chain of nested graphs can cause.
+    fn subgraph(&mut self, g: GraphProto, op: NodeId) -> Option<GraphRef> {
+        if self.depth >= MAX_DEPTH {
+            let at = self.r.inv.graphs[self.id].node(op).and_then(|n| n.offset);
+            self.r.out.push(
+                Finding::new(
+                    &PROTOBUF_INVALID,
+                    format!("subgraphs nest more than {MAX_DEPTH} deep; deeper ones are not read"),
+                )
+                .at(at)
+                .item(Item::Node {
+                    graph: self.id,
+                    node: op,
+                }),
+            );
+            return None;
+        }
         let id = self.r.inv.graphs.len();
         self.r.inv.graphs.push(Graph {
             name: name_of(g.name.as_ref()),
@@ -417,8 +443,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             body: Body::Graph(Cow::Owned(g)),
             id,
             scope: Some(self.id),
+            depth: self.depth + 1,
         });
-        GraphRef { graph: id }
+        Some(GraphRef { graph: id })
     }
 
     /// Registers every tensor an attribute holds, whatever its declared type.
@@ -447,7 +474,10 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
                 .into_iter()
                 .chain(std::mem::take(&mut a.graphs))
                 .collect();
-        let graphs: Vec<GraphRef> = bodies.into_iter().map(|g| self.subgraph(g, op)).collect();
+        let graphs: Vec<GraphRef> = bodies
+            .into_iter()
+            .filter_map(|g| self.subgraph(g, op))
+            .collect();
         let strs = |v: &[Bytes]| AttrValue::Strs(v.iter().map(|s| Name::from(&s[..])).collect());
         let value = match a.r#type.unwrap_or(0) {
             _ if a.ref_attr_name.is_some() => AttrValue::Str(Name::from(
