@@ -266,3 +266,56 @@ fn deeply_nested_subgraphs_are_bounded() {
         a.findings
     );
 }
+
+#[test]
+fn a_malformed_node_is_reported_at_its_offset_and_the_rest_is_read() {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
+    let relu = |input: &str, output: &str| {
+        NodeProto {
+            input: vec![input.to_owned().into()],
+            output: vec![output.to_owned().into()],
+            op_type: Some("Relu".into()),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    // Field 1 (input) with the varint wire type: prost refuses it, so must rtenx.
+    let broken = vec![0x08, 0x01];
+    let model = ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: None,
+            version: Some(21),
+        }],
+        graph: Some(GraphProto {
+            node: [relu("X", "a"), broken.clone(), relu("a", "Y")]
+                .map(Into::into)
+                .to_vec(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let bytes = model.encode_to_vec();
+    let at = bytes
+        .windows(broken.len() + 1)
+        .position(|w| w[0] == broken.len() as u8 && w[1..] == broken)
+        .map(|p| p as u64 + 1)
+        .unwrap();
+    let file = rtenx::source::ModelFile::in_memory("broken-node.onnx", bytes);
+    let a = rtenx::analyze_file(&file);
+    let bad: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| f.rule.code == "OX001")
+        .collect();
+    assert_eq!(bad.len(), 1, "{:?}", a.findings);
+    assert_eq!(bad[0].offset, Some(at));
+    assert!(bad[0].message.contains("field 1"), "{}", bad[0].message);
+    let ops = a.inventory.graphs[0]
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, rtenx::inventory::NodeKind::Operator(_)))
+        .count();
+    assert_eq!(ops, 2, "the nodes around the broken one are read");
+}

@@ -93,6 +93,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     report::write(format, &mut out, &results)?;
     out.flush()?;
     let summary = Summary::of(&results);
+    super::release_at_exit(results);
     Ok(if summary.unreadable > 0 || usage_problem {
         Outcome::Failure
     } else if summary.counts.errors > 0 {

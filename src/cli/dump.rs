@@ -23,5 +23,6 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     rtenx::dump::write(&mut out, &analysis)?;
     out.flush()?;
+    super::release_at_exit(analysis);
     Ok(Outcome::Clean)
 }

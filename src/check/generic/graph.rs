@@ -3,7 +3,8 @@
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
 use crate::check::{Finding, Item};
 use crate::inventory::{Graph, Inventory, NodeKind};
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
     if let Some(main) = inv.graphs.first() {
@@ -37,54 +38,40 @@ pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
     }
 }
 
-/// Reports each node whose name an earlier node of the same class already has. Sorting
-/// rather than hashing keeps this O(n log n) whatever names a hostile file holds.
+/// Reports each node whose name an earlier node of the same class already has. The map is
+/// keyed with ahash, seeded at random per process, so a hostile file cannot choose names that
+/// collide.
 fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
-    // Keys carry each name's length and first 8 bytes, computed once: most names differ
-    // there, so few comparisons reach a memcmp.
-    let mut named: Vec<(bool, usize, u64, &[u8], u32)> = (0u32..)
-        .zip(&graph.nodes)
-        .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
-        .map(|(id, n)| {
-            let name = n.name.as_bytes();
-            (
-                matches!(n.kind, NodeKind::Operator(_)),
-                name.len(),
-                prefix(name),
-                name,
-                id,
-            )
-        })
-        .collect();
-    named.sort_unstable();
-    for group in named.chunk_by(|a, b| (a.0, a.3) == (b.0, b.3)) {
-        let [(is_op, _, _, _, first), rest @ ..] = group else {
+    let mut first: HashMap<(bool, &[u8]), u32, ahash::RandomState> =
+        HashMap::with_capacity_and_hasher(graph.nodes.len(), ahash::RandomState::new());
+    for (id, node) in (0u32..).zip(&graph.nodes) {
+        if node.name.is_empty() || matches!(node.kind, NodeKind::Unknown { .. }) {
             continue;
-        };
-        let what = if *is_op { "operator" } else { "value" };
-        for &(.., id) in rest {
-            let node = &graph.nodes[id as usize];
-            out.push(
-                Finding::new(
-                    &DUPLICATE_NAME,
-                    format!("{what} name \"{}\" is also used by node {first}", node.name),
-                )
-                .at(node.offset)
-                .item(Item::Node {
-                    graph: graph_id,
-                    node: id,
-                }),
-            );
         }
+        let is_op = matches!(node.kind, NodeKind::Operator(_));
+        let earlier = match first.entry((is_op, node.name.as_bytes())) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                e.insert(id);
+                continue;
+            }
+        };
+        let what = if is_op { "operator" } else { "value" };
+        out.push(
+            Finding::new(
+                &DUPLICATE_NAME,
+                format!(
+                    "{what} name \"{}\" is also used by node {}",
+                    node.name, earlier
+                ),
+            )
+            .at(node.offset)
+            .item(Item::Node {
+                graph: graph_id,
+                node: id,
+            }),
+        );
     }
-}
-
-/// The first 8 bytes of `name`, big-endian, so that integer order is byte order.
-fn prefix(name: &[u8]) -> u64 {
-    let mut head = [0u8; 8];
-    let n = name.len().min(8);
-    head[..n].copy_from_slice(&name[..n]);
-    u64::from_be_bytes(head)
 }
 
 fn unused_constants(

@@ -7,8 +7,9 @@
 //! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
 //! in rten.
 
+use super::node::NodeView;
 use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto};
+use super::proto::{AttributeProto, FunctionProto, GraphProto, TensorProto, TypeProto};
 use super::rules::*;
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item};
@@ -171,6 +172,17 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         self.scopes[self.id].names.insert(key, id);
     }
 
+    /// `bytes` as a shared slice of the file, so that prost can decode it without copying.
+    fn shared(&self, bytes: &[u8]) -> Bytes {
+        match self.offset(bytes) {
+            Some(start) => self
+                .r
+                .shared
+                .slice(start as usize..start as usize + bytes.len()),
+            None => Bytes::copy_from_slice(bytes),
+        }
+    }
+
     /// Decodes one embedded message, reporting a malformed one at its offset.
     fn decode<T: Message + Default>(&mut self, bytes: &Bytes, what: &str) -> Option<T> {
         match T::decode(bytes.clone()) {
@@ -279,10 +291,15 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         // Each node adds itself and (usually) one output value: reserve once, rather than
         // grow and copy a million-node vector step by step.
         self.graph().nodes.reserve(nodes.len().saturating_mul(2));
+        self.scopes[self.id].names.reserve(nodes.len());
+        let mut view = NodeView::default();
         for (index, bytes) in nodes.iter().enumerate() {
-            if let Some(n) = self.decode::<NodeProto>(bytes, "node") {
-                let at = self.offset(bytes);
-                self.node(n, index, nodes, types, at);
+            let at = self.offset(bytes);
+            match self.read_node(bytes, &mut view) {
+                Ok(attributes) => self.node(&view, attributes, index, nodes, types, at),
+                Err(e) => self.r.out.push(
+                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a node: {e}")).at(at),
+                ),
             }
         }
         for name in outputs {
@@ -317,11 +334,10 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
         if self.producers.is_none() {
             let mut producers = NameMap::default();
+            let mut view = NodeView::default();
             for (i, bytes) in nodes.iter().enumerate() {
-                if let Ok(n) = NodeProto::decode(bytes.clone()) {
-                    for o in &n.output {
-                        producers.insert(self.in_file(o), i);
-                    }
+                if view.read(self.in_file(bytes)).is_ok() {
+                    producers.extend(view.outputs.iter().map(|&o| (o, i)));
                 }
             }
             self.producers = Some(producers);
@@ -342,9 +358,26 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         None
     }
 
+    /// Reads the node in `bytes` into `view`, and decodes its attributes.
+    fn read_node(
+        &self,
+        bytes: &[u8],
+        view: &mut NodeView<'b>,
+    ) -> Result<Vec<AttributeProto>, String> {
+        view.read(self.in_file(bytes)).map_err(|e| e.to_string())?;
+        view.attributes
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                AttributeProto::decode(self.shared(a)).map_err(|e| format!("attribute {i}: {e}"))
+            })
+            .collect()
+    }
+
     fn node(
         &mut self,
-        n: NodeProto,
+        n: &NodeView<'b>,
+        attribute: Vec<AttributeProto>,
         index: usize,
         nodes: &[Bytes],
         types: &NameMap<'b, &TypeProto>,
@@ -355,8 +388,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             graph: self.id,
             node: op_id,
         };
-        let mut inputs = Vec::with_capacity(n.input.len());
-        for name in &n.input {
+        let mut inputs = Vec::with_capacity(n.inputs.len());
+        for &name in &n.inputs {
             let id = if name.is_empty() {
                 None
             } else {
@@ -366,15 +399,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().nodes.len() as NodeId;
-        self.push(name_of(n.name.as_ref()), NodeKind::Unknown { tag: 0 }, at);
-        let NodeProto {
-            input: _,
-            output,
-            name: _,
-            op_type,
-            domain,
-            attribute,
-        } = n;
+        self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
         let attrs: Vec<Attr> = attribute
             .into_iter()
             .map(|a| self.attribute(a, op_id))
@@ -387,23 +412,20 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
                 _ => Vec::new(),
             })
             .collect::<Vec<_>>();
-        let mut outputs = Vec::with_capacity(output.len());
-        for name in &output {
+        let mut outputs = Vec::with_capacity(n.outputs.len());
+        for &name in &n.outputs {
             if name.is_empty() {
                 outputs.push(None);
                 continue;
             }
             let ty = types.get(self.in_file(name)).copied();
-            let id = self.push(Name::from(&name[..]), NodeKind::Value(value(ty)), None);
+            let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
             self.define(name, id);
             outputs.push(Some(id));
         }
-        let domain = domain
-            .as_ref()
-            .filter(|d| !d.is_empty())
-            .map(|d| lossy(Some(d)));
+        let domain = (!n.domain.is_empty()).then(|| String::from_utf8_lossy(n.domain).into_owned());
         self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
-            op_type: Cow::Owned(lossy(op_type.as_ref())),
+            op_type: Cow::Owned(String::from_utf8_lossy(n.op_type).into_owned()),
             domain,
             attrs: attrs.into(),
             inputs: inputs.into(),

@@ -9,11 +9,13 @@ mod checksum;
 mod dtype;
 mod external;
 mod graphs;
+mod node;
 mod paths;
 pub mod proto;
 pub mod rules;
 mod sniff;
 mod tensors;
+mod wire;
 
 use crate::check::{Finding, Item, Rule};
 use crate::formats::{Detection, Format, ReadOptions};
@@ -36,6 +38,8 @@ pub struct Onnx;
 struct Reader<'a> {
     /// The model file's bytes, to locate raw_data slices.
     base: &'a [u8],
+    /// The same bytes, shared, to decode embedded messages without copying.
+    shared: Bytes,
     inv: &'a mut Inventory,
     out: &'a mut Vec<Finding>,
     files: external::DataFiles,
@@ -97,6 +101,7 @@ impl Format for Onnx {
         model_info(&model, &mut inv, out);
         let mut reader = Reader {
             base: file.bytes(),
+            shared: file.shared(),
             inv: &mut inv,
             out,
             files: external::DataFiles::new(file.path()),

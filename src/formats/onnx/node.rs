@@ -1,0 +1,211 @@
+//! NodeProto read in place: names are slices of the file, and the vectors are reused from
+//! node to node, so reading a node allocates nothing.
+
+use super::wire::{fields, Field, Value, WireError};
+
+/// The fields of a NodeProto that the graph walk needs. Attributes stay encoded.
+#[derive(Debug, Default)]
+pub(super) struct NodeView<'b> {
+    pub(super) inputs: Vec<&'b [u8]>,
+    pub(super) outputs: Vec<&'b [u8]>,
+    pub(super) name: &'b [u8],
+    pub(super) op_type: &'b [u8],
+    pub(super) domain: &'b [u8],
+    pub(super) attributes: Vec<&'b [u8]>,
+}
+
+impl<'b> NodeView<'b> {
+    /// Reads the NodeProto in `bytes` into `self`, replacing what was there. Like prost, the
+    /// last occurrence of a singular field wins and unknown fields are skipped.
+    pub(super) fn read(&mut self, bytes: &'b [u8]) -> Result<(), WireError> {
+        self.inputs.clear();
+        self.outputs.clear();
+        self.attributes.clear();
+        (self.name, self.op_type, self.domain) = (&[], &[], &[]);
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let slot = match number {
+                1 => Slot::Many(&mut self.inputs),
+                2 => Slot::Many(&mut self.outputs),
+                3 => Slot::One(&mut self.name),
+                4 => Slot::One(&mut self.op_type),
+                5 => Slot::Many(&mut self.attributes),
+                7 => Slot::One(&mut self.domain),
+                _ => continue,
+            };
+            let Value::Bytes(b) = value else {
+                return Err(WireError {
+                    what: format!("field {number} is {}, not bytes", value.wire_type()),
+                    at,
+                });
+            };
+            match slot {
+                Slot::Many(list) => list.push(b),
+                Slot::One(one) => *one = b,
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Slot<'v, 'b> {
+    One(&'v mut &'b [u8]),
+    Many(&'v mut Vec<&'b [u8]>),
+}
+
+#[cfg(test)]
+mod tests {
+    //! The view must accept and refuse exactly what prost does, with the same fields.
+
+    use super::super::proto::{AttributeProto, NodeProto};
+    use super::NodeView;
+    use prost::Message;
+
+    /// A small deterministic generator (xorshift), so failures reproduce.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        fn bytes(&mut self, max: usize) -> bytes::Bytes {
+            (0..self.below(max + 1))
+                .map(|_| self.below(256) as u8)
+                .collect()
+        }
+    }
+
+    fn random_node(rng: &mut Rng) -> NodeProto {
+        let strings = |rng: &mut Rng| (0..rng.below(4)).map(|_| rng.bytes(12)).collect();
+        NodeProto {
+            input: strings(rng),
+            output: strings(rng),
+            name: (rng.below(2) == 0).then(|| rng.bytes(8)),
+            op_type: Some(rng.bytes(6)),
+            domain: (rng.below(3) == 0).then(|| rng.bytes(5)),
+            attribute: (0..rng.below(3))
+                .map(|_| AttributeProto {
+                    name: Some(rng.bytes(4)),
+                    i: Some(rng.below(1000) as i64 - 500),
+                    ints: (0..rng.below(4)).map(|i| i as i64).collect(),
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    /// Compares the view with prost on `bytes`: both accept it with the same fields, or
+    /// both refuse it. Returns whether it was accepted.
+    fn agree(bytes: &[u8]) -> bool {
+        let mut view = NodeView::default();
+        let ours = view.read(bytes);
+        // prost also decodes each attribute: so does the graph walk, right after the view.
+        let ours = ours.is_ok()
+            && view
+                .attributes
+                .iter()
+                .all(|a| AttributeProto::decode(*a).is_ok());
+        let theirs = NodeProto::decode(bytes);
+        assert_eq!(ours, theirs.is_ok(), "disagree on {bytes:02x?}: {theirs:?}");
+        let Ok(node) = theirs else { return false };
+        let all = |v: &[bytes::Bytes]| v.iter().map(|b| b.to_vec()).collect::<Vec<_>>();
+        let mine = |v: &[&[u8]]| v.iter().map(|b| b.to_vec()).collect::<Vec<_>>();
+        assert_eq!(mine(&view.inputs), all(&node.input));
+        assert_eq!(mine(&view.outputs), all(&node.output));
+        assert_eq!(view.name, node.name.as_deref().unwrap_or_default());
+        assert_eq!(view.op_type, node.op_type.as_deref().unwrap_or_default());
+        assert_eq!(view.domain, node.domain.as_deref().unwrap_or_default());
+        let attributes: Vec<AttributeProto> = view
+            .attributes
+            .iter()
+            .map(|a| AttributeProto::decode(*a).unwrap())
+            .collect();
+        assert_eq!(attributes, node.attribute);
+        true
+    }
+
+    #[test]
+    fn agrees_with_prost_on_valid_and_mutated_nodes() {
+        let mut rng = Rng(0x5eed_0000_0000_0001);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let mut bytes = random_node(&mut rng).encode_to_vec();
+            assert!(agree(&bytes));
+            // Flip bits, cut the end or splice in random bytes.
+            match rng.below(3) {
+                0 if !bytes.is_empty() => {
+                    for _ in 0..1 + rng.below(3) {
+                        let i = rng.below(bytes.len());
+                        bytes[i] ^= 1 << rng.below(8);
+                    }
+                }
+                1 => bytes.truncate(rng.below(bytes.len() + 1)),
+                _ => {
+                    let at = rng.below(bytes.len() + 1);
+                    let junk = rng.bytes(6);
+                    bytes.splice(at..at, junk);
+                }
+            }
+            if agree(&bytes) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+    }
+
+    #[test]
+    fn agrees_with_prost_on_edge_encodings() {
+        let cases: &[&[u8]] = &[
+            &[],
+            // Field 0, wire types 6 and 7, and a key above u32::MAX.
+            &[0x00],
+            &[0x0e],
+            &[0x0f],
+            &[0x80, 0x80, 0x80, 0x80, 0x10],
+            // Varints: 10 bytes ending in 1 (fits), ending in 2 (overflows), 11 bytes.
+            &[
+                0x48, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ],
+            &[
+                0x48, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+            ],
+            &[
+                0x48, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x80, 0x00,
+            ],
+            // Known fields with the wrong wire type.
+            &[0x08, 0x01],
+            &[0x1d, 0, 0, 0, 0],
+            &[0x2b, 0x2c],
+            // Unknown fixed fields, whole and cut off.
+            &[0x49, 1, 2, 3, 4, 5, 6, 7, 8],
+            &[0x49, 1, 2, 3],
+            &[0x4d, 1, 2, 3, 4],
+            // Groups: matched, unmatched, stray end, nested, unterminated.
+            &[0x4b, 0x08, 0x01, 0x4c],
+            &[0x4b, 0x54],
+            &[0x4c],
+            &[0x4b, 0x53, 0x54, 0x4c, 0x0a, 0x01, 0x41],
+            &[0x4b, 0x08, 0x01],
+            // Lengths: exact, one past the end, huge.
+            &[0x0a, 0x02, 0x41, 0x42],
+            &[0x0a, 0x03, 0x41, 0x42],
+            &[0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],
+        ];
+        for case in cases {
+            agree(case);
+        }
+        // Groups nested right up to prost's limit, and one past it.
+        for depth in [99, 100, 101] {
+            let mut bytes = vec![0x4b; depth];
+            bytes.extend([0x50, 0x01]);
+            bytes.extend(std::iter::repeat_n(0x4c, depth));
+            agree(&bytes);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The protobuf wire format, read in place without allocating.
+//!
+//! prost decodes whole messages into owned structs. The graph walk reads millions of small
+//! NodeProtos and needs only slices of them, so it scans their fields here instead. The
+//! scanner accepts and refuses exactly the encodings prost does: the tests in `node.rs`
+//! compare the two on random and mutated messages.
+
+use thiserror::Error;
+
+/// prost's recursion limit, which also bounds how deeply groups may nest.
+const RECURSION_LIMIT: usize = 100;
+
+const VARINT: u8 = 0;
+const FIXED64: u8 = 1;
+const LENGTH_DELIMITED: u8 = 2;
+const START_GROUP: u8 = 3;
+const END_GROUP: u8 = 4;
+const FIXED32: u8 = 5;
+
+/// One field's value, as stored on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Value<'b> {
+    Varint(u64),
+    Fixed64(u64),
+    Bytes(&'b [u8]),
+    Fixed32(u32),
+    /// A (deprecated) group; its content has been skipped.
+    Group,
+}
+
+impl Value<'_> {
+    /// The wire type's name, for messages.
+    pub(super) fn wire_type(&self) -> &'static str {
+        match self {
+            Value::Varint(_) => "varint",
+            Value::Fixed64(_) => "64-bit",
+            Value::Bytes(_) => "length-delimited",
+            Value::Fixed32(_) => "32-bit",
+            Value::Group => "group",
+        }
+    }
+}
+
+/// Why a message cannot be read, and the byte (from the message's start) where it fails.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{what} at byte {at} of the message")]
+pub(super) struct WireError {
+    pub(super) what: String,
+    pub(super) at: usize,
+}
+
+/// One field of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Field<'b> {
+    /// Where the field's key starts, from the message's start.
+    pub(super) at: usize,
+    pub(super) number: u32,
+    pub(super) value: Value<'b>,
+}
+
+/// The fields of one message, in order. After an error the iterator ends.
+pub(super) struct Fields<'b> {
+    buf: &'b [u8],
+    pos: usize,
+    failed: bool,
+}
+
+/// Iterates over the fields of the message encoded in `buf`.
+pub(super) fn fields(buf: &[u8]) -> Fields<'_> {
+    Fields {
+        buf,
+        pos: 0,
+        failed: false,
+    }
+}
+
+impl<'b> Iterator for Fields<'b> {
+    type Item = Result<Field<'b>, WireError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.buf.len() {
+            return None;
+        }
+        let field = self.field();
+        self.failed = field.is_err();
+        Some(field)
+    }
+}
+
+impl<'b> Fields<'b> {
+    fn error(&self, at: usize, what: impl Into<String>) -> WireError {
+        WireError {
+            what: what.into(),
+            at,
+        }
+    }
+
+    fn field(&mut self) -> Result<Field<'b>, WireError> {
+        let at = self.pos;
+        let (number, wire_type) = self.key()?;
+        let value = match wire_type {
+            START_GROUP => {
+                self.skip_group(number)?;
+                Value::Group
+            }
+            END_GROUP => return Err(self.error(self.pos, "unexpected end-group tag")),
+            _ => self.value(wire_type)?,
+        };
+        Ok(Field { at, number, value })
+    }
+
+    /// A field key: its tag and wire type.
+    fn key(&mut self) -> Result<(u32, u8), WireError> {
+        let at = self.pos;
+        let key = self.varint()?;
+        let key = u32::try_from(key).map_err(|_| self.error(at, format!("field key {key}")))?;
+        let wire_type = (key & 7) as u8;
+        if wire_type > FIXED32 {
+            return Err(self.error(at, format!("wire type {wire_type}")));
+        }
+        if key >> 3 == 0 {
+            return Err(self.error(at, "field number 0"));
+        }
+        Ok((key >> 3, wire_type))
+    }
+
+    /// A value of any wire type but the group markers.
+    fn value(&mut self, wire_type: u8) -> Result<Value<'b>, WireError> {
+        Ok(match wire_type {
+            VARINT => Value::Varint(self.varint()?),
+            FIXED64 => Value::Fixed64(u64::from_le_bytes(self.take()?)),
+            FIXED32 => Value::Fixed32(u32::from_le_bytes(self.take()?)),
+            LENGTH_DELIMITED => {
+                let at = self.pos;
+                let len = self.varint()?;
+                let end = usize::try_from(len)
+                    .ok()
+                    .and_then(|len| self.pos.checked_add(len))
+                    .filter(|&end| end <= self.buf.len())
+                    .ok_or_else(|| {
+                        let left = self.buf.len() - self.pos;
+                        self.error(at, format!("length {len} with {left} bytes left"))
+                    })?;
+                let bytes = &self.buf[self.pos..end];
+                self.pos = end;
+                Value::Bytes(bytes)
+            }
+            other => return Err(self.error(self.pos, format!("wire type {other} here"))),
+        })
+    }
+
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let bytes = self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+            .ok_or_else(|| self.error(self.pos, format!("{N}-byte value cut off")))?;
+        self.pos += N;
+        Ok(*bytes)
+    }
+
+    /// A base-128 varint of at most 10 bytes whose value fits 64 bits.
+    fn varint(&mut self) -> Result<u64, WireError> {
+        let at = self.pos;
+        let mut value = 0u64;
+        for (i, &byte) in self.buf[at..].iter().take(10).enumerate() {
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte < 0x80 {
+                if i == 9 && byte > 1 {
+                    break;
+                }
+                self.pos = at + i + 1;
+                return Ok(value);
+            }
+        }
+        Err(self.error(at, "invalid varint"))
+    }
+
+    /// Skips the group opened by `tag`, and any groups nested in it, up to prost's limit.
+    fn skip_group(&mut self, tag: u32) -> Result<(), WireError> {
+        let mut open = vec![tag];
+        while let Some(&innermost) = open.last() {
+            let at = self.pos;
+            if at >= self.buf.len() {
+                return Err(self.error(at, "group without its end tag"));
+            }
+            let (inner, wire_type) = self.key()?;
+            if wire_type == END_GROUP {
+                if inner != innermost {
+                    return Err(self.error(at, "end-group tag of another group"));
+                }
+                open.pop();
+                continue;
+            }
+            if open.len() >= RECURSION_LIMIT {
+                return Err(self.error(at, "groups nest too deeply"));
+            }
+            if wire_type == START_GROUP {
+                open.push(inner);
+            } else {
+                self.value(wire_type)?;
+            }
+        }
+        Ok(())
+    }
+}
