@@ -231,24 +231,31 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             self.initializer(&t, None, at, &mut seen);
         }
         for s in &g.sparse_initializer {
-            if let Some(values) = &s.values {
-                self.initializer(values, s.indices.as_ref(), None, &mut seen);
-            }
+            let Some(bytes) = &s.values else { continue };
+            let Some(values) = self.decode::<TensorProto>(bytes, "sparse initializer") else {
+                continue;
+            };
+            let at = self.offset(bytes);
+            let indices = s.indices.as_ref().and_then(|i| {
+                let t = self.decode::<TensorProto>(i, "sparse initializer's indices")?;
+                Some((t, self.offset(i)))
+            });
+            self.initializer(&values, indices, at, &mut seen);
         }
     }
 
     fn initializer(
         &mut self,
         t: &TensorProto,
-        indices: Option<&TensorProto>,
+        indices: Option<(TensorProto, Option<u64>)>,
         at: Option<u64>,
         seen: &mut HashSet<&'b [u8], ahash::RandomState>,
     ) {
         let name = t.name.as_deref().unwrap_or_default();
         let node = self.graph().nodes.len() as NodeId;
         let tensor = self.r.tensor(t, self.id, Some(node), at);
-        if let Some(indices) = indices {
-            self.r.tensor(indices, self.id, Some(node), None);
+        if let Some((indices, at)) = indices {
+            self.r.tensor(&indices, self.id, Some(node), at);
         }
         if !seen.insert(self.in_file(name)) {
             self.r.out.push(
@@ -473,16 +480,13 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// Registers every tensor an attribute holds, whatever its declared type.
     fn attribute_tensors(&mut self, a: &AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
         let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
+        let sparse = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
         let mut refs = Vec::new();
-        for t in a.t.iter().chain(&a.tensors) {
-            refs.push(TensorRef {
-                tensor: self.r.tensor(t, self.id, op, None),
-            });
-        }
-        for s in sparse {
-            for t in s.values.iter().chain(&s.indices) {
+        for bytes in a.t.iter().chain(&a.tensors).chain(sparse) {
+            if let Some(t) = self.decode::<TensorProto>(bytes, "tensor attribute") {
+                let at = self.offset(bytes);
                 refs.push(TensorRef {
-                    tensor: self.r.tensor(t, self.id, op, None),
+                    tensor: self.r.tensor(&t, self.id, op, at),
                 });
             }
         }
