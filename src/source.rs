@@ -24,6 +24,40 @@ pub enum OpenError {
         /// The path.
         path: PathBuf,
     },
+    /// The path leads to another file than when it was checked: something replaced it, or
+    /// one of its folders, in between.
+    #[error("{path}: changed since it was checked; not read")]
+    Changed {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// Which file a path led to when it was checked: its device and inode numbers. Opening the
+/// path again and comparing identities detects a file or folder swapped in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileIdentity {
+    /// The identity in `meta`; `None` where the platform has no inode numbers.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileIdentity {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
 }
 
 /// A model file mapped into memory, read-only.
@@ -41,16 +75,24 @@ pub struct ModelFile {
 impl ModelFile {
     /// Opens and maps `path`.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
-        Self::open_with(path, false)
+        Self::open_with(path, false, None)
     }
 
-    /// Opens and maps `path` for one sequential pass over every byte (hashing): the pages
-    /// are mapped up front and read ahead, instead of faulting in one by one.
-    pub fn open_for_streaming(path: &Path) -> Result<Self, OpenError> {
-        Self::open_with(path, true)
+    /// Opens and maps a data file that was checked to be `identity`, for one sequential
+    /// pass over every byte (hashing): the pages are mapped up front and read ahead. A final
+    /// symlink is not followed, and a file other than the one checked is refused.
+    pub fn open_checked_for_streaming(
+        path: &Path,
+        identity: Option<FileIdentity>,
+    ) -> Result<Self, OpenError> {
+        Self::open_with(path, true, Some(identity))
     }
 
-    fn open_with(path: &Path, streaming: bool) -> Result<Self, OpenError> {
+    fn open_with(
+        path: &Path,
+        streaming: bool,
+        checked: Option<Option<FileIdentity>>,
+    ) -> Result<Self, OpenError> {
         let io_err = |source| OpenError::Io {
             path: path.to_owned(),
             source,
@@ -62,10 +104,17 @@ impl ModelFile {
         if !std::fs::metadata(path).map_err(io_err)?.is_file() {
             return Err(not_a_file());
         }
-        let file = File::open(path).map_err(io_err)?;
+        let file = open_read_only(path, checked.is_some()).map_err(io_err)?;
         let meta = file.metadata().map_err(io_err)?;
         if !meta.is_file() {
             return Err(not_a_file());
+        }
+        if let Some(Some(expected)) = checked {
+            if FileIdentity::of(&meta) != Some(expected) {
+                return Err(OpenError::Changed {
+                    path: path.to_owned(),
+                });
+            }
         }
         let bytes = if meta.len() == 0 {
             // Mapping an empty file fails on some systems; there is nothing to map.
@@ -113,5 +162,46 @@ impl ModelFile {
     /// The content as a shared, reference-counted buffer (no copy).
     pub fn shared(&self) -> Bytes {
         self.bytes.clone()
+    }
+}
+
+/// Opens `path` for reading. On Unix the open never blocks (a FIFO swapped in after the
+/// metadata check opens at once rather than waiting for a writer), and with `no_follow` a
+/// symlink in the last component is refused.
+fn open_read_only(path: &Path, no_follow: bool) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let follow = if no_follow { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | follow);
+    }
+    #[cfg(not(unix))]
+    let _ = no_follow;
+    options.open(path)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checked_file_must_still_be_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.data"), dir.path().join("b.data"));
+        std::fs::write(&a, b"aaaa").unwrap();
+        std::fs::write(&b, b"bbbb").unwrap();
+        let identity = |p: &Path| FileIdentity::of(&std::fs::metadata(p).unwrap());
+        let same = ModelFile::open_checked_for_streaming(&a, identity(&a)).unwrap();
+        assert_eq!(same.bytes(), b"aaaa");
+        // b was swapped in for the a that was checked.
+        let swapped = ModelFile::open_checked_for_streaming(&b, identity(&a));
+        assert!(matches!(swapped, Err(OpenError::Changed { .. })));
+        // A symlink put in place of the checked file is not followed.
+        let link = dir.path().join("link.data");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let followed = ModelFile::open_checked_for_streaming(&link, identity(&a));
+        assert!(matches!(followed, Err(OpenError::Io { .. })));
     }
 }

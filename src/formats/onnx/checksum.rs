@@ -7,8 +7,9 @@
 use super::rules::CHECKSUM_MISMATCH;
 use crate::check::{Finding, Item};
 use crate::inventory::{FileId, Inventory, TensorId};
-use crate::source::ModelFile;
+use crate::source::{FileIdentity, ModelFile};
 use sha1::{Digest, Sha1};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -19,6 +20,7 @@ const BLOCK: usize = 8 << 20;
 pub fn verify(
     inv: &Inventory,
     wanted: &[(FileId, String, TensorId)],
+    identities: &HashMap<FileId, FileIdentity>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     out: &mut Vec<Finding>,
 ) {
@@ -36,7 +38,8 @@ pub fn verify(
         for _ in 0..threads {
             s.spawn(|| {
                 while let Some(file) = next.lock().ok().and_then(|mut it| it.next().copied()) {
-                    let digest = hash(&inv.files[file].path, |n| {
+                    let identity = identities.get(&file).copied();
+                    let digest = hash(&inv.files[file].path, identity, |n| {
                         let now = done.fetch_add(n, Ordering::Relaxed) + n;
                         if let Some(report) = progress {
                             report(now, total);
@@ -71,9 +74,14 @@ pub fn verify(
     }
 }
 
-/// Hex SHA-1 of the file at `path`, calling `advance` with each block's size.
-fn hash(path: &std::path::Path, advance: impl Fn(u64)) -> Result<String, crate::source::OpenError> {
-    let file = ModelFile::open_for_streaming(path)?;
+/// Hex SHA-1 of the file at `path`, which must still be `identity`, calling `advance` with
+/// each block's size.
+fn hash(
+    path: &std::path::Path,
+    identity: Option<FileIdentity>,
+    advance: impl Fn(u64),
+) -> Result<String, crate::source::OpenError> {
+    let file = ModelFile::open_checked_for_streaming(path, identity)?;
     let mut sha = Sha1::new();
     for block in file.bytes().chunks(BLOCK) {
         sha.update(block);

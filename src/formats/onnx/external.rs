@@ -5,6 +5,7 @@ use super::proto::StringStringEntryProto;
 use super::rules::*;
 use crate::check::{Finding, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
+use crate::source::FileIdentity;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -103,6 +104,8 @@ pub struct DataFiles {
     /// Canonical folder of the model, or why it could not be found.
     model_dir: Result<PathBuf, String>,
     resolved: HashMap<String, Outcome>,
+    /// What each data file was when checked, for `--verify-checksums` to open the same one.
+    identities: HashMap<FileId, FileIdentity>,
 }
 
 impl DataFiles {
@@ -117,7 +120,13 @@ impl DataFiles {
         DataFiles {
             model_dir,
             resolved: HashMap::new(),
+            identities: HashMap::new(),
         }
+    }
+
+    /// The identity each usable data file had when it was checked.
+    pub fn identities(&self) -> &HashMap<FileId, FileIdentity> {
+        &self.identities
     }
 
     /// The file id of `location`, or `None` if it is unsafe or missing. The location is
@@ -145,7 +154,7 @@ impl DataFiles {
         outcome.file
     }
 
-    fn check(&self, location: &str, inv: &mut Inventory) -> Outcome {
+    fn check(&mut self, location: &str, inv: &mut Inventory) -> Outcome {
         let mut problems = Vec::new();
         let mut note = |p: paths::Problem| {
             problems.push((p.rule, crate::text::sanitize(&p.message).into_owned()))
@@ -156,6 +165,12 @@ impl DataFiles {
                 file: None,
                 problems,
             };
+        }
+        if let Some(message) = paths::not_portable(location) {
+            note(paths::Problem {
+                rule: &LOCATION_NOT_PORTABLE,
+                message,
+            });
         }
         if let Some(message) = paths::rten_refuses(location) {
             note(paths::Problem {
@@ -182,6 +197,9 @@ impl DataFiles {
         };
         resolved.warnings.into_iter().for_each(&mut note);
         let id = inv.files.len();
+        if let Some(identity) = resolved.identity {
+            self.identities.insert(id, identity);
+        }
         inv.files.push(FileEntry {
             path: resolved.path,
             size: Some(resolved.size),

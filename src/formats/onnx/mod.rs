@@ -110,7 +110,8 @@ impl Format for Onnx {
         graphs::read(&model, &mut reader);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
-            checksum::verify(&inv, &checksums, options.progress, out);
+            let identities = reader.files.identities();
+            checksum::verify(&inv, &checksums, identities, options.progress, out);
         }
         inv.fill_gaps();
         inv

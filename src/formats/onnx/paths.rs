@@ -7,6 +7,7 @@
 
 use super::rules::*;
 use crate::check::Rule;
+use crate::source::FileIdentity;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -71,6 +72,40 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
     }
 }
 
+/// Why Windows would read `location` differently, if it would: a DOS device name, an NTFS
+/// stream, a trailing dot or space, or a character Windows refuses.
+pub fn not_portable(location: &str) -> Option<String> {
+    const DEVICES: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
+    for part in location.split(['/', '\\']) {
+        let stem = part.split('.').next().unwrap_or_default().trim_end();
+        let numbered = |prefix: &str| {
+            let b = stem.as_bytes();
+            b.len() == 4
+                && b[..3].eq_ignore_ascii_case(prefix.as_bytes())
+                && (b'1'..=b'9').contains(&b[3])
+        };
+        let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
+            || numbered("COM")
+            || numbered("LPT")
+        {
+            format!("\"{part}\" is a DOS device name")
+        } else if part.contains(':') {
+            format!("\"{part}\" holds a colon, which names an NTFS alternate data stream")
+        } else if part.ends_with(['.', ' ']) && part != "." {
+            format!("\"{part}\" ends in a dot or space, which Windows drops")
+        } else if let Some(c) = part
+            .chars()
+            .find(|&c| "<>\"|?*".contains(c) || c.is_control())
+        {
+            format!("\"{part}\" holds {c:?}, which Windows refuses in file names")
+        } else {
+            continue;
+        };
+        return Some(format!("location \"{location}\": {why}"));
+    }
+    None
+}
+
 /// rten's stricter rule: one file name in the model's folder, extension starting `data` or
 /// `onnx_data`.
 pub fn rten_refuses(location: &str) -> Option<String> {
@@ -93,6 +128,8 @@ pub struct Resolved {
     pub path: PathBuf,
     /// Its size in bytes.
     pub size: u64,
+    /// Which file it was, so that opening it later can tell if it was swapped.
+    pub identity: Option<FileIdentity>,
     /// Warnings that do not prevent use (symlink inside the folder, hard links).
     pub warnings: Vec<Problem>,
 }
@@ -183,6 +220,7 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
     Ok(Resolved {
         path: real,
         size: meta.len(),
+        identity: FileIdentity::of(&meta),
         warnings,
     })
 }
@@ -230,6 +268,35 @@ mod tests {
         assert_eq!(check_lexically("").unwrap_err().rule.code, "OX011");
         for ok in ["w.data", "sub/w.data", "a..b.data", "./w.data"] {
             assert!(check_lexically(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn windows_reads_these_locations_differently() {
+        for odd in [
+            "CON",
+            "aux.data",
+            "sub/nul.tar.data",
+            "Com1.data",
+            "lpt9",
+            "w.data:hidden",
+            "w.data.",
+            "w.data ",
+            "w?.data",
+            "sub /w.data",
+        ] {
+            assert!(not_portable(odd).is_some(), "{odd}");
+        }
+        for fine in [
+            "w.data",
+            "console.data",
+            "com10.data",
+            "com0",
+            "./w.data",
+            "a€",
+            "a..b",
+        ] {
+            assert_eq!(not_portable(fine), None, "{fine}");
         }
     }
 

@@ -122,4 +122,12 @@ UNDEFINED external tensors.");
         "A tensor's data_type is missing, UNDEFINED or unknown.",
         "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
 tensor's size and meaning are unknown.");
+    LOCATION_NOT_PORTABLE = ("OX028", "location-not-portable", Warning,
+        "The external data location names another file, or a device, on Windows.",
+        "Windows reads some names differently from Linux and macOS. A component named after a \
+DOS device (`CON`, `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, with or without an \
+extension) opens the device; a colon selects an NTFS alternate data stream hidden inside \
+another file; a trailing dot or space is dropped; and `<>\"|?*` and control characters are \
+refused. A model that works here may then read the wrong bytes, hang or fail on Windows. \
+Rename the data file.");
 }
