@@ -1,5 +1,6 @@
 //! ONNX `TensorProto.DataType` codes.
 
+use super::tensor_view::Typed;
 use crate::inventory::DType;
 
 /// The inventory dtype of an ONNX data type code; `None` for UNDEFINED (0) and unknown codes.
@@ -36,20 +37,20 @@ pub fn from_onnx(code: i32) -> Option<DType> {
     })
 }
 
-/// How many entries of the typed field that holds `dtype` one element takes, and which field
-/// that is. Sub-byte types are left out: their packing in int32_data varies by IR version.
-pub fn typed_field(dtype: DType) -> Option<(&'static str, u64)> {
+/// The typed field that holds `dtype`, and how many of its entries one element takes.
+/// Sub-byte types are left out: their packing in int32_data varies by IR version.
+pub(super) fn typed_field(dtype: DType) -> Option<(Typed, u64)> {
     use DType::*;
     Some(match dtype {
-        F32 => ("float_data", 1),
-        Complex64 => ("float_data", 2),
-        F64 => ("double_data", 1),
-        Complex128 => ("double_data", 2),
-        I64 => ("int64_data", 1),
-        U32 | U64 => ("uint64_data", 1),
-        String => ("string_data", 1),
+        F32 => (Typed::Float, 1),
+        Complex64 => (Typed::Float, 2),
+        F64 => (Typed::Double, 1),
+        Complex128 => (Typed::Double, 2),
+        I64 => (Typed::Int64, 1),
+        U32 | U64 => (Typed::Uint64, 1),
+        String => (Typed::String, 1),
         I32 | I16 | I8 | U16 | U8 | Bool | F16 | BF16 | F8E4M3FN | F8E4M3FNUZ | F8E5M2
-        | F8E5M2FNUZ | F8E8M0 => ("int32_data", 1),
+        | F8E5M2FNUZ | F8E8M0 => (Typed::Int32, 1),
         I4 | U4 | I2 | U2 | F4E2M1 => return None,
     })
 }

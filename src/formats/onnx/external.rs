@@ -1,7 +1,6 @@
 //! External data references: parsing the key/value entries and resolving data files.
 
 use super::paths;
-use super::proto::StringStringEntryProto;
 use super::rules::*;
 use crate::check::{Finding, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
@@ -25,20 +24,14 @@ pub struct ExternalRef {
 }
 
 /// Parses `entries`, reporting unknown, duplicate and malformed keys against `item`.
-pub fn parse(
-    entries: &[StringStringEntryProto],
-    item: Item,
-    out: &mut Vec<Finding>,
-) -> ExternalRef {
+pub fn parse(entries: &[(&[u8], &[u8])], item: Item, out: &mut Vec<Finding>) -> ExternalRef {
     let mut r = ExternalRef {
         usable: true,
         ..ExternalRef::default()
     };
     let mut seen: Vec<&[u8]> = Vec::new();
-    for entry in entries {
-        let key = entry.key.as_deref().unwrap_or_default();
-        let value =
-            String::from_utf8_lossy(entry.value.as_deref().unwrap_or_default()).into_owned();
+    for &(key, value) in entries {
+        let value = String::from_utf8_lossy(value).into_owned();
         let key_text = crate::text::sanitize(&String::from_utf8_lossy(key)).into_owned();
         if seen.contains(&key) {
             out.push(Finding::new(&DUPLICATE_EXTERNAL_KEY, format!(

@@ -7,10 +7,11 @@
 //! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
 //! in rten.
 
-use super::node::NodeView;
+use super::node_view::NodeView;
 use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{AttributeProto, FunctionProto, GraphProto, TensorProto, TypeProto};
+use super::proto::{AttributeProto, FunctionProto, GraphProto, TypeProto};
 use super::rules::*;
+use super::tensor_view::TensorView;
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item};
 use crate::inventory::{
@@ -183,12 +184,12 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
     }
 
-    /// Decodes one embedded message, reporting a malformed one at its offset.
-    fn decode<T: Message + Default>(&mut self, bytes: &Bytes, what: &str) -> Option<T> {
-        match T::decode(bytes.clone()) {
-            Ok(message) => Some(message),
+    /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
+    fn tensor_view(&mut self, bytes: &[u8], what: &str) -> Option<(TensorView<'b>, Option<u64>)> {
+        let at = self.offset(bytes);
+        match TensorView::read(self.in_file(bytes)) {
+            Ok(t) => Some((t, at)),
             Err(e) => {
-                let at = self.offset(bytes);
                 self.r.out.push(
                     Finding::new(&PROTOBUF_INVALID, format!("cannot decode a {what}: {e}")).at(at),
                 );
@@ -224,40 +225,36 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         self.graph().nodes.reserve(g.initializer.len());
         self.r.inv.tensors.reserve(g.initializer.len());
         for bytes in &g.initializer {
-            let Some(t) = self.decode::<TensorProto>(bytes, "initializer") else {
-                continue;
-            };
-            let at = self.offset(bytes);
-            self.initializer(&t, None, at, &mut seen);
+            if let Some(t) = self.tensor_view(bytes, "initializer") {
+                self.initializer(t, None, &mut seen);
+            }
         }
         for s in &g.sparse_initializer {
-            let Some(bytes) = &s.values else { continue };
-            let Some(values) = self.decode::<TensorProto>(bytes, "sparse initializer") else {
+            let Some(values) = s.values.as_ref() else {
                 continue;
             };
-            let at = self.offset(bytes);
-            let indices = s.indices.as_ref().and_then(|i| {
-                let t = self.decode::<TensorProto>(i, "sparse initializer's indices")?;
-                Some((t, self.offset(i)))
-            });
-            self.initializer(&values, indices, at, &mut seen);
+            let Some(values) = self.tensor_view(values, "sparse initializer") else {
+                continue;
+            };
+            let indices = s.indices.as_ref();
+            let indices = indices.and_then(|i| self.tensor_view(i, "sparse initializer's indices"));
+            self.initializer(values, indices, &mut seen);
         }
     }
 
     fn initializer(
         &mut self,
-        t: &TensorProto,
-        indices: Option<(TensorProto, Option<u64>)>,
-        at: Option<u64>,
+        (t, at): (TensorView<'b>, Option<u64>),
+        indices: Option<(TensorView<'b>, Option<u64>)>,
         seen: &mut HashSet<&'b [u8], ahash::RandomState>,
     ) {
-        let name = t.name.as_deref().unwrap_or_default();
+        let name = t.name;
         let node = self.graph().nodes.len() as NodeId;
-        let tensor = self.r.tensor(t, self.id, Some(node), at);
+        let tensor = self.r.tensor(&t, self.id, Some(node), at);
         if let Some((indices, at)) = indices {
             self.r.tensor(&indices, self.id, Some(node), at);
         }
-        if !seen.insert(self.in_file(name)) {
+        if !seen.insert(name) {
             self.r.out.push(
                 Finding::new(
                     &DUPLICATE_INITIALIZER,
@@ -483,8 +480,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         let sparse = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
         let mut refs = Vec::new();
         for bytes in a.t.iter().chain(&a.tensors).chain(sparse) {
-            if let Some(t) = self.decode::<TensorProto>(bytes, "tensor attribute") {
-                let at = self.offset(bytes);
+            if let Some((t, at)) = self.tensor_view(bytes, "tensor attribute") {
                 refs.push(TensorRef {
                     tensor: self.r.tensor(&t, self.id, op, at),
                 });

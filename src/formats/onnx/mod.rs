@@ -9,12 +9,15 @@ mod checksum;
 mod dtype;
 mod external;
 mod graphs;
-mod node;
+mod node_view;
 mod paths;
 pub mod proto;
 pub mod rules;
 mod sniff;
+mod tensor_view;
 mod tensors;
+#[cfg(test)]
+mod test_rng;
 mod wire;
 
 use crate::check::{Finding, Item, Rule};

@@ -2,8 +2,8 @@
 
 use super::dtype::{from_onnx, typed_field};
 use super::external;
-use super::proto::TensorProto;
 use super::rules::*;
+use super::tensor_view::{TensorView, Typed};
 use super::Reader;
 use crate::check::{generic, Finding, Item};
 use crate::inventory::{DType, DataRange, GraphId, Name, NodeId, Storage, Tensor, TensorId};
@@ -19,7 +19,7 @@ impl Reader<'_> {
     /// offset of their own point at the declaration.
     pub fn tensor(
         &mut self,
-        t: &TensorProto,
+        t: &TensorView<'_>,
         graph: GraphId,
         node: Option<NodeId>,
         decl: Option<u64>,
@@ -27,7 +27,7 @@ impl Reader<'_> {
         let first_finding = self.out.len();
         let id = self.inv.tensors.len();
         let item = Item::Tensor { tensor: id };
-        let name = Name::from(t.name.as_deref().unwrap_or_default());
+        let name = Name::from(t.name);
         let code = t.data_type.unwrap_or(0);
         let dtype = from_onnx(code);
         if dtype.is_none() {
@@ -80,28 +80,16 @@ impl Reader<'_> {
         id
     }
 
-    /// The number of typed value fields set, and their names.
-    fn value_fields(t: &TensorProto) -> Vec<&'static str> {
-        let mut set = Vec::new();
-        for (present, field) in [
-            (t.raw_data.is_some(), "raw_data"),
-            (!t.float_data.is_empty(), "float_data"),
-            (!t.int32_data.is_empty(), "int32_data"),
-            (!t.string_data.is_empty(), "string_data"),
-            (!t.int64_data.is_empty(), "int64_data"),
-            (!t.double_data.is_empty(), "double_data"),
-            (!t.uint64_data.is_empty(), "uint64_data"),
-        ] {
-            if present {
-                set.push(field);
-            }
-        }
-        set
+    /// The names of the value fields `t` sets.
+    fn value_fields(t: &TensorView<'_>) -> Vec<&'static str> {
+        let raw = t.raw_data.is_some().then_some("raw_data");
+        let typed = Typed::ALL.into_iter().filter(|&f| t.count(f) > 0);
+        raw.into_iter().chain(typed.map(Typed::name)).collect()
     }
 
     fn inline(
         &mut self,
-        t: &TensorProto,
+        t: &TensorView<'_>,
         dtype: Option<DType>,
         elements: Option<u64>,
         item: Item,
@@ -132,7 +120,7 @@ impl Reader<'_> {
             );
             return (Storage::Missing, None);
         }
-        if let Some(raw) = &t.raw_data {
+        if let Some(raw) = t.raw_data {
             if dtype == Some(DType::String) {
                 self.out.push(
                     Finding::new(
@@ -157,30 +145,32 @@ impl Reader<'_> {
     }
 
     /// Checks the entry count of a typed value field against the element count.
-    fn typed_count(&mut self, t: &TensorProto, dtype: DType, elements: u64, item: Item) {
+    fn typed_count(&mut self, t: &TensorView<'_>, dtype: DType, elements: u64, item: Item) {
         let Some((field, per_element)) = typed_field(dtype) else {
             return;
         };
-        let stored = match field {
-            "float_data" => t.float_data.len(),
-            "double_data" => t.double_data.len(),
-            "int64_data" => t.int64_data.len(),
-            "uint64_data" => t.uint64_data.len(),
-            "string_data" => t.string_data.len(),
-            _ => t.int32_data.len(),
-        } as u64;
+        let stored = t.count(field);
         let Some(expected) = elements.checked_mul(per_element) else {
             return;
         };
         if stored != 0 && stored != expected {
-            self.out.push(Finding::new(&generic::TENSOR_SIZE_MISMATCH, format!(
-                "{field} holds {stored} entries, but shape {:?} of {dtype} needs {expected}", t.dims)).item(item));
+            self.out.push(
+                Finding::new(
+                    &generic::TENSOR_SIZE_MISMATCH,
+                    format!(
+                        "{} holds {stored} entries, but shape {:?} of {dtype} needs {expected}",
+                        field.name(),
+                        t.dims
+                    ),
+                )
+                .item(item),
+            );
         }
     }
 
     fn external(
         &mut self,
-        t: &TensorProto,
+        t: &TensorView<'_>,
         dtype: Option<DType>,
         byte_size: Option<u64>,
         id: TensorId,

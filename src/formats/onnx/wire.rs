@@ -1,9 +1,10 @@
 //! The protobuf wire format, read in place without allocating.
 //!
 //! prost decodes whole messages into owned structs. The graph walk reads millions of small
-//! NodeProtos and needs only slices of them, so it scans their fields here instead. The
-//! scanner accepts and refuses exactly the encodings prost does: the tests in `node.rs`
-//! compare the two on random and mutated messages.
+//! NodeProtos and TensorProtos and needs only slices and counts from them, so it scans their
+//! fields here instead. The scanner accepts and refuses exactly the encodings prost does: the
+//! tests in `node_view.rs` and `tensor_view.rs` compare the two on random and mutated
+//! messages.
 
 use thiserror::Error;
 
@@ -128,8 +129,8 @@ impl<'b> Fields<'b> {
     fn value(&mut self, wire_type: u8) -> Result<Value<'b>, WireError> {
         Ok(match wire_type {
             VARINT => Value::Varint(self.varint()?),
-            FIXED64 => Value::Fixed64(u64::from_le_bytes(self.take()?)),
-            FIXED32 => Value::Fixed32(u32::from_le_bytes(self.take()?)),
+            FIXED64 => Value::Fixed64(u64::from_le_bytes(self.fixed()?)),
+            FIXED32 => Value::Fixed32(u32::from_le_bytes(self.fixed()?)),
             LENGTH_DELIMITED => {
                 let at = self.pos;
                 let len = self.varint()?;
@@ -149,7 +150,7 @@ impl<'b> Fields<'b> {
         })
     }
 
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
         let bytes = self
             .buf
             .get(self.pos..)
@@ -202,5 +203,61 @@ impl<'b> Fields<'b> {
             }
         }
         Ok(())
+    }
+}
+
+/// How the entries of a repeated scalar field are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scalar {
+    Varint,
+    Fixed32,
+    Fixed64,
+}
+
+impl<'b> Value<'b> {
+    /// Calls `f` with each entry of one occurrence of a repeated scalar field of `kind`:
+    /// a packed run, or a single unpacked value.
+    pub(super) fn scalars(self, kind: Scalar, mut f: impl FnMut(u64)) -> Result<(), String> {
+        match (self, kind) {
+            (Value::Varint(v), Scalar::Varint) | (Value::Fixed64(v), Scalar::Fixed64) => f(v),
+            (Value::Fixed32(v), Scalar::Fixed32) => f(u64::from(v)),
+            (Value::Bytes(packed), _) => {
+                let mut run = fields(packed);
+                while run.pos < packed.len() {
+                    let entry = match kind {
+                        Scalar::Varint => run.varint(),
+                        Scalar::Fixed32 => {
+                            run.fixed::<4>().map(|b| u64::from(u32::from_le_bytes(b)))
+                        }
+                        Scalar::Fixed64 => run.fixed::<8>().map(u64::from_le_bytes),
+                    };
+                    f(entry.map_err(|e| format!("packed run: {e}"))?);
+                }
+            }
+            (other, _) => return Err(format!("{} entry", other.wire_type())),
+        }
+        Ok(())
+    }
+
+    /// The number of entries in one occurrence of a repeated scalar field of `kind`. Fixed
+    /// size runs are counted from their length, without reading them.
+    pub(super) fn count_scalars(self, kind: Scalar) -> Result<u64, String> {
+        let size = match kind {
+            Scalar::Fixed32 => 4,
+            Scalar::Fixed64 => 8,
+            Scalar::Varint => {
+                let mut n = 0;
+                self.scalars(kind, |_| n += 1)?;
+                return Ok(n);
+            }
+        };
+        match self {
+            Value::Bytes(packed) if packed.len() % size == 0 => Ok((packed.len() / size) as u64),
+            Value::Bytes(packed) => Err(format!(
+                "packed run of {} bytes is not a multiple of {size}",
+                packed.len()
+            )),
+            other => other.scalars(kind, |_| {}).map(|()| 1),
+        }
     }
 }

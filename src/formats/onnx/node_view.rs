@@ -59,25 +59,8 @@ mod tests {
 
     use super::super::proto::{AttributeProto, NodeProto};
     use super::NodeView;
+    use crate::formats::onnx::test_rng::{mutate, Rng};
     use prost::Message;
-
-    /// A small deterministic generator (xorshift), so failures reproduce.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-
-        fn bytes(&mut self, max: usize) -> bytes::Bytes {
-            (0..self.below(max + 1))
-                .map(|_| self.below(256) as u8)
-                .collect()
-        }
-    }
 
     fn random_node(rng: &mut Rng) -> NodeProto {
         let strings = |rng: &mut Rng| (0..rng.below(4)).map(|_| rng.bytes(12)).collect();
@@ -130,26 +113,12 @@ mod tests {
 
     #[test]
     fn agrees_with_prost_on_valid_and_mutated_nodes() {
-        let mut rng = Rng(0x5eed_0000_0000_0001);
+        let mut rng = Rng::new(0x5eed_0000_0000_0001);
         let (mut accepted, mut refused) = (0, 0);
         for _ in 0..4000 {
             let mut bytes = random_node(&mut rng).encode_to_vec();
             assert!(agree(&bytes));
-            // Flip bits, cut the end or splice in random bytes.
-            match rng.below(3) {
-                0 if !bytes.is_empty() => {
-                    for _ in 0..1 + rng.below(3) {
-                        let i = rng.below(bytes.len());
-                        bytes[i] ^= 1 << rng.below(8);
-                    }
-                }
-                1 => bytes.truncate(rng.below(bytes.len() + 1)),
-                _ => {
-                    let at = rng.below(bytes.len() + 1);
-                    let junk = rng.bytes(6);
-                    bytes.splice(at..at, junk);
-                }
-            }
+            mutate(&mut rng, &mut bytes);
             if agree(&bytes) {
                 accepted += 1;
             } else {

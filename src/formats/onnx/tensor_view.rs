@@ -1,0 +1,250 @@
+//! TensorProto read in place. Names and raw_data are slices of the file, and the typed value
+//! fields are counted, never decoded: a hostile tensor cannot make rtenx allocate more than a
+//! few bytes for each dimension, and checking a tensor touches none of its data.
+
+use super::wire::{fields, Field, Scalar, Value, WireError};
+
+/// The typed value fields of a TensorProto, in field-number order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Typed {
+    Float,
+    Int32,
+    String,
+    Int64,
+    Double,
+    Uint64,
+}
+
+impl Typed {
+    pub(super) const ALL: [Typed; 6] = [
+        Typed::Float,
+        Typed::Int32,
+        Typed::String,
+        Typed::Int64,
+        Typed::Double,
+        Typed::Uint64,
+    ];
+
+    /// The field's name in onnx.proto.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Typed::Float => "float_data",
+            Typed::Int32 => "int32_data",
+            Typed::String => "string_data",
+            Typed::Int64 => "int64_data",
+            Typed::Double => "double_data",
+            Typed::Uint64 => "uint64_data",
+        }
+    }
+
+    fn of_field(number: u32) -> Option<(Typed, Option<Scalar>)> {
+        Some(match number {
+            4 => (Typed::Float, Some(Scalar::Fixed32)),
+            5 => (Typed::Int32, Some(Scalar::Varint)),
+            6 => (Typed::String, None),
+            7 => (Typed::Int64, Some(Scalar::Varint)),
+            10 => (Typed::Double, Some(Scalar::Fixed64)),
+            11 => (Typed::Uint64, Some(Scalar::Varint)),
+            _ => return None,
+        })
+    }
+}
+
+/// The fields of a TensorProto that rtenx checks.
+#[derive(Debug, Default)]
+pub(super) struct TensorView<'b> {
+    pub(super) dims: Vec<i64>,
+    pub(super) data_type: Option<i32>,
+    pub(super) name: &'b [u8],
+    pub(super) raw_data: Option<&'b [u8]>,
+    /// `external_data` entries as (key, value).
+    pub(super) external_data: Vec<(&'b [u8], &'b [u8])>,
+    pub(super) data_location: Option<i32>,
+    /// How many entries each typed value field holds, indexed like [`Typed::ALL`].
+    typed: [u64; 6],
+}
+
+impl<'b> TensorView<'b> {
+    /// Reads the TensorProto in `bytes`. Like prost, the last occurrence of a singular field
+    /// wins, repeated scalars may be packed or not, and unknown fields are skipped.
+    pub(super) fn read(bytes: &'b [u8]) -> Result<Self, WireError> {
+        let mut t = TensorView::default();
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let fail = |what: String| WireError {
+                what: format!("field {number}: {what}"),
+                at,
+            };
+            match (number, value) {
+                (1, v) => v
+                    .scalars(Scalar::Varint, |d| t.dims.push(d as i64))
+                    .map_err(fail)?,
+                (2, Value::Varint(v)) => t.data_type = Some(v as i32),
+                (8, Value::Bytes(b)) => t.name = b,
+                (9, Value::Bytes(b)) => t.raw_data = Some(b),
+                (13, Value::Bytes(b)) => t.external_data.push(entry(b).map_err(fail)?),
+                (14, Value::Varint(v)) => t.data_location = Some(v as i32),
+                (2 | 8 | 9 | 13 | 14, v) => return Err(fail(format!("{} value", v.wire_type()))),
+                (n, v) => {
+                    let Some((typed, scalar)) = Typed::of_field(n) else {
+                        continue;
+                    };
+                    let count = match (scalar, v) {
+                        (Some(kind), v) => v.count_scalars(kind).map_err(fail)?,
+                        (None, Value::Bytes(_)) => 1,
+                        (None, v) => return Err(fail(format!("{} string", v.wire_type()))),
+                    };
+                    let slot = &mut t.typed[typed as usize];
+                    *slot = slot.saturating_add(count);
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// The entries stored in `field`.
+    pub(super) fn count(&self, field: Typed) -> u64 {
+        self.typed[field as usize]
+    }
+}
+
+/// A StringStringEntryProto: key (1) and value (2).
+fn entry(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
+    let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
+    for field in fields(bytes) {
+        let Field {
+            number, value: v, ..
+        } = field.map_err(|e| format!("entry: {e}"))?;
+        match (number, v) {
+            (1, Value::Bytes(b)) => key = b,
+            (2, Value::Bytes(b)) => value = b,
+            (1 | 2, v) => return Err(format!("entry field {number}: {} value", v.wire_type())),
+            _ => {}
+        }
+    }
+    Ok((key, value))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The view must accept and refuse exactly what prost does, with the same fields.
+
+    use super::super::proto::{StringStringEntryProto, TensorProto};
+    use super::{TensorView, Typed};
+    use crate::formats::onnx::test_rng::{mutate, Rng};
+    use prost::Message;
+
+    fn random_tensor(rng: &mut Rng) -> TensorProto {
+        let n = rng.below(5);
+        TensorProto {
+            dims: (0..rng.below(4))
+                .map(|_| rng.below(300) as i64 - 2)
+                .collect(),
+            data_type: (rng.below(4) != 0).then(|| rng.below(30) as i32),
+            name: (rng.below(3) != 0).then(|| rng.bytes(6)),
+            raw_data: (rng.below(3) == 0).then(|| rng.bytes(16)),
+            float_data: (0..n * rng.below(2)).map(|i| i as f32).collect(),
+            int32_data: (0..n * rng.below(2)).map(|i| i as i32 * 1000 - 7).collect(),
+            string_data: (0..n * rng.below(2)).map(|_| rng.bytes(3)).collect(),
+            int64_data: (0..n * rng.below(2)).map(|i| -(i as i64) << 40).collect(),
+            double_data: (0..n * rng.below(2)).map(|i| i as f64).collect(),
+            uint64_data: (0..n * rng.below(2)).map(|i| (i as u64) << 60).collect(),
+            external_data: (0..rng.below(3))
+                .map(|_| StringStringEntryProto {
+                    key: Some(rng.bytes(4)),
+                    value: (rng.below(2) == 0).then(|| rng.bytes(4)),
+                })
+                .collect(),
+            data_location: (rng.below(2) == 0).then(|| rng.below(2) as i32),
+        }
+    }
+
+    /// Both accept `bytes` with the same fields, or both refuse it; returns whether accepted.
+    fn agree(bytes: &[u8]) -> bool {
+        let ours = TensorView::read(bytes);
+        let theirs = TensorProto::decode(bytes);
+        assert_eq!(
+            ours.is_ok(),
+            theirs.is_ok(),
+            "disagree on {bytes:02x?}: {ours:?} / {theirs:?}"
+        );
+        let (Ok(view), Ok(t)) = (ours, theirs) else {
+            return false;
+        };
+        assert_eq!(view.dims, t.dims);
+        assert_eq!(view.data_type, t.data_type);
+        assert_eq!(view.name, t.name.as_deref().unwrap_or_default());
+        assert_eq!(view.raw_data, t.raw_data.as_deref());
+        assert_eq!(view.data_location, t.data_location);
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = t
+            .external_data
+            .iter()
+            .map(|e| {
+                let field = |f: &Option<bytes::Bytes>| f.as_deref().unwrap_or_default().to_vec();
+                (field(&e.key), field(&e.value))
+            })
+            .collect();
+        let mine: Vec<(Vec<u8>, Vec<u8>)> = view
+            .external_data
+            .iter()
+            .map(|(k, v)| (k.to_vec(), v.to_vec()))
+            .collect();
+        assert_eq!(mine, entries);
+        let lens = [
+            t.float_data.len(),
+            t.int32_data.len(),
+            t.string_data.len(),
+            t.int64_data.len(),
+            t.double_data.len(),
+            t.uint64_data.len(),
+        ];
+        for (field, len) in Typed::ALL.into_iter().zip(lens) {
+            assert_eq!(view.count(field), len as u64, "{}", field.name());
+        }
+        true
+    }
+
+    #[test]
+    fn agrees_with_prost_on_valid_and_mutated_tensors() {
+        let mut rng = Rng::new(0x7e45_0000_0000_0001);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let mut bytes = random_tensor(&mut rng).encode_to_vec();
+            assert!(agree(&bytes));
+            mutate(&mut rng, &mut bytes);
+            if agree(&bytes) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+    }
+
+    #[test]
+    fn agrees_with_prost_on_packing_edge_cases() {
+        let cases: &[&[u8]] = &[
+            // dims unpacked, packed, packed with a cut-off varint.
+            &[0x08, 0x03, 0x08, 0x04],
+            &[0x0a, 0x02, 0x03, 0x04],
+            &[0x0a, 0x02, 0x03, 0x84],
+            &[0x0a, 0x02, 0x03, 0x84, 0x01],
+            // float_data: packed 8 bytes, packed 5 bytes, unpacked, varint (wrong).
+            &[0x22, 0x08, 0, 0, 0x80, 0x3f, 0, 0, 0, 0x40],
+            &[0x22, 0x05, 0, 0, 0x80, 0x3f, 0],
+            &[0x25, 0, 0, 0x80, 0x3f],
+            &[0x20, 0x01],
+            // double_data packed 7 bytes; uint64_data unpacked; string_data as varint.
+            &[0x52, 0x07, 0, 0, 0, 0, 0, 0, 0],
+            &[0x58, 0xff, 0x01],
+            &[0x30, 0x01],
+            // data_type as bytes; external_data entry with a varint key.
+            &[0x12, 0x00],
+            &[0x6a, 0x02, 0x08, 0x01],
+            &[0x6a, 0x03, 0x0a, 0x01, 0x41],
+        ];
+        for case in cases {
+            agree(case);
+        }
+    }
+}
