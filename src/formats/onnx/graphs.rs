@@ -296,11 +296,13 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         // grow and copy a million-node vector step by step.
         self.graph().nodes.reserve(nodes.len().saturating_mul(2));
         self.scopes[self.id].names.reserve(nodes.len());
+        // Reused from node to node, so that reading a node allocates nothing of its own.
         let mut view = NodeView::default();
+        let mut attributes = Vec::new();
         for (index, bytes) in nodes.iter().enumerate() {
             let at = self.offset(bytes);
-            match self.read_node(bytes, &mut view) {
-                Ok(attributes) => self.node(&view, attributes, index, nodes, types, at),
+            match self.read_node(bytes, &mut view, &mut attributes) {
+                Ok(()) => self.node(&view, &mut attributes, index, nodes, types, at),
                 Err(e) => self.r.out.push(
                     Finding::new(&PROTOBUF_INVALID, format!("cannot decode a node: {e}")).at(at),
                 ),
@@ -362,26 +364,26 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         None
     }
 
-    /// Reads the node in `bytes` into `view`, and decodes its attributes.
+    /// Reads the node in `bytes` into `view`, and decodes its attributes into `attributes`.
     fn read_node(
         &self,
         bytes: &[u8],
         view: &mut NodeView<'b>,
-    ) -> Result<Vec<AttributeProto>, String> {
+        attributes: &mut Vec<AttributeProto>,
+    ) -> Result<(), String> {
         view.read(self.in_file(bytes)).map_err(|e| e.to_string())?;
-        view.attributes
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                AttributeProto::decode(self.shared(a)).map_err(|e| format!("attribute {i}: {e}"))
-            })
-            .collect()
+        attributes.clear();
+        for (i, a) in view.attributes.iter().enumerate() {
+            let a = AttributeProto::decode(self.shared(a));
+            attributes.push(a.map_err(|e| format!("attribute {i}: {e}"))?);
+        }
+        Ok(())
     }
 
     fn node(
         &mut self,
         n: &NodeView<'b>,
-        attribute: Vec<AttributeProto>,
+        attributes: &mut Vec<AttributeProto>,
         index: usize,
         nodes: &[Bytes],
         types: &NameMap<'b, &TypeProto>,
@@ -404,8 +406,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().nodes.len() as NodeId;
         self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
-        let attrs: Vec<Attr> = attribute
-            .into_iter()
+        let attrs: Box<[Attr]> = attributes
+            .drain(..)
             .map(|a| self.attribute(a, op_id))
             .collect();
         let subgraphs = attrs
@@ -431,7 +433,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
             op_type: Cow::Owned(String::from_utf8_lossy(n.op_type).into_owned()),
             domain,
-            attrs: attrs.into(),
+            attrs,
             inputs: inputs.into(),
             outputs: outputs.into(),
             subgraphs: subgraphs.into(),
