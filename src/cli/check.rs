@@ -33,6 +33,10 @@ pub struct CheckArgs {
     /// When to colour text output.
     #[arg(long, value_enum, default_value_t)]
     color: ColorChoice,
+    /// Print every info finding in text output; by default only the first 3 of each code per
+    /// file are printed, and the rest are counted.
+    #[arg(long)]
+    all_infos: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -83,6 +87,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     let format = match args.format {
         Format::Text => ReportFormat::Text {
             color: args.color.enabled(),
+            all_infos: args.all_infos,
         },
         Format::Json => ReportFormat::Json,
         Format::Sarif => ReportFormat::Sarif,

@@ -9,7 +9,8 @@ pub type TensorId = usize;
 /// A constant tensor (weights, initializers, inline constants).
 #[derive(Debug, Clone, Serialize)]
 pub struct Tensor {
-    /// Tensor name.
+    /// Tensor name. A tensor without a name of its own in the file (such as an ONNX
+    /// Constant's value) is named after what holds it, as `node.attribute`.
     pub name: Name,
     /// Element type, if the file states one.
     pub dtype: Option<DType>,

@@ -60,6 +60,8 @@ pub enum ReportFormat {
     Text {
         /// Use ANSI colours.
         color: bool,
+        /// Print every info finding, instead of the first few of each code per file.
+        all_infos: bool,
     },
     /// One JSON document.
     Json,
@@ -72,7 +74,7 @@ pub enum ReportFormat {
 /// Writes the report for `results` in `format`.
 pub fn write(format: ReportFormat, w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
     match format {
-        ReportFormat::Text { color } => text::write(w, results, color),
+        ReportFormat::Text { color, all_infos } => text::write(w, results, color, all_infos),
         ReportFormat::Json => json::write(w, results),
         ReportFormat::Sarif => sarif::write(w, results),
         ReportFormat::Github => github::write(w, results),

@@ -20,7 +20,15 @@ fn severity_color(s: Severity) -> &'static str {
     }
 }
 
-pub(super) fn write(w: &mut dyn Write, results: &[FileResult], color: bool) -> io::Result<()> {
+/// Infos of one code printed per file before the rest are only counted.
+const INFOS_SHOWN: usize = 3;
+
+pub(super) fn write(
+    w: &mut dyn Write,
+    results: &[FileResult],
+    color: bool,
+    all_infos: bool,
+) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
             let label = paint(color, "1;31", "error");
@@ -31,7 +39,22 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult], color: bool) -> i
             )?;
             continue;
         }
+        // Infos held back, by code, in the order their codes first appear.
+        let mut held: Vec<(&str, usize)> = Vec::new();
         for f in result.findings() {
+            if f.severity == Severity::Info && !all_infos {
+                let index = match held.iter().position(|(code, _)| *code == f.rule.code) {
+                    Some(i) => i,
+                    None => {
+                        held.push((f.rule.code, 0));
+                        held.len() - 1
+                    }
+                };
+                held[index].1 += 1;
+                if held[index].1 > INFOS_SHOWN {
+                    continue;
+                }
+            }
             let (path, item) = location(result, f);
             let head = paint(
                 color,
@@ -49,6 +72,72 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult], color: bool) -> i
                 None => writeln!(w, "  {arrow} {place}")?,
             }
         }
+        for (code, seen) in held {
+            if seen > INFOS_SHOWN {
+                let head = paint(
+                    color,
+                    severity_color(Severity::Info),
+                    &format!("info[{code}]"),
+                );
+                let more = seen - INFOS_SHOWN;
+                writeln!(
+                    w,
+                    "{head}: {more} more like this in this file (--all-infos shows them)"
+                )?;
+            }
+        }
     }
     writeln!(w, "checked {}", Summary::of(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Finding;
+    use crate::formats::onnx::rules::{EXTERNAL_OFFSET_UNALIGNED, OPSET_MISSING};
+    use crate::inventory::{FileEntry, FileRole, Inventory};
+
+    /// Text output for one file with five infos of one code and two errors of another.
+    fn output(all_infos: bool) -> String {
+        let main = FileEntry {
+            path: "m.onnx".into(),
+            size: Some(0),
+            role: FileRole::Model,
+        };
+        let mut findings: Vec<Finding> = (0..5)
+            .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, format!("info {i}")))
+            .collect();
+        findings.extend((0..2).map(|i| Finding::new(&OPSET_MISSING, format!("error {i}"))));
+        let analysis = crate::Analysis {
+            inventory: Inventory::new("onnx", "", main),
+            findings,
+        };
+        let results = [FileResult {
+            path: "m.onnx".into(),
+            outcome: Ok(analysis),
+        }];
+        let mut out = Vec::new();
+        write(&mut out, &results, false, all_infos).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn infos_beyond_three_per_code_are_counted_unless_asked_for() {
+        let short = output(false);
+        assert!(
+            short.contains("info 2") && !short.contains("info 3"),
+            "{short}"
+        );
+        assert!(short.contains("info[OX023]: 2 more like this in this file"));
+        assert!(short.contains("error 0") && short.contains("error 1"));
+        assert!(
+            short.ends_with("checked 1 file: 2 errors, 0 warnings, 5 infos\n"),
+            "{short}"
+        );
+        let all = output(true);
+        assert!(
+            all.contains("info 4") && !all.contains("more like this"),
+            "{all}"
+        );
+    }
 }

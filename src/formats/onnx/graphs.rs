@@ -250,9 +250,10 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     ) {
         let name = t.name;
         let node = self.graph().nodes.len() as NodeId;
-        let tensor = self.r.tensor(&t, self.id, Some(node), at);
+        let tensor = self.r.tensor(&t, Name::from(name), self.id, Some(node), at);
         if let Some((indices, at)) = indices {
-            self.r.tensor(&indices, self.id, Some(node), at);
+            let name = Name::from(indices.name);
+            self.r.tensor(&indices, name, self.id, Some(node), at);
         }
         if !seen.insert(name) {
             self.r.out.push(
@@ -476,17 +477,52 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         Some(GraphRef { graph: id })
     }
 
-    /// Registers every tensor an attribute holds, whatever its declared type.
+    /// Registers every tensor an attribute of node `op` (or of the function, for `None`)
+    /// holds, whatever its declared type. A tensor without a name of its own, such as a
+    /// Constant's value, is named after where it is: `node.attribute`, then `[i]` in a list
+    /// and `.values` or `.indices` in a sparse tensor.
     fn attribute_tensors(&mut self, a: &AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
-        let sparse = a.sparse_tensor.iter().chain(&a.sparse_tensors);
-        let sparse = sparse.flat_map(|s| s.values.iter().chain(&s.indices));
+        let mut found: Vec<(&Bytes, String)> = Vec::new();
+        found.extend(a.t.iter().map(|t| (t, String::new())));
+        found.extend(
+            a.tensors
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t, format!("[{i}]"))),
+        );
+        let sparse = a.sparse_tensor.iter().map(|s| (s, String::new()));
+        let sparse = sparse.chain(
+            a.sparse_tensors
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s, format!("[{i}]"))),
+        );
+        for (s, at) in sparse {
+            found.extend(s.values.iter().map(|t| (t, format!("{at}.values"))));
+            found.extend(s.indices.iter().map(|t| (t, format!("{at}.indices"))));
+        }
         let mut refs = Vec::new();
-        for bytes in a.t.iter().chain(&a.tensors).chain(sparse) {
-            if let Some((t, at)) = self.tensor_view(bytes, "tensor attribute") {
-                refs.push(TensorRef {
-                    tensor: self.r.tensor(&t, self.id, op, at),
-                });
-            }
+        for (bytes, suffix) in found {
+            let Some((t, at)) = self.tensor_view(bytes, "tensor attribute") else {
+                continue;
+            };
+            let name = if t.name.is_empty() {
+                let graph = self.graph();
+                let mut label = match op.and_then(|id| graph.node(id)) {
+                    Some(node) if !node.name.is_empty() => node.name.as_bytes().to_vec(),
+                    Some(_) => format!("node {}", op.unwrap_or_default()).into_bytes(),
+                    None => graph.name.as_bytes().to_vec(),
+                };
+                label.push(b'.');
+                label.extend_from_slice(a.name.as_deref().unwrap_or_default());
+                label.extend_from_slice(suffix.as_bytes());
+                Name::from(&label[..])
+            } else {
+                Name::from(t.name)
+            };
+            refs.push(TensorRef {
+                tensor: self.r.tensor(&t, name, self.id, op, at),
+            });
         }
         refs
     }

@@ -101,9 +101,12 @@ can be read from different places by different tools.");
 onnx.checker refuses it.");
     EXTERNAL_OFFSET_UNALIGNED = ("OX023", "external-offset-unaligned", Info,
         "An external tensor's offset is not a multiple of 4096.",
-        "The ONNX spec recommends page-aligned offsets (4096, or 65536 on Windows) so that \
-runtimes can memory-map tensors in place; an unaligned tensor is copied instead. onnx's \
-Python writer does not align.");
+        "The ONNX external-data spec asks for offsets that are multiples of the page size (4096, \
+or 65536 on Windows), so that a runtime can memory-map each tensor on its own. The file still \
+loads: onnxruntime maps from the page boundary below an unaligned offset, and other readers \
+copy the tensor instead. The writers of onnx and PyTorch do not align by default, so exported \
+models usually get this note for most of their tensors; `rtenx check --allow OX023` silences \
+it.");
     RTEN_REFUSES_LOCATION = ("OX024", "rten-refuses-location", Warning,
         "Valid ONNX, but rten refuses this external data location.",
         "rten is stricter than the spec: the location must be a single file name in the \

@@ -14,12 +14,13 @@ const EXTERNAL: i32 = 1;
 const PAGE: u64 = 4096;
 
 impl Reader<'_> {
-    /// Adds `t`, owned by `node` of `graph` and declared at offset `decl` of the model file
-    /// (if known), and checks how its data is stored. Findings about the tensor that have no
+    /// Adds `t` as `name`, owned by `node` of `graph` and declared at offset `decl` of the
+    /// model file (if known), and checks how its data is stored. Findings about the tensor that have no
     /// offset of their own point at the declaration.
     pub fn tensor(
         &mut self,
         t: &TensorView<'_>,
+        name: Name,
         graph: GraphId,
         node: Option<NodeId>,
         decl: Option<u64>,
@@ -27,7 +28,6 @@ impl Reader<'_> {
         let first_finding = self.out.len();
         let id = self.inv.tensors.len();
         let item = Item::Tensor { tensor: id };
-        let name = Name::from(t.name);
         let code = t.data_type.unwrap_or(0);
         let dtype = from_onnx(code);
         if dtype.is_none() {
@@ -204,7 +204,7 @@ impl Reader<'_> {
         let offset = r.offset.unwrap_or(0);
         if r.offset.is_some_and(|o| o % PAGE != 0) {
             self.out.push(Finding::new(&EXTERNAL_OFFSET_UNALIGNED, format!(
-                "offset {offset} is not a multiple of {PAGE}, so the tensor cannot be memory-mapped in place"))
+                "offset {offset} is not a multiple of {PAGE}: the tensor cannot be memory-mapped on its own"))
                 .at(offset).in_file(file).item(item));
         }
         if let Some(checksum) = &r.checksum {
