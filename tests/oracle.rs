@@ -15,15 +15,16 @@ fn rten_load(bytes: Vec<u8>) -> Result<rten::Model, rten::LoadError> {
         .load(bytes)
 }
 
-/// Analyses a valid fixture, which must have no error.
+/// Analyses a valid fixture, which must have no error or warning (infos, such as unaligned
+/// external data, are advice).
 fn analyze_valid(path: &std::path::Path) -> rtenx::Analysis {
     let analysis = rtenx::analyze(path).unwrap();
-    let errors: Vec<_> = analysis
+    let problems: Vec<_> = analysis
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.severity != Severity::Info)
         .collect();
-    assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    assert!(problems.is_empty(), "{}: {problems:?}", path.display());
     analysis
 }
 
