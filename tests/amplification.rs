@@ -35,10 +35,14 @@ fn hostile_model() -> Vec<u8> {
             domain: None,
             version: Some(21),
         }],
-        graph: Some(GraphProto {
-            initializer: vec![tensor.encode_to_vec().into()],
-            ..Default::default()
-        }),
+        graph: Some(
+            GraphProto {
+                initializer: vec![tensor.encode_to_vec().into()],
+                ..Default::default()
+            }
+            .encode_to_vec()
+            .into(),
+        ),
         ..Default::default()
     };
     model.encode_to_vec()

@@ -232,7 +232,7 @@ fn deeply_nested_subgraphs_are_bounded() {
             attribute: vec![AttributeProto {
                 name: Some("then_branch".into()),
                 r#type: Some(5),
-                g: Some(inner),
+                g: Some(inner.encode_to_vec().into()),
                 ..Default::default()
             }],
             ..Default::default()
@@ -248,7 +248,7 @@ fn deeply_nested_subgraphs_are_bounded() {
             domain: None,
             version: Some(21),
         }],
-        graph: Some(inner),
+        graph: Some(inner.encode_to_vec().into()),
         ..Default::default()
     };
     let file = rtenx::source::ModelFile::in_memory("deep.onnx", model.encode_to_vec());
@@ -288,12 +288,16 @@ fn a_malformed_node_is_reported_at_its_offset_and_the_rest_is_read() {
             domain: None,
             version: Some(21),
         }],
-        graph: Some(GraphProto {
-            node: [relu("X", "a"), broken.clone(), relu("a", "Y")]
-                .map(Into::into)
-                .to_vec(),
-            ..Default::default()
-        }),
+        graph: Some(
+            GraphProto {
+                node: [relu("X", "a"), broken.clone(), relu("a", "Y")]
+                    .map(Into::into)
+                    .to_vec(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+            .into(),
+        ),
         ..Default::default()
     };
     let bytes = model.encode_to_vec();

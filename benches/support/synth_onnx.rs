@@ -70,7 +70,7 @@ pub fn write(dir: &Path, layers: u32, weight_bytes: u64) -> std::io::Result<()> 
             version: Some(17),
         }],
         producer_name: name("rtenx synth".into()),
-        graph: Some(graph),
+        graph: Some(graph.encode_to_vec().into()),
         ..ModelProto::default()
     };
     std::fs::write(dir.join("model.onnx"), model.encode_to_vec())?;

@@ -7,9 +7,10 @@
 //! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
 //! in rten.
 
+use super::graph_view::GraphView;
 use super::node_view::NodeView;
 use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{AttributeProto, FunctionProto, GraphProto, TypeProto};
+use super::proto::{AttributeProto, FunctionProto, SparseTensorProto, TypeProto, ValueInfoProto};
 use super::rules::*;
 use super::tensor_view::TensorView;
 use super::{dtype::from_onnx, Reader};
@@ -23,18 +24,17 @@ use prost::Message;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-/// A graph-like body: a GraphProto (borrowed from the model or taken from an attribute) or a
-/// FunctionProto.
-enum Body<'m> {
-    Graph(Cow<'m, GraphProto>),
+/// A graph-like body: an encoded GraphProto in the file, or a FunctionProto.
+enum Body<'b, 'm> {
+    Graph(&'b [u8]),
     Function(&'m FunctionProto),
 }
 
 /// How deep subgraphs may nest (prost's own recursion limit for one message).
 const MAX_DEPTH: u32 = 100;
 
-struct Job<'m> {
-    body: Body<'m>,
+struct Job<'b, 'm> {
+    body: Body<'b, 'm>,
     id: GraphId,
     /// Subgraph nesting level: 0 for top-level graphs and functions.
     depth: u32,
@@ -58,11 +58,10 @@ struct Scope<'b> {
 pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
     let mut queue = VecDeque::new();
     let mut scopes: Vec<Scope<'b>> = Vec::new();
-    let empty = GraphProto::default();
-    let main = model.graph.as_ref().unwrap_or(&empty);
-    let id = new_graph(r, name_of(main.name.as_ref()));
+    let main = model.graph.as_deref().map_or(&[][..], |g| r.in_file(g));
+    let id = new_graph(r, Name::default());
     queue.push_back(Job {
-        body: Body::Graph(Cow::Borrowed(main)),
+        body: Body::Graph(main),
         id,
         depth: 0,
         scope: None,
@@ -73,9 +72,10 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
             ("algorithm", &info.algorithm),
         ] {
             if let Some(g) = g {
+                let g = r.in_file(g);
                 let id = new_graph(r, Name::from(format!("training_info[{i}].{what}").as_str()));
                 queue.push_back(Job {
-                    body: Body::Graph(Cow::Borrowed(g)),
+                    body: Body::Graph(g),
                     id,
                     depth: 0,
                     scope: Some(0),
@@ -104,7 +104,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
             queue: &mut queue,
             producers: None,
         };
-        match &job.body {
+        match job.body {
             Body::Graph(g) => reader.graph_body(g),
             Body::Function(f) => reader.function_body(f),
         }
@@ -133,7 +133,7 @@ struct GraphReader<'a, 'b, 'm> {
     id: GraphId,
     depth: u32,
     scopes: &'a mut Vec<Scope<'b>>,
-    queue: &'a mut VecDeque<Job<'m>>,
+    queue: &'a mut VecDeque<Job<'b, 'm>>,
     /// Which node produces each name: built only when a lookup fails, to tell a forward
     /// reference from an undefined name.
     producers: Option<NameMap<'b, usize>>,
@@ -144,21 +144,12 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         &mut self.r.inv.graphs[self.id]
     }
 
-    /// `bytes` as a slice of the file. prost slices the shared buffer when decoding, so every
-    /// name and message lies inside it; anything else reads as empty.
     fn in_file(&self, bytes: &[u8]) -> &'b [u8] {
-        let base: &'b [u8] = self.r.base;
-        let start = (bytes.as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
-        start
-            .checked_add(bytes.len())
-            .and_then(|end| base.get(start..end))
-            .unwrap_or_default()
+        self.r.in_file(bytes)
     }
 
-    /// Absolute offset of `bytes` in the model file.
     fn offset(&self, bytes: &[u8]) -> Option<u64> {
-        let start = (bytes.as_ptr() as usize).checked_sub(self.r.base.as_ptr() as usize)?;
-        (start.checked_add(bytes.len())? <= self.r.base.len()).then_some(start as u64)
+        self.r.offset(bytes)
     }
 
     fn push(&mut self, name: Name, kind: NodeKind, offset: Option<u64>) -> NodeId {
@@ -198,16 +189,47 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
     }
 
-    fn graph_body(&mut self, g: &GraphProto) {
-        self.initializers(g);
-        let types = types(g, self);
-        let inputs: Vec<(&[u8], Option<&TypeProto>)> = g
-            .input
+    fn graph_body(&mut self, bytes: &'b [u8]) {
+        let at = self.offset(bytes);
+        self.graph().offset = at;
+        let g = match GraphView::read(bytes) {
+            Ok(g) => g,
+            Err(e) => {
+                let message = format!("cannot decode a graph: {e}");
+                self.r
+                    .out
+                    .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                return;
+            }
+        };
+        if self.graph().name.is_empty() {
+            self.graph().name = Name::from(g.name);
+        }
+        self.initializers(&g);
+        let [inputs, outputs, value_info] =
+            [&g.inputs, &g.outputs, &g.value_info].map(|list| self.value_infos(list));
+        let types = types([&inputs, &outputs, &value_info], self);
+        let inputs: Vec<(&[u8], Option<&TypeProto>)> = inputs
             .iter()
             .filter_map(|v| Some((&v.name.as_ref()?[..], v.r#type.as_ref())))
             .collect();
-        let outputs: Vec<&[u8]> = g.output.iter().filter_map(|v| v.name.as_deref()).collect();
-        self.nodes_and_io(&g.node, inputs, outputs, &types);
+        let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name.as_deref()).collect();
+        self.nodes_and_io(&g.nodes, inputs, outputs, &types);
+    }
+
+    /// Decodes ValueInfoProtos, reporting a malformed one at its offset.
+    fn value_infos(&mut self, list: &[&'b [u8]]) -> Vec<ValueInfoProto> {
+        let mut infos = Vec::with_capacity(list.len());
+        for &bytes in list {
+            match ValueInfoProto::decode(self.shared(bytes)) {
+                Ok(v) => infos.push(v),
+                Err(e) => self.r.out.push(
+                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a value: {e}"))
+                        .at(self.offset(bytes)),
+                ),
+            }
+        }
+        infos
     }
 
     fn function_body(&mut self, f: &FunctionProto) {
@@ -216,20 +238,32 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
         let inputs = f.input.iter().map(|n| (&n[..], None)).collect();
         let outputs = f.output.iter().map(|n| &n[..]).collect();
-        self.nodes_and_io(&f.node, inputs, outputs, &NameMap::default());
+        let nodes: Vec<&'b [u8]> = f.node.iter().map(|n| self.in_file(n)).collect();
+        self.nodes_and_io(&nodes, inputs, outputs, &NameMap::default());
     }
 
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
-    fn initializers(&mut self, g: &GraphProto) {
+    fn initializers(&mut self, g: &GraphView<'b>) {
         let mut seen = HashSet::with_hasher(ahash::RandomState::new());
-        self.graph().nodes.reserve(g.initializer.len());
-        self.r.inv.tensors.reserve(g.initializer.len());
-        for bytes in &g.initializer {
+        self.graph().nodes.reserve(g.initializers.len());
+        self.r.inv.tensors.reserve(g.initializers.len());
+        for bytes in &g.initializers {
             if let Some(t) = self.tensor_view(bytes, "initializer") {
                 self.initializer(t, None, &mut seen);
             }
         }
-        for s in &g.sparse_initializer {
+        for &bytes in &g.sparse_initializers {
+            let s = match SparseTensorProto::decode(self.shared(bytes)) {
+                Ok(s) => s,
+                Err(e) => {
+                    let message = format!("cannot decode a sparse initializer: {e}");
+                    let at = self.offset(bytes);
+                    self.r
+                        .out
+                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                    continue;
+                }
+            };
             let Some(values) = s.values.as_ref() else {
                 continue;
             };
@@ -275,7 +309,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
 
     fn nodes_and_io(
         &mut self,
-        nodes: &[Bytes],
+        nodes: &[&'b [u8]],
         inputs: Vec<(&[u8], Option<&TypeProto>)>,
         outputs: Vec<&[u8]>,
         types: &NameMap<'b, &TypeProto>,
@@ -293,14 +327,15 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             self.graph().inputs.push(id);
         }
         self.producers = None;
-        // Each node adds itself and (usually) one output value: reserve once, rather than
-        // grow and copy a million-node vector step by step.
-        self.graph().nodes.reserve(nodes.len().saturating_mul(2));
+        // Each node adds itself and its output values, usually one or two: reserve once,
+        // rather than grow and copy a million-node vector. Capacity that is never used costs
+        // nothing, as its pages are never touched.
+        self.graph().nodes.reserve(nodes.len().saturating_mul(3));
         self.scopes[self.id].names.reserve(nodes.len());
         // Reused from node to node, so that reading a node allocates nothing of its own.
         let mut view = NodeView::default();
         let mut attributes = Vec::new();
-        for (index, bytes) in nodes.iter().enumerate() {
+        for (index, &bytes) in nodes.iter().enumerate() {
             let at = self.offset(bytes);
             match self.read_node(bytes, &mut view, &mut attributes) {
                 Ok(()) => self.node(&view, &mut attributes, index, nodes, types, at),
@@ -322,7 +357,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         &mut self,
         name: &[u8],
         reader: Option<usize>,
-        nodes: &[Bytes],
+        nodes: &[&'b [u8]],
         item: Item,
     ) -> Option<NodeId> {
         let key = self.in_file(name);
@@ -342,8 +377,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         if self.producers.is_none() {
             let mut producers = NameMap::default();
             let mut view = NodeView::default();
-            for (i, bytes) in nodes.iter().enumerate() {
-                if view.read(self.in_file(bytes)).is_ok() {
+            for (i, &bytes) in nodes.iter().enumerate() {
+                if view.read(bytes).is_ok() {
                     producers.extend(view.outputs.iter().map(|&o| (o, i)));
                 }
             }
@@ -386,7 +421,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         n: &NodeView<'b>,
         attributes: &mut Vec<AttributeProto>,
         index: usize,
-        nodes: &[Bytes],
+        nodes: &[&'b [u8]],
         types: &NameMap<'b, &TypeProto>,
         at: Option<u64>,
     ) {
@@ -443,7 +478,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
 
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
     /// which bounds the work a hostile chain of nested graphs can cause.
-    fn subgraph(&mut self, g: GraphProto, op: NodeId) -> Option<GraphRef> {
+    fn subgraph(&mut self, g: &[u8], op: NodeId) -> Option<GraphRef> {
         if self.depth >= MAX_DEPTH {
             let at = self.r.inv.graphs[self.id].node(op).and_then(|n| n.offset);
             self.r.out.push(
@@ -461,7 +496,6 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         }
         let id = self.r.inv.graphs.len();
         self.r.inv.graphs.push(Graph {
-            name: name_of(g.name.as_ref()),
             parent: Some(SubgraphOf {
                 graph: self.id,
                 node: op,
@@ -469,7 +503,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             ..Graph::default()
         });
         self.queue.push_back(Job {
-            body: Body::Graph(Cow::Owned(g)),
+            body: Body::Graph(self.in_file(g)),
             id,
             scope: Some(self.id),
             depth: self.depth + 1,
@@ -529,15 +563,11 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
 
     fn attribute(&mut self, mut a: AttributeProto, op: NodeId) -> Attr {
         let tensors = self.attribute_tensors(&a, Some(op));
-        let bodies: Vec<GraphProto> =
-            a.g.take()
-                .into_iter()
-                .chain(std::mem::take(&mut a.graphs))
+        let graphs: Vec<GraphRef> =
+            a.g.iter()
+                .chain(&a.graphs)
+                .filter_map(|g| self.subgraph(g, op))
                 .collect();
-        let graphs: Vec<GraphRef> = bodies
-            .into_iter()
-            .filter_map(|g| self.subgraph(g, op))
-            .collect();
         let strs = |v: &[Bytes]| AttrValue::Strs(v.iter().map(|s| Name::from(&s[..])).collect());
         let value = match a.r#type.unwrap_or(0) {
             _ if a.ref_attr_name.is_some() => AttrValue::Str(Name::from(
@@ -562,12 +592,14 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     }
 }
 
-/// Types declared for a graph's values, by name.
-fn types<'g, 'b>(g: &'g GraphProto, r: &GraphReader<'_, 'b, '_>) -> NameMap<'b, &'g TypeProto> {
-    g.input
-        .iter()
-        .chain(&g.output)
-        .chain(&g.value_info)
+/// Types declared for a graph's values (inputs, outputs, others), by name.
+fn types<'g, 'b>(
+    lists: [&'g [ValueInfoProto]; 3],
+    r: &GraphReader<'_, 'b, '_>,
+) -> NameMap<'b, &'g TypeProto> {
+    lists
+        .into_iter()
+        .flatten()
         .filter_map(|v| Some((r.in_file(v.name.as_ref()?), v.r#type.as_ref()?)))
         .collect()
 }

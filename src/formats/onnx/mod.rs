@@ -8,6 +8,7 @@
 mod checksum;
 mod dtype;
 mod external;
+mod graph_view;
 mod graphs;
 mod node_view;
 mod paths;
@@ -48,6 +49,25 @@ struct Reader<'a> {
     files: external::DataFiles,
     /// (data file, recorded checksum, tensor) for `--verify-checksums`.
     checksums: Vec<(FileId, String, TensorId)>,
+}
+
+impl<'a> Reader<'a> {
+    /// `bytes` as a slice of the file. prost slices the shared buffer when decoding, so every
+    /// embedded message and name lies inside it; anything else reads as empty.
+    fn in_file(&self, bytes: &[u8]) -> &'a [u8] {
+        let base: &'a [u8] = self.base;
+        let start = (bytes.as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
+        start
+            .checked_add(bytes.len())
+            .and_then(|end| base.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// Absolute offset of `bytes` in the model file.
+    fn offset(&self, bytes: &[u8]) -> Option<u64> {
+        let start = (bytes.as_ptr() as usize).checked_sub(self.base.as_ptr() as usize)?;
+        (start.checked_add(bytes.len())? <= self.base.len()).then_some(start as u64)
+    }
 }
 
 impl Format for Onnx {

@@ -1,0 +1,155 @@
+//! GraphProto read in place: every node, initializer and value declaration stays a slice of
+//! the file until the walk reads it, so a graph costs 16 bytes per node before that.
+
+use super::wire::{fields, Field, Value, WireError};
+
+/// The fields of a GraphProto, as slices of the encoded messages.
+#[derive(Debug, Default)]
+pub(super) struct GraphView<'b> {
+    pub(super) name: &'b [u8],
+    /// NodeProtos.
+    pub(super) nodes: Vec<&'b [u8]>,
+    /// TensorProtos.
+    pub(super) initializers: Vec<&'b [u8]>,
+    /// SparseTensorProtos.
+    pub(super) sparse_initializers: Vec<&'b [u8]>,
+    /// ValueInfoProtos of the inputs, outputs and other values.
+    pub(super) inputs: Vec<&'b [u8]>,
+    pub(super) outputs: Vec<&'b [u8]>,
+    pub(super) value_info: Vec<&'b [u8]>,
+}
+
+impl<'b> GraphView<'b> {
+    /// Reads the GraphProto in `bytes`. Like prost, the last name wins and unknown fields are
+    /// skipped; the embedded messages are not decoded here.
+    pub(super) fn read(bytes: &'b [u8]) -> Result<Self, WireError> {
+        let mut g = GraphView::default();
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let list = match number {
+                1 => &mut g.nodes,
+                5 => &mut g.initializers,
+                11 => &mut g.inputs,
+                12 => &mut g.outputs,
+                13 => &mut g.value_info,
+                15 => &mut g.sparse_initializers,
+                2 | 10 => {
+                    match value {
+                        Value::Bytes(b) if number == 2 => g.name = b,
+                        Value::Bytes(_) => {} // doc_string
+                        other => return Err(wrong_type(number, other, at)),
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            match value {
+                Value::Bytes(b) => list.push(b),
+                other => return Err(wrong_type(number, other, at)),
+            }
+        }
+        Ok(g)
+    }
+}
+
+fn wrong_type(number: u32, value: Value<'_>, at: usize) -> WireError {
+    WireError {
+        what: format!("field {number} is {}, not bytes", value.wire_type()),
+        at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The view, with its embedded messages decoded by prost, must accept and refuse exactly
+    //! what prost's own GraphProto decoding does.
+
+    use super::super::proto::{GraphProto, SparseTensorProto, TypeProto, ValueInfoProto};
+    use super::GraphView;
+    use crate::formats::onnx::test_rng::{mutate, Rng};
+    use prost::Message;
+
+    fn random_graph(rng: &mut Rng) -> GraphProto {
+        let values = |rng: &mut Rng| {
+            (0..rng.below(3))
+                .map(|_| ValueInfoProto {
+                    name: Some(rng.bytes(4)),
+                    r#type: (rng.below(2) == 0).then(TypeProto::default),
+                })
+                .collect()
+        };
+        GraphProto {
+            node: (0..rng.below(4)).map(|_| rng.bytes(10)).collect(),
+            name: (rng.below(2) == 0).then(|| rng.bytes(5)),
+            initializer: (0..rng.below(3)).map(|_| rng.bytes(10)).collect(),
+            sparse_initializer: (0..rng.below(2))
+                .map(|_| SparseTensorProto {
+                    values: Some(rng.bytes(4)),
+                    indices: None,
+                    dims: vec![rng.below(9) as i64],
+                })
+                .collect(),
+            doc_string: (rng.below(3) == 0).then(|| rng.bytes(5)),
+            input: values(rng),
+            output: values(rng),
+            value_info: values(rng),
+        }
+    }
+
+    /// Both accept `bytes` with the same fields, or both refuse it; returns whether accepted.
+    fn agree(bytes: &[u8]) -> bool {
+        let theirs = GraphProto::decode(bytes);
+        let ours = GraphView::read(bytes).ok().and_then(|g| {
+            let infos = |list: &[&[u8]]| -> Option<Vec<ValueInfoProto>> {
+                list.iter()
+                    .map(|v| ValueInfoProto::decode(*v).ok())
+                    .collect()
+            };
+            let sparse: Option<Vec<SparseTensorProto>> = g
+                .sparse_initializers
+                .iter()
+                .map(|s| SparseTensorProto::decode(*s).ok())
+                .collect();
+            let mine = GraphProto {
+                node: g.nodes.iter().map(|b| b.to_vec().into()).collect(),
+                name: (!g.name.is_empty()).then(|| g.name.to_vec().into()),
+                initializer: g.initializers.iter().map(|b| b.to_vec().into()).collect(),
+                sparse_initializer: sparse?,
+                doc_string: None,
+                input: infos(&g.inputs)?,
+                output: infos(&g.outputs)?,
+                value_info: infos(&g.value_info)?,
+            };
+            Some(mine)
+        });
+        assert_eq!(
+            ours.is_some(),
+            theirs.is_ok(),
+            "disagree on {bytes:02x?}: {theirs:?}"
+        );
+        let (Some(mine), Ok(mut graph)) = (ours, theirs) else {
+            return false;
+        };
+        graph.doc_string = None;
+        graph.name = graph.name.filter(|n| !n.is_empty());
+        assert_eq!(mine, graph);
+        true
+    }
+
+    #[test]
+    fn agrees_with_prost_on_valid_and_mutated_graphs() {
+        let mut rng = Rng::new(0x6a4f_0000_0000_0001);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let mut bytes = random_graph(&mut rng).encode_to_vec();
+            assert!(agree(&bytes));
+            mutate(&mut rng, &mut bytes);
+            if agree(&bytes) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+    }
+}
