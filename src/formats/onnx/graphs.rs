@@ -516,6 +516,10 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// Constant's value, is named after where it is: `node.attribute`, then `[i]` in a list
     /// and `.values` or `.indices` in a sparse tensor.
     fn attribute_tensors(&mut self, a: &AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
+        let sparse = !a.sparse_tensors.is_empty() || a.sparse_tensor.is_some();
+        if a.t.is_none() && a.tensors.is_empty() && !sparse {
+            return Vec::new();
+        }
         let mut found: Vec<(&Bytes, String)> = Vec::new();
         found.extend(a.t.iter().map(|t| (t, String::new())));
         found.extend(
