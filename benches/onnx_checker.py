@@ -6,6 +6,8 @@
     python3 benches/onnx_checker.py            # the synthetic 20,000-node chain
     python3 benches/onnx_checker.py --model a.onnx --model b/model.onnx   # your models
 
+Real exported models of ~20,000 nodes: tests/fixtures/gen/make_torch_onnx.py --bench OUT.
+
 Without --model, builds a chain of N nodes (default 20,000) with onnx.helper: X[1,64] through
 a repeating MatMul / Add / Relu / Mul pattern that reads 4 weight matrices, 4 biases and one
 scale (fixed seed), saved with external data (weights.data) into a temporary folder. It is the
@@ -108,9 +110,10 @@ def count_nodes(graph) -> int:
 
 def describe(path: Path) -> str:
     model = onnx.load(str(path), load_external_data=False)
-    data = sum(p.stat().st_size for p in path.parent.iterdir() if p.is_file() and p != path)
+    locations = {e.value for t in model.graph.initializer for e in t.external_data if e.key == "location"}
+    data = sum((path.parent / loc).stat().st_size for loc in locations if (path.parent / loc).is_file())
     return (f"{path.name}: {count_nodes(model.graph):,} nodes, {len(model.graph.initializer):,} "
-            f"initializers, {path.stat().st_size:,} B" + (f" + {data:,} B beside it" if data else ""))
+            f"initializers, {path.stat().st_size:,} B" + (f" + {data:,} B of external data" if data else ""))
 
 
 def run(cmd: list[str]) -> None:
