@@ -19,18 +19,33 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` cut to at most `max` characters, with the number of bytes left out: names and
+/// locations from hostile files can be megabytes long.
+pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => s,
+        Some((cut, _)) => Cow::Owned(format!("{}… ({} more bytes)", &s[..cut], s.len() - cut)),
+    }
+}
+
 fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::{clip, sanitize};
 
     #[test]
     fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {
         assert_eq!(sanitize("conv/1.weight"), "conv/1.weight");
         assert_eq!(sanitize("a\u{202e}b\u{9b}c"), "a\\u{202e}b\\u{9b}c");
         assert_eq!(sanitize("tab\there"), "tab\\u{9}here");
+    }
+
+    #[test]
+    fn clips_long_text_on_a_character_boundary() {
+        assert_eq!(clip("short".into(), 5), "short");
+        assert_eq!(clip("ééééé".into(), 2), "éé… (6 more bytes)");
     }
 }

@@ -110,16 +110,25 @@ impl Item {
     }
 }
 
+/// The longest message a finding keeps, in characters.
+const MAX_MESSAGE: usize = 1000;
+
 impl Finding {
-    /// A finding for `rule` in the model file, with the rule's default severity.
+    /// A finding for `rule` in the model file, with the rule's default severity. Messages
+    /// quote values from the file, so they are cut to 1000 characters.
     pub fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let message = match crate::text::clip(message.as_str().into(), MAX_MESSAGE) {
+            std::borrow::Cow::Borrowed(_) => message,
+            std::borrow::Cow::Owned(clipped) => clipped,
+        };
         Finding {
             rule,
             severity: rule.severity,
             file: 0,
             offset: None,
             item: None,
-            message: message.into(),
+            message,
         }
     }
 
@@ -139,5 +148,23 @@ impl Finding {
     pub fn in_file(mut self, file: FileId) -> Self {
         self.file = file;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Finding;
+    use crate::check::generic::UNKNOWN_FORMAT;
+
+    #[test]
+    fn a_megabyte_of_hostile_text_makes_a_short_message() {
+        let f = Finding::new(
+            &UNKNOWN_FORMAT,
+            format!("location \"{}\"", "a".repeat(1 << 20)),
+        );
+        assert!(f.message.len() < 1100, "{} bytes", f.message.len());
+        assert!(f.message.ends_with("more bytes)"), "{}", &f.message[990..]);
+        let short = Finding::new(&UNKNOWN_FORMAT, "short");
+        assert_eq!(short.message, "short");
     }
 }

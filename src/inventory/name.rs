@@ -27,13 +27,15 @@ impl Name {
         self.0.is_empty()
     }
 
-    /// The name as text for display: invalid UTF-8 is replaced and control characters are
-    /// escaped, so the result is safe to print on a terminal.
+    /// The name as text for display: invalid UTF-8 is replaced, control characters are
+    /// escaped, and a name over 500 characters is cut, so the result is safe to print on a
+    /// terminal. JSON output keeps the whole name.
     pub fn display(&self) -> Cow<'_, str> {
-        match String::from_utf8_lossy(&self.0) {
+        let text = match String::from_utf8_lossy(&self.0) {
             Cow::Borrowed(s) => crate::text::sanitize(s),
             Cow::Owned(s) => Cow::Owned(crate::text::sanitize(&s).into_owned()),
-        }
+        };
+        crate::text::clip(text, 500)
     }
 }
 

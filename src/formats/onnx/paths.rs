@@ -56,7 +56,8 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
         Some("is an absolute path")
     } else if drive {
         Some("starts with a drive letter")
-    } else if parts.contains(&"..") {
+    } else if parts.iter().any(|p| p.trim_end_matches(' ') == "..") {
+        // Windows drops trailing spaces, so `.. ` climbs too.
         Some("climbs out of the model's folder with `..`")
     } else if location.contains('\0') {
         Some("contains a NUL byte")
@@ -254,6 +255,8 @@ mod tests {
             "a\\..\\x",
             "a/..",
             "..",
+            ".. /x",
+            "a/..  /..  /x",
         ] {
             let e = check_lexically(bad).unwrap_err();
             assert_eq!(e.rule.code, "OX012", "{bad}");
