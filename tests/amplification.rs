@@ -1,8 +1,9 @@
-//! A hostile ONNX tensor cannot make rtenx allocate many times its own size: typed value
-//! fields are counted in place, never decoded. (prost would turn each 2-byte empty string
-//! into a 32-byte handle, and each 1-byte varint into an 8-byte integer.)
-//! Measured as the growth of the process's peak resident memory, reset just before (Linux
-//! only), so this test binary holds this one test.
+//! A hostile ONNX model cannot make rtenx allocate many times its own size: typed tensor
+//! fields are counted in place, never decoded, and the entries rtenx keeps are bounded
+//! (OX029). prost would turn each 2-byte empty string into a 32-byte handle, and each 1-byte
+//! varint into an 8-byte integer.
+//! Measured as the growth of the process's peak resident memory, reset before each case
+//! (Linux only); the cases run one after the other in one test.
 #![cfg(target_os = "linux")]
 
 use prost::Message;
@@ -48,16 +49,75 @@ fn hostile_model() -> Vec<u8> {
     model.encode_to_vec()
 }
 
+/// Peak RSS growth, in KiB, while `file` is analysed.
+fn peak_growth_kib(file: &rtenx::source::ModelFile) -> (u64, rtenx::Analysis) {
+    // Building the model peaked high: start the peak over from the current RSS.
+    std::fs::write("/proc/self/clear_refs", "5").expect("reset the peak RSS");
+    let before = status_kib("VmRSS:");
+    let analysis = rtenx::analyze_file(file);
+    (status_kib("VmHWM:").saturating_sub(before), analysis)
+}
+
 #[test]
+fn hostile_models_stay_small_in_memory() {
+    typed_value_fields_are_counted_not_decoded();
+    attribute_lists_past_the_budget_are_counted_not_kept();
+}
+
+/// A protobuf length-delimited field.
+fn field(number: u8, payload: &[u8], out: &mut Vec<u8>) {
+    out.push(number << 3 | 2);
+    let mut len = payload.len() as u64;
+    while len >= 0x80 {
+        out.push(len as u8 | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
+    out.extend_from_slice(payload);
+}
+
+/// An Identity node with an attribute of 20M empty strings (40 MB), written by hand: with
+/// prost it would take a gigabyte to build.
+fn attribute_lists_past_the_budget_are_counted_not_kept() {
+    let mut attribute = Vec::new();
+    field(1, b"junk", &mut attribute);
+    attribute.extend_from_slice(&[0xa0, 0x01, 8]); // type (field 20): STRINGS
+    for _ in 0..20_000_000 {
+        attribute.extend_from_slice(&[9 << 3 | 2, 0]);
+    }
+    let mut node = Vec::new();
+    field(1, b"X", &mut node);
+    field(2, b"Y", &mut node);
+    field(4, b"Identity", &mut node);
+    field(5, &attribute, &mut node);
+    drop(attribute);
+    let mut graph = Vec::new();
+    field(1, &node, &mut graph);
+    drop(node);
+    let mut model = vec![0x08, 10]; // ir_version
+    field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
+    field(7, &graph, &mut model);
+    drop(graph);
+    let size_kib = model.len() as u64 / 1024;
+    let file = rtenx::source::ModelFile::in_memory("strings.onnx", model);
+    let (grown, analysis) = peak_growth_kib(&file);
+    let limit = analysis
+        .findings
+        .iter()
+        .find(|f| f.rule.code == "OX029")
+        .expect("OX029: too many entries");
+    assert!(limit.offset.is_some(), "{limit:?}");
+    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
+    // Keeping all 20M strings would take 20M * (16 + 16) bytes = 610 MiB, and prost as much
+    // again; the budget keeps 4M of them.
+    assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
+}
+
 fn typed_value_fields_are_counted_not_decoded() {
     let bytes = hostile_model();
     let size_kib = bytes.len() as u64 / 1024;
     let file = rtenx::source::ModelFile::in_memory("hostile.onnx", bytes);
-    // Building the model above peaked high: start the peak over from the current RSS.
-    std::fs::write("/proc/self/clear_refs", "5").expect("reset the peak RSS");
-    let before = status_kib("VmRSS:");
-    let analysis = rtenx::analyze_file(&file);
-    let grown = status_kib("VmHWM:").saturating_sub(before);
+    let (grown, analysis) = peak_growth_kib(&file);
 
     let t = &analysis.inventory.tensors[0];
     assert_eq!(t.name.as_str(), Some("w"));

@@ -17,13 +17,17 @@ pub(super) struct GraphView<'b> {
     pub(super) inputs: Vec<&'b [u8]>,
     pub(super) outputs: Vec<&'b [u8]>,
     pub(super) value_info: Vec<&'b [u8]>,
+    /// Entries beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
 }
 
 impl<'b> GraphView<'b> {
-    /// Reads the GraphProto in `bytes`. Like prost, the last name wins and unknown fields are
-    /// skipped; the embedded messages are not decoded here.
-    pub(super) fn read(bytes: &'b [u8]) -> Result<Self, WireError> {
+    /// Reads the GraphProto in `bytes`, keeping at most `keep` entries in all. Like prost,
+    /// the last name wins and unknown fields are skipped; the embedded messages are not
+    /// decoded here.
+    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut g = GraphView::default();
+        let mut room = keep;
         for field in fields(bytes) {
             let Field { at, number, value } = field?;
             let list = match number {
@@ -44,7 +48,11 @@ impl<'b> GraphView<'b> {
                 _ => continue,
             };
             match value {
-                Value::Bytes(b) => list.push(b),
+                Value::Bytes(_) if room == 0 => g.dropped += 1,
+                Value::Bytes(b) => {
+                    room -= 1;
+                    list.push(b);
+                }
                 other => return Err(wrong_type(number, other, at)),
             }
         }
@@ -99,7 +107,7 @@ mod tests {
     /// Both accept `bytes` with the same fields, or both refuse it; returns whether accepted.
     fn agree(bytes: &[u8]) -> bool {
         let theirs = GraphProto::decode(bytes);
-        let ours = GraphView::read(bytes).ok().and_then(|g| {
+        let ours = GraphView::read(bytes, u64::MAX).ok().and_then(|g| {
             let infos = |list: &[&[u8]]| -> Option<Vec<ValueInfoProto>> {
                 list.iter()
                     .map(|v| ValueInfoProto::decode(*v).ok())

@@ -7,10 +7,11 @@
 //! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
 //! in rten.
 
+use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
 use super::node_view::NodeView;
 use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{AttributeProto, FunctionProto, SparseTensorProto, TypeProto, ValueInfoProto};
+use super::proto::{FunctionProto, SparseTensorProto, TypeProto, ValueInfoProto};
 use super::rules::*;
 use super::tensor_view::TensorView;
 use super::{dtype::from_onnx, Reader};
@@ -94,6 +95,9 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
         });
     }
     while let Some(job) = queue.pop_front() {
+        if r.exhausted() {
+            break;
+        }
         scopes.resize_with(scopes.len().max(job.id + 1), Scope::default);
         scopes[job.id].parent = job.scope;
         let mut reader = GraphReader {
@@ -122,10 +126,6 @@ fn new_graph(r: &mut Reader<'_>, name: Name) -> GraphId {
 
 fn lossy(b: Option<&Bytes>) -> String {
     String::from_utf8_lossy(b.map_or(&[][..], |b| b)).into_owned()
-}
-
-fn name_of(b: Option<&Bytes>) -> Name {
-    Name::from(b.map_or(&[][..], |b| b))
 }
 
 struct GraphReader<'a, 'b, 'm> {
@@ -178,7 +178,12 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
     fn tensor_view(&mut self, bytes: &[u8], what: &str) -> Option<(TensorView<'b>, Option<u64>)> {
         let at = self.offset(bytes);
-        match TensorView::read(self.in_file(bytes)) {
+        match TensorView::read(self.in_file(bytes), self.r.budget) {
+            Ok(t) if t.dropped > 0 => {
+                self.r.spend(u64::MAX, at);
+                None
+            }
+            Ok(t) if !self.r.spend(t.dims.len() as u64, at) => None,
             Ok(t) => Some((t, at)),
             Err(e) => {
                 self.r.out.push(
@@ -192,7 +197,11 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn graph_body(&mut self, bytes: &'b [u8]) {
         let at = self.offset(bytes);
         self.graph().offset = at;
-        let g = match GraphView::read(bytes) {
+        let g = match GraphView::read(bytes, self.r.budget) {
+            Ok(g) if g.dropped > 0 => {
+                self.r.spend(u64::MAX, at);
+                return;
+            }
             Ok(g) => g,
             Err(e) => {
                 let message = format!("cannot decode a graph: {e}");
@@ -221,6 +230,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn value_infos(&mut self, list: &[&'b [u8]]) -> Vec<ValueInfoProto> {
         let mut infos = Vec::with_capacity(list.len());
         for &bytes in list {
+            if !self.r.spend(1, self.offset(bytes)) {
+                break;
+            }
             match ValueInfoProto::decode(self.shared(bytes)) {
                 Ok(v) => infos.push(v),
                 Err(e) => self.r.out.push(
@@ -233,8 +245,19 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     }
 
     fn function_body(&mut self, f: &FunctionProto) {
-        for a in &f.attribute_proto {
-            self.attribute_tensors(a, None);
+        for bytes in &f.attribute_proto {
+            match AttributeView::read(self.in_file(bytes), self.r.budget) {
+                Ok(a) => {
+                    self.attribute_tensors(&a, None);
+                }
+                Err(e) => {
+                    let message = format!("cannot decode a function attribute: {e}");
+                    let at = self.offset(bytes);
+                    self.r
+                        .out
+                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                }
+            }
         }
         let inputs = f.input.iter().map(|n| (&n[..], None)).collect();
         let outputs = f.output.iter().map(|n| &n[..]).collect();
@@ -248,11 +271,17 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         self.graph().nodes.reserve(g.initializers.len());
         self.r.inv.tensors.reserve(g.initializers.len());
         for bytes in &g.initializers {
+            if !self.r.spend(1, self.offset(bytes)) {
+                return;
+            }
             if let Some(t) = self.tensor_view(bytes, "initializer") {
                 self.initializer(t, None, &mut seen);
             }
         }
         for &bytes in &g.sparse_initializers {
+            if !self.r.spend(2, self.offset(bytes)) {
+                return;
+            }
             let s = match SparseTensorProto::decode(self.shared(bytes)) {
                 Ok(s) => s,
                 Err(e) => {
@@ -338,7 +367,19 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         for (index, &bytes) in nodes.iter().enumerate() {
             let at = self.offset(bytes);
             match self.read_node(bytes, &mut view, &mut attributes) {
-                Ok(()) => self.node(&view, &mut attributes, index, nodes, types, at),
+                Ok(()) => {
+                    let lists: usize = attributes
+                        .iter()
+                        .map(|a| a.floats.len() + a.ints.len() + a.strings.len())
+                        .sum();
+                    let entries = 1 + view.outputs.len() + attributes.len() + lists;
+                    let dropped = view.dropped > 0 || attributes.iter().any(|a| a.dropped > 0);
+                    if !self.r.spend(entries as u64, at) || dropped {
+                        self.r.spend(u64::MAX, at);
+                        break;
+                    }
+                    self.node(&view, &mut attributes, index, nodes, types, at)
+                }
                 Err(e) => self.r.out.push(
                     Finding::new(&PROTOBUF_INVALID, format!("cannot decode a node: {e}")).at(at),
                 ),
@@ -378,7 +419,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             let mut producers = NameMap::default();
             let mut view = NodeView::default();
             for (i, &bytes) in nodes.iter().enumerate() {
-                if view.read(bytes).is_ok() {
+                if view.read(bytes, self.r.budget).is_ok() {
                     producers.extend(view.outputs.iter().map(|&o| (o, i)));
                 }
             }
@@ -400,18 +441,21 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         None
     }
 
-    /// Reads the node in `bytes` into `view`, and decodes its attributes into `attributes`.
+    /// Reads the node in `bytes` into `view`, and its attributes into `attributes`, keeping
+    /// no more list values than the budget allows.
     fn read_node(
         &self,
-        bytes: &[u8],
+        bytes: &'b [u8],
         view: &mut NodeView<'b>,
-        attributes: &mut Vec<AttributeProto>,
+        attributes: &mut Vec<AttributeView<'b>>,
     ) -> Result<(), String> {
-        view.read(self.in_file(bytes)).map_err(|e| e.to_string())?;
+        view.read(bytes, self.r.budget).map_err(|e| e.to_string())?;
         attributes.clear();
-        for (i, a) in view.attributes.iter().enumerate() {
-            let a = AttributeProto::decode(self.shared(a));
-            attributes.push(a.map_err(|e| format!("attribute {i}: {e}"))?);
+        let mut keep = self.r.budget;
+        for (i, &a) in view.attributes.iter().enumerate() {
+            let a = AttributeView::read(a, keep).map_err(|e| format!("attribute {i}: {e}"))?;
+            keep = keep.saturating_sub((a.floats.len() + a.ints.len() + a.strings.len()) as u64);
+            attributes.push(a);
         }
         Ok(())
     }
@@ -419,7 +463,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn node(
         &mut self,
         n: &NodeView<'b>,
-        attributes: &mut Vec<AttributeProto>,
+        attributes: &mut Vec<AttributeView<'b>>,
         index: usize,
         nodes: &[&'b [u8]],
         types: &NameMap<'b, &TypeProto>,
@@ -479,6 +523,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
     /// which bounds the work a hostile chain of nested graphs can cause.
     fn subgraph(&mut self, g: &[u8], op: NodeId) -> Option<GraphRef> {
+        if !self.r.spend(1, self.offset(g)) {
+            return None;
+        }
         if self.depth >= MAX_DEPTH {
             let at = self.r.inv.graphs[self.id].node(op).and_then(|n| n.offset);
             self.r.out.push(
@@ -515,32 +562,54 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     /// holds, whatever its declared type. A tensor without a name of its own, such as a
     /// Constant's value, is named after where it is: `node.attribute`, then `[i]` in a list
     /// and `.values` or `.indices` in a sparse tensor.
-    fn attribute_tensors(&mut self, a: &AttributeProto, op: Option<NodeId>) -> Vec<TensorRef> {
-        let sparse = !a.sparse_tensors.is_empty() || a.sparse_tensor.is_some();
+    fn attribute_tensors(&mut self, a: &AttributeView<'b>, op: Option<NodeId>) -> Vec<TensorRef> {
+        let sparse = a.sparse_tensor.is_some() || !a.sparse_tensors.is_empty();
         if a.t.is_none() && a.tensors.is_empty() && !sparse {
             return Vec::new();
         }
-        let mut found: Vec<(&Bytes, String)> = Vec::new();
-        found.extend(a.t.iter().map(|t| (t, String::new())));
-        found.extend(
-            a.tensors
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t, format!("[{i}]"))),
-        );
-        let sparse = a.sparse_tensor.iter().map(|s| (s, String::new()));
-        let sparse = sparse.chain(
-            a.sparse_tensors
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s, format!("[{i}]"))),
-        );
-        for (s, at) in sparse {
-            found.extend(s.values.iter().map(|t| (t, format!("{at}.values"))));
-            found.extend(s.indices.iter().map(|t| (t, format!("{at}.indices"))));
+        let listed = |list: &[&'b [u8]]| -> Vec<(&'b [u8], String)> {
+            (0..)
+                .zip(list)
+                .map(|(i, &t)| (t, format!("[{i}]")))
+                .collect()
+        };
+        let mut found: Vec<(&'b [u8], String)> =
+            a.t.map(|t| (t, String::new())).into_iter().collect();
+        found.extend(listed(&a.tensors));
+        let mut sparse: Vec<(&'b [u8], String)> = a
+            .sparse_tensor
+            .map(|s| (s, String::new()))
+            .into_iter()
+            .collect();
+        sparse.extend(listed(&a.sparse_tensors));
+        for (bytes, at) in sparse {
+            match SparseTensorProto::decode(self.shared(bytes)) {
+                Ok(s) => {
+                    found.extend(
+                        s.values
+                            .iter()
+                            .map(|t| (self.in_file(t), format!("{at}.values"))),
+                    );
+                    found.extend(
+                        s.indices
+                            .iter()
+                            .map(|t| (self.in_file(t), format!("{at}.indices"))),
+                    );
+                }
+                Err(e) => {
+                    let message = format!("cannot decode a sparse tensor attribute: {e}");
+                    let at = self.offset(bytes);
+                    self.r
+                        .out
+                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                }
+            }
         }
         let mut refs = Vec::new();
         for (bytes, suffix) in found {
+            if !self.r.spend(1, self.offset(bytes)) {
+                break;
+            }
             let Some((t, at)) = self.tensor_view(bytes, "tensor attribute") else {
                 continue;
             };
@@ -552,7 +621,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
                     None => graph.name.as_bytes().to_vec(),
                 };
                 label.push(b'.');
-                label.extend_from_slice(a.name.as_deref().unwrap_or_default());
+                label.extend_from_slice(a.name);
                 label.extend_from_slice(suffix.as_bytes());
                 Name::from(&label[..])
             } else {
@@ -565,32 +634,33 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         refs
     }
 
-    fn attribute(&mut self, mut a: AttributeProto, op: NodeId) -> Attr {
+    fn attribute(&mut self, mut a: AttributeView<'b>, op: NodeId) -> Attr {
         let tensors = self.attribute_tensors(&a, Some(op));
         let graphs: Vec<GraphRef> =
             a.g.iter()
                 .chain(&a.graphs)
                 .filter_map(|g| self.subgraph(g, op))
                 .collect();
-        let strs = |v: &[Bytes]| AttrValue::Strs(v.iter().map(|s| Name::from(&s[..])).collect());
         let value = match a.r#type.unwrap_or(0) {
-            _ if a.ref_attr_name.is_some() => AttrValue::Str(Name::from(
-                format!("@{}", lossy(a.ref_attr_name.as_ref())).as_str(),
-            )),
+            _ if a.ref_attr_name.is_some() => {
+                let mut reference = b"@".to_vec();
+                reference.extend_from_slice(a.ref_attr_name.unwrap_or_default());
+                AttrValue::Str(Name::from(&reference[..]))
+            }
             1 => AttrValue::Float(a.f.unwrap_or(0.0)),
             2 => AttrValue::Int(a.i.unwrap_or(0)),
-            3 => AttrValue::Str(name_of(a.s.as_ref())),
+            3 => AttrValue::Str(Name::from(a.s.unwrap_or_default())),
             5 if graphs.len() == 1 => AttrValue::Graph(graphs[0]),
             6 => AttrValue::Floats(std::mem::take(&mut a.floats)),
             7 => AttrValue::Ints(std::mem::take(&mut a.ints)),
-            8 => strs(&a.strings),
+            8 => AttrValue::Strs(a.strings.iter().map(|&s| Name::from(s)).collect()),
             4 | 11 if tensors.len() == 1 => AttrValue::Tensor(tensors[0]),
             _ if !graphs.is_empty() => AttrValue::Graphs(graphs),
             _ if !tensors.is_empty() => AttrValue::Tensors(tensors),
             _ => AttrValue::Str(Name::from("<unsupported attribute type>")),
         };
         Attr {
-            name: Cow::Owned(lossy(a.name.as_ref())),
+            name: Cow::Owned(String::from_utf8_lossy(a.name).into_owned()),
             value,
         }
     }

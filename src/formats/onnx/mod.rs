@@ -5,6 +5,7 @@
 //! external data locations are checked lexically and on the file system before any data
 //! file is touched, and only `--verify-checksums` reads tensor bytes.
 
+mod attribute_view;
 mod checksum;
 mod dtype;
 mod external;
@@ -35,6 +36,10 @@ use rules::*;
 /// Protobuf's message size limit, which .onnx files must stay below.
 const PROTOBUF_LIMIT: u64 = 1 << 31;
 
+/// Inventory entries (nodes, tensors, attributes, list values, ...) one model may add: a
+/// bound on memory for hostile files, far above any real model.
+const MAX_ENTRIES: u64 = 1 << 22;
+
 /// The ONNX format.
 pub struct Onnx;
 
@@ -49,6 +54,10 @@ struct Reader<'a> {
     files: external::DataFiles,
     /// (data file, recorded checksum, tensor) for `--verify-checksums`.
     checksums: Vec<(FileId, String, TensorId)>,
+    /// Entries the model may still add; see [`MAX_ENTRIES`].
+    budget: u64,
+    /// Whether the budget ran out (and OX029 was reported).
+    over_budget: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -61,6 +70,34 @@ impl<'a> Reader<'a> {
             .checked_add(bytes.len())
             .and_then(|end| base.get(start..end))
             .unwrap_or_default()
+    }
+
+    /// Takes `n` entries from the budget. The first time it runs out, reports OX029 at `at`;
+    /// then, and from then on, returns false and the caller stops adding entries.
+    fn spend(&mut self, n: u64, at: Option<u64>) -> bool {
+        if let Some(left) = self.budget.checked_sub(n) {
+            self.budget = left;
+            return true;
+        }
+        if !self.over_budget {
+            self.over_budget = true;
+            self.out.push(
+                Finding::new(
+                    &TOO_LARGE_TO_READ,
+                    format!(
+                        "the model holds more than {MAX_ENTRIES} nodes, values, tensors, \
+attributes and list values; rtenx reads it up to here"
+                    ),
+                )
+                .at(at),
+            );
+        }
+        false
+    }
+
+    /// Whether the budget ran out.
+    fn exhausted(&self) -> bool {
+        self.over_budget
     }
 
     /// Absolute offset of `bytes` in the model file.
@@ -129,6 +166,8 @@ impl Format for Onnx {
             out,
             files: external::DataFiles::new(file.path()),
             checksums: Vec::new(),
+            budget: MAX_ENTRIES,
+            over_budget: false,
         };
         graphs::read(&model, &mut reader);
         let checksums = std::mem::take(&mut reader.checksums);

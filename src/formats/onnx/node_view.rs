@@ -12,16 +12,20 @@ pub(super) struct NodeView<'b> {
     pub(super) op_type: &'b [u8],
     pub(super) domain: &'b [u8],
     pub(super) attributes: Vec<&'b [u8]>,
+    /// Inputs, outputs and attributes beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
 }
 
 impl<'b> NodeView<'b> {
-    /// Reads the NodeProto in `bytes` into `self`, replacing what was there. Like prost, the
-    /// last occurrence of a singular field wins and unknown fields are skipped.
-    pub(super) fn read(&mut self, bytes: &'b [u8]) -> Result<(), WireError> {
+    /// Reads the NodeProto in `bytes` into `self`, replacing what was there, and keeping at
+    /// most `keep` inputs, outputs and attributes in all. Like prost, the last occurrence of
+    /// a singular field wins and unknown fields are skipped.
+    pub(super) fn read(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
         self.inputs.clear();
         self.outputs.clear();
         self.attributes.clear();
-        (self.name, self.op_type, self.domain) = (&[], &[], &[]);
+        (self.name, self.op_type, self.domain, self.dropped) = (&[], &[], &[], 0);
+        let mut room = keep;
         for field in fields(bytes) {
             let Field { at, number, value } = field?;
             let slot = match number {
@@ -40,7 +44,11 @@ impl<'b> NodeView<'b> {
                 });
             };
             match slot {
-                Slot::Many(list) => list.push(b),
+                Slot::Many(_) if room == 0 => self.dropped += 1,
+                Slot::Many(list) => {
+                    room -= 1;
+                    list.push(b);
+                }
                 Slot::One(one) => *one = b,
             }
         }
@@ -85,7 +93,7 @@ mod tests {
     /// both refuse it. Returns whether it was accepted.
     fn agree(bytes: &[u8]) -> bool {
         let mut view = NodeView::default();
-        let ours = view.read(bytes);
+        let ours = view.read(bytes, u64::MAX);
         // prost also decodes each attribute: so does the graph walk, right after the view.
         let ours = ours.is_ok()
             && view

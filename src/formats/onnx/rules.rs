@@ -125,6 +125,14 @@ UNDEFINED external tensors.");
         "A tensor's data_type is missing, UNDEFINED or unknown.",
         "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
 tensor's size and meaning are unknown.");
+    TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
+        "The model holds more entries than rtenx reads.",
+        "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
+model: nodes, values, tensors, attributes, subgraphs, dimensions and attribute list values. \
+A hostile file can declare millions of empty entries in two bytes each, and each would cost \
+rtenx up to a few hundred. Real models stay far below: a 20,000-node transformer has about \
+100,000. The model is read up to the limit, so its checks are incomplete, and that is an \
+error.");
     LOCATION_NOT_PORTABLE = ("OX028", "location-not-portable", Warning,
         "The external data location names another file, or a device, on Windows.",
         "Windows reads some names differently from Linux and macOS. A component named after a \

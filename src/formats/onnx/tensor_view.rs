@@ -62,13 +62,17 @@ pub(super) struct TensorView<'b> {
     pub(super) data_location: Option<i32>,
     /// How many entries each typed value field holds, indexed like [`Typed::ALL`].
     typed: [u64; 6],
+    /// Dimensions beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
 }
 
 impl<'b> TensorView<'b> {
-    /// Reads the TensorProto in `bytes`. Like prost, the last occurrence of a singular field
-    /// wins, repeated scalars may be packed or not, and unknown fields are skipped.
-    pub(super) fn read(bytes: &'b [u8]) -> Result<Self, WireError> {
+    /// Reads the TensorProto in `bytes`, keeping at most `keep` dimensions and external data
+    /// entries. Like prost, the last occurrence of a singular field wins, repeated scalars
+    /// may be packed or not, and unknown fields are skipped.
+    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut t = TensorView::default();
+        let mut room = keep;
         for field in fields(bytes) {
             let Field { at, number, value } = field?;
             let fail = |what: String| WireError {
@@ -76,13 +80,30 @@ impl<'b> TensorView<'b> {
                 at,
             };
             match (number, value) {
-                (1, v) => v
-                    .scalars(Scalar::Varint, |d| t.dims.push(d as i64))
-                    .map_err(fail)?,
+                (1, v) => {
+                    let (dims, dropped) = (&mut t.dims, &mut t.dropped);
+                    v.scalars(Scalar::Varint, |d| match room.checked_sub(1) {
+                        Some(left) => {
+                            room = left;
+                            dims.push(d as i64);
+                        }
+                        None => *dropped += 1,
+                    })
+                    .map_err(fail)?
+                }
                 (2, Value::Varint(v)) => t.data_type = Some(v as i32),
                 (8, Value::Bytes(b)) => t.name = b,
                 (9, Value::Bytes(b)) => t.raw_data = Some(b),
-                (13, Value::Bytes(b)) => t.external_data.push(entry(b).map_err(fail)?),
+                (13, Value::Bytes(b)) => {
+                    let entry = entry(b).map_err(fail)?;
+                    match room.checked_sub(1) {
+                        Some(left) => {
+                            room = left;
+                            t.external_data.push(entry);
+                        }
+                        None => t.dropped += 1,
+                    }
+                }
                 (14, Value::Varint(v)) => t.data_location = Some(v as i32),
                 (2 | 8 | 9 | 13 | 14, v) => return Err(fail(format!("{} value", v.wire_type()))),
                 (n, v) => {
@@ -161,7 +182,7 @@ mod tests {
 
     /// Both accept `bytes` with the same fields, or both refuse it; returns whether accepted.
     fn agree(bytes: &[u8]) -> bool {
-        let ours = TensorView::read(bytes);
+        let ours = TensorView::read(bytes, u64::MAX);
         let theirs = TensorProto::decode(bytes);
         assert_eq!(
             ours.is_ok(),

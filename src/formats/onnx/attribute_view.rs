@@ -1,0 +1,215 @@
+//! AttributeProto read in place. Graphs, tensors and strings stay slices of the file, and the
+//! list values kept are bounded by the caller's budget: the rest are only counted, so a
+//! hostile list of millions of empty strings costs nothing to read.
+
+use super::wire::{fields, Field, Scalar, Value, WireError};
+
+/// The fields of an AttributeProto.
+#[derive(Debug, Default)]
+pub(super) struct AttributeView<'b> {
+    pub(super) name: &'b [u8],
+    pub(super) ref_attr_name: Option<&'b [u8]>,
+    pub(super) r#type: Option<i32>,
+    pub(super) f: Option<f32>,
+    pub(super) i: Option<i64>,
+    pub(super) s: Option<&'b [u8]>,
+    /// Encoded TensorProto, GraphProto and SparseTensorProto.
+    pub(super) t: Option<&'b [u8]>,
+    pub(super) g: Option<&'b [u8]>,
+    pub(super) sparse_tensor: Option<&'b [u8]>,
+    pub(super) floats: Vec<f32>,
+    pub(super) ints: Vec<i64>,
+    pub(super) strings: Vec<&'b [u8]>,
+    pub(super) tensors: Vec<&'b [u8]>,
+    pub(super) graphs: Vec<&'b [u8]>,
+    pub(super) sparse_tensors: Vec<&'b [u8]>,
+    /// floats, ints and strings entries beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
+}
+
+impl<'b> AttributeView<'b> {
+    /// Reads the AttributeProto in `bytes`, keeping at most `keep` floats, ints and strings
+    /// in all. Like prost, the last occurrence of a singular field wins, repeated numbers may
+    /// be packed or not, and unknown fields are skipped.
+    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
+        let mut a = AttributeView::default();
+        let mut room = keep;
+        let mut take = |dropped: &mut u64| {
+            let ok = room > 0;
+            room = room.saturating_sub(1);
+            *dropped += u64::from(!ok);
+            ok
+        };
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let fail = |what: String| WireError {
+                what: format!("field {number}: {what}"),
+                at,
+            };
+            match (number, value) {
+                (1, Value::Bytes(b)) => a.name = b,
+                (21, Value::Bytes(b)) => a.ref_attr_name = Some(b),
+                (20, Value::Varint(v)) => a.r#type = Some(v as i32),
+                (2, Value::Fixed32(v)) => a.f = Some(f32::from_bits(v)),
+                (3, Value::Varint(v)) => a.i = Some(v as i64),
+                (4, Value::Bytes(b)) => a.s = Some(b),
+                (5, Value::Bytes(b)) => a.t = Some(b),
+                (6, Value::Bytes(b)) => a.g = Some(b),
+                (22, Value::Bytes(b)) => a.sparse_tensor = Some(b),
+                (9, Value::Bytes(b)) if take(&mut a.dropped) => a.strings.push(b),
+                (9, Value::Bytes(_)) => {}
+                (10, Value::Bytes(b)) => a.tensors.push(b),
+                (11, Value::Bytes(b)) => a.graphs.push(b),
+                (23, Value::Bytes(b)) => a.sparse_tensors.push(b),
+                (7, v) => {
+                    let (floats, dropped) = (&mut a.floats, &mut a.dropped);
+                    v.scalars(Scalar::Fixed32, |x| {
+                        if take(dropped) {
+                            floats.push(f32::from_bits(x as u32));
+                        }
+                    })
+                    .map_err(fail)?;
+                }
+                (8, v) => {
+                    let (ints, dropped) = (&mut a.ints, &mut a.dropped);
+                    v.scalars(Scalar::Varint, |x| {
+                        if take(dropped) {
+                            ints.push(x as i64);
+                        }
+                    })
+                    .map_err(fail)?;
+                }
+                (1..=6 | 9..=11 | 20..=23, v) => {
+                    return Err(fail(format!("unexpected {} value", v.wire_type())))
+                }
+                _ => {}
+            }
+        }
+        Ok(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The view must accept and refuse exactly what prost does, with the same fields.
+
+    use super::super::proto::{AttributeProto, SparseTensorProto};
+    use super::AttributeView;
+    use crate::formats::onnx::test_rng::{mutate, Rng};
+    use prost::Message;
+
+    fn random_attribute(rng: &mut Rng) -> AttributeProto {
+        let maybe = |rng: &mut Rng| (rng.below(3) == 0).then(|| rng.bytes(6));
+        AttributeProto {
+            name: Some(rng.bytes(5)),
+            ref_attr_name: maybe(rng),
+            r#type: (rng.below(2) == 0).then(|| rng.below(14) as i32),
+            f: (rng.below(3) == 0).then(|| rng.below(100) as f32 / 7.0),
+            i: (rng.below(3) == 0).then(|| rng.below(1 << 20) as i64 - 5000),
+            s: maybe(rng),
+            t: maybe(rng),
+            g: maybe(rng),
+            sparse_tensor: (rng.below(4) == 0).then(|| SparseTensorProto {
+                values: Some(rng.bytes(3)),
+                indices: None,
+                dims: vec![2, 3],
+            }),
+            floats: (0..rng.below(4)).map(|i| i as f32 * 0.5).collect(),
+            ints: (0..rng.below(4)).map(|i| (i as i64 - 1) << 33).collect(),
+            strings: (0..rng.below(3)).map(|_| rng.bytes(4)).collect(),
+            tensors: (0..rng.below(2)).map(|_| rng.bytes(4)).collect(),
+            graphs: (0..rng.below(2)).map(|_| rng.bytes(4)).collect(),
+            sparse_tensors: Vec::new(),
+        }
+    }
+
+    /// The AttributeProto prost would decode, rebuilt from the view; `None` if a nested
+    /// message (a sparse tensor) does not decode.
+    fn rebuilt(a: &AttributeView<'_>) -> Option<AttributeProto> {
+        let bytes = |b: &Option<&[u8]>| b.map(|b| b.to_vec().into());
+        let list = |v: &[&[u8]]| v.iter().map(|b| b.to_vec().into()).collect();
+        let sparse = |b: &[u8]| SparseTensorProto::decode(b).ok();
+        Some(AttributeProto {
+            name: (!a.name.is_empty()).then(|| a.name.to_vec().into()),
+            ref_attr_name: bytes(&a.ref_attr_name),
+            r#type: a.r#type,
+            f: a.f,
+            i: a.i,
+            s: bytes(&a.s),
+            t: bytes(&a.t),
+            g: bytes(&a.g),
+            sparse_tensor: match a.sparse_tensor {
+                Some(b) => Some(sparse(b)?),
+                None => None,
+            },
+            floats: a.floats.clone(),
+            ints: a.ints.clone(),
+            strings: list(&a.strings),
+            tensors: list(&a.tensors),
+            graphs: list(&a.graphs),
+            sparse_tensors: a
+                .sparse_tensors
+                .iter()
+                .map(|b| sparse(b))
+                .collect::<Option<_>>()?,
+        })
+    }
+
+    /// Both accept `bytes` with the same fields, or both refuse it; returns whether accepted.
+    fn agree(bytes: &[u8]) -> bool {
+        let ours = AttributeView::read(bytes, u64::MAX).ok();
+        let ours = ours.as_ref().and_then(rebuilt);
+        let theirs = AttributeProto::decode(bytes);
+        assert_eq!(
+            ours.is_some(),
+            theirs.is_ok(),
+            "disagree on {bytes:02x?}: {theirs:?}"
+        );
+        let (Some(mine), Ok(mut attr)) = (ours, theirs) else {
+            return false;
+        };
+        attr.name = attr.name.filter(|n| !n.is_empty());
+        // Compare floats by bits: NaN payloads must survive too.
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&mine.floats), bits(&attr.floats));
+        assert_eq!(mine.f.map(f32::to_bits), attr.f.map(f32::to_bits));
+        let strip = |mut a: AttributeProto| {
+            (a.floats, a.f) = (Vec::new(), None);
+            a
+        };
+        assert_eq!(strip(mine), strip(attr));
+        true
+    }
+
+    #[test]
+    fn agrees_with_prost_on_valid_and_mutated_attributes() {
+        let mut rng = Rng::new(0xa77e_0000_0000_0001);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let mut bytes = random_attribute(&mut rng).encode_to_vec();
+            assert!(agree(&bytes));
+            mutate(&mut rng, &mut bytes);
+            if agree(&bytes) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+    }
+
+    #[test]
+    fn keeps_list_values_up_to_the_budget_and_counts_the_rest() {
+        let a = AttributeProto {
+            ints: vec![1; 10],
+            strings: vec![bytes::Bytes::new(); 10],
+            ..Default::default()
+        };
+        let bytes = a.encode_to_vec();
+        let view = AttributeView::read(&bytes, 12).unwrap();
+        assert_eq!(
+            (view.ints.len(), view.strings.len(), view.dropped),
+            (10, 2, 8)
+        );
+    }
+}
