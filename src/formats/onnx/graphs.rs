@@ -10,10 +10,10 @@
 use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
 use super::node_view::NodeView;
-use super::proto::{tensor_shape_proto::dimension, type_proto};
-use super::proto::{FunctionProto, SparseTensorProto, TypeProto, ValueInfoProto};
+use super::proto::{FunctionProto, SparseTensorProto};
 use super::rules::*;
 use super::tensor_view::TensorView;
+use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item};
 use crate::inventory::{
@@ -217,24 +217,38 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         self.initializers(&g);
         let [inputs, outputs, value_info] =
             [&g.inputs, &g.outputs, &g.value_info].map(|list| self.value_infos(list));
-        let types = types([&inputs, &outputs, &value_info], self);
-        let inputs: Vec<(&[u8], Option<&TypeProto>)> = inputs
+        let types = types([&inputs, &outputs, &value_info]);
+        let inputs: Vec<(&[u8], Option<&TypeView>)> = inputs
             .iter()
-            .filter_map(|v| Some((&v.name.as_ref()?[..], v.r#type.as_ref())))
+            .filter_map(|v| Some((v.name?, v.ty.as_ref())))
             .collect();
-        let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name.as_deref()).collect();
+        let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name).collect();
         self.nodes_and_io(&g.nodes, inputs, outputs, &types);
     }
 
-    /// Decodes ValueInfoProtos, reporting a malformed one at its offset.
-    fn value_infos(&mut self, list: &[&'b [u8]]) -> Vec<ValueInfoProto> {
+    /// Reads ValueInfoProtos, reporting a malformed one at its offset.
+    fn value_infos(&mut self, list: &[&'b [u8]]) -> Vec<ValueView<'b>> {
         let mut infos = Vec::with_capacity(list.len());
         for &bytes in list {
-            if !self.r.spend(1, self.offset(bytes)) {
+            let at = self.offset(bytes);
+            if !self.r.spend(1, at) {
                 break;
             }
-            match ValueInfoProto::decode(self.shared(bytes)) {
-                Ok(v) => infos.push(v),
+            match ValueView::read(bytes, self.r.budget) {
+                Ok(v) if v.dropped > 0 => {
+                    self.r.spend(u64::MAX, at);
+                    break;
+                }
+                Ok(v) => {
+                    let dims =
+                        v.ty.as_ref()
+                            .and_then(|t| t.shape.as_ref())
+                            .map_or(0, Vec::len);
+                    if !self.r.spend(dims as u64, at) {
+                        break;
+                    }
+                    infos.push(v);
+                }
                 Err(e) => self.r.out.push(
                     Finding::new(&PROTOBUF_INVALID, format!("cannot decode a value: {e}"))
                         .at(self.offset(bytes)),
@@ -339,9 +353,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn nodes_and_io(
         &mut self,
         nodes: &[&'b [u8]],
-        inputs: Vec<(&[u8], Option<&TypeProto>)>,
+        inputs: Vec<(&[u8], Option<&TypeView>)>,
         outputs: Vec<&[u8]>,
-        types: &NameMap<'b, &TypeProto>,
+        types: &NameMap<'b, &TypeView>,
     ) {
         for (name, ty) in inputs {
             let known = self.scopes[self.id].names.get(self.in_file(name)).copied();
@@ -466,7 +480,7 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         attributes: &mut Vec<AttributeView<'b>>,
         index: usize,
         nodes: &[&'b [u8]],
-        types: &NameMap<'b, &TypeProto>,
+        types: &NameMap<'b, &TypeView>,
         at: Option<u64>,
     ) {
         let op_id = self.graph().nodes.len() as NodeId;
@@ -667,30 +681,24 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
 }
 
 /// Types declared for a graph's values (inputs, outputs, others), by name.
-fn types<'g, 'b>(
-    lists: [&'g [ValueInfoProto]; 3],
-    r: &GraphReader<'_, 'b, '_>,
-) -> NameMap<'b, &'g TypeProto> {
+fn types<'g, 'b>(lists: [&'g [ValueView<'b>]; 3]) -> NameMap<'b, &'g TypeView<'b>> {
     lists
         .into_iter()
         .flatten()
-        .filter_map(|v| Some((r.in_file(v.name.as_ref()?), v.r#type.as_ref()?)))
+        .filter_map(|v| Some((v.name?, v.ty.as_ref()?)))
         .collect()
 }
 
 /// A value's dtype and shape from its declared type.
-fn value(ty: Option<&TypeProto>) -> Value {
-    let Some(type_proto::Value::TensorType(t) | type_proto::Value::SparseTensorType(t)) =
-        ty.and_then(|t| t.value.as_ref())
-    else {
+fn value(ty: Option<&TypeView>) -> Value {
+    let Some(t) = ty else {
         return Value::default();
     };
-    let shape = t.shape.as_ref().map(|s| {
-        s.dim
-            .iter()
-            .map(|d| match &d.value {
-                Some(dimension::Value::DimValue(v)) if *v >= 0 => Dim::Fixed(*v as u64),
-                Some(dimension::Value::DimParam(p)) => Dim::Symbolic(Name::from(&p[..])),
+    let shape = t.shape.as_ref().map(|dims| {
+        dims.iter()
+            .map(|d| match *d {
+                DimView::Size(v) if v >= 0 => Dim::Fixed(v as u64),
+                DimView::Param(p) => Dim::Symbolic(Name::from(p)),
                 _ => Dim::Symbolic(Name::from("?")),
             })
             .collect()

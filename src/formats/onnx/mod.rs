@@ -20,6 +20,7 @@ mod tensor_view;
 mod tensors;
 #[cfg(test)]
 mod test_rng;
+mod value_view;
 mod wire;
 
 use crate::check::{Finding, Item, Rule};
