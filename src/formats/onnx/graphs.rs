@@ -1,18 +1,18 @@
 //! Graphs, subgraphs, functions and training graphs into the inventory.
 //!
-//! All graphs are read from one queue, never by recursion. Nodes and initializers are
-//! decoded one at a time as the walk reaches them (the schema declares them as raw bytes), so
-//! the whole protobuf tree never exists in memory at once, and each gets its byte offset.
+//! All graphs are read from one queue, never by recursion. Graphs, nodes, tensors and
+//! attributes are read in place one at a time as the walk reaches them, so the protobuf tree
+//! never exists in memory, and each keeps its byte offset.
 //! Values are nodes: graph inputs and node outputs become value nodes, initializers
 //! constant nodes, and a name read from an enclosing graph becomes a captured value node, as
 //! in rten.
 
 use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
+use super::model_view::{FunctionView, ModelView};
 use super::node_view::NodeView;
-use super::proto::{FunctionProto, SparseTensorProto};
 use super::rules::*;
-use super::tensor_view::TensorView;
+use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item};
@@ -20,22 +20,20 @@ use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,
 };
-use bytes::Bytes;
-use prost::Message;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-/// A graph-like body: an encoded GraphProto in the file, or a FunctionProto.
-enum Body<'b, 'm> {
+/// A graph-like body: an encoded GraphProto in the file, or a function.
+enum Body<'b> {
     Graph(&'b [u8]),
-    Function(&'m FunctionProto),
+    Function(FunctionView<'b>),
 }
 
-/// How deep subgraphs may nest (prost's own recursion limit for one message).
+/// How deep subgraphs may nest (prost's recursion limit for one message).
 const MAX_DEPTH: u32 = 100;
 
-struct Job<'b, 'm> {
-    body: Body<'b, 'm>,
+struct Job<'b> {
+    body: Body<'b>,
     id: GraphId,
     /// Subgraph nesting level: 0 for top-level graphs and functions.
     depth: u32,
@@ -56,10 +54,10 @@ struct Scope<'b> {
 }
 
 /// Reads every graph of `model`.
-pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
+pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
     let mut queue = VecDeque::new();
     let mut scopes: Vec<Scope<'b>> = Vec::new();
-    let main = model.graph.as_deref().map_or(&[][..], |g| r.in_file(g));
+    let main = model.graph.unwrap_or_default();
     let id = new_graph(r, Name::default());
     queue.push_back(Job {
         body: Body::Graph(main),
@@ -67,13 +65,9 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
         depth: 0,
         scope: None,
     });
-    for (i, info) in model.training_info.iter().enumerate() {
-        for (what, g) in [
-            ("initialization", &info.initialization),
-            ("algorithm", &info.algorithm),
-        ] {
+    for (i, &(initialization, algorithm)) in model.training_info.iter().enumerate() {
+        for (what, g) in [("initialization", initialization), ("algorithm", algorithm)] {
             if let Some(g) = g {
-                let g = r.in_file(g);
                 let id = new_graph(r, Name::from(format!("training_info[{i}].{what}").as_str()));
                 queue.push_back(Job {
                     body: Body::Graph(g),
@@ -84,9 +78,28 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
             }
         }
     }
-    for f in &model.functions {
-        let label = format!("{}:{}", lossy(f.domain.as_ref()), lossy(f.name.as_ref()));
-        let id = new_graph(r, Name::from(label.as_str()));
+    for &bytes in &model.functions {
+        let at = r.offset(bytes);
+        let f = match FunctionView::read(bytes, r.budget) {
+            Ok(f) if f.dropped > 0 => {
+                r.spend(u64::MAX, at);
+                continue;
+            }
+            Ok(f) => f,
+            Err(e) => {
+                let message = format!("cannot decode a function: {e}");
+                r.out.push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                continue;
+            }
+        };
+        let lists = f.inputs.len() + f.outputs.len() + f.nodes.len() + f.attributes.len();
+        if !r.spend(lists as u64, at) {
+            break;
+        }
+        let mut label = f.domain.unwrap_or_default().to_vec();
+        label.push(b':');
+        label.extend_from_slice(f.name.unwrap_or_default());
+        let id = new_graph(r, Name::from(&label[..]));
         queue.push_back(Job {
             body: Body::Function(f),
             id,
@@ -110,7 +123,7 @@ pub(super) fn read<'b>(model: &super::proto::ModelProto, r: &mut Reader<'b>) {
         };
         match job.body {
             Body::Graph(g) => reader.graph_body(g),
-            Body::Function(f) => reader.function_body(f),
+            Body::Function(f) => reader.function_body(&f),
         }
     }
 }
@@ -124,22 +137,18 @@ fn new_graph(r: &mut Reader<'_>, name: Name) -> GraphId {
     r.inv.graphs.len() - 1
 }
 
-fn lossy(b: Option<&Bytes>) -> String {
-    String::from_utf8_lossy(b.map_or(&[][..], |b| b)).into_owned()
-}
-
-struct GraphReader<'a, 'b, 'm> {
+struct GraphReader<'a, 'b> {
     r: &'a mut Reader<'b>,
     id: GraphId,
     depth: u32,
     scopes: &'a mut Vec<Scope<'b>>,
-    queue: &'a mut VecDeque<Job<'b, 'm>>,
+    queue: &'a mut VecDeque<Job<'b>>,
     /// Which node produces each name: built only when a lookup fails, to tell a forward
     /// reference from an undefined name.
     producers: Option<NameMap<'b, usize>>,
 }
 
-impl<'b, 'm> GraphReader<'_, 'b, 'm> {
+impl<'b> GraphReader<'_, 'b> {
     fn graph(&mut self) -> &mut Graph {
         &mut self.r.inv.graphs[self.id]
     }
@@ -162,17 +171,6 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
     fn define(&mut self, name: &[u8], id: NodeId) {
         let key = self.in_file(name);
         self.scopes[self.id].names.insert(key, id);
-    }
-
-    /// `bytes` as a shared slice of the file, so that prost can decode it without copying.
-    fn shared(&self, bytes: &[u8]) -> Bytes {
-        match self.offset(bytes) {
-            Some(start) => self
-                .r
-                .shared
-                .slice(start as usize..start as usize + bytes.len()),
-            None => Bytes::copy_from_slice(bytes),
-        }
     }
 
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
@@ -258,9 +256,9 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
         infos
     }
 
-    fn function_body(&mut self, f: &FunctionProto) {
-        for bytes in &f.attribute_proto {
-            match AttributeView::read(self.in_file(bytes), self.r.budget) {
+    fn function_body(&mut self, f: &FunctionView<'b>) {
+        for &bytes in &f.attributes {
+            match AttributeView::read(bytes, self.r.budget) {
                 Ok(a) => {
                     self.attribute_tensors(&a, None);
                 }
@@ -273,10 +271,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
                 }
             }
         }
-        let inputs = f.input.iter().map(|n| (&n[..], None)).collect();
-        let outputs = f.output.iter().map(|n| &n[..]).collect();
-        let nodes: Vec<&'b [u8]> = f.node.iter().map(|n| self.in_file(n)).collect();
-        self.nodes_and_io(&nodes, inputs, outputs, &NameMap::default());
+        let inputs = f.inputs.iter().map(|&n| (n, None)).collect();
+        self.nodes_and_io(&f.nodes, inputs, f.outputs.clone(), &NameMap::default());
     }
 
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
@@ -296,8 +292,8 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             if !self.r.spend(2, self.offset(bytes)) {
                 return;
             }
-            let s = match SparseTensorProto::decode(self.shared(bytes)) {
-                Ok(s) => s,
+            let (values, indices) = match sparse_parts(bytes) {
+                Ok(parts) => parts,
                 Err(e) => {
                     let message = format!("cannot decode a sparse initializer: {e}");
                     let at = self.offset(bytes);
@@ -307,13 +303,12 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
                     continue;
                 }
             };
-            let Some(values) = s.values.as_ref() else {
+            let Some(values) = values else {
                 continue;
             };
             let Some(values) = self.tensor_view(values, "sparse initializer") else {
                 continue;
             };
-            let indices = s.indices.as_ref();
             let indices = indices.and_then(|i| self.tensor_view(i, "sparse initializer's indices"));
             self.initializer(values, indices, &mut seen);
         }
@@ -597,18 +592,10 @@ impl<'b, 'm> GraphReader<'_, 'b, 'm> {
             .collect();
         sparse.extend(listed(&a.sparse_tensors));
         for (bytes, at) in sparse {
-            match SparseTensorProto::decode(self.shared(bytes)) {
-                Ok(s) => {
-                    found.extend(
-                        s.values
-                            .iter()
-                            .map(|t| (self.in_file(t), format!("{at}.values"))),
-                    );
-                    found.extend(
-                        s.indices
-                            .iter()
-                            .map(|t| (self.in_file(t), format!("{at}.indices"))),
-                    );
+            match sparse_parts(bytes) {
+                Ok((values, indices)) => {
+                    found.extend(values.map(|t| (t, format!("{at}.values"))));
+                    found.extend(indices.map(|t| (t, format!("{at}.indices"))));
                 }
                 Err(e) => {
                     let message = format!("cannot decode a sparse tensor attribute: {e}");

@@ -1,9 +1,11 @@
 //! ONNX models (`.onnx`) and their external data files.
 //!
-//! The model is decoded with prost from the memory map: `raw_data` fields are slices of the
-//! map, never copies. Every TensorProto, wherever it lives, becomes an inventory tensor;
-//! external data locations are checked lexically and on the file system before any data
-//! file is touched, and only `--verify-checksums` reads tensor bytes.
+//! The model is read in place from the memory map by small views over the protobuf wire
+//! format (`wire.rs`, `*_view.rs`): names and `raw_data` are slices of the map, never copies,
+//! and what the reader keeps is bounded (OX029). The views are held to prost's decoding of
+//! `schema/onnx.proto` by differential tests. Every TensorProto, wherever it lives, becomes
+//! an inventory tensor; external data locations are checked lexically and on the file system
+//! before any data file is touched, and only `--verify-checksums` reads tensor bytes.
 
 mod attribute_view;
 mod checksum;
@@ -11,6 +13,7 @@ mod dtype;
 mod external;
 mod graph_view;
 mod graphs;
+mod model_view;
 mod node_view;
 mod paths;
 pub mod proto;
@@ -30,8 +33,7 @@ use crate::inventory::{
     TensorId,
 };
 use crate::source::ModelFile;
-use bytes::Bytes;
-use prost::Message;
+use model_view::ModelView;
 use rules::*;
 
 /// Protobuf's message size limit, which .onnx files must stay below.
@@ -48,8 +50,6 @@ pub struct Onnx;
 struct Reader<'a> {
     /// The model file's bytes, to locate raw_data slices.
     base: &'a [u8],
-    /// The same bytes, shared, to decode embedded messages without copying.
-    shared: Bytes,
     inv: &'a mut Inventory,
     out: &'a mut Vec<Finding>,
     files: external::DataFiles,
@@ -150,19 +150,18 @@ impl Format for Onnx {
                 "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"))
                 .at(0));
         }
-        let model = match proto::ModelProto::decode(file.shared()) {
+        let model = match ModelView::read(file.bytes(), MAX_ENTRIES) {
             Ok(model) => model,
             Err(e) => {
-                out.push(
-                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode the model: {e}")).at(0),
-                );
+                let message = format!("cannot decode the model: {e}");
+                out.push(Finding::new(&PROTOBUF_INVALID, message).at(0));
                 return inv;
             }
         };
         model_info(&model, &mut inv, out);
+        let lists = model.opset_import.len() + model.metadata_props.len() + model.functions.len();
         let mut reader = Reader {
             base: file.bytes(),
-            shared: file.shared(),
             inv: &mut inv,
             out,
             files: external::DataFiles::new(file.path()),
@@ -170,6 +169,9 @@ impl Format for Onnx {
             budget: MAX_ENTRIES,
             over_budget: false,
         };
+        if !reader.spend(lists as u64, Some(0)) || model.dropped > 0 {
+            reader.spend(u64::MAX, Some(0));
+        }
         graphs::read(&model, &mut reader);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
@@ -181,12 +183,12 @@ impl Format for Onnx {
     }
 }
 
-fn text(b: &Option<Bytes>) -> String {
-    crate::text::sanitize(&String::from_utf8_lossy(b.as_deref().unwrap_or_default())).into_owned()
+fn text(b: Option<&[u8]>) -> String {
+    crate::text::sanitize(&String::from_utf8_lossy(b.unwrap_or_default())).into_owned()
 }
 
 /// Model-level fields: properties, metadata, ir_version and opsets.
-fn model_info(m: &proto::ModelProto, inv: &mut Inventory, out: &mut Vec<Finding>) {
+fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Vec<Finding>) {
     let field = |name| Item::Field { name };
     match m.ir_version {
         Some(v) if v > 0 => {
@@ -205,12 +207,12 @@ fn model_info(m: &proto::ModelProto, inv: &mut Inventory, out: &mut Vec<Finding>
         ),
     }
     for (key, value) in [
-        ("producer_name", &m.producer_name),
-        ("producer_version", &m.producer_version),
-        ("domain", &m.domain),
-        ("doc_string", &m.doc_string),
+        ("producer_name", m.producer_name),
+        ("producer_version", m.producer_version),
+        ("domain", m.domain),
+        ("doc_string", m.doc_string),
     ] {
-        if value.as_ref().is_some_and(|v| !v.is_empty()) {
+        if value.is_some_and(|v| !v.is_empty()) {
             inv.property(key, text(value), None);
         }
     }
@@ -226,33 +228,33 @@ fn model_info(m: &proto::ModelProto, inv: &mut Inventory, out: &mut Vec<Finding>
             .item(field("opset_import")),
         );
     }
-    for opset in &m.opset_import {
-        let domain = text(&opset.domain);
+    for &(domain, version) in &m.opset_import {
+        let domain = text(domain);
         let domain = if domain.is_empty() {
             "ai.onnx".to_owned()
         } else {
             domain
         };
-        inv.property(&format!("opset {domain}"), opset.version.unwrap_or(0), None);
+        inv.property(&format!("opset {domain}"), version.unwrap_or(0), None);
     }
     let mut keys = std::collections::HashSet::new();
-    for entry in &m.metadata_props {
-        let key = entry.key.clone().unwrap_or_default();
-        if !keys.insert(key.clone()) {
+    for &(key, value) in &m.metadata_props {
+        let key = key.unwrap_or_default();
+        if !keys.insert(key) {
             out.push(
                 Finding::new(
                     &DUPLICATE_METADATA_KEY,
                     format!(
                         "metadata key \"{}\" appears more than once",
-                        Name::from(&key[..])
+                        Name::from(key)
                     ),
                 )
                 .item(field("metadata_props")),
             );
         }
         inv.metadata.push(MetadataEntry {
-            key: Name::from(&key[..]),
-            value: Name::from(entry.value.as_deref().unwrap_or_default()),
+            key: Name::from(key),
+            value: Name::from(value.unwrap_or_default()),
         });
     }
 }

@@ -129,6 +129,36 @@ impl<'b> TensorView<'b> {
     }
 }
 
+/// The encoded values and indices TensorProtos of a SparseTensorProto.
+pub(super) type SparseParts<'b> = (Option<&'b [u8]>, Option<&'b [u8]>);
+
+/// The encoded values (1) and indices (2) TensorProtos of a SparseTensorProto. Its dims (3)
+/// are checked, not kept: the values and indices carry the shapes rtenx reports.
+pub(super) fn sparse_parts(bytes: &[u8]) -> Result<SparseParts<'_>, WireError> {
+    let (mut values, mut indices) = (None, None);
+    for field in fields(bytes) {
+        let Field { at, number, value } = field?;
+        match (number, value) {
+            (1, Value::Bytes(b)) => values = Some(b),
+            (2, Value::Bytes(b)) => indices = Some(b),
+            (3, v) => v
+                .scalars(Scalar::Varint, |_| {})
+                .map_err(|what| WireError {
+                    what: format!("field 3: {what}"),
+                    at,
+                })?,
+            (1 | 2, v) => {
+                return Err(WireError {
+                    what: format!("field {number}: unexpected {} value", v.wire_type()),
+                    at,
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok((values, indices))
+}
+
 /// A StringStringEntryProto: key (1) and value (2).
 fn entry(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
     let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
@@ -240,6 +270,28 @@ mod tests {
             }
         }
         assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+    }
+
+    #[test]
+    fn sparse_parts_agree_with_prost() {
+        use super::super::proto::SparseTensorProto;
+        let mut rng = Rng::new(0x5a55_0000_0000_0001);
+        for _ in 0..4000 {
+            let mut bytes = SparseTensorProto {
+                values: (rng.below(3) != 0).then(|| rng.bytes(5)),
+                indices: (rng.below(3) != 0).then(|| rng.bytes(5)),
+                dims: (0..rng.below(4)).map(|i| i as i64 * 300).collect(),
+            }
+            .encode_to_vec();
+            mutate(&mut rng, &mut bytes);
+            let ours = super::sparse_parts(&bytes);
+            let theirs = SparseTensorProto::decode(&bytes[..]);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{bytes:02x?}");
+            if let (Ok((values, indices)), Ok(s)) = (ours, theirs) {
+                assert_eq!(values, s.values.as_deref());
+                assert_eq!(indices, s.indices.as_deref());
+            }
+        }
     }
 
     #[test]

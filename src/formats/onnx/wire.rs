@@ -1,10 +1,11 @@
 //! The protobuf wire format, read in place without allocating.
 //!
-//! prost decodes whole messages into owned structs. The graph walk reads millions of small
-//! NodeProtos and TensorProtos and needs only slices and counts from them, so it scans their
-//! fields here instead. The scanner accepts and refuses exactly the encodings prost does: the
-//! tests in `node_view.rs` and `tensor_view.rs` compare the two on random and mutated
-//! messages.
+//! prost decodes whole messages into owned structs, allocating for every list entry: a
+//! hostile file of millions of two-byte entries then costs gigabytes, and even real models
+//! spend most of their read time allocating. The ONNX reader needs only slices, counts and a
+//! bounded number of values, so its views (`*_view.rs`) scan fields here instead. They accept
+//! and refuse exactly the encodings prost does: each view's tests compare the two on
+//! thousands of random and mutated messages.
 
 use thiserror::Error;
 

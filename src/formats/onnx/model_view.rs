@@ -1,0 +1,320 @@
+//! ModelProto and FunctionProto read in place, with their lists kept within a budget.
+
+use super::wire::{fields, Field, Value, WireError};
+
+/// An optional bytes field and an optional varint field of a small message, such as
+/// OperatorSetIdProto (domain, version).
+type Pair<'b> = (Option<&'b [u8]>, Option<i64>);
+
+/// Two optional bytes fields of a small message, such as StringStringEntryProto (key, value).
+type Strings<'b> = (Option<&'b [u8]>, Option<&'b [u8]>);
+
+/// The fields of a ModelProto that rtenx reads.
+#[derive(Debug, Default)]
+pub(super) struct ModelView<'b> {
+    pub(super) ir_version: Option<i64>,
+    /// (domain, version) of each opset import.
+    pub(super) opset_import: Vec<Pair<'b>>,
+    pub(super) producer_name: Option<&'b [u8]>,
+    pub(super) producer_version: Option<&'b [u8]>,
+    pub(super) domain: Option<&'b [u8]>,
+    pub(super) model_version: Option<i64>,
+    pub(super) doc_string: Option<&'b [u8]>,
+    /// Encoded GraphProto.
+    pub(super) graph: Option<&'b [u8]>,
+    /// (key, value) of each metadata entry.
+    pub(super) metadata_props: Vec<Strings<'b>>,
+    /// (initialization, algorithm) graphs of each training info.
+    pub(super) training_info: Vec<Strings<'b>>,
+    /// Encoded FunctionProtos.
+    pub(super) functions: Vec<&'b [u8]>,
+    /// List entries beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
+}
+
+/// The fields of a FunctionProto that rtenx reads.
+#[derive(Debug, Default)]
+pub(super) struct FunctionView<'b> {
+    pub(super) name: Option<&'b [u8]>,
+    pub(super) domain: Option<&'b [u8]>,
+    pub(super) inputs: Vec<&'b [u8]>,
+    pub(super) outputs: Vec<&'b [u8]>,
+    /// Encoded NodeProtos and AttributeProtos.
+    pub(super) nodes: Vec<&'b [u8]>,
+    pub(super) attributes: Vec<&'b [u8]>,
+    /// List entries beyond the budget: counted, not kept.
+    pub(super) dropped: u64,
+}
+
+fn wrong(number: u32, value: Value<'_>, at: usize) -> WireError {
+    WireError {
+        what: format!("field {number}: unexpected {} value", value.wire_type()),
+        at,
+    }
+}
+
+/// Pushes `item` unless the budget `room` is spent, in which case it is counted in `dropped`.
+fn keep<T>(list: &mut Vec<T>, item: T, room: &mut u64, dropped: &mut u64) {
+    match room.checked_sub(1) {
+        Some(left) => {
+            *room = left;
+            list.push(item);
+        }
+        None => *dropped += 1,
+    }
+}
+
+/// A small message of two fields: 1 is bytes, 2 is a varint if `varint2`, else bytes.
+fn small_message(
+    bytes: &[u8],
+    varint2: bool,
+) -> Result<(Option<&[u8]>, Option<Value<'_>>), WireError> {
+    let (mut first, mut second) = (None, None);
+    for field in fields(bytes) {
+        let Field { at, number, value } = field?;
+        match (number, value) {
+            (1, Value::Bytes(b)) => first = Some(b),
+            (2, v @ Value::Varint(_)) if varint2 => second = Some(v),
+            (2, v @ Value::Bytes(_)) if !varint2 => second = Some(v),
+            (1 | 2, other) => return Err(wrong(number, other, at)),
+            _ => {}
+        }
+    }
+    Ok((first, second))
+}
+
+/// OperatorSetIdProto: (domain, version).
+fn pair(bytes: &[u8]) -> Result<Pair<'_>, WireError> {
+    let (domain, version) = small_message(bytes, true)?;
+    let version = version.and_then(|v| match v {
+        Value::Varint(v) => Some(v as i64),
+        _ => None,
+    });
+    Ok((domain, version))
+}
+
+/// StringStringEntryProto (key, value) or TrainingInfoProto (initialization, algorithm).
+fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
+    let (first, second) = small_message(bytes, false)?;
+    let second = second.and_then(|v| match v {
+        Value::Bytes(b) => Some(b),
+        _ => None,
+    });
+    Ok((first, second))
+}
+
+impl<'b> ModelView<'b> {
+    /// Reads the ModelProto in `bytes`, keeping at most `budget` list entries in all.
+    pub(super) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
+        let mut m = ModelView::default();
+        let mut room = budget;
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let dropped = &mut m.dropped;
+            match (number, value) {
+                (1, Value::Varint(v)) => m.ir_version = Some(v as i64),
+                (5, Value::Varint(v)) => m.model_version = Some(v as i64),
+                (2, Value::Bytes(b)) => m.producer_name = Some(b),
+                (3, Value::Bytes(b)) => m.producer_version = Some(b),
+                (4, Value::Bytes(b)) => m.domain = Some(b),
+                (6, Value::Bytes(b)) => m.doc_string = Some(b),
+                (7, Value::Bytes(b)) => m.graph = Some(b),
+                (8, Value::Bytes(b)) => keep(&mut m.opset_import, pair(b)?, &mut room, dropped),
+                (14, Value::Bytes(b)) => {
+                    keep(&mut m.metadata_props, strings(b)?, &mut room, dropped)
+                }
+                (20, Value::Bytes(b)) => {
+                    keep(&mut m.training_info, strings(b)?, &mut room, dropped)
+                }
+                (25, Value::Bytes(b)) => keep(&mut m.functions, b, &mut room, dropped),
+                (1..=8 | 14 | 20 | 25, other) => return Err(wrong(number, other, at)),
+                _ => {}
+            }
+        }
+        Ok(m)
+    }
+}
+
+impl<'b> FunctionView<'b> {
+    /// Reads the FunctionProto in `bytes`, keeping at most `budget` list entries in all.
+    pub(super) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
+        let mut f = FunctionView::default();
+        let mut room = budget;
+        for field in fields(bytes) {
+            let Field { at, number, value } = field?;
+            let dropped = &mut f.dropped;
+            match (number, value) {
+                (1, Value::Bytes(b)) => f.name = Some(b),
+                (10, Value::Bytes(b)) => f.domain = Some(b),
+                (4, Value::Bytes(b)) => keep(&mut f.inputs, b, &mut room, dropped),
+                (5, Value::Bytes(b)) => keep(&mut f.outputs, b, &mut room, dropped),
+                (7, Value::Bytes(b)) => keep(&mut f.nodes, b, &mut room, dropped),
+                (11, Value::Bytes(b)) => keep(&mut f.attributes, b, &mut room, dropped),
+                // Opset imports are checked, not kept.
+                (9, Value::Bytes(b)) => drop(pair(b)?),
+                (1 | 4 | 5 | 7 | 9 | 10 | 11, other) => return Err(wrong(number, other, at)),
+                _ => {}
+            }
+        }
+        Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The views must accept and refuse exactly what prost does, with the same fields.
+
+    use super::super::proto::{
+        FunctionProto, ModelProto, OperatorSetIdProto, StringStringEntryProto, TrainingInfoProto,
+    };
+    use super::{FunctionView, ModelView};
+    use crate::formats::onnx::test_rng::{mutate, Rng};
+    use prost::Message;
+
+    fn maybe(rng: &mut Rng) -> Option<bytes::Bytes> {
+        (rng.below(3) != 0).then(|| rng.bytes(4))
+    }
+
+    fn opsets(rng: &mut Rng) -> Vec<OperatorSetIdProto> {
+        (0..rng.below(3))
+            .map(|_| OperatorSetIdProto {
+                domain: maybe(rng),
+                version: (rng.below(2) == 0).then(|| rng.below(30) as i64),
+            })
+            .collect()
+    }
+
+    fn random_function(rng: &mut Rng) -> FunctionProto {
+        FunctionProto {
+            name: maybe(rng),
+            input: (0..rng.below(3)).map(|_| rng.bytes(3)).collect(),
+            output: (0..rng.below(3)).map(|_| rng.bytes(3)).collect(),
+            node: (0..rng.below(3)).map(|_| rng.bytes(6)).collect(),
+            opset_import: opsets(rng),
+            domain: maybe(rng),
+            attribute_proto: (0..rng.below(2)).map(|_| rng.bytes(5)).collect(),
+        }
+    }
+
+    fn random_model(rng: &mut Rng) -> ModelProto {
+        ModelProto {
+            ir_version: (rng.below(3) != 0).then(|| rng.below(12) as i64),
+            opset_import: opsets(rng),
+            producer_name: maybe(rng),
+            producer_version: maybe(rng),
+            domain: maybe(rng),
+            model_version: (rng.below(2) == 0).then(|| rng.below(9) as i64),
+            doc_string: maybe(rng),
+            graph: maybe(rng),
+            metadata_props: (0..rng.below(3))
+                .map(|_| StringStringEntryProto {
+                    key: maybe(rng),
+                    value: maybe(rng),
+                })
+                .collect(),
+            training_info: (0..rng.below(2))
+                .map(|_| TrainingInfoProto {
+                    initialization: maybe(rng),
+                    algorithm: maybe(rng),
+                })
+                .collect(),
+            functions: (0..rng.below(2))
+                .map(|_| random_function(rng).encode_to_vec().into())
+                .collect(),
+        }
+    }
+
+    fn owned(b: Option<&[u8]>) -> Option<bytes::Bytes> {
+        b.map(|b| b.to_vec().into())
+    }
+
+    fn agree_model(bytes: &[u8]) -> bool {
+        let theirs = ModelProto::decode(bytes);
+        let ours = ModelView::read(bytes, u64::MAX);
+        assert_eq!(
+            ours.is_ok(),
+            theirs.is_ok(),
+            "disagree on {bytes:02x?}: {theirs:?}"
+        );
+        let (Ok(m), Ok(model)) = (ours, theirs) else {
+            return false;
+        };
+        let mine = ModelProto {
+            ir_version: m.ir_version,
+            opset_import: (m.opset_import.iter())
+                .map(|&(domain, version)| OperatorSetIdProto {
+                    domain: owned(domain),
+                    version,
+                })
+                .collect(),
+            producer_name: owned(m.producer_name),
+            producer_version: owned(m.producer_version),
+            domain: owned(m.domain),
+            model_version: m.model_version,
+            doc_string: owned(m.doc_string),
+            graph: owned(m.graph),
+            metadata_props: (m.metadata_props.iter())
+                .map(|&(key, value)| StringStringEntryProto {
+                    key: owned(key),
+                    value: owned(value),
+                })
+                .collect(),
+            training_info: (m.training_info.iter())
+                .map(|&(initialization, algorithm)| TrainingInfoProto {
+                    initialization: owned(initialization),
+                    algorithm: owned(algorithm),
+                })
+                .collect(),
+            functions: m
+                .functions
+                .iter()
+                .map(|&f| owned(Some(f)).unwrap())
+                .collect(),
+        };
+        assert_eq!(mine, model);
+        true
+    }
+
+    fn agree_function(bytes: &[u8]) -> bool {
+        let theirs = FunctionProto::decode(bytes);
+        let ours = FunctionView::read(bytes, u64::MAX);
+        assert_eq!(
+            ours.is_ok(),
+            theirs.is_ok(),
+            "disagree on {bytes:02x?}: {theirs:?}"
+        );
+        let (Ok(f), Ok(function)) = (ours, theirs) else {
+            return false;
+        };
+        let list =
+            |v: &[&[u8]]| -> Vec<bytes::Bytes> { v.iter().map(|b| b.to_vec().into()).collect() };
+        assert_eq!(f.name, function.name.as_deref());
+        assert_eq!(f.domain, function.domain.as_deref());
+        assert_eq!(list(&f.inputs), function.input);
+        assert_eq!(list(&f.outputs), function.output);
+        assert_eq!(list(&f.nodes), function.node);
+        assert_eq!(list(&f.attributes), function.attribute_proto);
+        true
+    }
+
+    #[test]
+    fn agree_with_prost_on_valid_and_mutated_models_and_functions() {
+        let mut rng = Rng::new(0x30de_0000_0000_0001);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let mut model = random_model(&mut rng).encode_to_vec();
+            let mut function = random_function(&mut rng).encode_to_vec();
+            assert!(agree_model(&model) && agree_function(&function));
+            mutate(&mut rng, &mut model);
+            mutate(&mut rng, &mut function);
+            for ok in [agree_model(&model), agree_function(&function)] {
+                if ok {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(accepted > 1000 && refused > 1000, "{accepted} / {refused}");
+    }
+}
