@@ -7,7 +7,7 @@
 #![cfg(target_os = "linux")]
 
 use prost::Message;
-use rtenx::formats::onnx::proto::{GraphProto, ModelProto, OperatorSetIdProto, TensorProto};
+use rtenx::formats::onnx::proto::{GraphProto, ModelProto, TensorProto};
 
 fn status_kib(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
@@ -30,23 +30,11 @@ fn hostile_model() -> Vec<u8> {
         int64_data: vec![1; ints],
         ..Default::default()
     };
-    let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![OperatorSetIdProto {
-            domain: None,
-            version: Some(21),
-        }],
-        graph: Some(
-            GraphProto {
-                initializer: vec![tensor.encode_to_vec().into()],
-                ..Default::default()
-            }
-            .encode_to_vec()
-            .into(),
-        ),
+    let graph = GraphProto {
+        initializer: vec![tensor.encode_to_vec().into()],
         ..Default::default()
     };
-    model.encode_to_vec()
+    ModelProto::with_graph(&graph, 21).encode_to_vec()
 }
 
 /// Peak RSS growth, in KiB, while `file` is analysed.

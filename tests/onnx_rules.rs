@@ -221,9 +221,7 @@ fn an_onnx_file_of_2_gib_is_non_conformant() {
 #[test]
 fn deeply_nested_subgraphs_are_bounded() {
     use prost::Message;
-    use rtenx::formats::onnx::proto::{
-        AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
-    };
+    use rtenx::formats::onnx::proto::{AttributeProto, GraphProto, ModelProto, NodeProto};
     // 300 If nodes, each holding the next in its then_branch: deeper than any real model.
     let mut inner = GraphProto::default();
     for _ in 0..300 {
@@ -242,15 +240,7 @@ fn deeply_nested_subgraphs_are_bounded() {
             ..Default::default()
         };
     }
-    let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![OperatorSetIdProto {
-            domain: None,
-            version: Some(21),
-        }],
-        graph: Some(inner.encode_to_vec().into()),
-        ..Default::default()
-    };
+    let model = ModelProto::with_graph(&inner, 21);
     let file = rtenx::source::ModelFile::in_memory("deep.onnx", model.encode_to_vec());
     let a = rtenx::analyze_file(&file);
     assert!(
@@ -270,7 +260,7 @@ fn deeply_nested_subgraphs_are_bounded() {
 #[test]
 fn a_malformed_node_is_reported_at_its_offset_and_the_rest_is_read() {
     use prost::Message;
-    use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
+    use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto};
     let relu = |input: &str, output: &str| {
         NodeProto {
             input: vec![input.to_owned().into()],
@@ -282,24 +272,13 @@ fn a_malformed_node_is_reported_at_its_offset_and_the_rest_is_read() {
     };
     // Field 1 (input) with the varint wire type: prost refuses it, so must rtenx.
     let broken = vec![0x08, 0x01];
-    let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![OperatorSetIdProto {
-            domain: None,
-            version: Some(21),
-        }],
-        graph: Some(
-            GraphProto {
-                node: [relu("X", "a"), broken.clone(), relu("a", "Y")]
-                    .map(Into::into)
-                    .to_vec(),
-                ..Default::default()
-            }
-            .encode_to_vec()
-            .into(),
-        ),
+    let graph = GraphProto {
+        node: [relu("X", "a"), broken.clone(), relu("a", "Y")]
+            .map(Into::into)
+            .to_vec(),
         ..Default::default()
     };
+    let model = ModelProto::with_graph(&graph, 21);
     let bytes = model.encode_to_vec();
     let at = bytes
         .windows(broken.len() + 1)

@@ -4,8 +4,7 @@
 
 use prost::Message;
 use rtenx::formats::onnx::proto::{
-    GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto, TensorProto,
-    ValueInfoProto,
+    GraphProto, ModelProto, NodeProto, StringStringEntryProto, TensorProto, ValueInfoProto,
 };
 use std::path::Path;
 
@@ -64,14 +63,8 @@ pub fn write(dir: &Path, layers: u32, weight_bytes: u64) -> std::io::Result<()> 
         r#type: None,
     });
     let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![OperatorSetIdProto {
-            domain: None,
-            version: Some(17),
-        }],
         producer_name: name("rtenx synth".into()),
-        graph: Some(graph.encode_to_vec().into()),
-        ..ModelProto::default()
+        ..ModelProto::with_graph(&graph, 17)
     };
     std::fs::write(dir.join("model.onnx"), model.encode_to_vec())?;
     let data = std::fs::File::create(dir.join("weights.data"))?;

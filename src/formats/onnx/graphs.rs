@@ -87,8 +87,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             }
             Ok(f) => f,
             Err(e) => {
-                let message = format!("cannot decode a function: {e}");
-                r.out.push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                r.malformed("function", e, at);
                 continue;
             }
         };
@@ -184,9 +183,7 @@ impl<'b> GraphReader<'_, 'b> {
             Ok(t) if !self.r.spend(t.dims.len() as u64, at) => None,
             Ok(t) => Some((t, at)),
             Err(e) => {
-                self.r.out.push(
-                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a {what}: {e}")).at(at),
-                );
+                self.r.malformed(what, e, at);
                 None
             }
         }
@@ -202,10 +199,7 @@ impl<'b> GraphReader<'_, 'b> {
             }
             Ok(g) => g,
             Err(e) => {
-                let message = format!("cannot decode a graph: {e}");
-                self.r
-                    .out
-                    .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                self.r.malformed("graph", e, at);
                 return;
             }
         };
@@ -247,10 +241,7 @@ impl<'b> GraphReader<'_, 'b> {
                     }
                     infos.push(v);
                 }
-                Err(e) => self.r.out.push(
-                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a value: {e}"))
-                        .at(self.offset(bytes)),
-                ),
+                Err(e) => self.r.malformed("value", e, self.offset(bytes)),
             }
         }
         infos
@@ -263,11 +254,8 @@ impl<'b> GraphReader<'_, 'b> {
                     self.attribute_tensors(&a, None);
                 }
                 Err(e) => {
-                    let message = format!("cannot decode a function attribute: {e}");
-                    let at = self.offset(bytes);
                     self.r
-                        .out
-                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                        .malformed("function attribute", e, self.offset(bytes));
                 }
             }
         }
@@ -295,11 +283,8 @@ impl<'b> GraphReader<'_, 'b> {
             let (values, indices) = match sparse_parts(bytes) {
                 Ok(parts) => parts,
                 Err(e) => {
-                    let message = format!("cannot decode a sparse initializer: {e}");
-                    let at = self.offset(bytes);
                     self.r
-                        .out
-                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                        .malformed("sparse initializer", e, self.offset(bytes));
                     continue;
                 }
             };
@@ -389,9 +374,7 @@ impl<'b> GraphReader<'_, 'b> {
                     }
                     self.node(&view, &mut attributes, index, nodes, types, at)
                 }
-                Err(e) => self.r.out.push(
-                    Finding::new(&PROTOBUF_INVALID, format!("cannot decode a node: {e}")).at(at),
-                ),
+                Err(e) => self.r.malformed("node", e, at),
             }
         }
         for name in outputs {
@@ -598,11 +581,8 @@ impl<'b> GraphReader<'_, 'b> {
                     found.extend(indices.map(|t| (t, format!("{at}.indices"))));
                 }
                 Err(e) => {
-                    let message = format!("cannot decode a sparse tensor attribute: {e}");
-                    let at = self.offset(bytes);
                     self.r
-                        .out
-                        .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+                        .malformed("sparse tensor attribute", e, self.offset(bytes));
                 }
             }
         }

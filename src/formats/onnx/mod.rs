@@ -96,6 +96,13 @@ attributes and list values; rtenx reads it up to here"
         false
     }
 
+    /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
+    fn malformed(&mut self, what: &str, error: impl std::fmt::Display, at: Option<u64>) {
+        let message = format!("cannot decode a {what}: {error}");
+        self.out
+            .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+    }
+
     /// Whether the budget ran out.
     fn exhausted(&self) -> bool {
         self.over_budget

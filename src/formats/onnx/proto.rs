@@ -4,3 +4,20 @@
 #![allow(missing_docs, clippy::all, clippy::pedantic)]
 
 include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
+
+impl ModelProto {
+    /// A model of IR version 10 that holds `graph` and imports version `opset` of the default
+    /// operator set: the smallest valid model around a graph, for tools and tests.
+    pub fn with_graph(graph: &GraphProto, opset: i64) -> Self {
+        use prost::Message;
+        ModelProto {
+            ir_version: Some(10),
+            opset_import: vec![OperatorSetIdProto {
+                domain: None,
+                version: Some(opset),
+            }],
+            graph: Some(graph.encode_to_vec().into()),
+            ..ModelProto::default()
+        }
+    }
+}

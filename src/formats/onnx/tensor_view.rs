@@ -75,10 +75,7 @@ impl<'b> TensorView<'b> {
         let mut room = keep;
         for field in fields(bytes) {
             let Field { at, number, value } = field?;
-            let fail = |what: String| WireError {
-                what: format!("field {number}: {what}"),
-                at,
-            };
+            let fail = |what: String| WireError::in_field(number, at, what);
             match (number, value) {
                 (1, v) => {
                     let (dims, dropped) = (&mut t.dims, &mut t.dropped);
@@ -143,16 +140,8 @@ pub(super) fn sparse_parts(bytes: &[u8]) -> Result<SparseParts<'_>, WireError> {
             (2, Value::Bytes(b)) => indices = Some(b),
             (3, v) => v
                 .scalars(Scalar::Varint, |_| {})
-                .map_err(|what| WireError {
-                    what: format!("field 3: {what}"),
-                    at,
-                })?,
-            (1 | 2, v) => {
-                return Err(WireError {
-                    what: format!("field {number}: unexpected {} value", v.wire_type()),
-                    at,
-                })
-            }
+                .map_err(|what| WireError::in_field(3, at, what))?,
+            (1 | 2, v) => return Err(WireError::unexpected(number, v, at)),
             _ => {}
         }
     }
@@ -182,7 +171,7 @@ mod tests {
 
     use super::super::proto::{StringStringEntryProto, TensorProto};
     use super::{TensorView, Typed};
-    use crate::formats::onnx::test_rng::{mutate, Rng};
+    use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 
     fn random_tensor(rng: &mut Rng) -> TensorProto {
@@ -257,41 +246,36 @@ mod tests {
 
     #[test]
     fn agrees_with_prost_on_valid_and_mutated_tensors() {
-        let mut rng = Rng::new(0x7e45_0000_0000_0001);
-        let (mut accepted, mut refused) = (0, 0);
-        for _ in 0..4000 {
-            let mut bytes = random_tensor(&mut rng).encode_to_vec();
-            assert!(agree(&bytes));
-            mutate(&mut rng, &mut bytes);
-            if agree(&bytes) {
-                accepted += 1;
-            } else {
-                refused += 1;
-            }
-        }
-        assert!(accepted > 500 && refused > 500, "{accepted} / {refused}");
+        differential(
+            0x7e45_0000_0000_0001,
+            |rng| random_tensor(rng).encode_to_vec(),
+            agree,
+        );
     }
 
     #[test]
     fn sparse_parts_agree_with_prost() {
         use super::super::proto::SparseTensorProto;
-        let mut rng = Rng::new(0x5a55_0000_0000_0001);
-        for _ in 0..4000 {
-            let mut bytes = SparseTensorProto {
+        let make = |rng: &mut Rng| {
+            SparseTensorProto {
                 values: (rng.below(3) != 0).then(|| rng.bytes(5)),
                 indices: (rng.below(3) != 0).then(|| rng.bytes(5)),
                 dims: (0..rng.below(4)).map(|i| i as i64 * 300).collect(),
             }
-            .encode_to_vec();
-            mutate(&mut rng, &mut bytes);
-            let ours = super::sparse_parts(&bytes);
-            let theirs = SparseTensorProto::decode(&bytes[..]);
+            .encode_to_vec()
+        };
+        let agree = |bytes: &[u8]| {
+            let ours = super::sparse_parts(bytes);
+            let theirs = SparseTensorProto::decode(bytes);
             assert_eq!(ours.is_ok(), theirs.is_ok(), "{bytes:02x?}");
-            if let (Ok((values, indices)), Ok(s)) = (ours, theirs) {
-                assert_eq!(values, s.values.as_deref());
-                assert_eq!(indices, s.indices.as_deref());
-            }
-        }
+            let (Ok((values, indices)), Ok(s)) = (ours, theirs) else {
+                return false;
+            };
+            assert_eq!(values, s.values.as_deref());
+            assert_eq!(indices, s.indices.as_deref());
+            true
+        };
+        differential(0x5a55_0000_0000_0001, make, agree);
     }
 
     #[test]

@@ -25,7 +25,7 @@ impl Rng {
 }
 
 /// Flips a few bits, cuts the end off, or splices in random bytes.
-pub(super) fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
+fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
     match rng.below(3) {
         0 if !bytes.is_empty() => {
             for _ in 0..1 + rng.below(3) {
@@ -40,4 +40,31 @@ pub(super) fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
             bytes.splice(at..at, junk);
         }
     }
+}
+
+/// The differential test of a wire view against prost: 4000 rounds, each calling `agree` on a
+/// message from `make`, then on a mutation of it. `agree` asserts that both decoders accept
+/// the bytes with the same fields, or both refuse them, and returns whether they accepted.
+/// Both outcomes must be common, or the mutations test nothing.
+pub(super) fn differential(
+    seed: u64,
+    mut make: impl FnMut(&mut Rng) -> Vec<u8>,
+    agree: impl Fn(&[u8]) -> bool,
+) {
+    let mut rng = Rng::new(seed);
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..4000 {
+        let mut bytes = make(&mut rng);
+        assert!(agree(&bytes), "a valid message was refused: {bytes:02x?}");
+        mutate(&mut rng, &mut bytes);
+        if agree(&bytes) {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    assert!(
+        accepted > 500 && refused > 500,
+        "{accepted} accepted, {refused} refused"
+    );
 }

@@ -51,6 +51,25 @@ pub(super) struct WireError {
     pub(super) at: usize,
 }
 
+impl WireError {
+    /// Field `number`, whose key starts at `at`, has a value of the wrong wire type.
+    pub(super) fn unexpected(number: u32, value: Value<'_>, at: usize) -> Self {
+        Self::in_field(
+            number,
+            at,
+            format!("unexpected {} value", value.wire_type()),
+        )
+    }
+
+    /// `what` is wrong in field `number`, whose key starts at `at`.
+    pub(super) fn in_field(number: u32, at: usize, what: impl std::fmt::Display) -> Self {
+        WireError {
+            what: format!("field {number}: {what}"),
+            at,
+        }
+    }
+}
+
 /// One field of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Field<'b> {
