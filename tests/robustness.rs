@@ -149,9 +149,31 @@ fn valid_onnx() -> Vec<std::path::PathBuf> {
     models
 }
 
+/// One random edit: a bit flip, a byte set to a varint-significant value, a duplicated run
+/// (repeated fields and lengths that now point elsewhere), or bytes cut out.
+fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) {
+    if bytes.is_empty() {
+        return;
+    }
+    let i = rng.below(bytes.len());
+    match rng.below(4) {
+        0 => bytes[i] ^= 1 << rng.below(8),
+        1 => bytes[i] = [0x00, 0x7f, 0x80, 0xff][rng.below(4)],
+        2 => {
+            let run = bytes[i..(i + 1 + rng.below(64)).min(bytes.len())].to_vec();
+            let at = rng.below(bytes.len() + 1);
+            bytes.splice(at..at, run);
+        }
+        _ => {
+            bytes.drain(i..(i + 1 + rng.below(16)).min(bytes.len()));
+        }
+    }
+}
+
 /// Protobuf has no fixed layout to check a truncation against: cutting a model at a field
 /// boundary can leave a smaller valid model. So for ONNX every truncation and many byte
-/// flips must simply be read without a panic, and a cut inside the graph must be an error.
+/// mutations (flips, duplicated runs, cuts) must simply be read without a panic, and a cut inside
+/// the graph must be an error.
 #[test]
 fn onnx_truncations_and_flips_never_panic() {
     let mut rng = Rng(0x0bad_cafe_f00d_0001);
@@ -169,8 +191,7 @@ fn onnx_truncations_and_flips_never_panic() {
         for _ in 0..ROUNDS {
             let mut mutant = bytes.clone();
             for _ in 0..1 + rng.below(4) {
-                let i = rng.below(mutant.len());
-                mutant[i] ^= 1 << rng.below(8);
+                mutate(&mut rng, &mut mutant);
             }
             analyze_bytes(mutant);
         }
