@@ -221,7 +221,10 @@ impl<'b> GraphReader<'_, 'b> {
     /// Reads ValueInfoProtos, reporting a malformed one at its offset.
     fn value_infos(&mut self, list: &[&'b [u8]]) -> Vec<ValueView<'b>> {
         let mut infos = Vec::with_capacity(list.len());
-        for &bytes in list {
+        for (index, &bytes) in list.iter().enumerate() {
+            if let Some(next) = list.get(index + 1) {
+                crate::source::prefetch(next);
+            }
             let at = self.offset(bytes);
             if !self.r.spend(1, at) {
                 break;
@@ -359,6 +362,9 @@ impl<'b> GraphReader<'_, 'b> {
         let mut view = NodeView::default();
         let mut attributes = Vec::new();
         for (index, &bytes) in nodes.iter().enumerate() {
+            if let Some(next) = nodes.get(index + 1) {
+                crate::source::prefetch(next);
+            }
             let at = self.offset(bytes);
             match self.read_node(bytes, &mut view, &mut attributes) {
                 Ok(()) => {
