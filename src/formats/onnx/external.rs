@@ -97,6 +97,9 @@ pub struct DataFiles {
     /// Canonical folder of the model, or why it could not be found.
     model_dir: Result<PathBuf, String>,
     resolved: HashMap<String, Outcome>,
+    /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
+    /// their tensors' ranges are compared with each other.
+    by_path: HashMap<PathBuf, FileId>,
     /// What each data file was when checked, for `--verify-checksums` to open the same one.
     identities: HashMap<FileId, FileIdentity>,
 }
@@ -113,6 +116,7 @@ impl DataFiles {
         DataFiles {
             model_dir,
             resolved: HashMap::new(),
+            by_path: HashMap::new(),
             identities: HashMap::new(),
         }
     }
@@ -189,7 +193,14 @@ impl DataFiles {
             }
         };
         resolved.warnings.into_iter().for_each(&mut note);
+        if let Some(&id) = self.by_path.get(&resolved.path) {
+            return Outcome {
+                file: Some(id),
+                problems,
+            };
+        }
         let id = inv.files.len();
+        self.by_path.insert(resolved.path.clone(), id);
         if let Some(identity) = resolved.identity {
             self.identities.insert(id, identity);
         }

@@ -110,8 +110,14 @@ pub fn not_portable(location: &str) -> Option<String> {
 /// rten's stricter rule: one file name in the model's folder, extension starting `data` or
 /// `onnx_data`.
 pub fn rten_refuses(location: &str) -> Option<String> {
-    if location.contains(['/', '\\']) {
-        return Some(format!("location \"{location}\" is in a sub-folder; rten reads data files only from the model's folder"));
+    // rten asks `Path::components` for exactly one plain name, so `./w.data` fails too. A
+    // backslash is a separator on Windows, where rten refuses it as well.
+    let mut parts = Path::new(location).components();
+    let bare = matches!(parts.next(), Some(Component::Normal(_)))
+        && parts.next().is_none()
+        && !location.contains('\\');
+    if !bare {
+        return Some(format!("location \"{location}\" is not a bare file name; rten reads only a file name in the model's folder, with nothing before it"));
     }
     let ext = Path::new(location)
         .extension()
@@ -308,6 +314,9 @@ mod tests {
         assert!(rten_refuses("model.onnx.data").is_none());
         assert!(rten_refuses("w.onnx_data_3").is_none());
         assert!(rten_refuses("weights.bin").is_some());
-        assert!(rten_refuses("sub/w.data").is_some());
+        for refused in ["sub/w.data", "./w.data", "sub\\w.data"] {
+            let why = rten_refuses(refused).unwrap();
+            assert!(why.contains("not a bare file name"), "{why}");
+        }
     }
 }

@@ -110,7 +110,7 @@ it.");
     RTEN_REFUSES_LOCATION = ("OX024", "rten-refuses-location", Warning,
         "Valid ONNX, but rten refuses this external data location.",
         "rten is stricter than the spec: the location must be a single file name in the \
-model's folder (no sub-folder), with an extension starting `data` or `onnx_data` (such as \
+model's folder (no sub-folder, not even `./`), with an extension starting `data` or `onnx_data` (such as \
 `model.onnx.data` or `weights.onnx_data_3`).");
     CHECKSUM_MISMATCH = ("OX025", "checksum-mismatch", Error,
         "An external data file's SHA-1 differs from its recorded checksum.",
