@@ -56,11 +56,12 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
         Some("is an absolute path")
     } else if drive {
         Some("starts with a drive letter")
+    } else if location.contains('\0') {
+        // C and C++ loaders stop reading the location at the NUL.
+        Some("contains a NUL byte")
     } else if parts.iter().any(|p| p.trim_end_matches(' ') == "..") {
         // Windows drops trailing spaces, so `.. ` climbs too.
         Some("climbs out of the model's folder with `..`")
-    } else if location.contains('\0') {
-        Some("contains a NUL byte")
     } else {
         None
     };
@@ -157,17 +158,28 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
         };
         if meta.file_type().is_symlink() {
             through_symlink = true;
-            let target = fs::canonicalize(&prefix);
-            if target.as_ref().is_ok_and(|t| !t.starts_with(model_dir)) {
-                let shown = target.map(|t| t.display().to_string()).unwrap_or_default();
-                return Err(problem(
+            let escape = |to: &Path, note: &str| {
+                let (link, to, dir) = (prefix.display(), to.display(), model_dir.display());
+                Err(problem(
                     &SYMLINK_ESCAPE,
                     format!(
-                        "\"{}\" is a symlink to {shown}, outside the model's folder {}",
-                        prefix.display(),
-                        model_dir.display()
+                        "\"{link}\" is a symlink to {to}, outside the model's folder {dir}{note}"
                     ),
-                ));
+                ))
+            };
+            match fs::canonicalize(&prefix) {
+                Ok(target) if !target.starts_with(model_dir) => return escape(&target, ""),
+                Ok(_) => {}
+                // A dangling link is judged by where its text points.
+                Err(_) => {
+                    let Ok(target) = fs::read_link(&prefix) else {
+                        continue;
+                    };
+                    let base = prefix.parent().unwrap_or(model_dir);
+                    if !normalize(&base.join(&target)).starts_with(model_dir) {
+                        return escape(&target, " (the target does not exist)");
+                    }
+                }
             }
         }
     }
@@ -232,6 +244,21 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
     })
 }
 
+/// `path` with `.` and `..` applied as text, without asking the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(unix)]
 fn hard_links(meta: &fs::Metadata) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
@@ -275,6 +302,9 @@ mod tests {
             );
         }
         assert_eq!(check_lexically("").unwrap_err().rule.code, "OX011");
+        // A C loader would read only `w.data`: the NUL is named, not the `..` after it.
+        let nul = check_lexically("w.data\0../../x").unwrap_err();
+        assert!(nul.message.contains("NUL"), "{}", nul.message);
         for ok in ["w.data", "sub/w.data", "a..b.data", "./w.data"] {
             assert!(check_lexically(ok).is_ok(), "{ok}");
         }
@@ -307,6 +337,16 @@ mod tests {
         ] {
             assert_eq!(not_portable(fine), None, "{fine}");
         }
+    }
+
+    #[test]
+    fn normalize_applies_dots_as_text() {
+        assert_eq!(
+            normalize(Path::new("/m/d/../../etc/./x")),
+            Path::new("/etc/x")
+        );
+        assert_eq!(normalize(Path::new("/m/./w.data")), Path::new("/m/w.data"));
+        assert_eq!(normalize(Path::new("/../..")), Path::new("/"));
     }
 
     #[test]
