@@ -222,3 +222,44 @@ fn check_onnx_traversal_and_checksums() {
     assert_eq!(code, 1);
     assert!(out.contains("error[OX025]"), "{out}");
 }
+
+#[test]
+fn many_files_are_reported_in_order_as_if_checked_one_by_one() {
+    let json = |paths: &[&str]| -> serde_json::Value {
+        let args: Vec<&str> = ["check", "--format", "json"]
+            .iter()
+            .chain(paths)
+            .copied()
+            .collect();
+        serde_json::from_str(&rtenx(&args).0).unwrap()
+    };
+    // Files are checked on several threads; the report must not show it.
+    let named = [
+        BAD,
+        "no/such/file.rten",
+        "tests/fixtures/onnx/mlp/model.onnx",
+    ];
+    let together = json(&named);
+    // The folder's models, sub-folders included, in path order.
+    let mut found = Vec::new();
+    let mut folders = vec![std::path::PathBuf::from(BAD)];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            match path.extension().and_then(|e| e.to_str()) {
+                _ if path.is_dir() => folders.push(path),
+                Some("rten" | "onnx") => found.push(path),
+                _ => {}
+            }
+        }
+    }
+    found.sort();
+    let mut expected: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+    expected.extend(named[1..].iter().map(|p| p.to_string()));
+    let files = together["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, expected);
+    for (file, path) in files.iter().zip(&expected) {
+        assert_eq!(file, &json(&[path])["files"][0], "{path}");
+    }
+}

@@ -8,6 +8,7 @@ use rtenx::formats::ReadOptions;
 use rtenx::report::{self, FileResult, ReportFormat, Summary};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -64,7 +65,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
         verify_checksums: args.verify_checksums,
         progress: Some(&report),
     };
-    let mut results = Vec::new();
+    let mut paths = Vec::new();
     let mut usage_problem = false;
     for path in &args.paths {
         if path.is_dir() {
@@ -73,17 +74,28 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
                 eprintln!("rtenx: no model files found under {}", path.display());
                 usage_problem = true;
             }
-            results.extend(found.into_iter().map(|p| check_file(p, &options)));
+            paths.extend(found);
         } else {
-            results.push(check_file(path.clone(), &options));
+            paths.push(path.clone());
         }
     }
-    progress.finish();
-    for r in &mut results {
-        if let Ok(a) = &mut r.outcome {
+    // Hashing already uses every core within a file; otherwise files are checked side by side.
+    let workers = if args.verify_checksums { 1 } else { workers() };
+    let lone = paths.len() == 1;
+    let results = parallel_map(paths, workers, |path| {
+        let mut outcome = rtenx::analyze_with(&path, &options);
+        if let Ok(a) = &mut outcome {
             overrides.apply(&mut a.findings);
         }
-    }
+        let (result, inventory) = FileResult::new(path, outcome);
+        // Each inventory is freed once its findings are placed, so that checking many models
+        // holds one per thread; a lone model's is left to the OS at exit, which is faster.
+        if lone {
+            super::release_at_exit(inventory);
+        }
+        result
+    });
+    progress.finish();
     let format = match args.format {
         Format::Text => ReportFormat::Text {
             color: args.color.enabled(),
@@ -108,9 +120,44 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     })
 }
 
-fn check_file(path: PathBuf, options: &ReadOptions) -> FileResult {
-    let outcome = rtenx::analyze_with(&path, options);
-    FileResult { path, outcome }
+/// Threads for checking files: one per core.
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// `f` applied to every item on up to `workers` threads, with the results in input order.
+fn parallel_map<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers.clamp(1, items.len().max(1));
+    if workers == 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        let Some((index, item)) = next else {
+                            return mine;
+                        };
+                        mine.push((index, f(item)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|&(index, _)| index);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Model files below `dir`, by extension, sorted; symlinks are not followed.
@@ -124,4 +171,24 @@ fn model_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parallel_map;
+
+    #[test]
+    fn parallel_map_keeps_input_order() {
+        let items: Vec<u64> = (0..200).collect();
+        // Uneven work, so that threads finish out of order.
+        let slow_square = |i: u64| {
+            std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
+            i * i
+        };
+        let expected: Vec<u64> = items.iter().map(|i| i * i).collect();
+        for workers in [1, 2, 3, 8, 500] {
+            assert_eq!(parallel_map(items.clone(), workers, slow_square), expected);
+        }
+        assert!(parallel_map(Vec::<u64>::new(), 4, slow_square).is_empty());
+    }
 }

@@ -1,6 +1,6 @@
 //! GitHub Actions workflow commands: each finding becomes an annotation.
 
-use super::{location, FileResult, Summary};
+use super::{FileResult, Summary};
 use crate::check::Severity;
 use std::io::{self, Write};
 
@@ -21,8 +21,7 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
         if let Err(e) = &result.outcome {
             writeln!(w, "::error title=rtenx::{}", escape_data(&e.to_string()))?;
         }
-        for f in result.findings() {
-            let (path, item) = location(result, f);
+        for (f, place) in result.placed() {
             let command = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
@@ -32,7 +31,9 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             if let Some(offset) = f.offset {
                 message.push_str(&format!(" (offset {offset}"));
                 message.push_str(
-                    &item
+                    &place
+                        .item
+                        .as_ref()
                         .map(|i| format!(", {i})"))
                         .unwrap_or_else(|| ")".into()),
                 );
@@ -40,7 +41,7 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             writeln!(
                 w,
                 "::{command} file={},title={}::{}",
-                escape_property(&path),
+                escape_property(&place.path),
                 escape_property(&format!("{} {}", f.rule.code, f.rule.name)),
                 escape_data(&message)
             )?;

@@ -5,7 +5,7 @@
 //! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description` and `message`.
 //! New fields may be added in a version; removing or changing one bumps `version`.
 
-use super::{location, FileResult, Summary};
+use super::{FileResult, Summary};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
@@ -21,27 +21,22 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
 
 fn file(result: &FileResult) -> Value {
     let findings: Vec<Value> = result
-        .findings()
-        .iter()
-        .map(|f| {
-            let (path, item_description) = location(result, f);
+        .placed()
+        .map(|(f, place)| {
             json!({
                 "code": f.rule.code,
                 "name": f.rule.name,
                 "severity": f.severity,
-                "path": path,
+                "path": place.path,
                 "offset": f.offset,
                 "item": f.item,
-                "item_description": item_description,
+                "item_description": place.item,
                 "message": f.message,
             })
         })
         .collect();
-    let (format, version) = result.outcome.as_ref().map_or((None, None), |a| {
-        (
-            Some(a.inventory.format),
-            Some(a.inventory.format_version.as_str()),
-        )
+    let (format, version) = result.outcome.as_ref().map_or((None, None), |c| {
+        (Some(c.format), Some(c.format_version.as_str()))
     });
     json!({
         "path": result.path.display().to_string(),

@@ -7,22 +7,72 @@ mod text;
 
 use crate::analysis::Analysis;
 use crate::check::{Counts, Finding};
+use crate::inventory::Inventory;
 use crate::source::OpenError;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The outcome for one file.
+/// The outcome for one file, reduced to what a report prints: the inventory is dropped once
+/// the findings are placed, so a run over many models holds only their findings.
 pub struct FileResult {
     /// The file as named or found.
     pub path: PathBuf,
-    /// Its analysis, or why it could not be read.
-    pub outcome: Result<Analysis, OpenError>,
+    /// What checking it found, or why it could not be read.
+    pub outcome: Result<Checked, OpenError>,
+}
+
+/// A checked file's format and findings, each with its place in words.
+pub struct Checked {
+    /// Format name, such as `onnx`.
+    pub format: &'static str,
+    /// Format version, such as `IR v10`.
+    pub format_version: String,
+    /// Findings, ordered by file and offset.
+    pub findings: Vec<Finding>,
+    /// Where each finding is, in the same order.
+    places: Vec<Place>,
+}
+
+/// Where a finding is: the path of its file and, when it has one, its item in words.
+pub struct Place {
+    /// The file, sanitised for printing.
+    pub path: String,
+    /// The node, tensor or other item, described with its name.
+    pub item: Option<String>,
 }
 
 impl FileResult {
+    /// The result for the file named `path`, placing each finding of its analysis. The
+    /// inventory, which the report no longer needs, is handed back for the caller to free.
+    pub fn new(path: PathBuf, outcome: Result<Analysis, OpenError>) -> (Self, Option<Inventory>) {
+        let (outcome, inventory) = match outcome {
+            Ok(a) => {
+                let places = a.findings.iter().map(|f| place(&path, &a, f)).collect();
+                let checked = Checked {
+                    format: a.inventory.format,
+                    format_version: a.inventory.format_version.clone(),
+                    findings: a.findings,
+                    places,
+                };
+                (Ok(checked), Some(a.inventory))
+            }
+            Err(e) => (Err(e), None),
+        };
+        (FileResult { path, outcome }, inventory)
+    }
+
     /// The findings, empty for unreadable files.
     pub fn findings(&self) -> &[Finding] {
-        self.outcome.as_ref().map_or(&[], |a| &a.findings)
+        self.outcome.as_ref().map_or(&[], |c| &c.findings)
+    }
+
+    /// Each finding with its place.
+    pub fn placed(&self) -> impl Iterator<Item = (&Finding, &Place)> {
+        self.outcome
+            .as_ref()
+            .map(|c| c.findings.iter().zip(&c.places))
+            .into_iter()
+            .flatten()
     }
 }
 
@@ -45,7 +95,7 @@ impl Summary {
         for r in results {
             s.files += 1;
             match &r.outcome {
-                Ok(a) => s.counts.merge(Counts::of(&a.findings)),
+                Ok(c) => s.counts.merge(Counts::of(&c.findings)),
                 Err(_) => s.unreadable += 1,
             }
         }
@@ -100,18 +150,15 @@ impl std::fmt::Display for Summary {
     }
 }
 
-/// Where a finding is, in words: the file's path and, when it has one, the item.
-fn location(result: &FileResult, finding: &Finding) -> (String, Option<String>) {
-    let analysis = result.outcome.as_ref().ok();
+/// Where `finding` of the analysis of the file named `path` is, in words.
+fn place(path: &Path, analysis: &Analysis, finding: &Finding) -> Place {
     let path = analysis
-        .and_then(|a| a.inventory.files.get(finding.file))
-        .map_or_else(
-            || result.path.display().to_string(),
-            |f| f.path.display().to_string(),
-        );
-    let item = finding
-        .item
-        .zip(analysis)
-        .map(|(item, a)| item.describe(&a.inventory));
-    (crate::text::sanitize(&path).into_owned(), item)
+        .inventory
+        .files
+        .get(finding.file)
+        .map_or(path, |f| f.path.as_path());
+    Place {
+        path: crate::text::sanitize(&path.display().to_string()).into_owned(),
+        item: finding.item.map(|item| item.describe(&analysis.inventory)),
+    }
 }

@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
-use super::{location, FileResult};
+use super::FileResult;
 use crate::check::{registry, Severity};
 use serde_json::{json, Value};
 use std::io::{self, Write};
@@ -32,14 +32,13 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
         if let Err(e) = &result.outcome {
             notifications.push(json!({ "level": "error", "message": { "text": e.to_string() } }));
         }
-        for f in result.findings() {
-            let (path, item) = location(result, f);
-            let mut physical = json!({ "artifactLocation": { "uri": path } });
+        for (f, place) in result.placed() {
+            let mut physical = json!({ "artifactLocation": { "uri": place.path } });
             if let Some(offset) = f.offset {
                 physical["region"] = json!({ "byteOffset": offset });
             }
             let mut loc = json!({ "physicalLocation": physical });
-            if let Some(item) = item {
+            if let Some(item) = &place.item {
                 loc["logicalLocations"] = json!([{ "name": item }]);
             }
             out.push(json!({

@@ -1,6 +1,6 @@
 //! Human-readable check output, in the style of compiler diagnostics.
 
-use super::{location, FileResult, Summary};
+use super::{FileResult, Summary};
 use crate::check::Severity;
 use std::io::{self, Write};
 
@@ -41,7 +41,7 @@ pub(super) fn write(
         }
         // Infos held back, by code, in the order their codes first appear.
         let mut held: Vec<(&str, usize)> = Vec::new();
-        for f in result.findings() {
+        for (f, place) in result.placed() {
             if f.severity == Severity::Info && !all_infos {
                 let index = match held.iter().position(|(code, _)| *code == f.rule.code) {
                     Some(i) => i,
@@ -55,21 +55,20 @@ pub(super) fn write(
                     continue;
                 }
             }
-            let (path, item) = location(result, f);
             let head = paint(
                 color,
                 severity_color(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
             writeln!(w, "{head}: {}", crate::text::sanitize(&f.message))?;
-            let place = match f.offset {
-                Some(o) => format!("{path} @ {o} (0x{o:x})"),
-                None => path,
+            let at = match f.offset {
+                Some(o) => format!("{} @ {o} (0x{o:x})", place.path),
+                None => place.path.clone(),
             };
             let arrow = paint(color, "1;34", "-->");
-            match item {
-                Some(item) => writeln!(w, "  {arrow} {place}, {item}")?,
-                None => writeln!(w, "  {arrow} {place}")?,
+            match &place.item {
+                Some(item) => writeln!(w, "  {arrow} {at}, {item}")?,
+                None => writeln!(w, "  {arrow} {at}")?,
             }
         }
         for (code, seen) in held {
@@ -112,10 +111,7 @@ mod tests {
             inventory: Inventory::new("onnx", "", main),
             findings,
         };
-        let results = [FileResult {
-            path: "m.onnx".into(),
-            outcome: Ok(analysis),
-        }];
+        let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];
         let mut out = Vec::new();
         write(&mut out, &results, false, all_infos).unwrap();
         String::from_utf8(out).unwrap()
