@@ -158,3 +158,48 @@ fn valid_onnx_fixtures_agree_with_rten_where_rten_reads_them() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+/// OX024 says "valid ONNX, but rten refuses this location": rten must refuse exactly the
+/// hostile-fixture cases (without setup steps) that carry it, and load the `ok-` cases whose
+/// locations rtenx accepts.
+#[test]
+fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
+    let bad = common::fixtures().join("onnx/bad");
+    let manifest = std::fs::read_to_string(bad.join("manifest.tsv")).unwrap();
+    let mut refused = std::collections::BTreeSet::new();
+    let mut accepted = std::collections::BTreeSet::new();
+    for cols in manifest.lines().map(|l| l.split('\t').collect::<Vec<_>>()) {
+        match cols[..] {
+            [case, "OX024", _, "-", ..] => refused.insert(case),
+            [case, "-", "-", "-", ..] if case.starts_with("ok-") => accepted.insert(case),
+            _ => continue,
+        };
+    }
+    assert!(
+        refused.len() >= 3 && accepted.len() >= 2,
+        "{refused:?} {accepted:?}"
+    );
+    for case in refused.iter().chain(&accepted) {
+        let path = bad.join(case).join("model.onnx");
+        let codes: Vec<&str> = rtenx::analyze(&path)
+            .unwrap()
+            .findings
+            .iter()
+            .map(|f| f.rule.code)
+            .collect();
+        assert_eq!(
+            codes.contains(&"OX024"),
+            refused.contains(case),
+            "{case}: {codes:?}"
+        );
+        let loaded = ModelOptions::with_all_ops()
+            .enable_optimization(false)
+            .load_file(&path);
+        assert_eq!(
+            loaded.is_err(),
+            refused.contains(case),
+            "{case}: rten says {:?}",
+            loaded.err()
+        );
+    }
+}
