@@ -31,7 +31,8 @@ impl Severity {
 
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        // `pad`, so that width and alignment flags line columns up.
+        f.pad(self.name())
     }
 }
 

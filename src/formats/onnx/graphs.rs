@@ -167,9 +167,31 @@ impl<'b> GraphReader<'_, 'b> {
         id
     }
 
+    fn is_constant(&mut self, id: NodeId) -> bool {
+        let node = self.graph().node(id);
+        matches!(node.map(|n| &n.kind), Some(NodeKind::Constant { .. }))
+    }
+
     fn define(&mut self, name: &[u8], id: NodeId) {
         let key = self.in_file(name);
         self.scopes[self.id].names.insert(key, id);
+    }
+
+    /// Where `name` is already defined, as onnx's checker sees it: in this graph, or in a
+    /// graph enclosing this subgraph (training graphs and functions see only their own).
+    fn defined(&self, name: &[u8]) -> Option<&'static str> {
+        let key = self.in_file(name);
+        if self.scopes[self.id].names.contains_key(key) {
+            return Some("in this graph");
+        }
+        let mut scope = self.scopes[self.id].parent.filter(|_| self.depth > 0);
+        while let Some(s) = scope {
+            if self.scopes[s].names.contains_key(key) {
+                return Some("in an enclosing graph");
+            }
+            scope = self.scopes[s].parent;
+        }
+        None
     }
 
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
@@ -343,6 +365,17 @@ impl<'b> GraphReader<'_, 'b> {
         for (name, ty) in inputs {
             let known = self.scopes[self.id].names.get(self.in_file(name)).copied();
             let id = match known {
+                Some(earlier) if !self.is_constant(earlier) => {
+                    let finding = Finding::new(
+                        &NOT_SSA,
+                        format!("input \"{}\" is listed twice", Name::from(name)),
+                    );
+                    let at = self.offset(name);
+                    self.r
+                        .out
+                        .push(finding.at(at).item(Item::Graph { graph: self.id }));
+                    earlier
+                }
                 Some(constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
                     let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
@@ -501,6 +534,19 @@ impl<'b> GraphReader<'_, 'b> {
             if name.is_empty() {
                 outputs.push(None);
                 continue;
+            }
+            if let Some(place) = self.defined(name) {
+                let message = format!(
+                    "output \"{}\" of node {index} is already defined {place}; each name is assigned once",
+                    Name::from(name)
+                );
+                let item = Item::Node {
+                    graph: self.id,
+                    node: op_id,
+                };
+                self.r
+                    .out
+                    .push(Finding::new(&NOT_SSA, message).at(at).item(item));
             }
             let ty = types.get(self.in_file(name)).copied();
             let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);

@@ -125,14 +125,6 @@ UNDEFINED external tensors.");
         "A tensor's data_type is missing, UNDEFINED or unknown.",
         "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
 tensor's size and meaning are unknown.");
-    TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
-        "The model holds more entries than rtenx reads.",
-        "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
-model: nodes, values, tensors, attributes, subgraphs, dimensions and attribute list values. \
-A hostile file can declare millions of empty entries in two bytes each, and each would cost \
-rtenx up to a few hundred. Real models stay far below: a 20,000-node transformer has about \
-100,000. The model is read up to the limit, so its checks are incomplete, and that is an \
-error.");
     LOCATION_NOT_PORTABLE = ("OX028", "location-not-portable", Warning,
         "The external data location names another file, or a device, on Windows.",
         "Windows reads some names differently from Linux and macOS. A component named after a \
@@ -141,4 +133,20 @@ extension) opens the device; a colon selects an NTFS alternate data stream hidde
 another file; a trailing dot or space is dropped; and `<>\"|?*` and control characters are \
 refused. A model that works here may then read the wrong bytes, hang or fail on Windows. \
 Rename the data file.");
+    TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
+        "The model holds more entries than rtenx reads.",
+        "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
+model: nodes, values, tensors, attributes, subgraphs, dimensions and attribute list values. \
+A hostile file can declare millions of empty entries in two bytes each, and each would cost \
+rtenx up to a few hundred. Real models stay far below: a 20,000-node transformer has about \
+100,000. The model is read up to the limit, so its checks are incomplete, and that is an \
+error.");
+    NOT_SSA = ("OX030", "not-ssa", Error,
+        "A value name is assigned twice: the graph is not in SSA form.",
+        "ONNX graphs are in single static assignment form: each value name is defined once, \
+as a graph input, an initializer or one node output. A node output may not reuse a name \
+already defined in its graph, or in a graph that encloses it, and a graph may not list one \
+input name twice. onnx.checker and onnxruntime refuse such a model; a runtime that accepts \
+it reads whichever definition it meets last. Exporters produce it when a user-chosen output \
+name collides with an internal value: rename one of them.");
 }
