@@ -302,3 +302,49 @@ fn a_malformed_node_is_reported_at_its_offset_and_the_rest_is_read() {
         .count();
     assert_eq!(ops, 2, "the nodes around the broken one are read");
 }
+
+/// OX019-missing with its location `w.data` changed in place to `w\xffdata` (same length),
+/// in a temporary folder: the bytes, not a decoded string, name the file on Unix.
+fn non_utf8_location_case() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("m");
+    copy_dir(&common::fixtures().join("onnx/bad/OX019-missing"), &dir);
+    let mut model = fs::read(dir.join("model.onnx")).unwrap();
+    let value = b"\x12\x06w.data"; // StringStringEntryProto.value, 6 bytes
+    let at = model
+        .windows(value.len())
+        .position(|w| w == value)
+        .expect("the location value");
+    model[at + 3] = 0xff;
+    model[at + 4] = b'd';
+    fs::write(dir.join("model.onnx"), model).unwrap();
+    let data = dir.join(std::ffi::OsStr::from_bytes(b"w\xffdata"));
+    (root, dir, data)
+}
+
+fn codes(dir: &Path) -> Vec<&'static str> {
+    let a = rtenx::analyze(&dir.join("model.onnx")).unwrap();
+    a.findings.iter().map(|f| f.rule.code).collect()
+}
+
+#[test]
+fn a_location_that_is_not_utf8_names_the_file_its_bytes_name() {
+    let (root, dir, data) = non_utf8_location_case();
+    // Read as `w\u{fffd}data`, this symlink out of the folder would go unseen.
+    fs::write(root.path().join("outside.bin"), [0u8; 4096]).unwrap();
+    std::os::unix::fs::symlink("../outside.bin", &data).unwrap();
+    let found = codes(&dir);
+    assert!(found.contains(&"OX014"), "{found:?}");
+
+    fs::remove_file(&data).unwrap();
+    fs::write(&data, [0u8; 4096]).unwrap();
+    let found = codes(&dir);
+    assert!(!found.contains(&"OX019"), "the file exists: {found:?}");
+    for code in ["OX024", "OX028"] {
+        assert!(found.contains(&code), "{code}: {found:?}");
+    }
+    // OX024 says rten refuses it, and it does.
+    let loaded = rten::ModelOptions::with_all_ops().load_file(dir.join("model.onnx"));
+    assert!(loaded.is_err(), "rten loads a non-UTF-8 location");
+}

@@ -5,14 +5,19 @@ use super::rules::*;
 use crate::check::{Finding, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use crate::source::FileIdentity;
+use crate::text::{clip, sanitize};
+use ahash::HashSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Characters of a key or value shown in a message.
+const SHOWN: usize = 100;
+
 /// The parsed `external_data` entries of one tensor.
 #[derive(Debug, Default)]
-pub struct ExternalRef {
-    /// `location`, if present and UTF-8.
-    pub location: Option<String>,
+pub struct ExternalRef<'a> {
+    /// `location`, if present, as the bytes the model stores.
+    pub location: Option<&'a [u8]>,
     /// `offset`, if present and valid.
     pub offset: Option<u64>,
     /// `length`, if present and valid.
@@ -24,30 +29,36 @@ pub struct ExternalRef {
 }
 
 /// Parses `entries`, reporting unknown, duplicate and malformed keys against `item`.
-pub fn parse(entries: &[(&[u8], &[u8])], item: Item, out: &mut Vec<Finding>) -> ExternalRef {
+pub fn parse<'a>(
+    entries: &[(&'a [u8], &'a [u8])],
+    item: Item,
+    out: &mut Vec<Finding>,
+) -> ExternalRef<'a> {
     let mut r = ExternalRef {
         usable: true,
         ..ExternalRef::default()
     };
-    let mut seen: Vec<&[u8]> = Vec::new();
+    let mut seen = HashSet::default();
     for &(key, value) in entries {
-        let value = String::from_utf8_lossy(value).into_owned();
-        let key_text = crate::text::sanitize(&String::from_utf8_lossy(key)).into_owned();
-        if seen.contains(&key) {
+        let key_text = || clip(sanitize(&String::from_utf8_lossy(key)), SHOWN).into_owned();
+        if !seen.insert(key) {
+            let key_text = key_text();
             out.push(Finding::new(&DUPLICATE_EXTERNAL_KEY, format!(
                 "external_data key \"{key_text}\" appears more than once; readers disagree on which value wins"))
                 .item(item));
             r.usable = false;
         }
-        seen.push(key);
         match key {
             b"location" => r.location = Some(value),
-            b"offset" => r.offset = number(&key_text, &value, item, out, &mut r.usable),
-            b"length" => r.length = number(&key_text, &value, item, out, &mut r.usable),
-            b"checksum" => r.checksum = Some(value),
-            _ => out.push(Finding::new(&UNKNOWN_EXTERNAL_KEY, format!(
+            b"offset" => r.offset = number("offset", value, item, out, &mut r.usable),
+            b"length" => r.length = number("length", value, item, out, &mut r.usable),
+            b"checksum" => r.checksum = Some(String::from_utf8_lossy(value).into_owned()),
+            _ => {
+                let key_text = key_text();
+                out.push(Finding::new(&UNKNOWN_EXTERNAL_KEY, format!(
                 "external_data key \"{key_text}\" is not location, offset, length or checksum; onnxruntime refuses it"))
-                .item(item)),
+                .item(item))
+            }
         }
     }
     if r.location.is_none() {
@@ -60,17 +71,18 @@ pub fn parse(entries: &[(&[u8], &[u8])], item: Item, out: &mut Vec<Finding>) -> 
 /// A plain ASCII decimal that fits in u64, or a finding.
 fn number(
     key: &str,
-    value: &str,
+    value: &[u8],
     item: Item,
     out: &mut Vec<Finding>,
     usable: &mut bool,
 ) -> Option<u64> {
-    let parsed = (!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| value.parse::<u64>().ok())
+    let parsed = (!value.is_empty() && value.iter().all(u8::is_ascii_digit))
+        .then(|| std::str::from_utf8(value).ok()?.parse::<u64>().ok())
         .flatten();
     if parsed.is_none() {
         *usable = false;
-        let shown = crate::text::sanitize(value);
+        let text = String::from_utf8_lossy(value);
+        let shown = clip(sanitize(&text), SHOWN);
         out.push(
             Finding::new(
                 &OFFSET_LENGTH_INVALID,
@@ -96,7 +108,7 @@ struct Outcome {
 pub struct DataFiles {
     /// Canonical folder of the model, or why it could not be found.
     model_dir: Result<PathBuf, String>,
-    resolved: HashMap<String, Outcome>,
+    resolved: HashMap<Vec<u8>, Outcome>,
     /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
     /// their tensors' ranges are compared with each other.
     by_path: HashMap<PathBuf, FileId>,
@@ -131,13 +143,13 @@ impl DataFiles {
     /// that uses it.
     pub fn file(
         &mut self,
-        location: &str,
+        location: &[u8],
         item: Item,
         inv: &mut Inventory,
         out: &mut Vec<Finding>,
     ) -> Option<FileId> {
         if !self.resolved.contains_key(location) {
-            let outcome = self.check(location, inv);
+            let outcome = self.check(&paths::Location::new(location), inv);
             self.resolved.insert(location.to_owned(), outcome);
         }
         let outcome = self.resolved.get(location)?;
@@ -151,11 +163,11 @@ impl DataFiles {
         outcome.file
     }
 
-    fn check(&mut self, location: &str, inv: &mut Inventory) -> Outcome {
+    fn check(&mut self, location: &paths::Location<'_>, inv: &mut Inventory) -> Outcome {
         let mut problems = Vec::new();
-        let mut note = |p: paths::Problem| {
-            problems.push((p.rule, crate::text::sanitize(&p.message).into_owned()))
-        };
+        // Locations and paths in the messages are escaped already; the model's own folder is not.
+        let mut note =
+            |p: paths::Problem| problems.push((p.rule, sanitize(&p.message).into_owned()));
         if let Err(p) = paths::check_lexically(location) {
             note(p);
             return Outcome {
@@ -179,7 +191,7 @@ impl DataFiles {
             Ok(dir) => paths::resolve(dir, location),
             Err(e) => Err(paths::Problem {
                 rule: &DATA_FILE_MISSING,
-                message: format!("cannot resolve \"{location}\": model folder {e}"),
+                message: format!("cannot resolve \"{}\": model folder {e}", location.shown()),
             }),
         };
         let resolved = match resolved {

@@ -8,8 +8,60 @@
 use super::rules::*;
 use crate::check::Rule;
 use crate::source::FileIdentity;
+use crate::text::{clip, sanitize};
+use std::borrow::Cow;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+
+/// Characters of a location or path shown in a message.
+const SHOWN: usize = 200;
+
+/// An external data location as the model stores it. Loaders on Unix hand these bytes to the
+/// operating system unchanged, so the bytes, not a decoded string, name the file.
+pub struct Location<'a> {
+    bytes: &'a [u8],
+    /// The bytes decoded for the lexical rules. Separators, dots, colons and NUL are ASCII,
+    /// which lossy decoding keeps exactly.
+    text: Cow<'a, str>,
+    /// Escaped and cut short, for messages.
+    shown: String,
+}
+
+impl<'a> Location<'a> {
+    /// The location stored as `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        let text = String::from_utf8_lossy(bytes);
+        let shown = clip(sanitize(&text), SHOWN).into_owned();
+        Location { bytes, text, shown }
+    }
+
+    /// The location, escaped and cut short for a message.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    fn is_utf8(&self) -> bool {
+        matches!(self.text, Cow::Borrowed(_))
+    }
+
+    /// The relative path the bytes name, if this platform can name it.
+    fn path(&self) -> Option<&Path> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            Some(Path::new(std::ffi::OsStr::from_bytes(self.bytes)))
+        }
+        #[cfg(not(unix))]
+        {
+            std::str::from_utf8(self.bytes).ok().map(Path::new)
+        }
+    }
+}
+
+/// `path` escaped and cut short for a message.
+fn show(path: &Path) -> String {
+    clip(sanitize(&path.to_string_lossy()), SHOWN).into_owned()
+}
 
 /// Why a location was refused or flagged.
 #[derive(Debug)]
@@ -28,7 +80,8 @@ fn problem(rule: &'static Rule, message: impl Into<String>) -> Problem {
 }
 
 /// Lexical checks, which need no file system: `Err` for a location that must not be used.
-pub fn check_lexically(location: &str) -> Result<(), Problem> {
+pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
+    let (location, shown) = (&*loc.text, loc.shown());
     if location.is_empty() {
         return Err(problem(
             &LOCATION_MISSING,
@@ -38,14 +91,14 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
     if location.starts_with('#') {
         return Err(problem(
             &LOCATION_SPECIAL,
-            format!("location \"{location}\" is an in-memory initializer marker (#)"),
+            format!("location \"{shown}\" is an in-memory initializer marker (#)"),
         ));
     }
     let parts: Vec<&str> = location.split(['/', '\\']).collect();
     if parts.contains(&"_ORT_MEM_ADDR_") {
         return Err(problem(
             &LOCATION_SPECIAL,
-            format!("location \"{location}\" is onnxruntime's memory-address marker"),
+            format!("location \"{shown}\" is onnxruntime's memory-address marker"),
         ));
     }
     let bytes = location.as_bytes();
@@ -68,17 +121,24 @@ pub fn check_lexically(location: &str) -> Result<(), Problem> {
     match what {
         Some(what) => Err(problem(
             &LOCATION_TRAVERSAL,
-            format!("location \"{location}\" {what}"),
+            format!("location \"{shown}\" {what}"),
         )),
         None => Ok(()),
     }
 }
 
 /// Why Windows would read `location` differently, if it would: a DOS device name, an NTFS
-/// stream, a trailing dot or space, or a character Windows refuses.
-pub fn not_portable(location: &str) -> Option<String> {
+/// stream, a trailing dot or space, a character Windows refuses, or bytes that are not UTF-8
+/// (Windows names files in UTF-16).
+pub fn not_portable(loc: &Location<'_>) -> Option<String> {
     const DEVICES: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
-    for part in location.split(['/', '\\']) {
+    let shown = loc.shown();
+    if !loc.is_utf8() {
+        return Some(format!(
+            "location \"{shown}\" is not UTF-8, so Windows, which names files in UTF-16, cannot open it"
+        ));
+    }
+    for part in loc.text.split(['/', '\\']) {
         let stem = part.split('.').next().unwrap_or_default().trim_end();
         let numbered = |prefix: &str| {
             let b = stem.as_bytes();
@@ -86,31 +146,39 @@ pub fn not_portable(location: &str) -> Option<String> {
                 && b[..3].eq_ignore_ascii_case(prefix.as_bytes())
                 && (b'1'..=b'9').contains(&b[3])
         };
+        let named = clip(sanitize(part), SHOWN);
         let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
             || numbered("COM")
             || numbered("LPT")
         {
-            format!("\"{part}\" is a DOS device name")
+            format!("\"{named}\" is a DOS device name")
         } else if part.contains(':') {
-            format!("\"{part}\" holds a colon, which names an NTFS alternate data stream")
+            format!("\"{named}\" holds a colon, which names an NTFS alternate data stream")
         } else if part.ends_with(['.', ' ']) && part != "." {
-            format!("\"{part}\" ends in a dot or space, which Windows drops")
+            format!("\"{named}\" ends in a dot or space, which Windows drops")
         } else if let Some(c) = part
             .chars()
             .find(|&c| "<>\"|?*".contains(c) || c.is_control())
         {
-            format!("\"{part}\" holds {c:?}, which Windows refuses in file names")
+            format!("\"{named}\" holds {c:?}, which Windows refuses in file names")
         } else {
             continue;
         };
-        return Some(format!("location \"{location}\": {why}"));
+        return Some(format!("location \"{shown}\": {why}"));
     }
     None
 }
 
 /// rten's stricter rule: one file name in the model's folder, extension starting `data` or
 /// `onnx_data`.
-pub fn rten_refuses(location: &str) -> Option<String> {
+pub fn rten_refuses(loc: &Location<'_>) -> Option<String> {
+    let (location, shown) = (&*loc.text, loc.shown());
+    if !loc.is_utf8() {
+        // rten decodes every protobuf string as UTF-8 and refuses the model if one is not.
+        return Some(format!(
+            "location \"{shown}\" is not UTF-8; rten cannot read the model"
+        ));
+    }
     // rten asks `Path::components` for exactly one plain name, so `./w.data` fails too. A
     // backslash is a separator on Windows, where rten refuses it as well.
     let mut parts = Path::new(location).components();
@@ -118,14 +186,15 @@ pub fn rten_refuses(location: &str) -> Option<String> {
         && parts.next().is_none()
         && !location.contains('\\');
     if !bare {
-        return Some(format!("location \"{location}\" is not a bare file name; rten reads only a file name in the model's folder, with nothing before it"));
+        return Some(format!("location \"{shown}\" is not a bare file name; rten reads only a file name in the model's folder, with nothing before it"));
     }
     let ext = Path::new(location)
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("");
     (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
-        format!("location \"{location}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
+        let ext = clip(sanitize(ext), SHOWN);
+        format!("location \"{shown}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
     })
 }
 
@@ -142,13 +211,22 @@ pub struct Resolved {
     pub warnings: Vec<Problem>,
 }
 
-/// Resolves a lexically safe `location` against the canonical `model_dir`.
-pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
+/// Resolves a lexically safe `loc` against the canonical `model_dir`.
+pub fn resolve(model_dir: &Path, loc: &Location<'_>) -> Result<Resolved, Problem> {
+    let Some(location) = loc.path() else {
+        return Err(problem(
+            &LOCATION_NOT_PORTABLE,
+            format!(
+                "location \"{}\" is not UTF-8, which this platform cannot name",
+                loc.shown()
+            ),
+        ));
+    };
     let joined = model_dir.join(location);
     let mut warnings = Vec::new();
     let mut through_symlink = false;
     let mut prefix = model_dir.to_path_buf();
-    for component in Path::new(location).components() {
+    for component in location.components() {
         let Component::Normal(part) = component else {
             continue;
         };
@@ -159,7 +237,7 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
         if meta.file_type().is_symlink() {
             through_symlink = true;
             let escape = |to: &Path, note: &str| {
-                let (link, to, dir) = (prefix.display(), to.display(), model_dir.display());
+                let (link, to, dir) = (show(&prefix), show(to), show(model_dir));
                 Err(problem(
                     &SYMLINK_ESCAPE,
                     format!(
@@ -188,13 +266,13 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(problem(
                 &DATA_FILE_MISSING,
-                format!("data file {} does not exist", joined.display()),
+                format!("data file {} does not exist", show(&joined)),
             ));
         }
         Err(e) => {
             return Err(problem(
                 &DATA_FILE_MISSING,
-                format!("data file {}: {e}", joined.display()),
+                format!("data file {}: {e}", show(&joined)),
             ))
         }
     };
@@ -203,8 +281,8 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
             &SYMLINK_ESCAPE,
             format!(
                 "data file {} resolves to {}, outside the model's folder",
-                joined.display(),
-                real.display()
+                show(&joined),
+                show(&real)
             ),
         ));
     }
@@ -213,27 +291,27 @@ pub fn resolve(model_dir: &Path, location: &str) -> Result<Resolved, Problem> {
             &SYMLINK_INSIDE,
             format!(
                 "data file {} is reached through a symlink (it resolves to {})",
-                joined.display(),
-                real.display()
+                show(&joined),
+                show(&real)
             ),
         ));
     }
     let meta = fs::metadata(&real).map_err(|e| {
         problem(
             &DATA_FILE_MISSING,
-            format!("data file {}: {e}", real.display()),
+            format!("data file {}: {e}", show(&real)),
         )
     })?;
     if !meta.is_file() {
         return Err(problem(
             &NOT_REGULAR_FILE,
-            format!("data path {} is not a regular file", real.display()),
+            format!("data path {} is not a regular file", show(&real)),
         ));
     }
     if let Some(links) = hard_links(&meta).filter(|&n| n > 1) {
         warnings.push(problem(
             &HARD_LINK,
-            format!("data file {} has {links} hard links", real.display()),
+            format!("data file {} has {links} hard links", show(&real)),
         ));
     }
     Ok(Resolved {
@@ -291,22 +369,31 @@ mod tests {
             ".. /x",
             "a/..  /..  /x",
         ] {
-            let e = check_lexically(bad).unwrap_err();
+            let e = check_lexically(&Location::new(bad.as_bytes())).unwrap_err();
             assert_eq!(e.rule.code, "OX012", "{bad}");
         }
         for special in ["*/_ORT_MEM_ADDR_/*", "#mem", "x/_ORT_MEM_ADDR_/y"] {
             assert_eq!(
-                check_lexically(special).unwrap_err().rule.code,
+                check_lexically(&Location::new(special.as_bytes()))
+                    .unwrap_err()
+                    .rule
+                    .code,
                 "OX013",
                 "{special}"
             );
         }
-        assert_eq!(check_lexically("").unwrap_err().rule.code, "OX011");
+        assert_eq!(
+            check_lexically(&Location::new(b"")).unwrap_err().rule.code,
+            "OX011"
+        );
         // A C loader would read only `w.data`: the NUL is named, not the `..` after it.
-        let nul = check_lexically("w.data\0../../x").unwrap_err();
+        let nul = check_lexically(&Location::new(b"w.data\0../../x")).unwrap_err();
         assert!(nul.message.contains("NUL"), "{}", nul.message);
         for ok in ["w.data", "sub/w.data", "a..b.data", "./w.data"] {
-            assert!(check_lexically(ok).is_ok(), "{ok}");
+            assert!(
+                check_lexically(&Location::new(ok.as_bytes())).is_ok(),
+                "{ok}"
+            );
         }
     }
 
@@ -324,7 +411,10 @@ mod tests {
             "w?.data",
             "sub /w.data",
         ] {
-            assert!(not_portable(odd).is_some(), "{odd}");
+            assert!(
+                not_portable(&Location::new(odd.as_bytes())).is_some(),
+                "{odd}"
+            );
         }
         for fine in [
             "w.data",
@@ -335,8 +425,29 @@ mod tests {
             "a€",
             "a..b",
         ] {
-            assert_eq!(not_portable(fine), None, "{fine}");
+            assert_eq!(
+                not_portable(&Location::new(fine.as_bytes())),
+                None,
+                "{fine}"
+            );
         }
+    }
+
+    #[test]
+    fn locations_keep_their_bytes_and_are_shown_short() {
+        let odd = Location::new(b"w\xff.data");
+        assert!(check_lexically(&odd).is_ok());
+        #[cfg(unix)]
+        assert_eq!(
+            std::os::unix::ffi::OsStrExt::as_bytes(odd.path().unwrap().as_os_str()),
+            b"w\xff.data"
+        );
+        assert!(not_portable(&odd).unwrap().contains("not UTF-8"));
+        let long = "d/".repeat(100_000) + "w.data";
+        let why = not_portable(&Location::new(format!("{long}:s").as_bytes())).unwrap();
+        assert!(why.len() < 1000, "{} bytes", why.len());
+        let why = check_lexically(&Location::new(format!("/{long}").as_bytes())).unwrap_err();
+        assert!(why.message.len() < 1000, "{} bytes", why.message.len());
     }
 
     #[test]
@@ -351,11 +462,13 @@ mod tests {
 
     #[test]
     fn rten_location_rule() {
-        assert!(rten_refuses("model.onnx.data").is_none());
-        assert!(rten_refuses("w.onnx_data_3").is_none());
-        assert!(rten_refuses("weights.bin").is_some());
+        let rten = |location: &[u8]| rten_refuses(&Location::new(location));
+        assert!(rten(b"model.onnx.data").is_none());
+        assert!(rten(b"w.onnx_data_3").is_none());
+        assert!(rten(b"weights.bin").is_some());
+        assert!(rten(b"w\xff.data").unwrap().contains("not UTF-8"));
         for refused in ["sub/w.data", "./w.data", "sub\\w.data"] {
-            let why = rten_refuses(refused).unwrap();
+            let why = rten(refused.as_bytes()).unwrap();
             assert!(why.contains("not a bare file name"), "{why}");
         }
     }

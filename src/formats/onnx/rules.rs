@@ -111,7 +111,8 @@ it.");
         "Valid ONNX, but rten refuses this external data location.",
         "rten is stricter than the spec: the location must be a single file name in the \
 model's folder (no sub-folder, not even `./`), with an extension starting `data` or `onnx_data` (such as \
-`model.onnx.data` or `weights.onnx_data_3`).");
+`model.onnx.data` or `weights.onnx_data_3`). It also decodes every protobuf string as \
+UTF-8, so a location that is not UTF-8 stops the whole model from loading.");
     CHECKSUM_MISMATCH = ("OX025", "checksum-mismatch", Error,
         "An external data file's SHA-1 differs from its recorded checksum.",
         "With `--verify-checksums`, rtenx hashes each external data file and compares it with \
@@ -131,8 +132,9 @@ tensor's size and meaning are unknown.");
 DOS device (`CON`, `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, with or without an \
 extension) opens the device; a colon selects an NTFS alternate data stream hidden inside \
 another file; a trailing dot or space is dropped; and `<>\"|?*` and control characters are \
-refused. A model that works here may then read the wrong bytes, hang or fail on Windows. \
-Rename the data file.");
+refused. A location that is not UTF-8 cannot name a file on Windows at all (on Linux \
+and macOS the bytes name the file as they are, and that is the file rtenx checks). A model \
+that works here may then read the wrong bytes, hang or fail on Windows. Rename the data file.");
     TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
         "The model holds more entries than rtenx reads.",
         "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \

@@ -199,7 +199,7 @@ impl Reader<'_> {
             );
         }
         let r = external::parse(&t.external_data, item, self.out);
-        let location = r.location.as_deref()?;
+        let location = r.location?;
         let file = self.files.file(location, item, self.inv, self.out)?;
         let offset = r.offset.unwrap_or(0);
         if r.offset.is_some_and(|o| o % PAGE != 0) {
