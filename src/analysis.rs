@@ -1,6 +1,6 @@
 //! The pipeline: open, detect, read, run the format-neutral rules.
 
-use crate::check::{generic, Finding};
+use crate::check::{generic, Finding, Findings};
 use crate::formats::{self, ReadOptions};
 use crate::inventory::{FileEntry, FileRole, Inventory};
 use crate::source::{ModelFile, OpenError};
@@ -33,7 +33,7 @@ pub fn analyze_file(file: &ModelFile) -> Analysis {
 
 /// Like [`analyze_file`], with options.
 pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
-    let mut findings = Vec::new();
+    let mut findings = Findings::default();
     let inventory = match formats::detect(file) {
         Some(format) => format.read(file, options, &mut findings),
         None => {
@@ -50,6 +50,7 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     if inventory.format != "unknown" {
         generic::run(&inventory, file.bytes(), &mut findings);
     }
+    let mut findings = findings.into_vec();
     findings.sort_by_key(|f| (f.file, f.offset.is_none(), f.offset, f.rule.code));
     Analysis {
         inventory,

@@ -50,6 +50,7 @@ fn peak_growth_kib(file: &rtenx::source::ModelFile) -> (u64, rtenx::Analysis) {
 fn hostile_models_stay_small_in_memory() {
     typed_value_fields_are_counted_not_decoded();
     attribute_lists_past_the_budget_are_counted_not_kept();
+    a_rule_broken_millions_of_times_lists_a_bounded_number();
 }
 
 /// A protobuf length-delimited field.
@@ -122,4 +123,40 @@ fn typed_value_fields_are_counted_not_decoded() {
     eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     // Decoding the fields would take 16M * 32 B + 32M * 8 B = 768 MiB.
     assert!(grown < 16 * 1024, "peak RSS grew by {grown} KiB");
+}
+
+/// A Sum node reading an undefined value 3M times (9 MB): 3M OX007 findings would take
+/// about a gigabyte, and reports of them many more.
+fn a_rule_broken_millions_of_times_lists_a_bounded_number() {
+    let inputs = 3_000_000;
+    let mut node = Vec::with_capacity(3 * inputs + 16);
+    for _ in 0..inputs {
+        field(1, b"x", &mut node);
+    }
+    field(2, b"Y", &mut node);
+    field(4, b"Sum", &mut node);
+    let mut graph = Vec::new();
+    field(1, &node, &mut graph);
+    drop(node);
+    let mut model = vec![0x08, 10]; // ir_version
+    field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
+    field(7, &graph, &mut model);
+    drop(graph);
+    let size_kib = model.len() as u64 / 1024;
+    let file = rtenx::source::ModelFile::in_memory("sum.onnx", model);
+    let (grown, analysis) = peak_growth_kib(&file);
+    let undefined: Vec<_> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.rule.code == "OX007")
+        .collect();
+    assert_eq!(undefined.len(), rtenx::check::PER_RULE + 1);
+    let more = format!("{} more OX007 findings", inputs - rtenx::check::PER_RULE);
+    assert!(
+        undefined.iter().any(|f| f.message.starts_with(&more)),
+        "{:?}",
+        undefined.last()
+    );
+    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
+    assert!(grown < 100 * 1024, "peak RSS grew by {grown} KiB");
 }

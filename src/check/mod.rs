@@ -4,12 +4,14 @@
 //! the finished inventory. Every rule, from either place, is listed by [`registry`].
 
 mod finding;
+mod findings;
 pub mod generic;
 mod overrides;
 pub mod registry;
 mod rule;
 
 pub use finding::{Finding, Item};
+pub use findings::{Findings, PER_RULE};
 pub use overrides::{Action, Overrides, Selector, SelectorError};
 pub use rule::{Rule, Severity};
 

@@ -6,7 +6,7 @@
 pub mod onnx;
 pub mod rten;
 
-use crate::check::{Finding, Rule};
+use crate::check::{Findings, Rule};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
 
@@ -32,12 +32,7 @@ pub trait Format: Sync {
     /// Decides from the content whether `bytes` are in this format.
     fn detect(&self, bytes: &[u8]) -> Detection;
     /// Reads the file into an inventory, appending findings. Never panics.
-    fn read(
-        &self,
-        file: &ModelFile,
-        options: &ReadOptions,
-        findings: &mut Vec<Finding>,
-    ) -> Inventory;
+    fn read(&self, file: &ModelFile, options: &ReadOptions, findings: &mut Findings) -> Inventory;
 }
 
 /// What a reader does beyond reading structure.

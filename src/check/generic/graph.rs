@@ -1,12 +1,12 @@
 //! Graph-level rules: empty graphs, duplicate names and unused constants.
 
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Findings, Item};
 use crate::inventory::{Graph, Inventory, NodeKind};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
-pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
+pub(super) fn check(inv: &Inventory, out: &mut Findings) {
     if let Some(main) = inv.graphs.first() {
         if !main
             .nodes
@@ -41,7 +41,7 @@ pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
 /// Reports each node whose name an earlier node of the same class already has. The map is
 /// keyed with ahash, seeded at random per process, so a hostile file cannot choose names that
 /// collide.
-fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
+fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
     let mut first: HashMap<(bool, &[u8]), u32, ahash::RandomState> =
         HashMap::with_capacity_and_hasher(graph.nodes.len(), ahash::RandomState::new());
     for (id, node) in (0u32..).zip(&graph.nodes) {
@@ -74,12 +74,7 @@ fn duplicates(graph_id: usize, graph: &Graph, out: &mut Vec<Finding>) {
     }
 }
 
-fn unused_constants(
-    graph_id: usize,
-    graph: &Graph,
-    captured: &HashSet<&[u8]>,
-    out: &mut Vec<Finding>,
-) {
+fn unused_constants(graph_id: usize, graph: &Graph, captured: &HashSet<&[u8]>, out: &mut Findings) {
     let mut used = vec![false; graph.nodes.len()];
     let mut mark = |id: u32| {
         if let Some(slot) = usize::try_from(id).ok().and_then(|i| used.get_mut(i)) {

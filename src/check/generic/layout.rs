@@ -1,11 +1,11 @@
 //! Section overlaps, gaps, padding and trailing bytes.
 
 use super::{EXTERNAL_DATA_UNUSED, NONZERO_PADDING, SECTION_OVERLAP, TRAILING_BYTES, UNUSED_BYTES};
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Findings, Item};
 use crate::inventory::{FileRole, Inventory, Section, SectionKind};
 use humansize::{format_size, BINARY};
 
-pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
+pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Findings) {
     overlaps(inv, out);
     // Padding between tensors shares pages with tensor data; reading it would page in the
     // weights, so only padding outside tensor data sections is read.
@@ -83,7 +83,7 @@ fn first_nonzero(bytes: &[u8], start: u64, end: u64) -> Option<u64> {
 }
 
 /// Reports each declared section that starts before an earlier one (in start order) ends.
-fn overlaps(inv: &Inventory, out: &mut Vec<Finding>) {
+fn overlaps(inv: &Inventory, out: &mut Findings) {
     let mut declared: Vec<(usize, &Section)> = inv
         .sections
         .iter()

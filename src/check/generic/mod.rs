@@ -4,7 +4,7 @@ mod graph;
 mod layout;
 mod tensors;
 
-use super::Finding;
+use super::Findings;
 use crate::inventory::Inventory;
 
 crate::rules! {
@@ -87,7 +87,7 @@ come from a data file shared with another model. Informational: loading is unaff
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.
-pub fn run(inv: &Inventory, bytes: &[u8], out: &mut Vec<Finding>) {
+pub fn run(inv: &Inventory, bytes: &[u8], out: &mut Findings) {
     layout::check(inv, bytes, out);
     tensors::check(inv, out);
     graph::check(inv, out);

@@ -4,17 +4,17 @@ use super::{
     TENSOR_ALIGNMENT, TENSOR_MISALIGNED, TENSOR_OUT_OF_BOUNDS, TENSOR_OVERLAP,
     TENSOR_SIZE_MISMATCH, TENSOR_SIZE_OVERFLOW,
 };
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Findings, Item};
 use crate::inventory::{Inventory, Storage, Tensor};
 
-pub(super) fn check(inv: &Inventory, out: &mut Vec<Finding>) {
+pub(super) fn check(inv: &Inventory, out: &mut Findings) {
     for (id, tensor) in inv.tensors.iter().enumerate() {
         each_tensor(inv, id, tensor, out);
     }
     overlaps(inv, out);
 }
 
-fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Vec<Finding>) {
+fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Findings) {
     let item = Item::Tensor { tensor: id };
     let shape_overflows = t.elements.is_none()
         || t.dtype
@@ -99,7 +99,7 @@ fn dtype_name(t: &Tensor) -> String {
 }
 
 /// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends.
-fn overlaps(inv: &Inventory, out: &mut Vec<Finding>) {
+fn overlaps(inv: &Inventory, out: &mut Findings) {
     let mut ranges: Vec<(usize, u64, u64, usize)> = inv
         .tensors
         .iter()

@@ -5,7 +5,7 @@
 //! that reads tensor bytes.
 
 use super::rules::CHECKSUM_MISMATCH;
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Findings, Item};
 use crate::inventory::{FileId, Inventory, TensorId};
 use crate::source::{FileIdentity, ModelFile};
 use sha1::{Digest, Sha1};
@@ -22,7 +22,7 @@ pub fn verify(
     wanted: &[(FileId, String, TensorId)],
     identities: &HashMap<FileId, FileIdentity>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
 ) {
     let mut files: Vec<FileId> = wanted.iter().map(|w| w.0).collect();
     files.sort_unstable();

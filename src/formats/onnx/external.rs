@@ -2,7 +2,7 @@
 
 use super::paths;
 use super::rules::*;
-use crate::check::{Finding, Item, Rule};
+use crate::check::{Finding, Findings, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use crate::source::FileIdentity;
 use crate::text::{clip, sanitize};
@@ -32,7 +32,7 @@ pub struct ExternalRef<'a> {
 pub fn parse<'a>(
     entries: &[(&'a [u8], &'a [u8])],
     item: Item,
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
 ) -> ExternalRef<'a> {
     let mut r = ExternalRef {
         usable: true,
@@ -73,7 +73,7 @@ fn number(
     key: &str,
     value: &[u8],
     item: Item,
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
     usable: &mut bool,
 ) -> Option<u64> {
     let parsed = (!value.is_empty() && value.iter().all(u8::is_ascii_digit))
@@ -146,7 +146,7 @@ impl DataFiles {
         location: &[u8],
         item: Item,
         inv: &mut Inventory,
-        out: &mut Vec<Finding>,
+        out: &mut Findings,
     ) -> Option<FileId> {
         if !self.resolved.contains_key(location) {
             let outcome = self.check(&paths::Location::new(location), inv);

@@ -405,7 +405,8 @@ impl<'b> GraphReader<'_, 'b> {
                         .iter()
                         .map(|a| a.floats.len() + a.ints.len() + a.strings.len())
                         .sum();
-                    let entries = 1 + view.outputs.len() + attributes.len() + lists;
+                    let entries =
+                        1 + view.inputs.len() + view.outputs.len() + attributes.len() + lists;
                     let dropped = view.dropped > 0 || attributes.iter().any(|a| a.dropped > 0);
                     if !self.r.spend(entries as u64, at) || dropped {
                         self.r.spend(u64::MAX, at);

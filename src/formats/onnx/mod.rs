@@ -26,7 +26,7 @@ mod test_rng;
 mod value_view;
 mod wire;
 
-use crate::check::{Finding, Item, Rule};
+use crate::check::{Finding, Findings, Item, Rule};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
     ByteRange, FileEntry, FileId, FileRole, Inventory, MetadataEntry, Name, Section, SectionKind,
@@ -39,8 +39,8 @@ use rules::*;
 /// Protobuf's message size limit, which .onnx files must stay below.
 const PROTOBUF_LIMIT: u64 = 1 << 31;
 
-/// Inventory entries (nodes, tensors, attributes, list values, ...) one model may add: a
-/// bound on memory for hostile files, far above any real model.
+/// Inventory entries (nodes, node inputs and outputs, tensors, attributes, list values, ...)
+/// one model may add: a bound on memory and work for hostile files, far above any real model.
 const MAX_ENTRIES: u64 = 1 << 22;
 
 /// The ONNX format.
@@ -51,7 +51,7 @@ struct Reader<'a> {
     /// The model file's bytes, to locate raw_data slices.
     base: &'a [u8],
     inv: &'a mut Inventory,
-    out: &'a mut Vec<Finding>,
+    out: &'a mut Findings,
     files: external::DataFiles,
     /// (data file, recorded checksum, tensor) for `--verify-checksums`.
     checksums: Vec<(FileId, String, TensorId)>,
@@ -136,7 +136,7 @@ impl Format for Onnx {
         }
     }
 
-    fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Vec<Finding>) -> Inventory {
+    fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
         let size = file.bytes().len() as u64;
         let entry = FileEntry {
             path: file.path().to_owned(),
@@ -195,7 +195,7 @@ fn text(b: Option<&[u8]>) -> String {
 }
 
 /// Model-level fields: properties, metadata, ir_version and opsets.
-fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Vec<Finding>) {
+fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
     let field = |name| Item::Field { name };
     match m.ir_version {
         Some(v) if v > 0 => {

@@ -1,7 +1,7 @@
 //! The V2 header, V1 detection and the top-level sections.
 
 use super::rules::*;
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Findings, Item};
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Length of the V2 header.
@@ -59,7 +59,7 @@ pub fn plausible_v1(bytes: &[u8]) -> bool {
 
 /// Reads the container layout, records header fields and sections, and reports problems.
 /// Returns `None` when the FlatBuffer cannot be located.
-pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Vec<Finding>) -> Option<Container> {
+pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Container> {
     let size = bytes.len() as u64;
     if !bytes.starts_with(MAGIC) {
         inv.format_version = "V1".into();

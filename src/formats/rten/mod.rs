@@ -21,7 +21,7 @@ mod verify;
 mod version;
 mod walk;
 
-use crate::check::{Finding, Rule};
+use crate::check::{Findings, Rule};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{FileEntry, FileRole, Inventory, SectionKind};
 use crate::source::ModelFile;
@@ -55,7 +55,7 @@ impl Format for Rten {
         }
     }
 
-    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Vec<Finding>) -> Inventory {
+    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
         let bytes = file.bytes();
         let entry = FileEntry {
             path: file.path().to_owned(),
@@ -81,7 +81,7 @@ fn read_model(
     bytes: &[u8],
     layout: &header::Container,
     inv: &mut Inventory,
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
 ) -> bool {
     let range = usize::try_from(layout.model_offset)
         .ok()

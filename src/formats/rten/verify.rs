@@ -2,7 +2,7 @@
 
 use super::rules::{EXCEEDS_RTEN_LIMITS, FLATBUFFER_INVALID};
 use super::schema::{root_as_model_with_opts, Model};
-use crate::check::Finding;
+use crate::check::{Finding, Findings};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 
 /// The limits rten 0.27 verifies with (the FlatBuffers defaults).
@@ -22,7 +22,7 @@ fn rtenx_limits(len: usize) -> VerifierOptions {
 }
 
 /// Verifies `model` (which starts at absolute offset `base`) and returns its root.
-pub fn verify<'a>(model: &'a [u8], base: u64, out: &mut Vec<Finding>) -> Option<Model<'a>> {
+pub fn verify<'a>(model: &'a [u8], base: u64, out: &mut Findings) -> Option<Model<'a>> {
     let err = match root_as_model_with_opts(&rten_limits(), model) {
         Ok(root) => return Some(root),
         Err(e) => e,

@@ -10,7 +10,7 @@ use super::rules::*;
 use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
-use crate::check::{generic, Finding, Item};
+use crate::check::{generic, Finding, Findings, Item};
 use crate::inventory::{
     Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
     Name, Node, NodeKind, Operator, Storage, SubgraphOf, Tensor, Value,
@@ -31,7 +31,7 @@ pub struct Walker<'a, 'i> {
     buf: &'a [u8],
     layout: &'i Container,
     inv: &'i mut Inventory,
-    out: &'i mut Vec<Finding>,
+    out: &'i mut Findings,
     version: MinVersion,
 }
 
@@ -41,7 +41,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         buf: &'a [u8],
         layout: &'i Container,
         inv: &'i mut Inventory,
-        out: &'i mut Vec<Finding>,
+        out: &'i mut Findings,
     ) -> Self {
         Walker {
             buf,
