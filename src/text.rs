@@ -28,13 +28,19 @@ pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// `bytes` as short, printable text for a message: invalid UTF-8 replaced, cut to `max`
+/// characters, then escaped. Cutting first keeps a megabyte-long hostile value cheap.
+pub fn excerpt(bytes: &[u8], max: usize) -> String {
+    sanitize(&clip(String::from_utf8_lossy(bytes), max)).into_owned()
+}
+
 fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{clip, sanitize};
+    use super::{clip, excerpt, sanitize};
 
     #[test]
     fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {
@@ -47,5 +53,13 @@ mod tests {
     fn clips_long_text_on_a_character_boundary() {
         assert_eq!(clip("short".into(), 5), "short");
         assert_eq!(clip("ééééé".into(), 2), "éé… (6 more bytes)");
+    }
+
+    #[test]
+    fn excerpts_are_cut_then_escaped() {
+        assert_eq!(
+            excerpt(b"w\xff\x1b.data", 3),
+            "w\u{fffd}\\u{1b}… (5 more bytes)"
+        );
     }
 }

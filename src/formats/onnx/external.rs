@@ -5,7 +5,7 @@ use super::rules::*;
 use crate::check::{Finding, Findings, Item, Rule};
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use crate::source::FileIdentity;
-use crate::text::{clip, sanitize};
+use crate::text::{excerpt, sanitize};
 use ahash::HashSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ pub fn parse<'a>(
     };
     let mut seen = HashSet::default();
     for &(key, value) in entries {
-        let key_text = || clip(sanitize(&String::from_utf8_lossy(key)), SHOWN).into_owned();
+        let key_text = || excerpt(key, SHOWN);
         if !seen.insert(key) {
             let key_text = key_text();
             out.push(Finding::new(&DUPLICATE_EXTERNAL_KEY, format!(
@@ -81,8 +81,7 @@ fn number(
         .flatten();
     if parsed.is_none() {
         *usable = false;
-        let text = String::from_utf8_lossy(value);
-        let shown = clip(sanitize(&text), SHOWN);
+        let shown = excerpt(value, SHOWN);
         out.push(
             Finding::new(
                 &OFFSET_LENGTH_INVALID,

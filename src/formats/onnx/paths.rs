@@ -8,7 +8,7 @@
 use super::rules::*;
 use crate::check::Rule;
 use crate::source::FileIdentity;
-use crate::text::{clip, sanitize};
+use crate::text::excerpt;
 use std::borrow::Cow;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -31,7 +31,7 @@ impl<'a> Location<'a> {
     /// The location stored as `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         let text = String::from_utf8_lossy(bytes);
-        let shown = clip(sanitize(&text), SHOWN).into_owned();
+        let shown = excerpt(bytes, SHOWN);
         Location { bytes, text, shown }
     }
 
@@ -60,7 +60,7 @@ impl<'a> Location<'a> {
 
 /// `path` escaped and cut short for a message.
 fn show(path: &Path) -> String {
-    clip(sanitize(&path.to_string_lossy()), SHOWN).into_owned()
+    excerpt(path.as_os_str().as_encoded_bytes(), SHOWN)
 }
 
 /// Why a location was refused or flagged.
@@ -94,8 +94,9 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
             format!("location \"{shown}\" is an in-memory initializer marker (#)"),
         ));
     }
-    let parts: Vec<&str> = location.split(['/', '\\']).collect();
-    if parts.contains(&"_ORT_MEM_ADDR_") {
+    // Lazily: a hostile location can have millions of parts.
+    let parts = || location.split(['/', '\\']);
+    if parts().any(|p| p == "_ORT_MEM_ADDR_") {
         return Err(problem(
             &LOCATION_SPECIAL,
             format!("location \"{shown}\" is onnxruntime's memory-address marker"),
@@ -112,7 +113,7 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
     } else if location.contains('\0') {
         // C and C++ loaders stop reading the location at the NUL.
         Some("contains a NUL byte")
-    } else if parts.iter().any(|p| p.trim_end_matches(' ') == "..") {
+    } else if parts().any(|p| p.trim_end_matches(' ') == "..") {
         // Windows drops trailing spaces, so `.. ` climbs too.
         Some("climbs out of the model's folder with `..`")
     } else {
@@ -146,7 +147,7 @@ pub fn not_portable(loc: &Location<'_>) -> Option<String> {
                 && b[..3].eq_ignore_ascii_case(prefix.as_bytes())
                 && (b'1'..=b'9').contains(&b[3])
         };
-        let named = clip(sanitize(part), SHOWN);
+        let named = excerpt(part.as_bytes(), SHOWN);
         let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
             || numbered("COM")
             || numbered("LPT")
@@ -193,7 +194,7 @@ pub fn rten_refuses(loc: &Location<'_>) -> Option<String> {
         .and_then(|e| e.to_str())
         .unwrap_or("");
     (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
-        let ext = clip(sanitize(ext), SHOWN);
+        let ext = excerpt(ext.as_bytes(), SHOWN);
         format!("location \"{shown}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
     })
 }
