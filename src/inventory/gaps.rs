@@ -1,6 +1,6 @@
 //! Completing a file's layout with padding, gaps and trailing bytes.
 
-use super::{ByteRange, FileId, Inventory, Section, SectionKind};
+use super::{ByteRange, Inventory, Section, SectionKind};
 
 /// Unclaimed runs shorter than this are padding when the format states no alignment.
 const DEFAULT_PADDING: u64 = 8;
@@ -13,9 +13,9 @@ impl Inventory {
     pub fn fill_gaps(&mut self) {
         let threshold = self.preferred_alignment.unwrap_or(DEFAULT_PADDING).max(1);
         let mut found = Vec::new();
-        for (file, entry) in self.files.iter().enumerate() {
+        let all_claims = self.claims();
+        for ((file, entry), mut claims) in self.files.iter().enumerate().zip(all_claims) {
             let Some(size) = entry.size else { continue };
-            let mut claims = self.claims(file, size);
             claims.sort_unstable_by_key(|r| r.start);
             let mut cursor = 0u64;
             for claim in claims {
@@ -48,31 +48,39 @@ impl Inventory {
             .sort_by_key(|s| (s.file, s.range.start, s.range.len));
     }
 
-    /// Ranges of `file` in use: headers, model data and tensor data, clamped to `size`. The
-    /// start of a tensor data or external data section counts as an empty claim, so that the
-    /// padding before it is not mistaken for trailing bytes when it holds no tensors.
-    fn claims(&self, file: FileId, size: u64) -> Vec<ByteRange> {
-        let sections = self
-            .sections
-            .iter()
-            .filter(|s| s.file == file)
-            .map(|s| match s.kind {
-                SectionKind::Header | SectionKind::ModelData => s.range,
-                _ => ByteRange {
+    /// Ranges of each file in use: headers, model data and tensor data, clamped to the
+    /// file's size. The start of a tensor data or external data section counts as an empty
+    /// claim, so that the padding before it is not mistaken for trailing bytes when it holds
+    /// no tensors. One pass over sections and tensors, however many files there are.
+    fn claims(&self) -> Vec<Vec<ByteRange>> {
+        let mut claims = vec![Vec::new(); self.files.len()];
+        let sections = self.sections.iter().map(|s| match s.kind {
+            SectionKind::Header | SectionKind::ModelData => (s.file, s.range),
+            _ => (
+                s.file,
+                ByteRange {
                     start: s.range.start,
                     len: 0,
                 },
-            });
+            ),
+        });
         let tensors = self
             .tensors
             .iter()
             .filter_map(|t| t.data)
-            .filter(|d| d.file == file && d.len > 0)
-            .map(|d| ByteRange::between(d.offset, d.end().unwrap_or(u64::MAX)));
-        sections
-            .chain(tensors)
-            .filter(|r| r.start <= size)
-            .map(|r| ByteRange::between(r.start, r.end().min(size)))
-            .collect()
+            .filter(|d| d.len > 0)
+            .map(|d| {
+                let end = d.end().unwrap_or(u64::MAX);
+                (d.file, ByteRange::between(d.offset, end))
+            });
+        for (file, range) in sections.chain(tensors) {
+            let size = self.files.get(file).and_then(|f| f.size);
+            if let (Some(list), Some(size)) = (claims.get_mut(file), size) {
+                if range.start <= size {
+                    list.push(ByteRange::between(range.start, range.end().min(size)));
+                }
+            }
+        }
+        claims
     }
 }

@@ -52,9 +52,13 @@ pub fn verify(
             });
         }
     });
-    let digests = digests.into_inner().unwrap_or_default();
+    let digests: HashMap<FileId, _> = digests
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
     for (file, expected, tensor) in wanted {
-        let Some((_, actual)) = digests.iter().find(|(f, _)| f == file) else {
+        let Some(actual) = digests.get(file) else {
             continue;
         };
         let message = match actual {
