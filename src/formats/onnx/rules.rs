@@ -98,7 +98,9 @@ can be read from different places by different tools.");
     EXTERNAL_WITH_INLINE_DATA = ("OX022", "external-with-inline-data", Error,
         "An external tensor also carries inline data.",
         "A tensor with data_location EXTERNAL must not set raw_data or any typed value field; \
-onnx.checker refuses it.");
+onnx.checker refuses it. An empty raw_data is reported too: onnx.checker and onnxruntime \
+ignore it, but rten reads it instead of the external data and refuses the model, so readers \
+disagree on the tensor's value.");
     EXTERNAL_OFFSET_UNALIGNED = ("OX023", "external-offset-unaligned", Info,
         "An external tensor's offset is not a multiple of 4096.",
         "The ONNX external-data spec asks for offsets that are multiples of the page size (4096, \

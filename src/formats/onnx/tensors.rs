@@ -181,7 +181,13 @@ impl Reader<'_> {
             self.out.push(
                 Finding::new(
                     &EXTERNAL_WITH_INLINE_DATA,
-                    format!("EXTERNAL tensor also sets {}", inline.join(", ")),
+                    if t.raw_data.is_some_and(<[u8]>::is_empty) {
+                        "EXTERNAL tensor also sets raw_data, to nothing: onnx and onnxruntime \
+ignore it, but rten reads the empty raw_data instead of the external data and refuses the model"
+                            .to_owned()
+                    } else {
+                        format!("EXTERNAL tensor also sets {}", inline.join(", "))
+                    },
                 )
                 .item(item),
             );
