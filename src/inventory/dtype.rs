@@ -60,8 +60,12 @@ impl DType {
     /// Bytes needed for `elements` packed elements, rounding sub-byte types up;
     /// `None` on overflow or for variable-size types.
     pub fn byte_size(self, elements: u64) -> Option<u64> {
-        let bits = elements.checked_mul(self.bits()?)?;
-        Some(bits.div_ceil(8))
+        // Counted in bytes, or in elements per byte, so that no bit count can overflow where
+        // the byte count does not.
+        match self.bits()? {
+            bits if bits % 8 == 0 => elements.checked_mul(bits / 8),
+            bits => Some(elements.div_ceil(8 / bits)),
+        }
     }
 
     /// Lower-case name, as in JSON output.
@@ -115,6 +119,9 @@ mod tests {
         assert_eq!(DType::U2.byte_size(5), Some(2));
         assert_eq!(DType::String.byte_size(3), None);
         assert_eq!(DType::F64.byte_size(u64::MAX / 4), None);
+        assert_eq!(DType::U8.byte_size(1 << 62), Some(1 << 62));
+        assert_eq!(DType::U4.byte_size(u64::MAX), Some(1 << 63));
+        assert_eq!(DType::Complex128.byte_size(1 << 60), None);
     }
 
     #[test]

@@ -63,10 +63,47 @@ impl DataRange {
 }
 
 impl Tensor {
-    /// Element count and byte size for `shape` and `dtype`, overflow-checked.
+    /// Element count and byte size for `shape` and `dtype`, overflow-checked. The product
+    /// of the non-zero dimensions must fit in 64 bits even when a zero makes the tensor
+    /// empty: runtimes compute strides from them, and the answer must not depend on the
+    /// order of the dimensions.
     pub fn sizes(shape: &[u64], dtype: Option<DType>) -> (Option<u64>, Option<u64>) {
-        let elements = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        let nonzero = shape
+            .iter()
+            .filter(|&&d| d != 0)
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        let elements = nonzero.map(|n| if shape.contains(&0) { 0 } else { n });
         let bytes = elements.zip(dtype).and_then(|(n, dt)| dt.byte_size(n));
         (elements, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_do_not_depend_on_the_order_of_the_dimensions() {
+        let big = 1 << 40;
+        for shape in [[0, big, big], [big, big, 0], [big, 0, big]] {
+            assert_eq!(
+                Tensor::sizes(&shape, Some(DType::F32)),
+                (None, None),
+                "{shape:?}"
+            );
+        }
+        assert_eq!(
+            Tensor::sizes(&[0, big, 4], Some(DType::F32)),
+            (Some(0), Some(0))
+        );
+        assert_eq!(Tensor::sizes(&[], Some(DType::U8)), (Some(1), Some(1)));
+        assert_eq!(
+            Tensor::sizes(&[1 << 62], Some(DType::U8)),
+            (Some(1 << 62), Some(1 << 62))
+        );
+        assert_eq!(
+            Tensor::sizes(&[1 << 62], Some(DType::F32)),
+            (Some(1 << 62), None)
+        );
     }
 }

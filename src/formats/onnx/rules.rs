@@ -154,4 +154,10 @@ already defined in its graph, or in a graph that encloses it, and a graph may no
 input name twice. onnx.checker and onnxruntime refuse such a model; a runtime that accepts \
 it reads whichever definition it meets last. Exporters produce it when a user-chosen output \
 name collides with an internal value: rename one of them.");
+    NEGATIVE_DIM = ("OX031", "negative-dim", Error,
+        "A tensor has a negative dimension.",
+        "TensorProto.dims are sizes, so none may be negative (-1 means \"unknown\" only in \
+shape inference and Reshape targets, never in a stored tensor). Runtimes that multiply the \
+dimensions get a negative or wrapped size; a dimension of 0 elsewhere in the shape hides this \
+from a size check, so rtenx reports it on its own.");
 }

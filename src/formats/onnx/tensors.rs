@@ -46,7 +46,16 @@ impl Reader<'_> {
                 .item(item),
             );
         }
-        // A negative dim becomes u64::MAX, which the overflow rule then reports.
+        if let Some((i, d)) = t.dims.iter().enumerate().find(|(_, &d)| d < 0) {
+            self.out.push(
+                Finding::new(
+                    &NEGATIVE_DIM,
+                    format!("dims[{i}] is {d}; a stored tensor's dimensions are sizes, 0 or more"),
+                )
+                .item(item),
+            );
+        }
+        // A negative dim is kept as u64::MAX, so that sizes built on it overflow.
         let shape: Vec<u64> = t
             .dims
             .iter()
