@@ -13,7 +13,7 @@ pub mod dump;
 pub mod formats;
 pub mod inventory;
 pub mod report;
-#[allow(unsafe_code)] // The memory map and the prefetch hint, each documented at its call.
+#[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 pub mod summary;
 pub mod text;

@@ -190,21 +190,108 @@ impl ModelFile {
     }
 }
 
-/// Opens `path` for reading. On Unix the open never blocks (a FIFO swapped in after the
-/// metadata check opens at once rather than waiting for a writer), and with `no_follow` a
-/// symlink in the last component is refused.
+/// Flags for every open: never block (a FIFO swapped in after the metadata check opens at
+/// once rather than waiting for a writer) and never become the controlling terminal.
+#[cfg(unix)]
+const OPEN_FLAGS: libc::c_int =
+    libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// Opens `path` for reading. With `no_follow`, `path` must be canonical and is opened one
+/// folder at a time without following any symlink (see [`open_no_symlinks`]).
 fn open_read_only(path: &Path, no_follow: bool) -> io::Result<File> {
+    #[cfg(unix)]
+    if no_follow {
+        return open_no_symlinks(path);
+    }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        let follow = if no_follow { libc::O_NOFOLLOW } else { 0 };
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | follow);
+        options.custom_flags(OPEN_FLAGS & !libc::O_RDONLY);
     }
     #[cfg(not(unix))]
     let _ = no_follow;
     options.open(path)
+}
+
+/// Opens the canonical absolute `path` from the root down, one component at a time with
+/// `openat(O_NOFOLLOW)`. A canonical path has no symlinks, so meeting one means a folder or
+/// the file was swapped after it was checked: the open fails instead of following it out of
+/// the model's folder. The last component must be a regular file before it is opened, so no
+/// device is ever opened.
+#[cfg(unix)]
+fn open_no_symlinks(path: &Path) -> io::Result<File> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Component;
+
+    let invalid = || io::Error::new(io::ErrorKind::InvalidInput, "not a canonical path");
+    let mut parts = path.components();
+    if parts.next() != Some(Component::RootDir) {
+        return Err(invalid());
+    }
+    let names: Vec<&std::ffi::OsStr> = parts
+        .map(|c| match c {
+            Component::Normal(name) => Ok(name),
+            _ => Err(invalid()),
+        })
+        .collect::<io::Result<_>>()?;
+    let Some((file_name, folders)) = names.split_last() else {
+        return Err(invalid());
+    };
+    let replaced =
+        || io::Error::other("a folder or the file was replaced since it was checked; not followed");
+    let at = |dir: &OwnedFd, name: &std::ffi::OsStr, flags: libc::c_int| -> io::Result<OwnedFd> {
+        let name = CString::new(name.as_bytes()).map_err(|_| invalid())?;
+        // SAFETY: `dir` is an open descriptor and `name` a NUL-terminated string; on
+        // success the new descriptor is owned by nobody else.
+        let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP | libc::ENOTDIR) => replaced(),
+                _ => e,
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned here only.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    let root = File::open("/")?;
+    let mut dir = OwnedFd::from(root);
+    for name in folders {
+        dir = at(
+            &dir,
+            name,
+            OPEN_FLAGS | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        )?;
+    }
+    let dir = File::from(dir);
+    let name = CString::new(file_name.as_bytes()).map_err(|_| invalid())?;
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor, NUL-terminated name and a writable `stat`.
+    let rc = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(replaced());
+    }
+    let file = at(
+        &OwnedFd::from(dir),
+        file_name,
+        OPEN_FLAGS | libc::O_NOFOLLOW,
+    )?;
+    Ok(File::from(file))
 }
 
 #[cfg(all(test, unix))]
@@ -228,5 +315,38 @@ mod tests {
         std::os::unix::fs::symlink(&a, &link).unwrap();
         let followed = ModelFile::open_checked_for_streaming(&link, identity(&a));
         assert!(matches!(followed, Err(OpenError::Io { .. })));
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_symlink_is_not_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        let (model, outside) = (root.join("model"), root.join("outside"));
+        std::fs::create_dir_all(model.join("sub")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        let checked = model.join("sub/w.data");
+        std::fs::write(&checked, b"wwww").unwrap();
+        let identity = FileIdentity::of(&std::fs::metadata(&checked).unwrap());
+        assert!(ModelFile::open_checked_for_streaming(&checked, identity).is_ok());
+        // The same inode outside the folder, then `sub` swapped for a symlink to it: the
+        // identity still matches, so only refusing the symlink keeps the read inside.
+        std::fs::hard_link(&checked, outside.join("w.data")).unwrap();
+        std::fs::remove_file(&checked).unwrap();
+        std::fs::remove_dir(model.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&outside, model.join("sub")).unwrap();
+        let swapped = ModelFile::open_checked_for_streaming(&checked, identity);
+        let message = swapped.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.contains("replaced since it was checked"),
+            "{message}"
+        );
+        // A FIFO in place of the file is not opened either.
+        std::fs::remove_file(model.join("sub")).unwrap();
+        std::fs::create_dir(model.join("sub")).unwrap();
+        let status = std::process::Command::new("mkfifo").arg(&checked).status();
+        assert!(status.unwrap().success());
+        let fifo = open_no_symlinks(&checked).err().map(|e| e.to_string());
+        assert!(fifo.unwrap_or_default().contains("replaced"));
+        assert!(open_no_symlinks(Path::new("relative/w.data")).is_err());
     }
 }
