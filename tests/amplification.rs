@@ -51,6 +51,7 @@ fn hostile_models_stay_small_in_memory() {
     typed_value_fields_are_counted_not_decoded();
     attribute_lists_past_the_budget_are_counted_not_kept();
     a_rule_broken_millions_of_times_lists_a_bounded_number();
+    millions_of_empty_subgraphs_are_bounded();
 }
 
 /// A protobuf length-delimited field.
@@ -159,4 +160,38 @@ fn a_rule_broken_millions_of_times_lists_a_bounded_number() {
     );
     eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     assert!(grown < 100 * 1024, "peak RSS grew by {grown} KiB");
+}
+
+/// An If node whose `branches` attribute lists 3M empty graphs (6 MB). Each graph read costs
+/// hundreds of bytes, so they are budgeted like 32 entries each.
+fn millions_of_empty_subgraphs_are_bounded() {
+    let mut attribute = Vec::new();
+    field(1, b"branches", &mut attribute);
+    attribute.extend_from_slice(&[0xa0, 0x01, 10]); // type (field 20): GRAPHS
+    for _ in 0..3_000_000 {
+        attribute.extend_from_slice(&[11 << 3 | 2, 0]);
+    }
+    let mut node = Vec::new();
+    field(1, b"X", &mut node);
+    field(2, b"Y", &mut node);
+    field(4, b"If", &mut node);
+    field(5, &attribute, &mut node);
+    drop(attribute);
+    let mut graph = Vec::new();
+    field(1, &node, &mut graph);
+    drop(node);
+    let mut model = vec![0x08, 10]; // ir_version
+    field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
+    field(7, &graph, &mut model);
+    drop(graph);
+    let size_kib = model.len() as u64 / 1024;
+    let file = rtenx::source::ModelFile::in_memory("graphs.onnx", model);
+    let (grown, analysis) = peak_growth_kib(&file);
+    assert!(
+        analysis.findings.iter().any(|f| f.rule.code == "OX029"),
+        "OX029: too many entries"
+    );
+    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
+    // 3M graphs would take about 1.9 GB.
+    assert!(grown < 200 * 1024, "peak RSS grew by {grown} KiB");
 }

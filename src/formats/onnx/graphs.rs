@@ -32,6 +32,10 @@ enum Body<'b> {
 /// How deep subgraphs may nest (prost's recursion limit for one message).
 const MAX_DEPTH: u32 = 100;
 
+/// Budget entries one subgraph takes: its graph, scope and queue entry cost about as much
+/// memory as 32 nodes or values, so millions of empty subgraphs hit OX029 early.
+const SUBGRAPH_ENTRIES: u64 = 32;
+
 struct Job<'b> {
     body: Body<'b>,
     id: GraphId,
@@ -568,7 +572,7 @@ impl<'b> GraphReader<'_, 'b> {
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
     /// which bounds the work a hostile chain of nested graphs can cause.
     fn subgraph(&mut self, g: &[u8], op: NodeId) -> Option<GraphRef> {
-        if !self.r.spend(1, self.offset(g)) {
+        if !self.r.spend(SUBGRAPH_ENTRIES, self.offset(g)) {
             return None;
         }
         if self.depth >= MAX_DEPTH {

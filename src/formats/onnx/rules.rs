@@ -140,8 +140,8 @@ that works here may then read the wrong bytes, hang or fail on Windows. Rename t
     TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
         "The model holds more entries than rtenx reads.",
         "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
-model: nodes, node inputs and outputs, values, tensors, attributes, subgraphs, dimensions \
-and attribute list values. \
+model: nodes, node inputs and outputs, values, tensors, attributes, dimensions and \
+attribute list values, with a subgraph counting as 32. \
 A hostile file can declare millions of empty entries in two bytes each, and each would cost \
 rtenx up to a few hundred. Real models stay far below: a 20,000-node transformer has about \
 150,000. The model is read up to the limit, so its checks are incomplete, and that is an \
