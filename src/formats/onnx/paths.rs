@@ -94,17 +94,38 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
             format!("location \"{shown}\" is an in-memory initializer marker (#)"),
         ));
     }
-    // Lazily: a hostile location can have millions of parts.
-    let parts = || location.split(['/', '\\']);
-    if parts().any(|p| p == "_ORT_MEM_ADDR_") {
+    // Split lazily: a hostile location can have millions of parts.
+    if location.split(['/', '\\']).any(|p| p == "_ORT_MEM_ADDR_") {
         return Err(problem(
             &LOCATION_SPECIAL,
             format!("location \"{shown}\" is onnxruntime's memory-address marker"),
         ));
     }
+    if let Some(what) = leaves_folder(location) {
+        return Err(problem(
+            &LOCATION_TRAVERSAL,
+            format!("location \"{shown}\" {what}"),
+        ));
+    }
+    let folded = best_fit(location);
+    match leaves_folder(&folded) {
+        Some(what) if folded != location => Err(problem(
+            &LOCATION_TRAVERSAL,
+            format!(
+                "location \"{shown}\" becomes \"{}\" when a Windows program converts it to \
+its ANSI code page (best-fit mapping), which {what}",
+                excerpt(folded.as_bytes(), SHOWN)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// How `location` leaves the model's folder, if it does.
+fn leaves_folder(location: &str) -> Option<&'static str> {
     let bytes = location.as_bytes();
     let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-    let what = if location.starts_with("\\\\") || location.starts_with("//") {
+    if location.starts_with("\\\\") || location.starts_with("//") {
         Some("is a UNC path")
     } else if location.starts_with(['/', '\\']) {
         Some("is an absolute path")
@@ -113,19 +134,46 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
     } else if location.contains('\0') {
         // C and C++ loaders stop reading the location at the NUL.
         Some("contains a NUL byte")
-    } else if parts().any(|p| p.trim_end_matches(' ') == "..") {
-        // Windows drops trailing spaces, so `.. ` climbs too.
+    } else if location.split(['/', '\\']).any(climbs) {
         Some("climbs out of the model's folder with `..`")
     } else {
         None
-    };
-    match what {
-        Some(what) => Err(problem(
-            &LOCATION_TRAVERSAL,
-            format!("location \"{shown}\" {what}"),
-        )),
-        None => Ok(()),
     }
+}
+
+/// Whether a path component climbs to the parent folder: `..`, or dots and spaces that
+/// Windows trims to `..` (`.. `, `.. .`). Three dots or more are refused too, as no real
+/// data file is named that way.
+fn climbs(part: &str) -> bool {
+    part.starts_with("..") && part.chars().all(|c| c == '.' || c == ' ')
+}
+
+/// Characters that Windows' best-fit conversion to an ANSI code page can turn into a dot,
+/// separator or colon, for programs that open files through the `A` APIs (the "WorstFit"
+/// attacks): fullwidth forms, the division slash, and the yen and won signs, which are the
+/// backslash in the Japanese and Korean code pages.
+const BEST_FIT: [(char, char); 7] = [
+    ('\u{ff0e}', '.'),
+    ('\u{ff0f}', '/'),
+    ('\u{2215}', '/'),
+    ('\u{ff3c}', '\\'),
+    ('\u{a5}', '\\'),
+    ('\u{20a9}', '\\'),
+    ('\u{ff1a}', ':'),
+];
+
+/// `location` as a best-fit conversion could read it; borrowed when nothing changes.
+fn best_fit(location: &str) -> Cow<'_, str> {
+    let fold = |c: char| {
+        BEST_FIT
+            .iter()
+            .find(|&&(from, _)| from == c)
+            .map(|&(_, to)| to)
+    };
+    if !location.chars().any(|c| fold(c).is_some()) {
+        return Cow::Borrowed(location);
+    }
+    Cow::Owned(location.chars().map(|c| fold(c).unwrap_or(c)).collect())
 }
 
 /// Why Windows would read `location` differently, if it would: a DOS device name, an NTFS
@@ -137,6 +185,12 @@ pub fn not_portable(loc: &Location<'_>) -> Option<String> {
     if !loc.is_utf8() {
         return Some(format!(
             "location \"{shown}\" is not UTF-8, so Windows, which names files in UTF-16, cannot open it"
+        ));
+    }
+    if let Some(&(from, to)) = BEST_FIT.iter().find(|(from, _)| loc.text.contains(*from)) {
+        return Some(format!(
+            "location \"{shown}\" holds {from:?}, which a Windows program using its ANSI code \
+page can read as {to:?}"
         ));
     }
     for part in loc.text.split(['/', '\\']) {
@@ -369,6 +423,13 @@ mod tests {
             "..",
             ".. /x",
             "a/..  /..  /x",
+            ".. ./x",
+            ".../x",
+            "\u{ff0e}\u{ff0e}/x",
+            "..\u{ff0f}x",
+            "a\u{ff3c}..\u{a5}x",
+            "\u{ff3c}\u{ff3c}server\u{ff3c}x",
+            "C\u{ff1a}x",
         ] {
             let e = check_lexically(&Location::new(bad.as_bytes())).unwrap_err();
             assert_eq!(e.rule.code, "OX012", "{bad}");
@@ -390,7 +451,14 @@ mod tests {
         // A C loader would read only `w.data`: the NUL is named, not the `..` after it.
         let nul = check_lexically(&Location::new(b"w.data\0../../x")).unwrap_err();
         assert!(nul.message.contains("NUL"), "{}", nul.message);
-        for ok in ["w.data", "sub/w.data", "a..b.data", "./w.data"] {
+        for ok in [
+            "w.data",
+            "sub/w.data",
+            "a..b.data",
+            "./w.data",
+            "..w",
+            "w\u{ff0e}data",
+        ] {
             assert!(
                 check_lexically(&Location::new(ok.as_bytes())).is_ok(),
                 "{ok}"
@@ -411,6 +479,8 @@ mod tests {
             "w.data ",
             "w?.data",
             "sub /w.data",
+            "w\u{ff0e}data",
+            "\u{a5}w.data",
         ] {
             assert!(
                 not_portable(&Location::new(odd.as_bytes())).is_some(),

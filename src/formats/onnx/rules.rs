@@ -54,7 +54,10 @@ hold them.");
         "The location must be a relative path inside the model's folder. Absolute paths, \
 drive letters (C:), UNC paths (\\\\server), a leading root separator and any `..` component \
 are refused, as onnx does since CVE-2022-25882 and CVE-2024-27318: they let a model read \
-any file on the machine. rtenx never opens such a path.");
+any file on the machine. rtenx never opens such a path. It also refuses components of dots \
+and spaces that Windows trims to `..` (`.. .`), and locations that become one of these once \
+a Windows program converts them to its ANSI code page, where best-fit mapping turns \
+fullwidth `．／＼：`, the division slash `∕` and the yen and won signs into `. / \\ :`.");
     LOCATION_SPECIAL = ("OX013", "location-special", Error,
         "An external data location is an in-memory marker.",
         "`*/_ORT_MEM_ADDR_/*` makes onnxruntime treat the offset as a raw process memory \
