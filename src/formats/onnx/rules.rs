@@ -67,7 +67,10 @@ a model carrying them is hostile or a leaked internal graph.");
         "The external data path leaves the model's folder through a symlink.",
         "A symlink at the data file or at a folder on its path resolves outside the model's \
 folder (CVE-2026-27489, CVE-2026-34447). rtenx resolves every level and never opens the \
-target.");
+target. onnx refuses every symlink; onnxruntime follows them. Caches that link each file to \
+a shared store, such as the Hugging Face hub's `snapshots/<rev>/* -> ../../blobs/*`, trip \
+this rule: check a real copy of the folder, or, when the store is trusted, run with \
+`--warn OX014`.");
     SYMLINK_INSIDE = ("OX015", "symlink-inside", Warning,
         "The external data path goes through a symlink that stays inside the model's folder.",
         "The path is safe today, but onnx's loader refuses symlinks outright, and a symlink \
