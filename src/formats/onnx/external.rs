@@ -113,6 +113,8 @@ pub struct DataFiles {
     by_path: HashMap<PathBuf, FileId>,
     /// What each data file was when checked, for `--verify-checksums` to open the same one.
     identities: HashMap<FileId, FileIdentity>,
+    /// The model file's own identity, which no location may lead to.
+    model: Option<FileIdentity>,
 }
 
 impl DataFiles {
@@ -124,11 +126,15 @@ impl DataFiles {
             .unwrap_or(Path::new("."));
         let model_dir =
             std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()));
+        let model = std::fs::metadata(model_path)
+            .ok()
+            .and_then(|m| FileIdentity::of(&m));
         DataFiles {
             model_dir,
             resolved: HashMap::new(),
             by_path: HashMap::new(),
             identities: HashMap::new(),
+            model,
         }
     }
 
@@ -204,6 +210,19 @@ impl DataFiles {
             }
         };
         resolved.warnings.into_iter().for_each(&mut note);
+        if resolved.identity.is_some() && resolved.identity == self.model {
+            note(paths::Problem {
+                rule: &LOCATION_IS_MODEL,
+                message: format!(
+                    "location \"{}\" leads to the model file itself",
+                    location.shown()
+                ),
+            });
+            return Outcome {
+                file: None,
+                problems,
+            };
+        }
         if let Some(&id) = self.by_path.get(&resolved.path) {
             return Outcome {
                 file: Some(id),

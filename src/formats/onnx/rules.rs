@@ -166,4 +166,10 @@ name collides with an internal value: rename one of them.");
 shape inference and Reshape targets, never in a stored tensor). Runtimes that multiply the \
 dimensions get a negative or wrapped size; a dimension of 0 elsewhere in the shape hides this \
 from a size check, so rtenx reports it on its own.");
+    LOCATION_IS_MODEL = ("OX032", "location-is-model", Error,
+        "An external data location names the model file itself.",
+        "The location leads to the .onnx file being read (by name, symlink or hard link), so \
+the tensor's bytes would be read out of the model's own protobuf: its names, attributes and \
+other tensors. No exporter writes this; it hides one thing inside another. rtenx does not \
+use the range.");
 }
