@@ -97,7 +97,18 @@ fn byte_flips_never_panic_and_rten_refusals_are_errors() {
                     _ => 0xff,
                 };
             }
-            let a = analyze_bytes(bytes.clone());
+            // rten's panics are silenced above, so a panic in rtenx is caught and named.
+            let Ok(a) = panic::catch_unwind(|| analyze_bytes(bytes.clone())) else {
+                let edits: Vec<_> = (0..bytes.len())
+                    .filter(|&i| bytes[i] != original[i])
+                    .map(|i| (i, bytes[i]))
+                    .collect();
+                problems.push(format!(
+                    "{} round {round}: rtenx panics; add {edits:?} to CRASHERS",
+                    path.display()
+                ));
+                continue;
+            };
             if rten_loads(bytes.clone()) {
                 for f in a.findings.iter().filter(|f| f.severity == Severity::Error) {
                     if !STRICTER.contains(&f.rule.code) {
@@ -195,5 +206,27 @@ fn onnx_truncations_and_flips_never_panic() {
             }
             analyze_bytes(mutant);
         }
+    }
+}
+
+/// Mutants that once crashed rtenx, as (fixture, [(offset, new byte)]).
+const CRASHERS: &[(&str, &[(usize, u8)])] = &[
+    // An unknown ConstantData tag (0xff), which the verifier skips, with a union offset
+    // past the end: the generated accessor followed it and panicked.
+    (
+        "metadata.v1.rten",
+        &[(472, 0x6c), (568, 0x79), (1108, 0xff), (1121, 0xff)],
+    ),
+];
+
+#[test]
+fn mutants_that_once_crashed_are_reported() {
+    for (name, edits) in CRASHERS {
+        let mut bytes = std::fs::read(common::fixtures().join("rten").join(name)).unwrap();
+        for &(at, value) in *edits {
+            bytes[at] = value;
+        }
+        let a = analyze_bytes(bytes);
+        assert!(has_error(&a), "{name}: {:?}", a.findings);
     }
 }

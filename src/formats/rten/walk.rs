@@ -261,18 +261,22 @@ impl<'a, 'i> Walker<'a, 'i> {
         let item = Item::Node { graph, node: index };
         let shape: Vec<u64> = c.shape().iter().map(u64::from).collect();
         let declared = c.dtype().map(|d| (d.0, constant_dtype(d.0)));
-        let inline = c.data().and_then(|t| {
-            let (dtype, size) = inline_dtype(c.data_type().0)?;
-            let (start, len) = RawTable::new(self.buf, t.loc()).vector(4, size as usize)?;
-            Some((
-                dtype,
-                DataRange {
-                    file: 0,
-                    offset: self.abs(start),
-                    len: (len as u64) * size,
-                },
-            ))
-        });
+        // The verifier checks a union's table only for tags it knows, so the offset is
+        // followed with bounds checks rather than by the generated accessor.
+        let inline = RawTable::new(self.buf, c._tab.loc())
+            .table(fb::ConstantNode::VT_DATA)
+            .and_then(|t| {
+                let (dtype, size) = inline_dtype(c.data_type().0)?;
+                let (start, len) = t.vector(4, size as usize)?;
+                Some((
+                    dtype,
+                    DataRange {
+                        file: 0,
+                        offset: self.abs(start),
+                        len: (len as u64) * size,
+                    },
+                ))
+            });
         if matches!(inline, Some((DType::I8 | DType::U8, _))) {
             self.version
                 .require("0.14.0", || "int8/uint8 constant data".into());
@@ -512,10 +516,11 @@ impl<'a, 'i> Walker<'a, 'i> {
                 );
             }
         }
-        let (Some(table), Some(raw)) = (table, op.attrs()) else {
+        let raw = RawTable::new(self.buf, op._tab.loc()).table(fb::OperatorNode::VT_ATTRS);
+        let (Some(table), Some(raw)) = (table, raw) else {
             return Vec::new();
         };
-        let decoded = attrs::decode(table, RawTable::new(self.buf, raw.loc()));
+        let decoded = attrs::decode(table, raw);
         for field in decoded.newer_fields {
             if let Some(since) = field.since {
                 self.version
