@@ -18,6 +18,8 @@ const STRICTER: &[&str] = &[
     "RX008", // shape overflow
     "RX012", // empty graph (rten-convert #851)
     "RT006", // tensor data inside the model data: garbage weights
+    "RT014", // unknown attribute table: rten uses defaults where all attributes are optional
+    "RT015", // attribute table of the wrong type: the same (Pad, CumSum, Shape, ...)
     "RT019", // graph ref out of range: rten fails in shape inference or at run time
     "RT020", // graph ref to an operator: rten fails in shape inference
     "RT027", // unknown enum value: rten 0.27 refuses some (Gelu approximate, scatter reduction,

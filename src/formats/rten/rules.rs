@@ -69,13 +69,17 @@ likelier cause than a newer writer; use `--warn RT013` if you target a newer rte
     UNKNOWN_ATTRIBUTES = ("RT014", "unknown-attributes", Error,
         "An attribute table type is newer than rtenx knows.",
         "rtenx knows attribute tables 1..=62, as rten 0.27 does. The fields of a larger union tag \
-cannot be decoded and rten 0.27 refuses the operator with `attributes are missing`. It may come \
-from a newer writer (use `--warn RT014` then) but is more often corruption.");
+cannot be decoded. rten 0.27 refuses the operator with `attributes are missing` where it needs \
+them, and silently uses defaults for operators whose attributes are all optional (Pad, CumSum, \
+Shape, ...), which changes what the model computes. It may come from a newer writer (use \
+`--warn RT014` then) but is more often corruption.");
     ATTRIBUTES_MISMATCH = ("RT015", "attributes-mismatch", Error,
         "An operator's attributes are missing or of the wrong type.",
         "Each operator reads one attribute table type. rten refuses an operator whose table is \
 missing where required, or is a different type, with `attributes are missing`; an If without \
-both branches or a Loop without a body is refused as well.");
+both branches or a Loop without a body is refused as well. Where all of an operator's \
+attributes are optional (Pad, CumSum, Shape, ...), rten instead ignores a table of the wrong \
+type and uses defaults, so the model loads but computes something else.");
     UNKNOWN_NODE_KIND = ("RT016", "unknown-node-kind", Error,
         "A node is not an operator, constant or value.",
         "Node.data must be an OperatorNode, ConstantNode or ValueNode. rten refuses other \
