@@ -567,18 +567,22 @@ impl<'a, 'i> Walker<'a, 'i> {
     }
 }
 
-/// The subgraph fields of If and Loop operators, with the subgraph if present.
+/// The subgraph fields of If and Loop operators, with the subgraph if present. Another
+/// operator that carries IfAttrs or LoopAttrs has subgraphs nobody runs: rten never loads
+/// them, so neither are they walked here.
 fn subgraphs_of(op: fb::OperatorNode<'_>) -> Vec<(&'static str, Option<fb::Graph<'_>>)> {
-    if let Some(a) = op.attrs_as_if_attrs() {
-        return vec![
-            ("then_branch", a.then_branch()),
-            ("else_branch", a.else_branch()),
-        ];
+    match op.type_() {
+        fb::OperatorType::If => op.attrs_as_if_attrs().map_or_else(Vec::new, |a| {
+            vec![
+                ("then_branch", a.then_branch()),
+                ("else_branch", a.else_branch()),
+            ]
+        }),
+        fb::OperatorType::Loop => op
+            .attrs_as_loop_attrs()
+            .map_or_else(Vec::new, |a| vec![("body", a.body())]),
+        _ => Vec::new(),
     }
-    if let Some(a) = op.attrs_as_loop_attrs() {
-        return vec![("body", a.body())];
-    }
-    Vec::new()
 }
 
 /// `DataType` of value nodes.
