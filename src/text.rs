@@ -28,10 +28,14 @@ pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
     }
 }
 
-/// `bytes` as short, printable text for a message: invalid UTF-8 replaced, cut to `max`
-/// characters, then escaped. Cutting first keeps a megabyte-long hostile value cheap.
-pub fn excerpt(bytes: &[u8], max: usize) -> String {
-    sanitize(&clip(String::from_utf8_lossy(bytes), max)).into_owned()
+/// `bytes` as short, printable text: invalid UTF-8 replaced, cut to `max` characters, then
+/// escaped. Cutting first keeps a megabyte-long hostile value cheap. Borrowed when the bytes
+/// are already short, safe UTF-8.
+pub fn excerpt(bytes: &[u8], max: usize) -> Cow<'_, str> {
+    match clip(String::from_utf8_lossy(bytes), max) {
+        Cow::Borrowed(s) => sanitize(s),
+        Cow::Owned(s) => Cow::Owned(sanitize(&s).into_owned()),
+    }
 }
 
 fn is_unsafe(c: char) -> bool {

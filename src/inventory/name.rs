@@ -31,11 +31,7 @@ impl Name {
     /// escaped, and a name over 500 characters is cut, so the result is safe to print on a
     /// terminal. JSON output keeps the whole name.
     pub fn display(&self) -> Cow<'_, str> {
-        let text = match String::from_utf8_lossy(&self.0) {
-            Cow::Borrowed(s) => crate::text::sanitize(s),
-            Cow::Owned(s) => Cow::Owned(crate::text::sanitize(&s).into_owned()),
-        };
-        crate::text::clip(text, 500)
+        crate::text::excerpt(&self.0, 500)
     }
 }
 

@@ -24,7 +24,7 @@ pub struct Location<'a> {
     /// which lossy decoding keeps exactly.
     text: Cow<'a, str>,
     /// Escaped and cut short, for messages.
-    shown: String,
+    shown: Cow<'a, str>,
 }
 
 impl<'a> Location<'a> {
@@ -60,7 +60,7 @@ impl<'a> Location<'a> {
 
 /// `path` escaped and cut short for a message.
 fn show(path: &Path) -> String {
-    excerpt(path.as_os_str().as_encoded_bytes(), SHOWN)
+    excerpt(path.as_os_str().as_encoded_bytes(), SHOWN).into_owned()
 }
 
 /// Why a location was refused or flagged.
