@@ -1,7 +1,8 @@
 //! A hostile ONNX model cannot make rtenx allocate many times its own size: typed tensor
-//! fields are counted in place, never decoded, and the entries rtenx keeps are bounded
-//! (OX029). prost would turn each 2-byte empty string into a 32-byte handle, and each 1-byte
-//! varint into an 8-byte integer.
+//! fields are counted in place, never decoded, the entries rtenx keeps are bounded (OX029),
+//! a subgraph counts as 32 of them, and each rule lists at most 10,000 findings. prost would
+//! turn each 2-byte empty string into a 32-byte handle, and each 1-byte varint into an 8-byte
+//! integer.
 //! Measured as the growth of the process's peak resident memory, reset before each case
 //! (Linux only); the cases run one after the other in one test.
 #![cfg(target_os = "linux")]
@@ -37,15 +38,6 @@ fn hostile_model() -> Vec<u8> {
     ModelProto::with_graph(&graph, 21).encode_to_vec()
 }
 
-/// Peak RSS growth, in KiB, while `file` is analysed.
-fn peak_growth_kib(file: &rtenx::source::ModelFile) -> (u64, rtenx::Analysis) {
-    // Building the model peaked high: start the peak over from the current RSS.
-    std::fs::write("/proc/self/clear_refs", "5").expect("reset the peak RSS");
-    let before = status_kib("VmRSS:");
-    let analysis = rtenx::analyze_file(file);
-    (status_kib("VmHWM:").saturating_sub(before), analysis)
-}
-
 #[test]
 fn hostile_models_stay_small_in_memory() {
     typed_value_fields_are_counted_not_decoded();
@@ -66,49 +58,76 @@ fn field(number: u8, payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
-/// An Identity node with an attribute of 20M empty strings (40 MB), written by hand: with
-/// prost it would take a gigabyte to build.
-fn attribute_lists_past_the_budget_are_counted_not_kept() {
-    let mut attribute = Vec::new();
-    field(1, b"junk", &mut attribute);
-    attribute.extend_from_slice(&[0xa0, 0x01, 8]); // type (field 20): STRINGS
-    for _ in 0..20_000_000 {
-        attribute.extend_from_slice(&[9 << 3 | 2, 0]);
+/// An attribute named `name` of type `kind`, holding `count` empty entries of the list field
+/// `list` (9: strings, 11: graphs).
+fn empty_list_attribute(name: &[u8], kind: u8, list: u8, count: usize) -> Vec<u8> {
+    let mut attribute = Vec::with_capacity(2 * count + 16);
+    field(1, name, &mut attribute);
+    attribute.extend_from_slice(&[0xa0, 0x01, kind]); // type (field 20)
+    for _ in 0..count {
+        attribute.extend_from_slice(&[list << 3 | 2, 0]);
     }
-    let mut node = Vec::new();
-    field(1, b"X", &mut node);
+    attribute
+}
+
+/// A model (IR 10, opset 21) whose graph is one `op_type` node reading `input` `inputs`
+/// times and writing Y, with `attribute` if given; written by hand, as building the hostile
+/// ones with prost would take gigabytes.
+fn one_node_model(
+    op_type: &[u8],
+    input: &[u8],
+    inputs: usize,
+    attribute: Option<Vec<u8>>,
+) -> Vec<u8> {
+    let mut node = Vec::with_capacity((input.len() + 2) * inputs + 16);
+    for _ in 0..inputs {
+        field(1, input, &mut node);
+    }
     field(2, b"Y", &mut node);
-    field(4, b"Identity", &mut node);
-    field(5, &attribute, &mut node);
-    drop(attribute);
+    field(4, op_type, &mut node);
+    if let Some(attribute) = attribute {
+        field(5, &attribute, &mut node);
+    }
     let mut graph = Vec::new();
     field(1, &node, &mut graph);
     drop(node);
     let mut model = vec![0x08, 10]; // ir_version
     field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
     field(7, &graph, &mut model);
-    drop(graph);
-    let size_kib = model.len() as u64 / 1024;
-    let file = rtenx::source::ModelFile::in_memory("strings.onnx", model);
-    let (grown, analysis) = peak_growth_kib(&file);
+    model
+}
+
+/// Peak RSS growth, in KiB, while the in-memory model `bytes` is analysed, and the analysis.
+fn analyze_measured(name: &str, bytes: Vec<u8>) -> (u64, rtenx::Analysis) {
+    let size_kib = bytes.len() as u64 / 1024;
+    let file = rtenx::source::ModelFile::in_memory(name, bytes);
+    // Building the model peaked high: start the peak over from the current RSS.
+    std::fs::write("/proc/self/clear_refs", "5").expect("reset the peak RSS");
+    let before = status_kib("VmRSS:");
+    let analysis = rtenx::analyze_file(&file);
+    let grown = status_kib("VmHWM:").saturating_sub(before);
+    eprintln!("{name}: peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
+    (grown, analysis)
+}
+
+/// An Identity node with an attribute of 20M empty strings (40 MB).
+fn attribute_lists_past_the_budget_are_counted_not_kept() {
+    let strings = empty_list_attribute(b"junk", 8, 9, 20_000_000);
+    let model = one_node_model(b"Identity", b"X", 1, Some(strings));
+    let (grown, analysis) = analyze_measured("strings.onnx", model);
     let limit = analysis
         .findings
         .iter()
         .find(|f| f.rule.code == "OX029")
         .expect("OX029: too many entries");
     assert!(limit.offset.is_some(), "{limit:?}");
-    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     // Keeping all 20M strings would take 20M * (16 + 16) bytes = 610 MiB, and prost as much
     // again; the budget keeps 4M of them.
     assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
 }
 
 fn typed_value_fields_are_counted_not_decoded() {
-    let bytes = hostile_model();
-    let size_kib = bytes.len() as u64 / 1024;
-    let file = rtenx::source::ModelFile::in_memory("hostile.onnx", bytes);
-    let (grown, analysis) = peak_growth_kib(&file);
-
+    let (grown, analysis) = analyze_measured("hostile.onnx", hostile_model());
     let t = &analysis.inventory.tensors[0];
     assert_eq!(t.name.as_str(), Some("w"));
     let mismatch = analysis
@@ -121,7 +140,6 @@ fn typed_value_fields_are_counted_not_decoded() {
         "{}",
         mismatch.message
     );
-    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     // Decoding the fields would take 16M * 32 B + 32M * 8 B = 768 MiB.
     assert!(grown < 16 * 1024, "peak RSS grew by {grown} KiB");
 }
@@ -130,22 +148,8 @@ fn typed_value_fields_are_counted_not_decoded() {
 /// about a gigabyte, and reports of them many more.
 fn a_rule_broken_millions_of_times_lists_a_bounded_number() {
     let inputs = 3_000_000;
-    let mut node = Vec::with_capacity(3 * inputs + 16);
-    for _ in 0..inputs {
-        field(1, b"x", &mut node);
-    }
-    field(2, b"Y", &mut node);
-    field(4, b"Sum", &mut node);
-    let mut graph = Vec::new();
-    field(1, &node, &mut graph);
-    drop(node);
-    let mut model = vec![0x08, 10]; // ir_version
-    field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
-    field(7, &graph, &mut model);
-    drop(graph);
-    let size_kib = model.len() as u64 / 1024;
-    let file = rtenx::source::ModelFile::in_memory("sum.onnx", model);
-    let (grown, analysis) = peak_growth_kib(&file);
+    let (grown, analysis) =
+        analyze_measured("sum.onnx", one_node_model(b"Sum", b"x", inputs, None));
     let undefined: Vec<_> = analysis
         .findings
         .iter()
@@ -158,40 +162,19 @@ fn a_rule_broken_millions_of_times_lists_a_bounded_number() {
         "{:?}",
         undefined.last()
     );
-    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     assert!(grown < 100 * 1024, "peak RSS grew by {grown} KiB");
 }
 
 /// An If node whose `branches` attribute lists 3M empty graphs (6 MB). Each graph read costs
 /// hundreds of bytes, so they are budgeted like 32 entries each.
 fn millions_of_empty_subgraphs_are_bounded() {
-    let mut attribute = Vec::new();
-    field(1, b"branches", &mut attribute);
-    attribute.extend_from_slice(&[0xa0, 0x01, 10]); // type (field 20): GRAPHS
-    for _ in 0..3_000_000 {
-        attribute.extend_from_slice(&[11 << 3 | 2, 0]);
-    }
-    let mut node = Vec::new();
-    field(1, b"X", &mut node);
-    field(2, b"Y", &mut node);
-    field(4, b"If", &mut node);
-    field(5, &attribute, &mut node);
-    drop(attribute);
-    let mut graph = Vec::new();
-    field(1, &node, &mut graph);
-    drop(node);
-    let mut model = vec![0x08, 10]; // ir_version
-    field(8, &[0x10, 21], &mut model); // opset_import { version: 21 }
-    field(7, &graph, &mut model);
-    drop(graph);
-    let size_kib = model.len() as u64 / 1024;
-    let file = rtenx::source::ModelFile::in_memory("graphs.onnx", model);
-    let (grown, analysis) = peak_growth_kib(&file);
+    let graphs = empty_list_attribute(b"branches", 10, 11, 3_000_000);
+    let model = one_node_model(b"If", b"X", 1, Some(graphs));
+    let (grown, analysis) = analyze_measured("graphs.onnx", model);
     assert!(
         analysis.findings.iter().any(|f| f.rule.code == "OX029"),
         "OX029: too many entries"
     );
-    eprintln!("peak RSS grew by {grown} KiB reading a {size_kib} KiB model");
     // 3M graphs would take about 1.9 GB.
     assert!(grown < 200 * 1024, "peak RSS grew by {grown} KiB");
 }
