@@ -203,3 +203,27 @@ fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
         );
     }
 }
+
+/// RX010 on ONNX external data: rten reads the model from a file, but its memory-mapped
+/// loader refuses an external tensor whose offset is not a multiple of its element size
+/// ("data has incorrect alignment"), as the rule's explanation says.
+#[test]
+fn rten_maps_no_external_tensor_that_rtenx_calls_misaligned() {
+    let path = common::fixtures().join("onnx/bad/RX010-misaligned/model.onnx");
+    let codes: Vec<&str> = rtenx::analyze(&path)
+        .unwrap()
+        .findings
+        .iter()
+        .map(|f| f.rule.code)
+        .collect();
+    assert!(codes.contains(&"RX010"), "{codes:?}");
+    let options = ModelOptions::with_all_ops();
+    assert!(
+        options.load_file(&path).is_ok(),
+        "rten reads it from a file"
+    );
+    // SAFETY: the fixture is not modified while it is mapped.
+    let mapped = unsafe { options.load_mmap(&path) };
+    let error = mapped.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(error.contains("alignment"), "rten maps it: {error:?}");
+}

@@ -57,9 +57,11 @@ independent.");
     TENSOR_MISALIGNED = ("RX010", "tensor-misaligned", Warning,
         "An external tensor's data is not aligned to its element size.",
         "A tensor stored outside the graph structure whose offset is not a multiple of its \
-element size cannot be used in place from a memory-mapped file: runtimes silently copy it, \
-which costs time and memory. Inline data is not checked, because formats such as protobuf \
-cannot align it.");
+element size cannot be used in place from a memory-mapped file: most runtimes silently copy \
+it, which costs time and memory, and rten's memory-mapped loader (`load_mmap`) refuses an \
+ONNX model with such a tensor (\"data has incorrect alignment\"). onnx's own writer packs \
+small tensors unaligned when asked to store every tensor externally (`size_threshold=0`). \
+Inline data is not checked, because formats such as protobuf cannot align it.");
     TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning,
         "An external tensor is not aligned to the format's preferred alignment.",
         "Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in \
