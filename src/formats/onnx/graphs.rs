@@ -242,6 +242,7 @@ impl<'b> GraphReader<'_, 'b> {
             .collect();
         let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name).collect();
         self.nodes_and_io(&g.nodes, inputs, outputs, &types);
+        super::node_names::check_unique(&self.r.inv.graphs[self.id], self.id, self.r.out);
     }
 
     /// Reads ValueInfoProtos, reporting a malformed one at its offset.

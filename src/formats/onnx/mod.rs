@@ -14,6 +14,7 @@ mod external;
 mod graph_view;
 mod graphs;
 mod model_view;
+mod node_names;
 mod node_view;
 mod paths;
 pub mod proto;

@@ -172,4 +172,11 @@ from a size check, so rtenx reports it on its own.");
 the tensor's bytes would be read out of the model's own protobuf: its names, attributes and \
 other tensors. No exporter writes this; it hides one thing inside another. rtenx does not \
 use the range.");
+    DUPLICATE_NODE_NAME = ("OX033", "duplicate-node-name", Error,
+        "Two nodes of one graph share a name, which onnxruntime refuses.",
+        "NodeProto.name is optional, and onnx's checker accepts repeated names, but \
+onnxruntime refuses to load a graph (the main graph or a subgraph) in which two nodes have \
+the same non-empty name. Function bodies are exempt, and so are Constant nodes, which \
+onnxruntime turns into initializers first. Rename or clear one of them; the generic RX013 \
+also reports the pair.");
 }
