@@ -10,6 +10,7 @@
 use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
 use super::model_view::{FunctionView, ModelView};
+use super::node_names::NodeNames;
 use super::node_view::NodeView;
 use super::rules::*;
 use super::tensor_view::{sparse_parts, TensorView};
@@ -123,6 +124,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             scopes: &mut scopes,
             queue: &mut queue,
             producers: None,
+            node_names: None,
         };
         match job.body {
             Body::Graph(g) => reader.graph_body(g),
@@ -149,6 +151,8 @@ struct GraphReader<'a, 'b> {
     /// Which node produces each name: built only when a lookup fails, to tell a forward
     /// reference from an undefined name.
     producers: Option<NameMap<'b, usize>>,
+    /// Operator names seen so far, in a graph but not in a function body.
+    node_names: Option<NodeNames<'b>>,
 }
 
 impl<'b> GraphReader<'_, 'b> {
@@ -241,8 +245,8 @@ impl<'b> GraphReader<'_, 'b> {
             .filter_map(|v| Some((v.name?, v.ty.as_ref())))
             .collect();
         let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name).collect();
+        self.node_names = Some(NodeNames::with_capacity(g.nodes.len()));
         self.nodes_and_io(&g.nodes, inputs, outputs, &types);
-        super::node_names::check_unique(&self.r.inv.graphs[self.id], self.id, self.r.out);
     }
 
     /// Reads ValueInfoProtos, reporting a malformed one at its offset.
@@ -523,6 +527,11 @@ impl<'b> GraphReader<'_, 'b> {
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().nodes.len() as NodeId;
         self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
+        if let Some(names) = &mut self.node_names {
+            if let Some(twice) = names.see(n, self.id, op_id, at) {
+                self.r.out.push(twice);
+            }
+        }
         let attrs: Box<[Attr]> = attributes
             .drain(..)
             .map(|a| self.attribute(a, op_id))
