@@ -35,7 +35,7 @@ pub enum OpenError {
 
 /// Which file a path led to when it was checked: its device and inode numbers. Opening the
 /// path again and comparing identities detects a file or folder swapped in between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileIdentity {
     dev: u64,
     ino: u64,

@@ -111,6 +111,8 @@ pub struct DataFiles {
     /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
     /// their tensors' ranges are compared with each other.
     by_path: HashMap<PathBuf, FileId>,
+    /// The same by device and inode, so that two hard links to one file are one file too.
+    by_identity: HashMap<FileIdentity, FileId>,
     /// What each data file was when checked, for `--verify-checksums` to open the same one.
     identities: HashMap<FileId, FileIdentity>,
     /// The model file's own identity, which no location may lead to.
@@ -133,6 +135,7 @@ impl DataFiles {
             model_dir,
             resolved: HashMap::new(),
             by_path: HashMap::new(),
+            by_identity: HashMap::new(),
             identities: HashMap::new(),
             model,
         }
@@ -223,7 +226,8 @@ impl DataFiles {
                 problems,
             };
         }
-        if let Some(&id) = self.by_path.get(&resolved.path) {
+        let known = resolved.identity.and_then(|i| self.by_identity.get(&i));
+        if let Some(&id) = known.or_else(|| self.by_path.get(&resolved.path)) {
             return Outcome {
                 file: Some(id),
                 problems,
@@ -233,6 +237,7 @@ impl DataFiles {
         self.by_path.insert(resolved.path.clone(), id);
         if let Some(identity) = resolved.identity {
             self.identities.insert(id, identity);
+            self.by_identity.insert(identity, id);
         }
         inv.files.push(FileEntry {
             path: resolved.path,
