@@ -264,3 +264,47 @@ fn overlapping_sections_are_marked_in_the_byte_map() {
     );
     insta::assert_snapshot!("layout_overlap", s);
 }
+
+#[test]
+fn overlapping_tensors_are_marked_in_the_byte_map() {
+    // B [2048,2176) lies inside W [0,4096) in weights.data: the middle of its bar.
+    let mut a = app("onnx/bad/RX009-overlap/model.onnx", Tab::Layout);
+    let s = screen(&mut a);
+    let data_bar = s.lines().nth(3).unwrap();
+    let marks: Vec<usize> = data_bar.match_indices('X').map(|(i, _)| i).collect();
+    assert!(!marks.is_empty(), "{data_bar}");
+    let width = data_bar.trim_end_matches('│').len();
+    assert!(
+        marks.iter().all(|&i| i > width / 3 && i < 2 * width / 3),
+        "X only where B is: {data_bar}"
+    );
+    assert!(!s.lines().nth(2).unwrap().contains('X'), "{s}");
+}
+
+#[test]
+fn many_data_files_leave_room_for_the_sections() {
+    use rtenx::inventory::{ByteRange, FileEntry, FileRole, Section, SectionKind};
+    let mut analysis = rtenx::analyze(std::path::Path::new(
+        "tests/fixtures/onnx/external_per_tensor/model.onnx",
+    ))
+    .unwrap();
+    let inv = &mut analysis.inventory;
+    for i in 0..20_000 {
+        inv.sections.push(Section {
+            file: inv.files.len(),
+            kind: SectionKind::ExternalData,
+            range: ByteRange::between(0, 64),
+        });
+        inv.files.push(FileEntry {
+            path: format!("w{i}.data").into(),
+            size: Some(64),
+            role: FileRole::ExternalData,
+        });
+    }
+    let files = inv.files.len();
+    let mut a = App::new(analysis, Tab::Layout);
+    let s = screen(&mut a);
+    let more = format!("… and {} more files", files - 8);
+    assert!(s.contains(&more), "{s}");
+    assert!(s.contains("sections"), "{s}");
+}

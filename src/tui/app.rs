@@ -6,7 +6,7 @@ use super::keys::Action;
 use super::stats::{self, Stats, Update};
 use crate::analysis::Analysis;
 use crate::check::Item;
-use crate::inventory::{AttrValue, GraphId, NodeId, NodeKind};
+use crate::inventory::{AttrValue, ByteRange, GraphId, NodeId, NodeKind};
 use bytes::Bytes;
 use std::sync::mpsc::Receiver;
 
@@ -187,6 +187,8 @@ pub struct App {
     pub histogram: Vec<(String, u64)>,
     /// Value statistics of a tensor: requested, running or done.
     pub stats: StatsView,
+    /// For each file, the bytes two or more tensors claim, made once.
+    pub shared: Vec<Vec<ByteRange>>,
     history: Vec<Place>,
     index: Option<GraphIndex>,
     /// The model's files, mapped when a tensor's bytes are first shown.
@@ -237,11 +239,13 @@ impl App {
             overview: Vec::new(),
             histogram: Vec::new(),
             stats: StatsView::Idle,
+            shared: Vec::new(),
             history: Vec::new(),
             index: None,
             files: Vec::new(),
             worker: None,
         };
+        app.shared = super::overlaps::shared_ranges(&app.analysis.inventory);
         let mut text = Vec::new();
         // Writing to a Vec cannot fail.
         let _ = crate::summary::write(&mut text, &app.analysis);

@@ -6,6 +6,7 @@
 pub mod app;
 mod index;
 pub mod keys;
+mod overlaps;
 mod stats;
 pub mod views;
 

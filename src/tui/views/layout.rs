@@ -22,15 +22,27 @@ fn glyph(kind: SectionKind) -> (char, Color) {
     }
 }
 
-/// One bar per file: each cell shows the section covering most of its share of the bytes.
+/// Files drawn in the byte map; the section list covers the rest.
+const MAX_BARS: usize = 8;
+
+/// One bar per file, for the first [`MAX_BARS`] files: each cell shows the section covering
+/// most of its share of the bytes, or X where sections or tensors overlap.
 fn bars(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let inv = &app.analysis.inventory;
     inv.files
         .iter()
         .enumerate()
+        .take(MAX_BARS)
         .map(|(file, entry)| {
             let size = entry.size.unwrap_or(0).max(1);
-            let sections: Vec<&Section> = inv.sections.iter().filter(|s| s.file == file).collect();
+            // Sections are sorted by file, then offset.
+            let all = &inv.sections;
+            let (lo, hi) = (
+                all.partition_point(|s| s.file < file),
+                all.partition_point(|s| s.file <= file),
+            );
+            let sections: Vec<&Section> = all[lo..hi.max(lo)].iter().collect();
+            let shared = app.shared.get(file).map_or(&[][..], Vec::as_slice);
             let spans: Vec<Span> = (0..width as u64)
                 .map(|cell| {
                     let (start, end) = (
@@ -43,7 +55,9 @@ fn bars(app: &App, width: usize, theme: Theme) -> Vec<Line<'static>> {
                             .min(end)
                             .saturating_sub(s.range.start.max(start))
                     });
-                    let (c, color) = if overlapping(&sections, start, end) {
+                    let (c, color) = if overlapping(&sections, start, end)
+                        || crate::tui::overlaps::meets(shared, start, end)
+                    {
                         ('X', Color::Red)
                     } else {
                         best.map_or((' ', Color::Reset), |s| glyph(s.kind))
@@ -79,10 +93,18 @@ fn overlapping(sections: &[&Section], start: u64, end: u64) -> bool {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
-    let files = app.analysis.inventory.files.len() as u16;
+    let files = app.analysis.inventory.files.len();
+    let more = files.saturating_sub(MAX_BARS);
+    let rows = files.min(MAX_BARS) + usize::from(more > 0) + 3;
     let [map, rest] =
-        Layout::vertical([Constraint::Length(files + 3), Constraint::Min(3)]).areas(area);
+        Layout::vertical([Constraint::Length(rows as u16), Constraint::Min(3)]).areas(area);
     let mut lines = bars(app, map.width.saturating_sub(2) as usize, theme);
+    if more > 0 {
+        lines.push(Line::styled(
+            format!("… and {more} more files: see the sections below"),
+            theme.dim(),
+        ));
+    }
     lines.push(Line::styled(
         "H header  M model data  T/E tensor data  . padding  ? gap  ! trailing  X overlap",
         theme.dim(),
@@ -142,7 +164,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 })
             })
             .collect();
-        lines.push(Line::raw(format!("{} tensors here", inside.len())));
+        let n = inside.len();
+        lines.push(Line::raw(format!(
+            "{n} tensor{} here",
+            if n == 1 { "" } else { "s" }
+        )));
         for t in inside.iter().take(detail.height as usize) {
             let d = t.data.unwrap_or(crate::inventory::DataRange {
                 file: 0,

@@ -1,0 +1,101 @@
+//! The bytes of each file that two or more tensors claim, for the byte map's X marks.
+
+use crate::inventory::{ByteRange, Inventory};
+
+/// For each file, the sorted, disjoint ranges that more than one tensor covers. One pass
+/// over the tensors and one sort per file, made once when the browser opens.
+pub fn shared_ranges(inv: &Inventory) -> Vec<Vec<ByteRange>> {
+    let mut by_file: Vec<Vec<(u64, u64)>> = vec![Vec::new(); inv.files.len()];
+    for data in inv.tensors.iter().filter_map(|t| t.data) {
+        if let Some(ranges) = by_file.get_mut(data.file).filter(|_| data.len > 0) {
+            ranges.push((data.offset, data.end().unwrap_or(u64::MAX)));
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|mut ranges| {
+            ranges.sort_unstable();
+            let mut shared: Vec<ByteRange> = Vec::new();
+            // The furthest end of the ranges seen so far: a range starting before it overlaps.
+            let mut reach = 0;
+            for (start, end) in ranges {
+                if start < reach {
+                    let end = end.min(reach);
+                    match shared.last_mut() {
+                        Some(last) if last.end() >= start => {
+                            *last = ByteRange::between(last.start, last.end().max(end));
+                        }
+                        _ => shared.push(ByteRange::between(start, end)),
+                    }
+                }
+                reach = reach.max(end);
+            }
+            shared
+        })
+        .collect()
+}
+
+/// True if one of the sorted, disjoint `ranges` meets `start..end`.
+pub fn meets(ranges: &[ByteRange], start: u64, end: u64) -> bool {
+    let first = ranges.partition_point(|r| r.end() <= start);
+    ranges.get(first).is_some_and(|r| r.start < end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::{DataRange, FileEntry, FileRole, Storage, Tensor};
+
+    fn tensor(offset: u64, len: u64) -> Tensor {
+        Tensor {
+            name: "t".into(),
+            dtype: None,
+            shape: Vec::new(),
+            elements: None,
+            byte_size: None,
+            storage: Storage::External,
+            data: Some(DataRange {
+                file: 0,
+                offset,
+                len,
+            }),
+            graph: 0,
+            node: None,
+            decl_offset: None,
+        }
+    }
+
+    #[test]
+    fn finds_the_bytes_claimed_twice() {
+        let entry = FileEntry {
+            path: "m".into(),
+            size: Some(100),
+            role: FileRole::Model,
+        };
+        let mut inv = Inventory::new("onnx", "", entry);
+        for (offset, len) in [
+            (0, 10),
+            (5, 10),
+            (12, 2),
+            (40, 10),
+            (50, 5),
+            (60, 20),
+            (70, 5),
+        ] {
+            inv.tensors.push(tensor(offset, len));
+        }
+        let shared = shared_ranges(&inv);
+        assert_eq!(
+            shared[0],
+            [
+                ByteRange::between(5, 10),
+                ByteRange::between(12, 14),
+                ByteRange::between(70, 75)
+            ]
+        );
+        assert!(meets(&shared[0], 13, 20));
+        assert!(!meets(&shared[0], 10, 12));
+        assert!(!meets(&shared[0], 14, 70));
+        assert!(meets(&shared[0], 74, 100));
+    }
+}
