@@ -159,6 +159,12 @@ fn valid_onnx_fixtures_agree_with_rten_where_rten_reads_them() {
     eprintln!("{}", report.join("\n"));
 }
 
+/// The rule codes rtenx reports for the model at `path`.
+fn codes_of(path: &std::path::Path) -> Vec<&'static str> {
+    let analysis = rtenx::analyze(path).unwrap();
+    analysis.findings.iter().map(|f| f.rule.code).collect()
+}
+
 /// OX024 says "valid ONNX, but rten refuses this location": rten must refuse exactly the
 /// hostile-fixture cases (without setup steps) that carry it, and load the `ok-` cases whose
 /// locations rtenx accepts.
@@ -181,12 +187,7 @@ fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
     );
     for case in refused.iter().chain(&accepted) {
         let path = bad.join(case).join("model.onnx");
-        let codes: Vec<&str> = rtenx::analyze(&path)
-            .unwrap()
-            .findings
-            .iter()
-            .map(|f| f.rule.code)
-            .collect();
+        let codes = codes_of(&path);
         assert_eq!(
             codes.contains(&"OX024"),
             refused.contains(case),
@@ -210,12 +211,7 @@ fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
 #[test]
 fn rten_maps_no_external_tensor_that_rtenx_calls_misaligned() {
     let path = common::fixtures().join("onnx/bad/RX010-misaligned/model.onnx");
-    let codes: Vec<&str> = rtenx::analyze(&path)
-        .unwrap()
-        .findings
-        .iter()
-        .map(|f| f.rule.code)
-        .collect();
+    let codes = codes_of(&path);
     assert!(codes.contains(&"RX010"), "{codes:?}");
     let options = ModelOptions::with_all_ops();
     assert!(
