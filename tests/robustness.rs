@@ -47,7 +47,8 @@ fn rten_loads(bytes: Vec<u8>) -> bool {
     result.unwrap_or(false)
 }
 
-/// Mutants per fixture.
+/// Mutants per fixture. Runs of 500,000 once met [`RTEN_HANGS`], which rten never finishes
+/// loading; a longer run needs a time limit around `rten_loads`.
 const ROUNDS: usize = 1500;
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -255,4 +256,20 @@ fn onnx_truncations_and_flips_never_panic() {
             analyze_bytes(mutant);
         }
     }
+}
+
+/// mlp.rten with two bytes changed: the magic becomes `RTE\xff`, so rten 0.27 tries the file
+/// as ONNX, and byte 202 becomes 0xf2, on which rten-onnx's protobuf decoder loops without end
+/// (found by a 500,000-round run; rten was still in `is_onnx_model` after minutes).
+const RTEN_HANGS: &[(usize, u8)] = &[(3, 0xff), (202, 0xf2)];
+
+#[test]
+fn a_file_that_hangs_rten_is_refused_at_once() {
+    let mut bytes = std::fs::read(common::fixtures().join("rten/mlp.rten")).unwrap();
+    for &(at, value) in RTEN_HANGS {
+        bytes[at] = value;
+    }
+    let a = analyze_bytes(bytes);
+    let codes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(codes, ["RX001"], "{:?}", a.findings);
 }
