@@ -9,6 +9,7 @@ mod gaps;
 mod graph;
 mod layout;
 mod name;
+mod overlaps;
 mod tensor;
 
 pub use dtype::DType;
@@ -18,6 +19,7 @@ pub use graph::{
 };
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use name::Name;
+pub use overlaps::Overlap;
 pub use tensor::{DataRange, Storage, Tensor, TensorId};
 
 use serde::Serialize;

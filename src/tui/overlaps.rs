@@ -2,37 +2,24 @@
 
 use crate::inventory::{ByteRange, Inventory};
 
-/// For each file, the sorted, disjoint ranges that more than one tensor covers. One pass
-/// over the tensors and one sort per file, made once when the browser opens.
+/// For each file, the sorted, disjoint ranges that more than one tensor covers, merged from
+/// [`Inventory::tensor_overlaps`] once when the browser opens.
 pub fn shared_ranges(inv: &Inventory) -> Vec<Vec<ByteRange>> {
-    let mut by_file: Vec<Vec<(u64, u64)>> = vec![Vec::new(); inv.files.len()];
-    for data in inv.tensors.iter().filter_map(|t| t.data) {
-        if let Some(ranges) = by_file.get_mut(data.file).filter(|_| data.len > 0) {
-            ranges.push((data.offset, data.end().unwrap_or(u64::MAX)));
+    let mut by_file: Vec<Vec<ByteRange>> = vec![Vec::new(); inv.files.len()];
+    // Overlaps come in file and offset order, so each file's shared ranges start in order.
+    for overlap in inv.tensor_overlaps() {
+        let Some(shared) = by_file.get_mut(overlap.file) else {
+            continue;
+        };
+        let next = overlap.shared();
+        match shared.last_mut() {
+            Some(last) if last.end() >= next.start => {
+                *last = ByteRange::between(last.start, last.end().max(next.end()));
+            }
+            _ => shared.push(next),
         }
     }
     by_file
-        .into_iter()
-        .map(|mut ranges| {
-            ranges.sort_unstable();
-            let mut shared: Vec<ByteRange> = Vec::new();
-            // The furthest end of the ranges seen so far: a range starting before it overlaps.
-            let mut reach = 0;
-            for (start, end) in ranges {
-                if start < reach {
-                    let end = end.min(reach);
-                    match shared.last_mut() {
-                        Some(last) if last.end() >= start => {
-                            *last = ByteRange::between(last.start, last.end().max(end));
-                        }
-                        _ => shared.push(ByteRange::between(start, end)),
-                    }
-                }
-                reach = reach.max(end);
-            }
-            shared
-        })
-        .collect()
 }
 
 /// True if one of the sorted, disjoint `ranges` meets `start..end`.

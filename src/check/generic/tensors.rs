@@ -100,35 +100,20 @@ fn dtype_name(t: &Tensor) -> String {
 
 /// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends.
 fn overlaps(inv: &Inventory, out: &mut Findings) {
-    let mut ranges: Vec<(usize, u64, u64, usize)> = inv
-        .tensors
-        .iter()
-        .enumerate()
-        .filter_map(|(id, t)| {
-            let data = t.data?;
-            Some((data.file, data.offset, data.end()?, id)).filter(|_| data.len > 0)
-        })
-        .collect();
-    ranges.sort_unstable();
-    let mut widest: Option<(usize, u64, usize)> = None;
-    for (file, start, end, id) in ranges {
-        if let Some((_, prev_end, prev)) = widest.filter(|w| w.0 == file && start < w.1) {
-            let name = |i: usize| inv.tensors[i].name.display().into_owned();
-            out.push(
-                Finding::new(
-                    &TENSOR_OVERLAP,
-                    format!(
-                        "data {start}..{end} overlaps tensor \"{}\", which ends at {prev_end}",
-                        name(prev)
-                    ),
-                )
-                .at(start)
-                .in_file(file)
-                .item(Item::Tensor { tensor: id }),
-            );
-        }
-        if widest.is_none_or(|w| w.0 != file || end > w.1) {
-            widest = Some((file, end, id));
-        }
+    for o in inv.tensor_overlaps() {
+        let (start, end) = (o.range.start, o.range.end());
+        let earlier = inv.tensors[o.earlier].name.display();
+        out.push(
+            Finding::new(
+                &TENSOR_OVERLAP,
+                format!(
+                    "data {start}..{end} overlaps tensor \"{earlier}\", which ends at {}",
+                    o.earlier_end
+                ),
+            )
+            .at(start)
+            .in_file(o.file)
+            .item(Item::Tensor { tensor: o.tensor }),
+        );
     }
 }

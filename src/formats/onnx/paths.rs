@@ -201,21 +201,30 @@ page can read as {to:?}"
                 && b[..3].eq_ignore_ascii_case(prefix.as_bytes())
                 && (b'1'..=b'9').contains(&b[3])
         };
-        let named = excerpt(part.as_bytes(), SHOWN);
+        let named = || excerpt(part.as_bytes(), SHOWN);
         let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
             || numbered("COM")
             || numbered("LPT")
         {
-            format!("\"{named}\" is a DOS device name")
+            format!("\"{}\" is a DOS device name", named())
         } else if part.contains(':') {
-            format!("\"{named}\" holds a colon, which names an NTFS alternate data stream")
+            format!(
+                "\"{}\" holds a colon, which names an NTFS alternate data stream",
+                named()
+            )
         } else if part.ends_with(['.', ' ']) && part != "." {
-            format!("\"{named}\" ends in a dot or space, which Windows drops")
+            format!(
+                "\"{}\" ends in a dot or space, which Windows drops",
+                named()
+            )
         } else if let Some(c) = part
             .chars()
             .find(|&c| "<>\"|?*".contains(c) || c.is_control())
         {
-            format!("\"{named}\" holds {c:?}, which Windows refuses in file names")
+            format!(
+                "\"{}\" holds {c:?}, which Windows refuses in file names",
+                named()
+            )
         } else {
             continue;
         };
