@@ -1,8 +1,9 @@
 //! The pipeline: open, detect, read, run the format-neutral rules.
 
-use crate::check::{generic, Finding, Findings};
-use crate::formats::{self, ReadOptions};
-use crate::inventory::{FileEntry, FileRole, Inventory};
+use crate::check::{generic, Finding, Findings, Place};
+use crate::formats::registry::{self, Detected};
+use crate::formats::ReadOptions;
+use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory};
 use crate::source::{ModelFile, OpenError};
 use std::path::Path;
 
@@ -34,22 +35,29 @@ pub fn analyze_file(file: &ModelFile) -> Analysis {
 /// Like [`analyze_file`], with options.
 pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     let mut findings = Findings::default();
-    let inventory = match formats::detect(file) {
-        Some(format) => format.read(file, options, &mut findings),
-        None => {
-            let entry = FileEntry {
-                path: file.path().to_owned(),
-                size: Some(file.bytes().len() as u64),
-                role: FileRole::Model,
-            };
-            let inv = Inventory::new("unknown", "", entry);
-            findings.push(Finding::new(&generic::UNKNOWN_FORMAT, unknown_message(file)).at(0));
-            inv
+    let inventory = match registry::detect(file) {
+        Detected::Read(format) => {
+            let inventory = format.read(file, options, &mut findings);
+            generic::run(&inventory, file.bytes(), &mut findings);
+            inventory
+        }
+        Detected::NotRead(foreign) => {
+            let message = format!(
+                "this is {}, a format rtenx recognises but does not read",
+                foreign.title
+            );
+            findings.add(&generic::UNKNOWN_FORMAT, Place::at(0), message);
+            unread(file, FileFormat::NotRead(foreign.name))
+        }
+        Detected::Unknown => {
+            findings.add(
+                &generic::UNKNOWN_FORMAT,
+                Place::at(0),
+                unknown_message(file),
+            );
+            unread(file, FileFormat::Unknown)
         }
     };
-    if inventory.format != "unknown" {
-        generic::run(&inventory, file.bytes(), &mut findings);
-    }
     let mut findings = findings.into_vec();
     findings.sort_by_key(|f| (f.file, f.offset.is_none(), f.offset, f.rule.code));
     Analysis {
@@ -58,11 +66,21 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     }
 }
 
+/// The inventory of a file no reader reads: the file and its format.
+fn unread(file: &ModelFile, format: FileFormat) -> Inventory {
+    let entry = FileEntry {
+        path: file.path().to_owned(),
+        size: Some(file.bytes().len() as u64),
+        role: FileRole::Model,
+    };
+    Inventory::new(format, "", entry)
+}
+
 fn unknown_message(file: &ModelFile) -> String {
     let bytes = file.bytes();
     let head: String = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
     match bytes.len() {
         0 => "the file is empty".to_owned(),
-        n => format!("{n}-byte file starting with {head} matches no supported format"),
+        n => format!("{n}-byte file starting with {head} matches no format rtenx knows"),
     }
 }

@@ -190,6 +190,19 @@ impl ModelFile {
     }
 }
 
+/// Up to `limit` bytes from the start of the regular file at `path`, for deciding what it is
+/// without mapping it. A FIFO or device swapped in is refused without blocking.
+pub fn read_head(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_read_only(path, false)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    let mut head = Vec::with_capacity(limit.min(1 << 16));
+    file.take(limit as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
 /// Flags for every open: never block (a FIFO swapped in after the metadata check opens at
 /// once rather than waiting for a writer) and never become the controlling terminal.
 #[cfg(unix)]

@@ -220,7 +220,7 @@ fn check_onnx_traversal_and_checksums() {
     );
     let (out, _, code) = rtenx(&["check", "--verify-checksums", wrong]);
     assert_eq!(code, 1);
-    assert!(out.contains("error[OX025]"), "{out}");
+    assert!(out.contains("error[DX009]"), "{out}");
 }
 
 #[test]

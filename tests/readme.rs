@@ -9,7 +9,7 @@ fn read(path: &str) -> String {
 #[test]
 fn readme_lists_every_rule_as_the_registry_defines_it() {
     let readme = read("README.md");
-    for rule in rtenx::check::registry::all() {
+    for rule in rtenx::formats::registry::rules() {
         let row = format!(
             "| {} | `{}` | {} | {} |",
             rule.code, rule.name, rule.severity, rule.summary

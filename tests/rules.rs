@@ -4,7 +4,8 @@
 
 mod common;
 
-use rtenx::check::{registry, Severity};
+use rtenx::check::Severity;
+use rtenx::formats::registry;
 use std::collections::{BTreeMap, BTreeSet};
 
 type Expected = BTreeMap<String, BTreeSet<(String, u64)>>;
@@ -71,7 +72,7 @@ fn every_rule_has_a_fixture() {
         .flat_map(common::manifest_codes)
         .chain(GENERATED.iter().map(|c| c.to_string()))
         .collect();
-    let missing: Vec<&str> = registry::all()
+    let missing: Vec<&str> = registry::rules()
         .map(|r| r.code)
         .filter(|c| !covered.contains(*c))
         .collect();

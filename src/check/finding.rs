@@ -110,13 +110,70 @@ impl Item {
     }
 }
 
+/// Where a finding points: the file, the absolute byte offset and the item at fault, known
+/// where the finding is made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The file the offset refers to.
+    pub file: FileId,
+    /// Absolute byte offset of the problem, if it has a place.
+    pub offset: Option<u64>,
+    /// The node, tensor or field at fault.
+    pub item: Option<Item>,
+}
+
+impl Place {
+    /// The model file as a whole.
+    pub const FILE: Place = Place {
+        file: 0,
+        offset: None,
+        item: None,
+    };
+
+    /// Byte `offset` of the model file.
+    pub fn at(offset: impl Into<Option<u64>>) -> Self {
+        Place::FILE.offset(offset)
+    }
+
+    /// `item` of the model.
+    pub fn on(item: Item) -> Self {
+        Place::FILE.item(item)
+    }
+
+    /// Header or structure field `name` at byte `offset` of the model file.
+    pub fn field(name: &'static str, offset: impl Into<Option<u64>>) -> Self {
+        Place::at(offset).item(Item::Field { name })
+    }
+
+    /// The same place at byte `offset`.
+    pub fn offset(self, offset: impl Into<Option<u64>>) -> Self {
+        Place {
+            offset: offset.into(),
+            ..self
+        }
+    }
+
+    /// The same place, about `item`.
+    pub fn item(self, item: Item) -> Self {
+        Place {
+            item: Some(item),
+            ..self
+        }
+    }
+
+    /// The same place, with the offset in file `file` (a data file) rather than the model.
+    pub fn in_file(self, file: FileId) -> Self {
+        Place { file, ..self }
+    }
+}
+
 /// The longest message a finding keeps, in characters.
 const MAX_MESSAGE: usize = 1000;
 
 impl Finding {
-    /// A finding for `rule` in the model file, with the rule's default severity. Messages
-    /// quote values from the file, so they are cut to 1000 characters.
-    pub fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
+    /// A finding for `rule` at `place`, with the rule's default severity. Messages quote
+    /// values from the file, so they are cut to 1000 characters.
+    pub fn new(rule: &'static Rule, place: Place, message: impl Into<String>) -> Self {
         let message = message.into();
         let message = match crate::text::clip(message.as_str().into(), MAX_MESSAGE) {
             std::borrow::Cow::Borrowed(_) => message,
@@ -125,46 +182,26 @@ impl Finding {
         Finding {
             rule,
             severity: rule.severity,
-            file: 0,
-            offset: None,
-            item: None,
+            file: place.file,
+            offset: place.offset,
+            item: place.item,
             message,
         }
-    }
-
-    /// Sets the absolute byte offset.
-    pub fn at(mut self, offset: impl Into<Option<u64>>) -> Self {
-        self.offset = offset.into();
-        self
-    }
-
-    /// Sets the item at fault.
-    pub fn item(mut self, item: Item) -> Self {
-        self.item = Some(item);
-        self
-    }
-
-    /// Sets the file the offset refers to.
-    pub fn in_file(mut self, file: FileId) -> Self {
-        self.file = file;
-        self
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Finding;
+    use super::{Finding, Place};
     use crate::check::generic::UNKNOWN_FORMAT;
 
     #[test]
     fn a_megabyte_of_hostile_text_makes_a_short_message() {
-        let f = Finding::new(
-            &UNKNOWN_FORMAT,
-            format!("location \"{}\"", "a".repeat(1 << 20)),
-        );
+        let huge = format!("location \"{}\"", "a".repeat(1 << 20));
+        let f = Finding::new(&UNKNOWN_FORMAT, Place::FILE, huge);
         assert!(f.message.len() < 1100, "{} bytes", f.message.len());
         assert!(f.message.ends_with("more bytes)"), "{}", &f.message[990..]);
-        let short = Finding::new(&UNKNOWN_FORMAT, "short");
+        let short = Finding::new(&UNKNOWN_FORMAT, Place::FILE, "short");
         assert_eq!(short.message, "short");
     }
 }

@@ -4,7 +4,7 @@
 //! inputs fits in 9 MB). Listing them all would take gigabytes and help nobody, so each rule
 //! keeps its first findings and counts the rest, which one closing finding reports.
 
-use super::{Finding, Rule};
+use super::{Finding, Place, Rule};
 use ahash::HashMap;
 use std::ops::{Deref, DerefMut};
 
@@ -21,6 +21,11 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// Adds a finding of `rule` at `place`, unless the rule already has [`PER_RULE`].
+    pub fn add(&mut self, rule: &'static Rule, place: Place, message: impl Into<String>) {
+        self.push(Finding::new(rule, place, message));
+    }
+
     /// Adds `finding`, unless its rule already has [`PER_RULE`].
     pub fn push(&mut self, finding: Finding) {
         let (_, seen) = self
@@ -45,6 +50,7 @@ impl Findings {
         kept.extend(over.into_iter().map(|(rule, n)| {
             Finding::new(
                 rule,
+                Place::FILE,
                 format!(
                     "{} more {} findings are not listed; rtenx lists the first {PER_RULE} of each rule",
                     n - PER_RULE,
@@ -79,7 +85,7 @@ mod tests {
     fn keeps_the_first_of_each_rule_and_counts_the_rest() {
         let mut findings = Findings::default();
         for i in 0..PER_RULE + 5 {
-            findings.push(Finding::new(&UNKNOWN_FORMAT, format!("{i}")));
+            findings.add(&UNKNOWN_FORMAT, Place::FILE, format!("{i}"));
         }
         assert_eq!(findings.len(), PER_RULE);
         let all = findings.into_vec();

@@ -1,19 +1,19 @@
 //! Check rules, findings and severity overrides.
 //!
 //! Readers emit format-specific findings while they parse; [`generic`] rules then run on
-//! the finished inventory. Every rule, from either place, is listed by [`registry`].
+//! the finished inventory. Rules come in groups that share a code prefix; the list of every
+//! group is the format registry's (`formats::registry`), since each format brings its own.
 
 mod finding;
 mod findings;
 pub mod generic;
 mod overrides;
-pub mod registry;
 mod rule;
 
-pub use finding::{Finding, Item};
+pub use finding::{Finding, Item, Place};
 pub use findings::{Findings, PER_RULE};
 pub use overrides::{Action, Overrides, Selector, SelectorError};
-pub use rule::{Rule, Severity};
+pub use rule::{Moved, Rule, RuleGroup, Severity};
 
 /// Counts of findings by severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]

@@ -51,20 +51,51 @@ pub struct Rule {
     pub explanation: &'static str,
 }
 
-/// Declares rules as constants plus a `RULES` slice listing them, in one place.
+/// A family of rules that share a code prefix: the format-neutral rules, the data-file rules,
+/// or one format's own. The prefix is declared once here, as ruff's `Linter` enum does, and a
+/// registry test holds every code to it.
+#[derive(Debug)]
+pub struct RuleGroup {
+    /// The prefix every code in the group starts with, such as `OX`.
+    pub prefix: &'static str,
+    /// What the group covers, such as `ONNX`.
+    pub title: &'static str,
+    /// The rules, in code order.
+    pub rules: &'static [&'static Rule],
+    /// Codes this group once used for rules that moved to another group. A code never changes
+    /// meaning, so `--allow`, `--deny` and `explain` still accept the old one.
+    pub moved: &'static [Moved],
+}
+
+/// An old code and the rule it now names.
+#[derive(Debug)]
+pub struct Moved {
+    /// The code as it was, such as `OX012`.
+    pub code: &'static str,
+    /// The rule that carries it on.
+    pub rule: &'static Rule,
+}
+
+/// Declares a rule group: each rule as a constant, plus `RULES` listing them and `GROUP`
+/// holding the prefix, in one place.
 ///
 /// ```
 /// rtenx::rules! {
+///     group = ("ZZ", "Examples");
 ///     EXAMPLE = ("ZZ001", "example-rule", Warning,
 ///         "One-line summary.",
 ///         "A longer explanation of what is checked and why.");
 /// }
 /// assert_eq!(RULES.len(), 1);
+/// assert_eq!(GROUP.prefix, "ZZ");
 /// assert_eq!(EXAMPLE.code, "ZZ001");
 /// ```
 #[macro_export]
 macro_rules! rules {
-    ($($ident:ident = ($code:literal, $name:literal, $sev:ident, $summary:literal, $explanation:literal);)+) => {
+    (
+        group = ($prefix:literal, $title:literal $(, moved: [$($old:literal => $new:path),+ $(,)?])?);
+        $($ident:ident = ($code:literal, $name:literal, $sev:ident, $summary:literal, $explanation:literal);)+
+    ) => {
         $(
             #[doc = $summary]
             pub static $ident: $crate::check::Rule = $crate::check::Rule {
@@ -77,5 +108,12 @@ macro_rules! rules {
         )+
         /// Every rule declared in this module, in code order.
         pub static RULES: &[&$crate::check::Rule] = &[$(&$ident),+];
+        /// This module's rules with their code prefix.
+        pub static GROUP: $crate::check::RuleGroup = $crate::check::RuleGroup {
+            prefix: $prefix,
+            title: $title,
+            rules: RULES,
+            moved: &[$($($crate::check::Moved { code: $old, rule: &$new }),+)?],
+        };
     };
 }

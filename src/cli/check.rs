@@ -3,11 +3,12 @@
 use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
-use rtenx::check::{Overrides, Selector, Severity};
+use rtenx::check::{Overrides, Selector, SelectorError, Severity};
 use rtenx::formats::ReadOptions;
+use rtenx::formats::{registry, scan};
 use rtenx::report::{self, FileResult, ReportFormat, Summary};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 #[derive(Debug, Args)]
@@ -19,13 +20,13 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Treat a rule code or a level (error, warning, info) as an error.
-    #[arg(long, value_name = "CODE|LEVEL")]
+    #[arg(long, value_name = "CODE|LEVEL", value_parser = selector)]
     deny: Vec<Selector>,
     /// Treat a rule code or a level as a warning.
-    #[arg(long, value_name = "CODE|LEVEL")]
+    #[arg(long, value_name = "CODE|LEVEL", value_parser = selector)]
     warn: Vec<Selector>,
     /// Silence a rule code or a whole level.
-    #[arg(long, value_name = "CODE|LEVEL")]
+    #[arg(long, value_name = "CODE|LEVEL", value_parser = selector)]
     allow: Vec<Selector>,
     /// Hash external data files and compare them with the SHA-1 checksums the model records
     /// (reads every data byte; without it, check reads no tensor data).
@@ -38,6 +39,10 @@ pub struct CheckArgs {
     /// file are printed, and the rest are counted.
     #[arg(long)]
     all_infos: bool,
+}
+
+fn selector(s: &str) -> Result<Selector, SelectorError> {
+    Selector::parse(s, registry::lookup)
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -68,16 +73,22 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     let mut paths = Vec::new();
     let mut usage_problem = false;
     for path in &args.paths {
-        if path.is_dir() {
-            let found = model_files(path);
-            if found.is_empty() {
-                eprintln!("rtenx: no model files found under {}", path.display());
-                usage_problem = true;
-            }
-            paths.extend(found);
-        } else {
+        if !path.is_dir() {
             paths.push(path.clone());
+            continue;
         }
+        let found = scan::models_in(path);
+        for error in &found.errors {
+            super::complain(format_args!("cannot read {error}"));
+        }
+        if found.files.is_empty() && found.errors.is_empty() {
+            super::complain(format_args!(
+                "no model files found under {}",
+                path.display()
+            ));
+        }
+        usage_problem |= found.files.is_empty() || !found.errors.is_empty();
+        paths.extend(found.files);
     }
     // Hashing already uses every core within a file; otherwise files are checked side by side.
     let workers = if args.verify_checksums { 1 } else { workers() };
@@ -158,19 +169,6 @@ fn parallel_map<T: Send, R: Send>(
     });
     done.sort_unstable_by_key(|&(index, _)| index);
     done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Model files below `dir`, by extension, sorted; symlinks are not followed.
-fn model_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file() && rtenx::formats::is_model_path(e.path()))
-        .map(|e| e.into_path())
-        .collect();
-    files.sort();
-    files
 }
 
 #[cfg(test)]

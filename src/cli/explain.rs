@@ -2,7 +2,8 @@
 
 use super::Outcome;
 use clap::Args;
-use rtenx::check::{registry, Rule};
+use rtenx::check::Rule;
+use rtenx::formats::registry;
 use std::io::{self, Write};
 
 #[derive(Debug, Args)]
@@ -28,11 +29,11 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
     let mut out = io::stdout().lock();
     let Some(code) = args.code else {
         if args.json {
-            let all: Vec<_> = registry::all().map(rule_json).collect();
+            let all: Vec<_> = registry::rules().map(rule_json).collect();
             serde_json::to_writer_pretty(&mut out, &all)?;
             writeln!(out)?;
         } else {
-            for r in registry::all() {
+            for r in registry::rules() {
                 writeln!(
                     out,
                     "{}  {:<8} {:<28} {}",
@@ -43,7 +44,9 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
         return Ok(Outcome::Clean);
     };
     let Some(rule) = registry::lookup(&code) else {
-        eprintln!("rtenx: unknown rule `{code}`; `rtenx explain` lists every rule");
+        super::complain(format_args!(
+            "unknown rule `{code}`; `rtenx explain` lists every rule"
+        ));
         return Ok(Outcome::Failure);
     };
     if args.json {
@@ -55,6 +58,17 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
             "{} ({}), default severity: {}\n",
             rule.code, rule.name, rule.severity
         )?;
+        let moved = registry::groups().flat_map(|g| g.moved);
+        if let Some(old) = moved
+            .into_iter()
+            .find(|m| m.code.eq_ignore_ascii_case(&code))
+        {
+            let (old, new) = (old.code, rule.code);
+            writeln!(
+                out,
+                "{old} is the code this rule had before; it is now {new}.\n"
+            )?;
+        }
         writeln!(out, "{}\n\n{}", rule.summary, rule.explanation)?;
     }
     Ok(Outcome::Clean)

@@ -11,7 +11,8 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Inspect and validate machine-learning model files (RTen .rten V1/V2).
+/// Inspect and validate machine-learning model files: RTen (.rten V1/V2) and ONNX (.onnx with
+/// external data).
 #[derive(Debug, Parser)]
 #[command(name = "rtenx", version, about, propagate_version = true)]
 pub struct Args {
@@ -91,7 +92,7 @@ pub fn run() -> ExitCode {
         // A closed pipe (`rtenx dump | head`) is not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rtenx: {e}");
+            complain(e);
             ExitCode::from(2)
         }
     }
@@ -103,10 +104,16 @@ fn release_at_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
+/// Prints a problem on stderr. Messages quote paths and names from the command line and
+/// from files, so control characters are escaped.
+fn complain(message: impl std::fmt::Display) {
+    eprintln!("rtenx: {}", rtenx::text::sanitize(&message.to_string()));
+}
+
 /// Opens and analyses one named model, printing the error if it cannot be read.
 fn analyze_one(path: &Path) -> Result<rtenx::Analysis, Outcome> {
     rtenx::analyze(path).map_err(|e| {
-        eprintln!("rtenx: {}", rtenx::text::sanitize(&e.to_string()));
+        complain(e);
         Outcome::Failure
     })
 }

@@ -1,16 +1,24 @@
-//! Format readers. Each format lives in its own folder and is listed in [`FORMATS`].
+//! Format readers, and what they share.
 //!
-//! A reader detects its format from the content, reads the mapped bytes without trusting
-//! any offset, and returns the shared [`Inventory`] plus its own findings.
+//! Each format lives in its own folder and is listed once in [`registry::FORMATS`]. A reader
+//! detects its format from the content, reads the mapped bytes without trusting any offset,
+//! and returns the shared [`Inventory`] plus its own findings. [`shared`] holds the pieces
+//! formats are built from (protobuf, FlatBuffers, data files); [`foreign`] recognises the
+//! formats rtenx does not read, so that they are named rather than misread.
 
+pub mod foreign;
 pub mod onnx;
+pub mod registry;
 pub mod rten;
+pub mod scan;
+pub mod shared;
 
-use crate::check::{Findings, Rule};
+use crate::check::{Findings, RuleGroup};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
+use std::path::Path;
 
-/// How sure a reader is that bytes are in its format.
+/// How sure a detector is that bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Detection {
     /// Not this format.
@@ -21,18 +29,47 @@ pub enum Detection {
     Magic,
 }
 
-/// A model format rtenx can read.
+/// What a directory scan does with a file, judged from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    /// Not this format's file.
+    Skip,
+    /// A model file: check it.
+    Model,
+    /// A model only if its content is this format's (such as a `.json` file).
+    ModelIfDetected,
+    /// A data file that belongs to a model: checked with its model when the folder holds one
+    /// of this format, and on its own otherwise.
+    Companion,
+}
+
+/// A model format rtenx reads.
 pub trait Format: Sync {
-    /// Short name, such as `rten`.
+    /// Short name, such as `rten`; JSON output uses it.
     fn name(&self) -> &'static str;
-    /// File extensions (lower case, no dot) searched for in directories.
+    /// The format's rules, with their code prefix and title.
+    fn rules(&self) -> &'static RuleGroup;
+    /// File extensions (lower case, no dot) that a directory scan checks as models.
     fn extensions(&self) -> &'static [&'static str];
-    /// The format's own check rules.
-    fn rules(&self) -> &'static [&'static Rule];
     /// Decides from the content whether `bytes` are in this format.
     fn detect(&self, bytes: &[u8]) -> Detection;
     /// Reads the file into an inventory, appending findings. Never panics.
     fn read(&self, file: &ModelFile, options: &ReadOptions, findings: &mut Findings) -> Inventory;
+
+    /// What a directory scan does with `path`; by default, files with one of
+    /// [`Format::extensions`] are models.
+    fn scan(&self, path: &Path) -> Scan {
+        match extension(path) {
+            Some(ext) if self.extensions().contains(&ext.as_str()) => Scan::Model,
+            _ => Scan::Skip,
+        }
+    }
+}
+
+/// The lower-case extension of `path`, if it has one.
+pub fn extension(path: &Path) -> Option<String> {
+    let ext = path.extension()?.to_str()?;
+    Some(ext.to_ascii_lowercase())
 }
 
 /// What a reader does beyond reading structure.
@@ -43,39 +80,4 @@ pub struct ReadOptions<'a> {
     pub verify_checksums: bool,
     /// Called with (bytes done, bytes in all) while long work such as hashing runs.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
-}
-
-/// Every supported format.
-pub static FORMATS: &[&dyn Format] = &[&rten::Rten, &onnx::Onnx];
-
-/// The format of `file`: the strongest detection wins; among equally plausible formats the
-/// one whose extension matches the file name is preferred.
-pub fn detect(file: &ModelFile) -> Option<&'static dyn Format> {
-    let ext = file
-        .path()
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    FORMATS
-        .iter()
-        .map(|f| (f.detect(file.bytes()), f))
-        .filter(|(d, _)| *d != Detection::No)
-        .max_by_key(|(d, f)| {
-            (
-                *d,
-                ext.as_deref().is_some_and(|e| f.extensions().contains(&e)),
-            )
-        })
-        .map(|(_, f)| *f)
-}
-
-/// True if `path` has an extension some format reads.
-pub fn is_model_path(path: &std::path::Path) -> bool {
-    let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
-        return false;
-    };
-    let ext = ext.to_ascii_lowercase();
-    FORMATS
-        .iter()
-        .any(|f| f.extensions().contains(&ext.as_str()))
 }

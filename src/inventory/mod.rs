@@ -24,11 +24,44 @@ pub use tensor::{DataRange, Storage, Tensor, TensorId};
 
 use serde::Serialize;
 
+/// The format of a file, as detection found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// A format rtenx reads, by its short name, such as `rten`.
+    Read(&'static str),
+    /// A format rtenx recognises but does not read, such as `safetensors`.
+    NotRead(&'static str),
+    /// Nothing rtenx recognises.
+    Unknown,
+}
+
+impl FileFormat {
+    /// The short name; `unknown` for an unrecognised file.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::Read(name) | FileFormat::NotRead(name) => name,
+            FileFormat::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl Serialize for FileFormat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// What a reader found in one model file and the files it refers to.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inventory {
-    /// Short format name, such as `rten`; `unknown` when no reader recognised the file.
-    pub format: &'static str,
+    /// The file's format.
+    pub format: FileFormat,
     /// Format variant or version as the file states it, such as `V2`.
     pub format_version: String,
     /// The alignment, in bytes, that the format's writers give tensor data, if it has one.
@@ -95,7 +128,7 @@ pub struct Totals {
 
 impl Inventory {
     /// An inventory with one file and nothing else, for `format` at `version`.
-    pub fn new(format: &'static str, format_version: impl Into<String>, main: FileEntry) -> Self {
+    pub fn new(format: FileFormat, format_version: impl Into<String>, main: FileEntry) -> Self {
         Inventory {
             format,
             format_version: format_version.into(),

@@ -49,7 +49,7 @@ impl FileResult {
             Ok(a) => {
                 let places = a.findings.iter().map(|f| place(&path, &a, f)).collect();
                 let checked = Checked {
-                    format: a.inventory.format,
+                    format: a.inventory.format.name(),
                     format_version: a.inventory.format_version.clone(),
                     findings: a.findings,
                     places,

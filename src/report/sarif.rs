@@ -1,7 +1,8 @@
 //! SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
 use super::FileResult;
-use crate::check::{registry, Severity};
+use crate::check::Severity;
+use crate::formats::registry;
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
@@ -14,7 +15,7 @@ fn level(s: Severity) -> &'static str {
 }
 
 pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
-    let rules: Vec<Value> = registry::all()
+    let rules: Vec<Value> = registry::rules()
         .map(|r| {
             json!({
                 "id": r.code,

@@ -92,9 +92,9 @@ pub(super) fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Finding;
+    use crate::check::{Finding, Place};
     use crate::formats::onnx::rules::{EXTERNAL_OFFSET_UNALIGNED, OPSET_MISSING};
-    use crate::inventory::{FileEntry, FileRole, Inventory};
+    use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory};
 
     /// Text output for one file with five infos of one code and two errors of another.
     fn output(all_infos: bool) -> String {
@@ -104,11 +104,13 @@ mod tests {
             role: FileRole::Model,
         };
         let mut findings: Vec<Finding> = (0..5)
-            .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, format!("info {i}")))
+            .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, Place::FILE, format!("info {i}")))
             .collect();
-        findings.extend((0..2).map(|i| Finding::new(&OPSET_MISSING, format!("error {i}"))));
+        findings.extend(
+            (0..2).map(|i| Finding::new(&OPSET_MISSING, Place::FILE, format!("error {i}"))),
+        );
         let analysis = crate::Analysis {
-            inventory: Inventory::new("onnx", "", main),
+            inventory: Inventory::new(FileFormat::Read("onnx"), "", main),
             findings,
         };
         let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];

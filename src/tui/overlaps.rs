@@ -59,7 +59,7 @@ mod tests {
             size: Some(100),
             role: FileRole::Model,
         };
-        let mut inv = Inventory::new("onnx", "", entry);
+        let mut inv = Inventory::new(crate::inventory::FileFormat::Read("onnx"), "", entry);
         for (offset, len) in [
             (0, 10),
             (5, 10),

@@ -1,7 +1,7 @@
 //! Graph-level rules: empty graphs, duplicate names and unused constants.
 
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
-use crate::check::{Finding, Findings, Item};
+use crate::check::{Findings, Item, Place};
 use crate::inventory::{Graph, Inventory, NodeKind};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -13,16 +13,13 @@ pub(super) fn check(inv: &Inventory, out: &mut Findings) {
             .iter()
             .any(|n| matches!(n.kind, NodeKind::Operator(_)))
         {
-            out.push(
-                Finding::new(
-                    &EMPTY_GRAPH,
-                    format!(
-                        "the main graph has {} nodes and no operators",
-                        main.nodes.len()
-                    ),
-                )
-                .at(main.offset)
-                .item(Item::Graph { graph: 0 }),
+            out.add(
+                &EMPTY_GRAPH,
+                Place::at(main.offset).item(Item::Graph { graph: 0 }),
+                format!(
+                    "the main graph has {} nodes and no operators",
+                    main.nodes.len()
+                ),
             );
         }
     }
@@ -57,19 +54,16 @@ fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
             }
         };
         let what = if is_op { "operator" } else { "value" };
-        out.push(
-            Finding::new(
-                &DUPLICATE_NAME,
-                format!(
-                    "{what} name \"{}\" is also used by node {}",
-                    node.name, earlier
-                ),
-            )
-            .at(node.offset)
-            .item(Item::Node {
+        out.add(
+            &DUPLICATE_NAME,
+            Place::at(node.offset).item(Item::Node {
                 graph: graph_id,
                 node: id,
             }),
+            format!(
+                "{what} name \"{}\" is also used by node {}",
+                node.name, earlier
+            ),
         );
     }
 }
@@ -94,19 +88,16 @@ fn unused_constants(graph_id: usize, graph: &Graph, captured: &HashSet<&[u8]>, o
         if used || captured.contains(node.name.as_bytes()) {
             continue;
         }
-        out.push(
-            Finding::new(
-                &UNUSED_CONSTANT,
-                format!(
-                    "constant \"{}\" is read by no operator and is not a graph output",
-                    node.name
-                ),
-            )
-            .at(node.offset)
-            .item(Item::Node {
+        out.add(
+            &UNUSED_CONSTANT,
+            Place::at(node.offset).item(Item::Node {
                 graph: graph_id,
                 node: id,
             }),
+            format!(
+                "constant \"{}\" is read by no operator and is not a graph output",
+                node.name
+            ),
         );
     }
 }

@@ -1,7 +1,7 @@
 //! Section overlaps, gaps, padding and trailing bytes.
 
 use super::{EXTERNAL_DATA_UNUSED, NONZERO_PADDING, SECTION_OVERLAP, TRAILING_BYTES, UNUSED_BYTES};
-use crate::check::{Finding, Findings, Item};
+use crate::check::{Findings, Item, Place};
 use crate::inventory::{FileRole, Inventory, Section, SectionKind};
 use humansize::{format_size, BINARY};
 
@@ -30,48 +30,40 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Findings) {
         let range = section.range;
         let item = Item::Section { section: index };
         let size = format_size(range.len, BINARY);
-        let finding = match section.kind {
-            SectionKind::Gap | SectionKind::Trailing if is_data_file(section) => Finding::new(
-                &EXTERNAL_DATA_UNUSED,
-                format!(
-                    "{size} ({} bytes) at {}..{} are used by no tensor",
-                    range.len,
-                    range.start,
-                    range.end()
-                ),
-            ),
-            SectionKind::Gap => Finding::new(
-                &UNUSED_BYTES,
-                format!("{size} ({} bytes) at {}..{} are used by no section or tensor",
-                    range.len, range.start, range.end()),
-            ),
-            SectionKind::Trailing => Finding::new(
-                &TRAILING_BYTES,
-                format!("{size} ({} bytes) follow the last section, from offset {} to the end of the file",
-                    range.len, range.start),
-            ),
+        let place = Place::at(range.start).in_file(section.file).item(item);
+        let (rule, place, message) = match section.kind {
+            SectionKind::Gap | SectionKind::Trailing if is_data_file(section) => {
+                let (len, start, end) = (range.len, range.start, range.end());
+                let message =
+                    format!("{size} ({len} bytes) at {start}..{end} are used by no tensor");
+                (&EXTERNAL_DATA_UNUSED, place, message)
+            }
+            SectionKind::Gap => {
+                let (len, start, end) = (range.len, range.start, range.end());
+                let message = format!(
+                    "{size} ({len} bytes) at {start}..{end} are used by no section or tensor"
+                );
+                (&UNUSED_BYTES, place, message)
+            }
+            SectionKind::Trailing => {
+                let (len, start) = (range.len, range.start);
+                let message = format!("{size} ({len} bytes) follow the last section, from offset {start} to the end of the file");
+                (&TRAILING_BYTES, place, message)
+            }
             SectionKind::Padding if section.file == 0 && !in_tensor_data(section) => {
                 let Some(first) = first_nonzero(bytes, range.start, range.end()) else {
                     continue;
                 };
-                Finding::new(
-                    &NONZERO_PADDING,
-                    format!("padding {}..{} holds non-zero byte 0x{:02x} at offset {first}",
-                        range.start, range.end(),
-                        bytes.get(first as usize).copied().unwrap_or(0)),
-                )
-                .at(first)
-                .in_file(section.file)
-                .item(item)
+                let byte = bytes.get(first as usize).copied().unwrap_or(0);
+                let (start, end) = (range.start, range.end());
+                let message = format!(
+                    "padding {start}..{end} holds non-zero byte 0x{byte:02x} at offset {first}"
+                );
+                (&NONZERO_PADDING, place.offset(first), message)
             }
             _ => continue,
         };
-        let finding = if finding.offset.is_none() {
-            finding.at(range.start)
-        } else {
-            finding
-        };
-        out.push(finding.in_file(section.file).item(item));
+        out.add(rule, place, message);
     }
 }
 
@@ -95,23 +87,21 @@ fn overlaps(inv: &Inventory, out: &mut Findings) {
     for (index, b) in declared {
         if let Some(a) = widest.filter(|a| a.file == b.file && b.range.start < a.range.end()) {
             let end = a.range.end().min(b.range.end());
-            out.push(
-                Finding::new(
-                    &SECTION_OVERLAP,
-                    format!(
-                        "{} {}..{} overlaps {} {}..{} in bytes {}..{end}",
-                        b.kind.label(),
-                        b.range.start,
-                        b.range.end(),
-                        a.kind.label(),
-                        a.range.start,
-                        a.range.end(),
-                        b.range.start
-                    ),
-                )
-                .at(b.range.start)
-                .in_file(b.file)
-                .item(Item::Section { section: index }),
+            out.add(
+                &SECTION_OVERLAP,
+                Place::at(b.range.start)
+                    .item(Item::Section { section: index })
+                    .in_file(b.file),
+                format!(
+                    "{} {}..{} overlaps {} {}..{} in bytes {}..{end}",
+                    b.kind.label(),
+                    b.range.start,
+                    b.range.end(),
+                    a.kind.label(),
+                    a.range.start,
+                    a.range.end(),
+                    b.range.start
+                ),
             );
         }
         if widest.is_none_or(|a| a.file != b.file || b.range.end() > a.range.end()) {

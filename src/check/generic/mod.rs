@@ -8,12 +8,17 @@ use super::Findings;
 use crate::inventory::Inventory;
 
 crate::rules! {
+    group = ("RX", "Any format");
     UNKNOWN_FORMAT = ("RX001", "unknown-format", Error,
         "The file is not in any format rtenx reads.",
-        "rtenx recognises formats by their content: RTen V2 by its `RTEN` magic, RTen V1 by a \
-FlatBuffer root that points inside the file. A file named on the command line that matches \
-none of them is reported here. Check that the file is a model and was copied completely; a \
-download that saved an HTML error page is a common cause.");
+        "rtenx recognises formats by their content, never by the file name: RTen V2 by its \
+`RTEN` magic, RTen V1 by a FlatBuffer root inside the file, ONNX by its first protobuf fields. \
+A file in a format rtenx knows but does not read (safetensors, GGUF, TFLite, ExecuTorch, \
+PyTorch checkpoints and pickles, NumPy, HDF5 and Keras, Core ML, TensorFlow protobufs, \
+PaddlePaddle files, zip and gzip archives) is named as what it is, and no reader's errors are \
+reported for it. A file that matches nothing is reported with its first bytes. Check that the \
+file is a model and was copied completely: an HTML error page or a Git LFS pointer saved in \
+place of a download are common causes.");
     SECTION_OVERLAP = ("RX002", "section-overlap", Error,
         "Two sections of the file claim the same bytes.",
         "A header states where each section starts. When two sections overlap, a runtime reads \

@@ -2,7 +2,7 @@
 //! list values kept are bounded by the caller's budget: the rest are only counted, so a
 //! hostile list of millions of empty strings costs nothing to read.
 
-use super::wire::{fields, Field, Scalar, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The fields of an AttributeProto.
 #[derive(Debug, Default)]

@@ -1,7 +1,7 @@
 //! GraphProto read in place: every node, initializer and value declaration stays a slice of
 //! the file until the walk reads it, so a graph costs 16 bytes per node before that.
 
-use super::wire::{fields, Field, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// The fields of a GraphProto, as slices of the encoded messages.
 #[derive(Debug, Default)]

@@ -16,7 +16,7 @@ use super::rules::*;
 use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Item, Place};
 use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,
@@ -347,16 +347,13 @@ impl<'b> GraphReader<'_, 'b> {
             self.r.tensor(&indices, name, self.id, Some(node), at);
         }
         if !seen.insert(name) {
-            self.r.out.push(
-                Finding::new(
-                    &DUPLICATE_INITIALIZER,
-                    format!(
-                        "initializer name \"{}\" is used more than once in this graph",
-                        Name::from(name)
-                    ),
-                )
-                .at(at)
-                .item(Item::Tensor { tensor }),
+            self.r.out.add(
+                &DUPLICATE_INITIALIZER,
+                Place::at(at).item(Item::Tensor { tensor }),
+                format!(
+                    "initializer name \"{}\" is used more than once in this graph",
+                    Name::from(name)
+                ),
             );
             return;
         }
@@ -375,14 +372,9 @@ impl<'b> GraphReader<'_, 'b> {
             let known = self.scopes[self.id].names.get(self.in_file(name)).copied();
             let id = match known {
                 Some(earlier) if !self.is_constant(earlier) => {
-                    let finding = Finding::new(
-                        &NOT_SSA,
-                        format!("input \"{}\" is listed twice", Name::from(name)),
-                    );
-                    let at = self.offset(name);
-                    self.r
-                        .out
-                        .push(finding.at(at).item(Item::Graph { graph: self.id }));
+                    let place = Place::at(self.offset(name)).item(Item::Graph { graph: self.id });
+                    let message = format!("input \"{}\" is listed twice", Name::from(name));
+                    self.r.out.add(&NOT_SSA, place, message);
                     earlier
                 }
                 Some(constant) => constant, // IR < 4: an input with an initializer as its default
@@ -472,13 +464,13 @@ impl<'b> GraphReader<'_, 'b> {
             Some(i) => format!("input of node {i}"),
             None => "graph output".to_owned(),
         };
-        let finding = match (later, reader) {
-            (Some(later), Some(reader)) if later > reader => Finding::new(&NOT_TOPOLOGICAL, format!(
+        let (rule, message) = match (later, reader) {
+            (Some(later), Some(reader)) if later > reader => (&NOT_TOPOLOGICAL, format!(
                 "{what} \"{shown}\" is produced by node {later}, which comes later")),
-            _ => Finding::new(&UNDEFINED_INPUT, format!(
+            _ => (&UNDEFINED_INPUT, format!(
                 "{what} \"{shown}\" is not a graph input, initializer, earlier output or outer value")),
         };
-        self.r.out.push(finding.item(item));
+        self.r.out.add(rule, Place::on(item), message);
         None
     }
 
@@ -561,7 +553,7 @@ impl<'b> GraphReader<'_, 'b> {
                 };
                 self.r
                     .out
-                    .push(Finding::new(&NOT_SSA, message).at(at).item(item));
+                    .push(Finding::new(&NOT_SSA, Place::at(at).item(item), message));
             }
             let ty = types.get(self.in_file(name)).copied();
             let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
@@ -587,16 +579,13 @@ impl<'b> GraphReader<'_, 'b> {
         }
         if self.depth >= MAX_DEPTH {
             let at = self.r.inv.graphs[self.id].node(op).and_then(|n| n.offset);
-            self.r.out.push(
-                Finding::new(
-                    &PROTOBUF_INVALID,
-                    format!("subgraphs nest more than {MAX_DEPTH} deep; deeper ones are not read"),
-                )
-                .at(at)
-                .item(Item::Node {
+            self.r.out.add(
+                &PROTOBUF_INVALID,
+                Place::at(at).item(Item::Node {
                     graph: self.id,
                     node: op,
                 }),
+                format!("subgraphs nest more than {MAX_DEPTH} deep; deeper ones are not read"),
             );
             return None;
         }

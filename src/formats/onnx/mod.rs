@@ -8,15 +8,14 @@
 //! before any data file is touched, and only `--verify-checksums` reads tensor bytes.
 
 mod attribute_view;
-mod checksum;
 mod dtype;
 mod external;
 mod graph_view;
 mod graphs;
+mod locations;
 mod model_view;
 mod node_names;
 mod node_view;
-mod paths;
 pub mod proto;
 pub mod rules;
 mod sniff;
@@ -25,13 +24,13 @@ mod tensors;
 #[cfg(test)]
 mod test_rng;
 mod value_view;
-mod wire;
 
-use crate::check::{Finding, Findings, Item, Rule};
+use crate::check::{Finding, Findings, Item, Place, RuleGroup};
+use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
-    ByteRange, FileEntry, FileId, FileRole, Inventory, MetadataEntry, Name, Section, SectionKind,
-    TensorId,
+    ByteRange, FileEntry, FileFormat, FileId, FileRole, Inventory, MetadataEntry, Name, Section,
+    SectionKind, TensorId,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
@@ -53,7 +52,7 @@ struct Reader<'a> {
     base: &'a [u8],
     inv: &'a mut Inventory,
     out: &'a mut Findings,
-    files: external::DataFiles,
+    files: DataFiles,
     /// (data file, recorded checksum, tensor) for `--verify-checksums`.
     checksums: Vec<(FileId, String, TensorId)>,
     /// Entries the model may still add; see [`MAX_ENTRIES`].
@@ -83,15 +82,13 @@ impl<'a> Reader<'a> {
         }
         if !self.over_budget {
             self.over_budget = true;
-            self.out.push(
-                Finding::new(
-                    &TOO_LARGE_TO_READ,
-                    format!(
-                        "the model holds more than {MAX_ENTRIES} nodes, values, tensors, \
+            self.out.add(
+                &TOO_LARGE_TO_READ,
+                Place::at(at),
+                format!(
+                    "the model holds more than {MAX_ENTRIES} nodes, values, tensors, \
 attributes and list values; rtenx reads it up to here"
-                    ),
-                )
-                .at(at),
+                ),
             );
         }
         false
@@ -101,7 +98,7 @@ attributes and list values; rtenx reads it up to here"
     fn malformed(&mut self, what: &str, error: impl std::fmt::Display, at: Option<u64>) {
         let message = format!("cannot decode a {what}: {error}");
         self.out
-            .push(Finding::new(&PROTOBUF_INVALID, message).at(at));
+            .push(Finding::new(&PROTOBUF_INVALID, Place::at(at), message));
     }
 
     /// Whether the budget ran out.
@@ -125,8 +122,8 @@ impl Format for Onnx {
         &["onnx"]
     }
 
-    fn rules(&self) -> &'static [&'static Rule] {
-        rules::RULES
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -144,7 +141,7 @@ impl Format for Onnx {
             size: Some(size),
             role: FileRole::Model,
         };
-        let mut inv = Inventory::new("onnx", "", entry);
+        let mut inv = Inventory::new(FileFormat::Read(self.name()), "", entry);
         inv.sections.push(Section {
             file: 0,
             kind: SectionKind::ModelData,
@@ -154,15 +151,14 @@ impl Format for Onnx {
             },
         });
         if size >= PROTOBUF_LIMIT {
-            out.push(Finding::new(&MODEL_TOO_LARGE, format!(
-                "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"))
-                .at(0));
+            out.add(&MODEL_TOO_LARGE, Place::at(0), format!(
+                "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"));
         }
         let model = match ModelView::read(file.bytes(), MAX_ENTRIES) {
             Ok(model) => model,
             Err(e) => {
                 let message = format!("cannot decode the model: {e}");
-                out.push(Finding::new(&PROTOBUF_INVALID, message).at(0));
+                out.add(&PROTOBUF_INVALID, Place::at(0), message);
                 return inv;
             }
         };
@@ -172,7 +168,7 @@ impl Format for Onnx {
             base: file.bytes(),
             inv: &mut inv,
             out,
-            files: external::DataFiles::new(file.path()),
+            files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
             budget: MAX_ENTRIES,
             over_budget: false,
@@ -184,7 +180,7 @@ impl Format for Onnx {
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
             let identities = reader.files.identities();
-            checksum::verify(&inv, &checksums, identities, options.progress, out);
+            datafiles::checksum::verify(&inv, &checksums, identities, options.progress, out);
         }
         inv.fill_gaps();
         inv
@@ -203,15 +199,13 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
             inv.format_version = format!("IR v{v}");
             inv.property("ir_version", v, None);
         }
-        other => out.push(
-            Finding::new(
-                &IR_VERSION_MISSING,
-                match other {
-                    Some(v) => format!("ir_version is {v}"),
-                    None => "ir_version is absent".to_owned(),
-                },
-            )
-            .item(field("ir_version")),
+        other => out.add(
+            &IR_VERSION_MISSING,
+            Place::on(field("ir_version")),
+            match other {
+                Some(v) => format!("ir_version is {v}"),
+                None => "ir_version is absent".to_owned(),
+            },
         ),
     }
     for (key, value) in [
@@ -228,12 +222,10 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
         inv.property("model_version", v, None);
     }
     if m.opset_import.is_empty() {
-        out.push(
-            Finding::new(
-                &OPSET_MISSING,
-                "opset_import is empty; no operator set is imported",
-            )
-            .item(field("opset_import")),
+        out.add(
+            &OPSET_MISSING,
+            Place::on(field("opset_import")),
+            "opset_import is empty; no operator set is imported",
         );
     }
     for &(domain, version) in &m.opset_import {
@@ -249,15 +241,13 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
     for &(key, value) in &m.metadata_props {
         let key = key.unwrap_or_default();
         if !keys.insert(key) {
-            out.push(
-                Finding::new(
-                    &DUPLICATE_METADATA_KEY,
-                    format!(
-                        "metadata key \"{}\" appears more than once",
-                        Name::from(key)
-                    ),
-                )
-                .item(field("metadata_props")),
+            out.add(
+                &DUPLICATE_METADATA_KEY,
+                Place::on(field("metadata_props")),
+                format!(
+                    "metadata key \"{}\" appears more than once",
+                    Name::from(key)
+                ),
             );
         }
         inv.metadata.push(MetadataEntry {

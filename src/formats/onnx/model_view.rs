@@ -1,6 +1,6 @@
 //! ModelProto and FunctionProto read in place, with their lists kept within a budget.
 
-use super::wire::{fields, Field, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// An optional bytes field and an optional varint field of a small message, such as
 /// OperatorSetIdProto (domain, version).

@@ -2,7 +2,7 @@
 
 use super::node_view::NodeView;
 use super::rules::DUPLICATE_NODE_NAME;
-use crate::check::{Finding, Item};
+use crate::check::{Finding, Item, Place};
 use crate::inventory::{GraphId, Name, NodeId};
 use std::collections::HashMap;
 
@@ -44,9 +44,11 @@ impl<'b> NodeNames<'b> {
 graph with two nodes of one name",
                 Name::from(n.name)
             );
-            Finding::new(&DUPLICATE_NODE_NAME, message)
-                .at(at)
-                .item(Item::Node { graph, node: id })
+            Finding::new(
+                &DUPLICATE_NODE_NAME,
+                Place::at(at).item(Item::Node { graph, node: id }),
+                message,
+            )
         })
     }
 }

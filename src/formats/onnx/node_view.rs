@@ -1,7 +1,7 @@
 //! NodeProto read in place: names are slices of the file, and the vectors are reused from
 //! node to node, so reading a node allocates nothing.
 
-use super::wire::{fields, Field, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// The fields of a NodeProto that the graph walk needs. Attributes stay encoded.
 #[derive(Debug, Default)]

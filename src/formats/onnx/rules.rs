@@ -1,6 +1,17 @@
 //! Rules specific to ONNX models and their external data (codes OX001..).
 
 crate::rules! {
+    group = ("OX", "ONNX", moved: [
+        "OX012" => crate::formats::shared::datafiles::rules::LOCATION_TRAVERSAL,
+        "OX014" => crate::formats::shared::datafiles::rules::SYMLINK_ESCAPE,
+        "OX015" => crate::formats::shared::datafiles::rules::SYMLINK_INSIDE,
+        "OX016" => crate::formats::shared::datafiles::rules::NOT_REGULAR_FILE,
+        "OX017" => crate::formats::shared::datafiles::rules::HARD_LINK,
+        "OX019" => crate::formats::shared::datafiles::rules::DATA_FILE_MISSING,
+        "OX028" => crate::formats::shared::datafiles::rules::LOCATION_NOT_PORTABLE,
+        "OX032" => crate::formats::shared::datafiles::rules::LOCATION_IS_MODEL,
+        "OX025" => crate::formats::shared::datafiles::rules::CHECKSUM_MISMATCH,
+    ]);
     PROTOBUF_INVALID = ("OX001", "protobuf-invalid", Error,
         "The file is not a well-formed ONNX protobuf.",
         "The model could not be decoded: a varint runs past the end, a length prefix points \
@@ -49,49 +60,16 @@ hold them.");
     LOCATION_MISSING = ("OX011", "location-missing", Error,
         "An external tensor has no location, or an empty one.",
         "An EXTERNAL tensor must name its data file with a non-empty `location` key.");
-    LOCATION_TRAVERSAL = ("OX012", "location-traversal", Error,
-        "An external data location is absolute or climbs out of the model's folder.",
-        "The location must be a relative path inside the model's folder. Absolute paths, \
-drive letters (C:), UNC paths (\\\\server), a leading root separator and any `..` component \
-are refused, as onnx does since CVE-2022-25882 and CVE-2024-27318: they let a model read \
-any file on the machine. rtenx never opens such a path. It also refuses components of dots \
-and spaces that Windows trims to `..` (`.. .`), and locations that become one of these once \
-a Windows program converts them to its ANSI code page, where best-fit mapping turns \
-fullwidth `．／＼：`, the division slash `∕` and the yen and won signs into `. / \\ :`.");
     LOCATION_SPECIAL = ("OX013", "location-special", Error,
         "An external data location is an in-memory marker.",
         "`*/_ORT_MEM_ADDR_/*` makes onnxruntime treat the offset as a raw process memory \
 address, and a leading `#` marks onnx's in-memory initializers. Neither belongs in a file; \
 a model carrying them is hostile or a leaked internal graph.");
-    SYMLINK_ESCAPE = ("OX014", "symlink-escape", Error,
-        "The external data path leaves the model's folder through a symlink.",
-        "A symlink at the data file or at a folder on its path resolves outside the model's \
-folder (CVE-2026-27489, CVE-2026-34447). rtenx resolves every level and never opens the \
-target. onnx refuses every symlink; onnxruntime follows them. Caches that link each file to \
-a shared store, such as the Hugging Face hub's `snapshots/<rev>/* -> ../../blobs/*`, trip \
-this rule: check a real copy of the folder, or, when the store is trusted, run with \
-`--warn OX014`.");
-    SYMLINK_INSIDE = ("OX015", "symlink-inside", Warning,
-        "The external data path goes through a symlink that stays inside the model's folder.",
-        "The path is safe today, but onnx's loader refuses symlinks outright, and a symlink \
-can be retargeted after the model is checked.");
-    NOT_REGULAR_FILE = ("OX016", "not-regular-file", Error,
-        "The external data path is not a regular file.",
-        "The location names a folder, device, FIFO or socket. Reading a device or FIFO can \
-block or never end; rtenx does not open it.");
-    HARD_LINK = ("OX017", "hard-link", Warning,
-        "The external data file has more than one hard link.",
-        "A hard link can make a file outside the model's folder appear inside it \
-(CVE-2026-34446); onnx refuses data files with a link count above 1.");
     OFFSET_LENGTH_INVALID = ("OX018", "offset-length-invalid", Error,
         "An external offset or length is not a plain decimal number.",
         "`offset` and `length` must be ASCII decimal integers of at least 0 that fit in 64 \
 bits. Signs, spaces, hex and other text are refused (onnxruntime requires the whole string to \
 parse; Python's int() is more lenient, so readers disagree).");
-    DATA_FILE_MISSING = ("OX019", "data-file-missing", Error,
-        "The external data file does not exist.",
-        "The location passes every safety rule but no file is there. The model cannot load; \
-copy the data file next to the model. rtenx still checks everything else.");
     UNKNOWN_EXTERNAL_KEY = ("OX020", "unknown-external-key", Warning,
         "An external_data entry has a key other than location, offset, length or checksum.",
         "onnxruntime refuses unknown keys with `model format error`, including `basepath`, \
@@ -121,11 +99,6 @@ it.");
 model's folder (no sub-folder, not even `./`), with an extension starting `data` or `onnx_data` (such as \
 `model.onnx.data` or `weights.onnx_data_3`). It also decodes every protobuf string as \
 UTF-8, so a location that is not UTF-8 stops the whole model from loading.");
-    CHECKSUM_MISMATCH = ("OX025", "checksum-mismatch", Error,
-        "An external data file's SHA-1 differs from its recorded checksum.",
-        "With `--verify-checksums`, rtenx hashes each external data file and compares it with \
-the `checksum` key of the tensors stored in it. A mismatch means the file changed after the \
-model was written, or belongs to another model.");
     EXTERNAL_DTYPE_INVALID = ("OX026", "external-dtype-invalid", Error,
         "An external tensor is of type STRING or UNDEFINED.",
         "External data holds fixed-size elements only; onnxruntime refuses STRING and \
@@ -134,15 +107,6 @@ UNDEFINED external tensors.");
         "A tensor's data_type is missing, UNDEFINED or unknown.",
         "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
 tensor's size and meaning are unknown.");
-    LOCATION_NOT_PORTABLE = ("OX028", "location-not-portable", Warning,
-        "The external data location names another file, or a device, on Windows.",
-        "Windows reads some names differently from Linux and macOS. A component named after a \
-DOS device (`CON`, `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, with or without an \
-extension) opens the device; a colon selects an NTFS alternate data stream hidden inside \
-another file; a trailing dot or space is dropped; and `<>\"|?*` and control characters are \
-refused. A location that is not UTF-8 cannot name a file on Windows at all (on Linux \
-and macOS the bytes name the file as they are, and that is the file rtenx checks). A model \
-that works here may then read the wrong bytes, hang or fail on Windows. Rename the data file.");
     TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
         "The model holds more entries than rtenx reads.",
         "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
@@ -166,12 +130,6 @@ name collides with an internal value: rename one of them.");
 shape inference and Reshape targets, never in a stored tensor). Runtimes that multiply the \
 dimensions get a negative or wrapped size; a dimension of 0 elsewhere in the shape hides this \
 from a size check, so rtenx reports it on its own.");
-    LOCATION_IS_MODEL = ("OX032", "location-is-model", Error,
-        "An external data location names the model file itself.",
-        "The location leads to the .onnx file being read (by name, symlink or hard link), so \
-the tensor's bytes would be read out of the model's own protobuf: its names, attributes and \
-other tensors. No exporter writes this; it hides one thing inside another. rtenx does not \
-use the range.");
     DUPLICATE_NODE_NAME = ("OX033", "duplicate-node-name", Error,
         "Two nodes of one graph share a name, which onnxruntime refuses.",
         "NodeProto.name is optional, and onnx's checker accepts repeated names, but \

@@ -2,7 +2,7 @@
 //! fields are counted, never decoded: a hostile tensor cannot make rtenx allocate more than a
 //! few bytes for each dimension, and checking a tensor touches none of its data.
 
-use super::wire::{fields, Field, Scalar, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The typed value fields of a TensorProto, in field-number order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

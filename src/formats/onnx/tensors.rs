@@ -5,7 +5,7 @@ use super::external;
 use super::rules::*;
 use super::tensor_view::{TensorView, Typed};
 use super::Reader;
-use crate::check::{generic, Finding, Item};
+use crate::check::{generic, Item, Place};
 use crate::inventory::{DType, DataRange, GraphId, Name, NodeId, Storage, Tensor, TensorId};
 
 /// `TensorProto.data_location` value for external data.
@@ -15,8 +15,8 @@ const PAGE: u64 = 4096;
 
 impl Reader<'_> {
     /// Adds `t` as `name`, owned by `node` of `graph` and declared at offset `decl` of the
-    /// model file (if known), and checks how its data is stored. Findings about the tensor that have no
-    /// offset of their own point at the declaration.
+    /// model file (if known), and checks how its data is stored. Findings about the tensor
+    /// that have no offset of their own point at the declaration.
     pub fn tensor(
         &mut self,
         t: &TensorView<'_>,
@@ -25,34 +25,29 @@ impl Reader<'_> {
         node: Option<NodeId>,
         decl: Option<u64>,
     ) -> TensorId {
-        let first_finding = self.out.len();
         let id = self.inv.tensors.len();
-        let item = Item::Tensor { tensor: id };
+        let place = Place::on(Item::Tensor { tensor: id }).offset(decl);
         let code = t.data_type.unwrap_or(0);
         let dtype = from_onnx(code);
         if dtype.is_none() {
-            self.out.push(
-                Finding::new(
-                    &DTYPE_UNDEFINED,
-                    format!(
-                        "tensor \"{name}\" has data_type {code}, which is {}",
-                        if code == 0 {
-                            "UNDEFINED"
-                        } else {
-                            "not an ONNX type"
-                        }
-                    ),
-                )
-                .item(item),
+            self.out.add(
+                &DTYPE_UNDEFINED,
+                place,
+                format!(
+                    "tensor \"{name}\" has data_type {code}, which is {}",
+                    if code == 0 {
+                        "UNDEFINED"
+                    } else {
+                        "not an ONNX type"
+                    }
+                ),
             );
         }
         if let Some((i, d)) = t.dims.iter().enumerate().find(|(_, &d)| d < 0) {
-            self.out.push(
-                Finding::new(
-                    &NEGATIVE_DIM,
-                    format!("dims[{i}] is {d}; a stored tensor's dimensions are sizes, 0 or more"),
-                )
-                .item(item),
+            self.out.add(
+                &NEGATIVE_DIM,
+                place,
+                format!("dims[{i}] is {d}; a stored tensor's dimensions are sizes, 0 or more"),
             );
         }
         // A negative dim is kept as u64::MAX, so that sizes built on it overflow.
@@ -63,9 +58,12 @@ impl Reader<'_> {
             .collect();
         let (elements, byte_size) = Tensor::sizes(&shape, dtype);
         let (storage, data) = if t.data_location == Some(EXTERNAL) {
-            (Storage::External, self.external(t, dtype, byte_size, id))
+            (
+                Storage::External,
+                self.external(t, dtype, byte_size, id, place),
+            )
         } else {
-            self.inline(t, dtype, elements, item)
+            self.inline(t, dtype, elements, place)
         };
         self.inv.tensors.push(Tensor {
             name,
@@ -81,11 +79,6 @@ impl Reader<'_> {
                 .filter(|_| storage == Storage::Inline)
                 .map(|d| d.offset)),
         });
-        for f in &mut self.out[first_finding..] {
-            if f.offset.is_none() && f.file == 0 {
-                f.offset = decl;
-            }
-        }
         id
     }
 
@@ -101,42 +94,36 @@ impl Reader<'_> {
         t: &TensorView<'_>,
         dtype: Option<DType>,
         elements: Option<u64>,
-        item: Item,
+        place: Place,
     ) -> (Storage, Option<DataRange>) {
         let fields = Self::value_fields(t);
         if fields.len() > 1 {
-            self.out.push(
-                Finding::new(
-                    &TENSOR_VALUE_FIELDS,
-                    format!(
-                        "inline tensor sets {} value fields ({}); exactly one is allowed",
-                        fields.len(),
-                        fields.join(", ")
-                    ),
-                )
-                .item(item),
+            self.out.add(
+                &TENSOR_VALUE_FIELDS,
+                place,
+                format!(
+                    "inline tensor sets {} value fields ({}); exactly one is allowed",
+                    fields.len(),
+                    fields.join(", ")
+                ),
             );
         } else if fields.is_empty() && elements.is_some_and(|n| n > 0) {
-            self.out.push(
-                Finding::new(
-                    &TENSOR_VALUE_FIELDS,
-                    format!(
-                        "inline tensor has {} elements but no value field",
-                        elements.unwrap_or(0)
-                    ),
-                )
-                .item(item),
+            self.out.add(
+                &TENSOR_VALUE_FIELDS,
+                place,
+                format!(
+                    "inline tensor has {} elements but no value field",
+                    elements.unwrap_or(0)
+                ),
             );
             return (Storage::Missing, None);
         }
         if let Some(raw) = t.raw_data {
             if dtype == Some(DType::String) {
-                self.out.push(
-                    Finding::new(
-                        &STRING_IN_RAW_DATA,
-                        "STRING tensor stores its data in raw_data",
-                    )
-                    .item(item),
+                self.out.add(
+                    &STRING_IN_RAW_DATA,
+                    place,
+                    "STRING tensor stores its data in raw_data",
                 );
             }
             let offset = (raw.as_ptr() as usize).checked_sub(self.base.as_ptr() as usize);
@@ -148,13 +135,13 @@ impl Reader<'_> {
             return (Storage::Inline, range);
         }
         if let (Some(dtype), Some(elements)) = (dtype, elements) {
-            self.typed_count(t, dtype, elements, item);
+            self.typed_count(t, dtype, elements, place);
         }
         (Storage::Inline, None)
     }
 
     /// Checks the entry count of a typed value field against the element count.
-    fn typed_count(&mut self, t: &TensorView<'_>, dtype: DType, elements: u64, item: Item) {
+    fn typed_count(&mut self, t: &TensorView<'_>, dtype: DType, elements: u64, place: Place) {
         let Some((field, per_element)) = typed_field(dtype) else {
             return;
         };
@@ -163,16 +150,14 @@ impl Reader<'_> {
             return;
         };
         if stored != 0 && stored != expected {
-            self.out.push(
-                Finding::new(
-                    &generic::TENSOR_SIZE_MISMATCH,
-                    format!(
-                        "{} holds {stored} entries, but shape {:?} of {dtype} needs {expected}",
-                        field.name(),
-                        t.dims
-                    ),
-                )
-                .item(item),
+            self.out.add(
+                &generic::TENSOR_SIZE_MISMATCH,
+                place,
+                format!(
+                    "{} holds {stored} entries, but shape {:?} of {dtype} needs {expected}",
+                    field.name(),
+                    t.dims
+                ),
             );
         }
     }
@@ -183,44 +168,39 @@ impl Reader<'_> {
         dtype: Option<DType>,
         byte_size: Option<u64>,
         id: TensorId,
+        place: Place,
     ) -> Option<DataRange> {
-        let item = Item::Tensor { tensor: id };
         let inline = Self::value_fields(t);
         if !inline.is_empty() {
-            self.out.push(
-                Finding::new(
-                    &EXTERNAL_WITH_INLINE_DATA,
-                    if t.raw_data.is_some_and(<[u8]>::is_empty) {
-                        "EXTERNAL tensor also sets raw_data, to nothing: onnx and onnxruntime \
+            self.out.add(
+                &EXTERNAL_WITH_INLINE_DATA,
+                place,
+                if t.raw_data.is_some_and(<[u8]>::is_empty) {
+                    "EXTERNAL tensor also sets raw_data, to nothing: onnx and onnxruntime \
 ignore it, but rten reads the empty raw_data instead of the external data and refuses the model"
-                            .to_owned()
-                    } else {
-                        format!("EXTERNAL tensor also sets {}", inline.join(", "))
-                    },
-                )
-                .item(item),
+                        .to_owned()
+                } else {
+                    format!("EXTERNAL tensor also sets {}", inline.join(", "))
+                },
             );
         }
         if matches!(dtype, None | Some(DType::String)) {
-            self.out.push(
-                Finding::new(
-                    &EXTERNAL_DTYPE_INVALID,
-                    format!(
-                        "EXTERNAL tensor has data_type {}, which external data cannot hold",
-                        t.data_type.unwrap_or(0)
-                    ),
-                )
-                .item(item),
+            self.out.add(
+                &EXTERNAL_DTYPE_INVALID,
+                place,
+                format!(
+                    "EXTERNAL tensor has data_type {}, which external data cannot hold",
+                    t.data_type.unwrap_or(0)
+                ),
             );
         }
-        let r = external::parse(&t.external_data, item, self.out);
+        let r = external::parse(&t.external_data, place, self.out);
         let location = r.location?;
-        let file = self.files.file(location, item, self.inv, self.out)?;
+        let file = self.files.file(location, place, self.inv, self.out)?;
         let offset = r.offset.unwrap_or(0);
         if r.offset.is_some_and(|o| o % PAGE != 0) {
-            self.out.push(Finding::new(&EXTERNAL_OFFSET_UNALIGNED, format!(
-                "offset {offset} is not a multiple of {PAGE}: the tensor cannot be memory-mapped on its own"))
-                .at(offset).in_file(file).item(item));
+            self.out.add(&EXTERNAL_OFFSET_UNALIGNED, place.offset(offset).in_file(file), format!(
+                "offset {offset} is not a multiple of {PAGE}: the tensor cannot be memory-mapped on its own"));
         }
         if let Some(checksum) = &r.checksum {
             self.checksums.push((file, checksum.clone(), id));

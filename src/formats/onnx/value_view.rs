@@ -1,7 +1,7 @@
 //! ValueInfoProto read in place: a value's name, element type and shape, with the dimensions
 //! kept bounded by the caller's budget. Repeated occurrences merge as prost merges them.
 
-use super::wire::{fields, Field, Value, WireError};
+use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// One dimension: a size, a symbolic name, or neither.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Decoding attribute tables from the schema-derived field lists in `tables.rs`.
 
-use super::raw::RawTable;
 use super::table_types::{AttrTable, Field, FieldKind};
+use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{Attr, AttrValue, EnumValue};
 use std::borrow::Cow;
 

@@ -1,7 +1,7 @@
 //! The V2 header, V1 detection and the top-level sections.
 
 use super::rules::*;
-use crate::check::{Finding, Findings, Item};
+use crate::check::{Findings, Item, Place};
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Length of the V2 header.
@@ -37,26 +37,6 @@ fn u64_at(bytes: &[u8], pos: usize) -> Option<u64> {
     ))
 }
 
-/// True if `bytes` could be a V1 file: a FlatBuffer whose root table and vtable lie inside it.
-pub fn plausible_v1(bytes: &[u8]) -> bool {
-    let len = bytes.len() as u64;
-    let Some(root) = u32_at(bytes, 0).map(u64::from) else {
-        return false;
-    };
-    if len < 12 || root < 4 || root % 4 != 0 || root + 4 > len {
-        return false;
-    }
-    let Some(soffset) = u32_at(bytes, root as usize).map(|s| s as i32) else {
-        return false;
-    };
-    let vtable = root as i64 - i64::from(soffset);
-    let vtable_len = u64::try_from(vtable).ok().and_then(|v| {
-        let v = usize::try_from(v).ok()?;
-        Some(u16::from_le_bytes(bytes.get(v..v + 2)?.try_into().ok()?))
-    });
-    vtable_len.is_some_and(|n| n >= 4 && n % 2 == 0)
-}
-
 /// Reads the container layout, records header fields and sections, and reports problems.
 /// Returns `None` when the FlatBuffer cannot be located.
 pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Container> {
@@ -65,9 +45,8 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
         inv.format_version = "V1".into();
         push_section(inv, SectionKind::ModelData, 0, size);
         if size >= FLATBUFFER_LIMIT {
-            out.push(Finding::new(&MODEL_TOO_LARGE, format!(
-                "V1 file is {size} bytes; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"))
-                .at(0));
+            out.add(&MODEL_TOO_LARGE, Place::at(0), format!(
+                "V1 file is {size} bytes; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
         }
         return Some(Container {
             model_offset: 0,
@@ -81,13 +60,10 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
     let field = |name: &'static str| Item::Field { name };
     if size < HEADER_LEN {
         push_section(inv, SectionKind::Header, 0, size);
-        out.push(
-            Finding::new(
-                &HEADER_TRUNCATED,
-                format!("file is {size} bytes, shorter than the {HEADER_LEN}-byte V2 header"),
-            )
-            .at(0)
-            .item(field("header")),
+        out.add(
+            &HEADER_TRUNCATED,
+            Place::at(0).item(field("header")),
+            format!("file is {size} bytes, shorter than the {HEADER_LEN}-byte V2 header"),
         );
         return None;
     }
@@ -103,18 +79,15 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
             && fork_offset.checked_add(fork_len).is_some_and(|e| e <= size)
         {
             inv.format_version = "fork (28-byte header)".into();
-            out.push(Finding::new(&FORK_HEADER, format!(
+            out.add(&FORK_HEADER, Place::at(0).item(field("header")), format!(
                 "28-byte header (model_offset {fork_offset}, model_len {fork_len}) from an rten fork; \
-                 not an upstream .rten file")).at(0).item(field("header")));
+                 not an upstream .rten file"));
         } else {
             inv.property("version", version, Some(4));
-            out.push(
-                Finding::new(
-                    &UNSUPPORTED_VERSION,
-                    format!("header field version = {version}, but only version 2 exists"),
-                )
-                .at(4)
-                .item(field("version")),
+            out.add(
+                &UNSUPPORTED_VERSION,
+                Place::at(4).item(field("version")),
+                format!("header field version = {version}, but only version 2 exists"),
             );
         }
         return None;
@@ -127,58 +100,46 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
     let mut model_ok = true;
     if !(HEADER_LEN..=size).contains(&model_offset) {
         model_ok = false;
-        out.push(Finding::new(&MODEL_OFFSET_INVALID, format!(
-            "header field model_offset = {model_offset} must lie in {HEADER_LEN}..={size} (header end..file size)"))
-            .at(8).item(field("model_offset")));
+        out.add(&MODEL_OFFSET_INVALID, Place::at(8).item(field("model_offset")), format!(
+            "header field model_offset = {model_offset} must lie in {HEADER_LEN}..={size} (header end..file size)"));
     }
     let model_end = model_offset.checked_add(model_len);
     if model_ok && model_end.is_none_or(|end| end > size) {
         model_ok = false;
         let end = model_end.map_or_else(|| "overflows u64".to_owned(), |e| e.to_string());
-        out.push(Finding::new(&MODEL_LENGTH_INVALID, format!(
-            "header field model_len = {model_len}: model_offset + model_len = {end}, past the file size {size}"))
-            .at(16).item(field("model_len")));
+        out.add(&MODEL_LENGTH_INVALID, Place::at(16).item(field("model_len")), format!(
+            "header field model_len = {model_len}: model_offset + model_len = {end}, past the file size {size}"));
     }
     if model_len >= FLATBUFFER_LIMIT {
-        out.push(Finding::new(&MODEL_TOO_LARGE, format!(
-            "header field model_len = {model_len}; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"))
-            .at(16).item(field("model_len")));
+        out.add(&MODEL_TOO_LARGE, Place::at(16).item(field("model_len")), format!(
+            "header field model_len = {model_len}; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
     }
     let mut tdo_ok = true;
     if !(HEADER_LEN..=size).contains(&tdo) {
         tdo_ok = false;
-        out.push(Finding::new(&TENSOR_DATA_OFFSET_INVALID, format!(
-            "header field tensor_data_offset = {tdo} must lie in {HEADER_LEN}..={size} (header end..file size)"))
-            .at(24).item(field("tensor_data_offset")));
+        out.add(&TENSOR_DATA_OFFSET_INVALID, Place::at(24).item(field("tensor_data_offset")), format!(
+            "header field tensor_data_offset = {tdo} must lie in {HEADER_LEN}..={size} (header end..file size)"));
     }
     if model_ok {
         let end = model_offset + model_len;
         push_section(inv, SectionKind::ModelData, model_offset, end);
         if tdo_ok && (model_offset..end).contains(&tdo) {
-            out.push(Finding::new(&TENSOR_DATA_INSIDE_MODEL, format!(
+            out.add(&TENSOR_DATA_INSIDE_MODEL, Place::at(24).item(field("tensor_data_offset")), format!(
                 "header field tensor_data_offset = {tdo} lies inside the model data {model_offset}..{end}; \
-                 rten would read weights from FlatBuffer bytes")).at(24).item(field("tensor_data_offset")));
+                 rten would read weights from FlatBuffer bytes"));
         } else if tdo_ok && tdo < model_offset {
-            out.push(
-                Finding::new(
-                    &UNUSUAL_LAYOUT,
-                    format!("tensor data starts at {tdo}, before the model data at {model_offset}"),
-                )
-                .at(24)
-                .item(field("tensor_data_offset")),
+            out.add(
+                &UNUSUAL_LAYOUT,
+                Place::at(24).item(field("tensor_data_offset")),
+                format!("tensor data starts at {tdo}, before the model data at {model_offset}"),
             );
         }
     }
     if model_offset != HEADER_LEN && (HEADER_LEN..=size).contains(&model_offset) {
-        out.push(
-            Finding::new(
-                &UNUSUAL_LAYOUT,
-                format!(
-                    "model data starts at {model_offset}; rten-convert writes it at {HEADER_LEN}"
-                ),
-            )
-            .at(8)
-            .item(field("model_offset")),
+        out.add(
+            &UNUSUAL_LAYOUT,
+            Place::at(8).item(field("model_offset")),
+            format!("model data starts at {model_offset}; rten-convert writes it at {HEADER_LEN}"),
         );
     }
     model_ok.then_some(Container {

@@ -1,6 +1,7 @@
 //! Rules specific to `.rten` files (codes RT001..).
 
 crate::rules! {
+    group = ("RT", "RTen");
     HEADER_TRUNCATED = ("RT001", "header-truncated", Error,
         "The file starts with `RTEN` but is shorter than the 32-byte V2 header.",
         "A V2 file begins with a 32-byte header: magic `RTEN`, u32 version, then u64 \

@@ -5,12 +5,12 @@
 
 use super::attrs;
 use super::header::Container;
-use super::raw::RawTable;
 use super::rules::*;
 use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
-use crate::check::{generic, Finding, Findings, Item};
+use crate::check::{generic, Findings, Item, Place};
+use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
     Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
     Name, Node, NodeKind, Operator, Storage, SubgraphOf, Tensor, Value,
@@ -65,15 +65,12 @@ impl<'a, 'i> Walker<'a, 'i> {
         if schema_version != 1 {
             let raw = RawTable::new(self.buf, model._tab.loc());
             let pos = raw.field_pos(MODEL_SCHEMA_VERSION).unwrap_or(raw.loc());
-            self.out.push(
-                Finding::new(
-                    &SCHEMA_VERSION,
-                    format!("Model.schema_version = {schema_version}, but only 1 exists"),
-                )
-                .at(self.abs(pos))
-                .item(Item::Field {
+            self.out.add(
+                &SCHEMA_VERSION,
+                Place::at(self.abs(pos)).item(Item::Field {
                     name: "schema_version",
                 }),
+                format!("Model.schema_version = {schema_version}, but only 1 exists"),
             );
         }
         self.inv.property("schema_version", schema_version, None);
@@ -159,7 +156,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             let item = Item::GraphRef { graph, list, index };
             let nodes = &self.inv.graphs[graph].nodes;
             let problem = match nodes.get(node_id as usize).map(|n| &n.kind) {
-                None => Some(Finding::new(
+                None => Some((
                     &GRAPH_REF_OUT_OF_RANGE,
                     format!(
                         "graph {list}[{index}] = {node_id}, but the graph has {} nodes{}",
@@ -171,14 +168,14 @@ impl<'a, 'i> Walker<'a, 'i> {
                         }
                     ),
                 )),
-                Some(NodeKind::Operator(op)) => Some(Finding::new(
+                Some(NodeKind::Operator(op)) => Some((
                     &GRAPH_REF_WRONG_KIND,
                     format!(
                         "graph {list}[{index}] = {node_id} is a {} operator, not a value",
                         op.op_type
                     ),
                 )),
-                Some(NodeKind::Constant { .. }) if list == "inputs" => Some(Finding::new(
+                Some(NodeKind::Constant { .. }) if list == "inputs" => Some((
                     &GRAPH_INPUT_IS_CONSTANT,
                     format!(
                         "graph inputs[{index}] = {node_id} is a constant; callers cannot feed it"
@@ -186,8 +183,8 @@ impl<'a, 'i> Walker<'a, 'i> {
                 )),
                 _ => None,
             };
-            if let Some(f) = problem {
-                self.out.push(f.at(at).item(item));
+            if let Some((rule, message)) = problem {
+                self.out.add(rule, Place::at(at).item(item), message);
             }
         }
         ids
@@ -212,13 +209,10 @@ impl<'a, 'i> Walker<'a, 'i> {
             return NodeKind::Value(self.value(v, item, at));
         }
         let tag = node.data_type().0;
-        self.out.push(
-            Finding::new(
-                &UNKNOWN_NODE_KIND,
-                format!("node kind tag {tag} is not Operator (1), Constant (2) or Value (3)"),
-            )
-            .at(at)
-            .item(item),
+        self.out.add(
+            &UNKNOWN_NODE_KIND,
+            Place::at(at).item(item),
+            format!("node kind tag {tag} is not Operator (1), Constant (2) or Value (3)"),
         );
         NodeKind::Unknown {
             tag: u32::from(tag),
@@ -230,12 +224,8 @@ impl<'a, 'i> Walker<'a, 'i> {
             self.version.require("0.15.0", || "value node dtypes".into());
             let dtype = value_dtype(d.0);
             if dtype.is_none() {
-                self.out.push(
-                    Finding::new(&UNKNOWN_VALUE_DTYPE, format!(
-                        "ValueNode.dtype = {}, but only Int32 (0), Float (1), Int8 (2) and UInt8 (3) exist", d.0))
-                        .at(at)
-                        .item(item),
-                );
+                self.out.add(&UNKNOWN_VALUE_DTYPE, Place::at(at).item(item), format!(
+                        "ValueNode.dtype = {}, but only Int32 (0), Float (1), Int8 (2) and UInt8 (3) exist", d.0));
             }
             dtype
         });
@@ -285,15 +275,15 @@ impl<'a, 'i> Walker<'a, 'i> {
             (Some(offset), _) => {
                 let dtype = declared.and_then(|(_, d)| d);
                 if self.layout.v1 {
-                    self.out.push(Finding::new(&V1_EXTERNAL_DATA, format!(
-                        "constant has data_offset = {offset}, but a V1 file has no tensor data section")).at(at).item(item));
+                    self.out.add(&V1_EXTERNAL_DATA, Place::at(at).item(item), format!(
+                        "constant has data_offset = {offset}, but a V1 file has no tensor data section"));
                 } else if dtype.is_none() {
                     let what = declared.map_or_else(
                         || "no dtype".to_owned(),
                         |(raw, _)| format!("dtype {raw}, which is unknown"),
                     );
-                    self.out.push(Finding::new(&EXTERNAL_DTYPE_MISSING, format!(
-                        "external constant (data_offset = {offset}) has {what}; its element size is unknown")).at(at).item(item));
+                    self.out.add(&EXTERNAL_DTYPE_MISSING, Place::at(at).item(item), format!(
+                        "external constant (data_offset = {offset}) has {what}; its element size is unknown"));
                 }
                 let data = self.external_range(offset, &shape, dtype, at, item);
                 (dtype, Storage::External, data)
@@ -306,10 +296,10 @@ impl<'a, 'i> Walker<'a, 'i> {
                 } else {
                     format!("inline data of unknown type {tag}")
                 };
-                self.out.push(
-                    Finding::new(&CONSTANT_WITHOUT_DATA, format!("constant has {what}"))
-                        .at(at)
-                        .item(item),
+                self.out.add(
+                    &CONSTANT_WITHOUT_DATA,
+                    Place::at(at).item(item),
+                    format!("constant has {what}"),
                 );
                 (declared.and_then(|(_, d)| d), Storage::Missing, None)
             }
@@ -343,14 +333,12 @@ impl<'a, 'i> Walker<'a, 'i> {
         let base = self.layout.tensor_data_offset?;
         let (_, len) = Tensor::sizes(shape, dtype);
         let Some(start) = base.checked_add(offset) else {
-            self.out.push(
-                Finding::new(
-                    &generic::TENSOR_OUT_OF_BOUNDS,
-                    format!(
-                "tensor_data_offset {base} + data_offset {offset} overflows a 64-bit offset"),
-                )
-                .at(at)
-                .item(item),
+            self.out.add(
+                &generic::TENSOR_OUT_OF_BOUNDS,
+                Place::at(at).item(item),
+                format!(
+                    "tensor_data_offset {base} + data_offset {offset} overflows a 64-bit offset"
+                ),
             );
             return None;
         };
@@ -379,29 +367,23 @@ impl<'a, 'i> Walker<'a, 'i> {
                 Cow::Borrowed(info.name)
             }
             None => {
-                self.out.push(
-                    Finding::new(
-                        &UNKNOWN_OPERATOR,
-                        format!(
-                            "operator type {ty} is newer than rtenx knows (0..={})",
-                            OPERATORS.len() - 1
-                        ),
-                    )
-                    .at(at)
-                    .item(item),
+                self.out.add(
+                    &UNKNOWN_OPERATOR,
+                    Place::at(at).item(item),
+                    format!(
+                        "operator type {ty} is newer than rtenx knows (0..={})",
+                        OPERATORS.len() - 1
+                    ),
                 );
                 Cow::Owned(format!("#{ty}"))
             }
         };
         let mut attrs = self.attrs(op, &op_type, at, item);
         if let Some(feature) = info.and_then(|i| i.feature) {
-            self.out.push(
-                Finding::new(
-                    &FEATURE_GATED_OPERATOR,
-                    format!("{op_type} needs rten's \"{feature}\" feature"),
-                )
-                .at(at)
-                .item(item),
+            self.out.add(
+                &FEATURE_GATED_OPERATOR,
+                Place::at(at).item(item),
+                format!("{op_type} needs rten's \"{feature}\" feature"),
             );
         }
         let inputs = self.links(
@@ -424,16 +406,13 @@ impl<'a, 'i> Walker<'a, 'i> {
             .and_then(|i| i.max_inputs)
             .filter(|&m| inputs.len() > m as usize)
         {
-            self.out.push(
-                Finding::new(
-                    &TOO_MANY_INPUTS,
-                    format!(
-                        "{op_type} has {} inputs, but rten accepts at most {max}",
-                        inputs.len()
-                    ),
-                )
-                .at(at)
-                .item(item),
+            self.out.add(
+                &TOO_MANY_INPUTS,
+                Place::at(at).item(item),
+                format!(
+                    "{op_type} has {} inputs, but rten accepts at most {max}",
+                    inputs.len()
+                ),
             );
         }
         let mut subgraphs = Vec::new();
@@ -452,13 +431,10 @@ impl<'a, 'i> Walker<'a, 'i> {
                     });
                     subgraphs.push(id);
                 }
-                None => self.out.push(
-                    Finding::new(
-                        &ATTRIBUTES_MISMATCH,
-                        format!("{op_type} has no {name} subgraph"),
-                    )
-                    .at(at)
-                    .item(item),
+                None => self.out.add(
+                    &ATTRIBUTES_MISMATCH,
+                    Place::at(at).item(item),
+                    format!("{op_type} has no {name} subgraph"),
                 ),
             }
         }
@@ -481,16 +457,13 @@ impl<'a, 'i> Walker<'a, 'i> {
             .checked_sub(1)
             .and_then(|i| ATTR_TABLES.get(i));
         if tag != 0 && table.is_none() {
-            self.out.push(
-                Finding::new(
-                    &UNKNOWN_ATTRIBUTES,
-                    format!(
-                        "attribute table type {tag} is newer than rtenx knows (1..={})",
-                        ATTR_TABLES.len()
-                    ),
-                )
-                .at(at)
-                .item(item),
+            self.out.add(
+                &UNKNOWN_ATTRIBUTES,
+                Place::at(at).item(item),
+                format!(
+                    "attribute table type {tag} is newer than rtenx knows (1..={})",
+                    ATTR_TABLES.len()
+                ),
             );
         }
         if let (Some(info), Some(want)) = (info, expected) {
@@ -509,11 +482,8 @@ impl<'a, 'i> Walker<'a, 'i> {
                 None => None,
             };
             if let Some(message) = problem {
-                self.out.push(
-                    Finding::new(&ATTRIBUTES_MISMATCH, message)
-                        .at(at)
-                        .item(item),
-                );
+                self.out
+                    .add(&ATTRIBUTES_MISMATCH, Place::at(at).item(item), message);
             }
         }
         let raw = RawTable::new(self.buf, op._tab.loc()).table(fb::OperatorNode::VT_ATTRS);
@@ -528,13 +498,10 @@ impl<'a, 'i> Walker<'a, 'i> {
             }
         }
         for (field, value) in decoded.unknown_enums {
-            self.out.push(
-                Finding::new(
-                    &UNKNOWN_ENUM_VALUE,
-                    format!("{op_type} attribute {field} = {value} is not a value of its enum"),
-                )
-                .at(at)
-                .item(item),
+            self.out.add(
+                &UNKNOWN_ENUM_VALUE,
+                Place::at(at).item(item),
+                format!("{op_type} attribute {field} = {value} is not a value of its enum"),
             );
         }
         decoded.attrs
@@ -558,8 +525,8 @@ impl<'a, 'i> Walker<'a, 'i> {
             .map(|(slot, &id)| {
                 let id = u32::try_from(id).ok()?;
                 if id >= index {
-                    self.out.push(Finding::new(rule, format!(
-                        "{what} {slot} refers to node {id}, which is not before this node ({index})")).at(at).item(item));
+                    self.out.add(rule, Place::at(at).item(item), format!(
+                        "{what} {slot} refers to node {id}, which is not before this node ({index})"));
                 }
                 Some(id)
             })

@@ -5,7 +5,7 @@
 //! that reads tensor bytes.
 
 use super::rules::CHECKSUM_MISMATCH;
-use crate::check::{Finding, Findings, Item};
+use crate::check::{Findings, Item, Place};
 use crate::inventory::{FileId, Inventory, TensorId};
 use crate::source::{FileIdentity, ModelFile};
 use sha1::{Digest, Sha1};
@@ -70,10 +70,10 @@ pub fn verify(
             ),
             Err(e) => format!("cannot hash {}: {e}", inv.files[*file].path.display()),
         };
-        out.push(
-            Finding::new(&CHECKSUM_MISMATCH, message)
-                .in_file(*file)
-                .item(Item::Tensor { tensor: *tensor }),
+        out.add(
+            &CHECKSUM_MISMATCH,
+            Place::on(Item::Tensor { tensor: *tensor }).in_file(*file),
+            message,
         );
     }
 }

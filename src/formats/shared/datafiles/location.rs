@@ -1,20 +1,16 @@
-//! Deciding whether an external data location is safe, and where it leads.
+//! Lexical rules for a data file location: those that need no file system.
 //!
-//! Locations come from the model and are hostile until proven otherwise. Lexical rules run
-//! first (no file system access). Then each level of the path is examined with `lstat`,
-//! the whole path is canonicalised, and it must stay inside the model's folder. Nothing
-//! here opens a file.
+//! Locations come from the model and are hostile until proven otherwise. These rules run
+//! before [`super::resolve`] looks at the file system, and nothing here opens a file.
 
 use super::rules::*;
 use crate::check::Rule;
-use crate::source::FileIdentity;
 use crate::text::excerpt;
 use std::borrow::Cow;
-use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 /// Characters of a location or path shown in a message.
-const SHOWN: usize = 200;
+pub(super) const SHOWN: usize = 200;
 
 /// An external data location as the model stores it. Loaders on Unix hand these bytes to the
 /// operating system unchanged, so the bytes, not a decoded string, name the file.
@@ -35,17 +31,23 @@ impl<'a> Location<'a> {
         Location { bytes, text, shown }
     }
 
+    /// The location decoded as text (lossily where it is not UTF-8).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// The location, escaped and cut short for a message.
     pub fn shown(&self) -> &str {
         &self.shown
     }
 
-    fn is_utf8(&self) -> bool {
+    /// Whether the bytes are UTF-8.
+    pub fn is_utf8(&self) -> bool {
         matches!(self.text, Cow::Borrowed(_))
     }
 
     /// The relative path the bytes name, if this platform can name it.
-    fn path(&self) -> Option<&Path> {
+    pub(super) fn path(&self) -> Option<&Path> {
         #[cfg(unix)]
         {
             use std::os::unix::ffi::OsStrExt;
@@ -59,7 +61,7 @@ impl<'a> Location<'a> {
 }
 
 /// `path` escaped and cut short for a message.
-fn show(path: &Path) -> String {
+pub(super) fn show(path: &Path) -> String {
     excerpt(path.as_os_str().as_encoded_bytes(), SHOWN).into_owned()
 }
 
@@ -72,7 +74,7 @@ pub struct Problem {
     pub message: String,
 }
 
-fn problem(rule: &'static Rule, message: impl Into<String>) -> Problem {
+pub(super) fn problem(rule: &'static Rule, message: impl Into<String>) -> Problem {
     Problem {
         rule,
         message: message.into(),
@@ -82,25 +84,6 @@ fn problem(rule: &'static Rule, message: impl Into<String>) -> Problem {
 /// Lexical checks, which need no file system: `Err` for a location that must not be used.
 pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
     let (location, shown) = (&*loc.text, loc.shown());
-    if location.is_empty() {
-        return Err(problem(
-            &LOCATION_MISSING,
-            "external data location is empty",
-        ));
-    }
-    if location.starts_with('#') {
-        return Err(problem(
-            &LOCATION_SPECIAL,
-            format!("location \"{shown}\" is an in-memory initializer marker (#)"),
-        ));
-    }
-    // Split lazily: a hostile location can have millions of parts.
-    if location.split(['/', '\\']).any(|p| p == "_ORT_MEM_ADDR_") {
-        return Err(problem(
-            &LOCATION_SPECIAL,
-            format!("location \"{shown}\" is onnxruntime's memory-address marker"),
-        ));
-    }
     if let Some(what) = leaves_folder(location) {
         return Err(problem(
             &LOCATION_TRAVERSAL,
@@ -233,185 +216,6 @@ page can read as {to:?}"
     None
 }
 
-/// rten's stricter rule: one file name in the model's folder, extension starting `data` or
-/// `onnx_data`.
-pub fn rten_refuses(loc: &Location<'_>) -> Option<String> {
-    let (location, shown) = (&*loc.text, loc.shown());
-    if !loc.is_utf8() {
-        // rten decodes every protobuf string as UTF-8 and refuses the model if one is not.
-        return Some(format!(
-            "location \"{shown}\" is not UTF-8; rten cannot read the model"
-        ));
-    }
-    // rten asks `Path::components` for exactly one plain name, so `./w.data` fails too. A
-    // backslash is a separator on Windows, where rten refuses it as well.
-    let mut parts = Path::new(location).components();
-    let bare = matches!(parts.next(), Some(Component::Normal(_)))
-        && parts.next().is_none()
-        && !location.contains('\\');
-    if !bare {
-        return Some(format!("location \"{shown}\" is not a bare file name; rten reads only a file name in the model's folder, with nothing before it"));
-    }
-    let ext = Path::new(location)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("");
-    (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
-        let ext = excerpt(ext.as_bytes(), SHOWN);
-        format!("location \"{shown}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
-    })
-}
-
-/// A location that resolved to a regular file inside the model's folder.
-#[derive(Debug)]
-pub struct Resolved {
-    /// The canonical path of the file.
-    pub path: PathBuf,
-    /// Its size in bytes.
-    pub size: u64,
-    /// Which file it was, so that opening it later can tell if it was swapped.
-    pub identity: Option<FileIdentity>,
-    /// Warnings that do not prevent use (symlink inside the folder, hard links).
-    pub warnings: Vec<Problem>,
-}
-
-/// Resolves a lexically safe `loc` against the canonical `model_dir`.
-pub fn resolve(model_dir: &Path, loc: &Location<'_>) -> Result<Resolved, Problem> {
-    let Some(location) = loc.path() else {
-        return Err(problem(
-            &LOCATION_NOT_PORTABLE,
-            format!(
-                "location \"{}\" is not UTF-8, which this platform cannot name",
-                loc.shown()
-            ),
-        ));
-    };
-    let joined = model_dir.join(location);
-    let mut warnings = Vec::new();
-    let mut through_symlink = false;
-    let mut prefix = model_dir.to_path_buf();
-    for component in location.components() {
-        let Component::Normal(part) = component else {
-            continue;
-        };
-        prefix.push(part);
-        let Ok(meta) = fs::symlink_metadata(&prefix) else {
-            break;
-        };
-        if meta.file_type().is_symlink() {
-            through_symlink = true;
-            let escape = |to: &Path, note: &str| {
-                let (link, to, dir) = (show(&prefix), show(to), show(model_dir));
-                Err(problem(
-                    &SYMLINK_ESCAPE,
-                    format!(
-                        "\"{link}\" is a symlink to {to}, outside the model's folder {dir}{note}"
-                    ),
-                ))
-            };
-            match fs::canonicalize(&prefix) {
-                Ok(target) if !target.starts_with(model_dir) => return escape(&target, ""),
-                Ok(_) => {}
-                // A dangling link is judged by where its text points.
-                Err(_) => {
-                    let Ok(target) = fs::read_link(&prefix) else {
-                        continue;
-                    };
-                    let base = prefix.parent().unwrap_or(model_dir);
-                    if !normalize(&base.join(&target)).starts_with(model_dir) {
-                        return escape(&target, " (the target does not exist)");
-                    }
-                }
-            }
-        }
-    }
-    let real = match fs::canonicalize(&joined) {
-        Ok(real) => real,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(problem(
-                &DATA_FILE_MISSING,
-                format!("data file {} does not exist", show(&joined)),
-            ));
-        }
-        Err(e) => {
-            return Err(problem(
-                &DATA_FILE_MISSING,
-                format!("data file {}: {e}", show(&joined)),
-            ))
-        }
-    };
-    if !real.starts_with(model_dir) {
-        return Err(problem(
-            &SYMLINK_ESCAPE,
-            format!(
-                "data file {} resolves to {}, outside the model's folder",
-                show(&joined),
-                show(&real)
-            ),
-        ));
-    }
-    if through_symlink {
-        warnings.push(problem(
-            &SYMLINK_INSIDE,
-            format!(
-                "data file {} is reached through a symlink (it resolves to {})",
-                show(&joined),
-                show(&real)
-            ),
-        ));
-    }
-    let meta = fs::metadata(&real).map_err(|e| {
-        problem(
-            &DATA_FILE_MISSING,
-            format!("data file {}: {e}", show(&real)),
-        )
-    })?;
-    if !meta.is_file() {
-        return Err(problem(
-            &NOT_REGULAR_FILE,
-            format!("data path {} is not a regular file", show(&real)),
-        ));
-    }
-    if let Some(links) = hard_links(&meta).filter(|&n| n > 1) {
-        warnings.push(problem(
-            &HARD_LINK,
-            format!("data file {} has {links} hard links", show(&real)),
-        ));
-    }
-    Ok(Resolved {
-        path: real,
-        size: meta.len(),
-        identity: FileIdentity::of(&meta),
-        warnings,
-    })
-}
-
-/// `path` with `.` and `..` applied as text, without asking the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-#[cfg(unix)]
-fn hard_links(meta: &fs::Metadata) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    Some(meta.nlink())
-}
-
-#[cfg(not(unix))]
-fn hard_links(_: &fs::Metadata) -> Option<u64> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,22 +245,8 @@ mod tests {
             "C\u{ff1a}x",
         ] {
             let e = check_lexically(&Location::new(bad.as_bytes())).unwrap_err();
-            assert_eq!(e.rule.code, "OX012", "{bad}");
+            assert_eq!(e.rule.code, "DX001", "{bad}");
         }
-        for special in ["*/_ORT_MEM_ADDR_/*", "#mem", "x/_ORT_MEM_ADDR_/y"] {
-            assert_eq!(
-                check_lexically(&Location::new(special.as_bytes()))
-                    .unwrap_err()
-                    .rule
-                    .code,
-                "OX013",
-                "{special}"
-            );
-        }
-        assert_eq!(
-            check_lexically(&Location::new(b"")).unwrap_err().rule.code,
-            "OX011"
-        );
         // A C loader would read only `w.data`: the NUL is named, not the `..` after it.
         let nul = check_lexically(&Location::new(b"w.data\0../../x")).unwrap_err();
         assert!(nul.message.contains("NUL"), "{}", nul.message);
@@ -528,28 +318,5 @@ mod tests {
         assert!(why.len() < 1000, "{} bytes", why.len());
         let why = check_lexically(&Location::new(format!("/{long}").as_bytes())).unwrap_err();
         assert!(why.message.len() < 1000, "{} bytes", why.message.len());
-    }
-
-    #[test]
-    fn normalize_applies_dots_as_text() {
-        assert_eq!(
-            normalize(Path::new("/m/d/../../etc/./x")),
-            Path::new("/etc/x")
-        );
-        assert_eq!(normalize(Path::new("/m/./w.data")), Path::new("/m/w.data"));
-        assert_eq!(normalize(Path::new("/../..")), Path::new("/"));
-    }
-
-    #[test]
-    fn rten_location_rule() {
-        let rten = |location: &[u8]| rten_refuses(&Location::new(location));
-        assert!(rten(b"model.onnx.data").is_none());
-        assert!(rten(b"w.onnx_data_3").is_none());
-        assert!(rten(b"weights.bin").is_some());
-        assert!(rten(b"w\xff.data").unwrap().contains("not UTF-8"));
-        for refused in ["sub/w.data", "./w.data", "sub\\w.data"] {
-            let why = rten(refused.as_bytes()).unwrap();
-            assert!(why.contains("not a bare file name"), "{why}");
-        }
     }
 }

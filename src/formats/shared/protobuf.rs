@@ -21,7 +21,7 @@ const FIXED32: u8 = 5;
 
 /// One field's value, as stored on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Value<'b> {
+pub(crate) enum Value<'b> {
     Varint(u64),
     Fixed64(u64),
     Bytes(&'b [u8]),
@@ -32,7 +32,7 @@ pub(super) enum Value<'b> {
 
 impl Value<'_> {
     /// The wire type's name, for messages.
-    pub(super) fn wire_type(&self) -> &'static str {
+    pub(crate) fn wire_type(&self) -> &'static str {
         match self {
             Value::Varint(_) => "varint",
             Value::Fixed64(_) => "64-bit",
@@ -46,14 +46,14 @@ impl Value<'_> {
 /// Why a message cannot be read, and the byte (from the message's start) where it fails.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{what} at byte {at} of the message")]
-pub(super) struct WireError {
-    pub(super) what: String,
-    pub(super) at: usize,
+pub(crate) struct WireError {
+    pub(crate) what: String,
+    pub(crate) at: usize,
 }
 
 impl WireError {
     /// Field `number`, whose key starts at `at`, has a value of the wrong wire type.
-    pub(super) fn unexpected(number: u32, value: Value<'_>, at: usize) -> Self {
+    pub(crate) fn unexpected(number: u32, value: Value<'_>, at: usize) -> Self {
         Self::in_field(
             number,
             at,
@@ -62,7 +62,7 @@ impl WireError {
     }
 
     /// `what` is wrong in field `number`, whose key starts at `at`.
-    pub(super) fn in_field(number: u32, at: usize, what: impl std::fmt::Display) -> Self {
+    pub(crate) fn in_field(number: u32, at: usize, what: impl std::fmt::Display) -> Self {
         WireError {
             what: format!("field {number}: {what}"),
             at,
@@ -72,22 +72,22 @@ impl WireError {
 
 /// One field of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Field<'b> {
+pub(crate) struct Field<'b> {
     /// Where the field's key starts, from the message's start.
-    pub(super) at: usize,
-    pub(super) number: u32,
-    pub(super) value: Value<'b>,
+    pub(crate) at: usize,
+    pub(crate) number: u32,
+    pub(crate) value: Value<'b>,
 }
 
 /// The fields of one message, in order. After an error the iterator ends.
-pub(super) struct Fields<'b> {
+pub(crate) struct Fields<'b> {
     buf: &'b [u8],
     pos: usize,
     failed: bool,
 }
 
 /// Iterates over the fields of the message encoded in `buf`.
-pub(super) fn fields(buf: &[u8]) -> Fields<'_> {
+pub(crate) fn fields(buf: &[u8]) -> Fields<'_> {
     Fields {
         buf,
         pos: 0,
@@ -228,7 +228,7 @@ impl<'b> Fields<'b> {
 
 /// How the entries of a repeated scalar field are encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scalar {
+pub(crate) enum Scalar {
     Varint,
     Fixed32,
     Fixed64,
@@ -237,7 +237,7 @@ pub(super) enum Scalar {
 impl<'b> Value<'b> {
     /// Calls `f` with each entry of one occurrence of a repeated scalar field of `kind`:
     /// a packed run, or a single unpacked value.
-    pub(super) fn scalars(self, kind: Scalar, mut f: impl FnMut(u64)) -> Result<(), String> {
+    pub(crate) fn scalars(self, kind: Scalar, mut f: impl FnMut(u64)) -> Result<(), String> {
         match (self, kind) {
             (Value::Varint(v), Scalar::Varint) | (Value::Fixed64(v), Scalar::Fixed64) => f(v),
             (Value::Fixed32(v), Scalar::Fixed32) => f(u64::from(v)),
@@ -261,7 +261,7 @@ impl<'b> Value<'b> {
 
     /// The number of entries in one occurrence of a repeated scalar field of `kind`. Fixed
     /// size runs are counted from their length, without reading them.
-    pub(super) fn count_scalars(self, kind: Scalar) -> Result<u64, String> {
+    pub(crate) fn count_scalars(self, kind: Scalar) -> Result<u64, String> {
         let size = match kind {
             Scalar::Fixed32 => 4,
             Scalar::Fixed64 => 8,

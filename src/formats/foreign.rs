@@ -1,0 +1,404 @@
+//! Formats rtenx recognises but does not read.
+//!
+//! A file in one of these formats is reported as what it is (RX001 names it), never with a
+//! reader's error for a format it is not in: a `.pte` misread as an RTen V1 FlatBuffer would
+//! get an invalid-FlatBuffer error that sends its owner looking for corruption. Each entry
+//! looks only at the first bytes, and at the first member's name of a zip archive.
+
+use super::shared::{flatbuffer, protobuf};
+use super::Detection;
+
+/// A format rtenx recognises and does not read.
+pub struct Foreign {
+    /// Short name, such as `safetensors`; JSON output uses it.
+    pub name: &'static str,
+    /// What to call it in a message, such as `safetensors weights`.
+    pub title: &'static str,
+    /// Extensions the format's files usually have, lower case, without the dot.
+    pub extensions: &'static [&'static str],
+    /// Decides from the content whether bytes are in this format.
+    pub detect: fn(&[u8]) -> Detection,
+}
+
+/// Every format rtenx names without reading it.
+pub static FOREIGN: &[Foreign] = &[
+    Foreign {
+        name: "executorch",
+        title: "an ExecuTorch program",
+        extensions: &["pte"],
+        detect: |b| flatbuffer_id(b, |id| id.starts_with(b"ET")),
+    },
+    Foreign {
+        name: "executorch-data",
+        title: "an ExecuTorch data file",
+        extensions: &["ptd"],
+        detect: |b| flatbuffer_id(b, |id| id.starts_with(b"FT")),
+    },
+    Foreign {
+        name: "tflite",
+        title: "a TensorFlow Lite model",
+        extensions: &["tflite"],
+        detect: |b| flatbuffer_id(b, |id| id == b"TFL3"),
+    },
+    Foreign {
+        name: "safetensors",
+        title: "safetensors weights",
+        extensions: &["safetensors"],
+        detect: safetensors,
+    },
+    Foreign {
+        name: "gguf",
+        title: "a GGUF model",
+        extensions: &["gguf"],
+        detect: |b| magic(b.starts_with(b"GGUF")),
+    },
+    Foreign {
+        name: "numpy-npy",
+        title: "a NumPy array (.npy)",
+        extensions: &["npy"],
+        detect: |b| magic(b.starts_with(b"\x93NUMPY")),
+    },
+    Foreign {
+        name: "numpy-npz",
+        title: "a NumPy archive (.npz)",
+        extensions: &["npz"],
+        detect: |b| magic(zip_first_member(b).is_some_and(|n| n.ends_with(b".npy"))),
+    },
+    Foreign {
+        name: "pytorch-zip",
+        title: "a PyTorch checkpoint (zip)",
+        extensions: &["pt", "pth", "bin", "ckpt"],
+        detect: |b| magic(zip_first_member(b).is_some_and(is_torch_member)),
+    },
+    Foreign {
+        name: "keras",
+        title: "a Keras model archive (.keras)",
+        extensions: &["keras"],
+        detect: |b| magic(zip_first_member(b).is_some_and(is_keras_member)),
+    },
+    Foreign {
+        name: "pytorch-legacy",
+        title: "a PyTorch checkpoint (legacy pickle)",
+        extensions: &["pt", "pth", "bin"],
+        detect: |b| magic(b.starts_with(TORCH_LEGACY_MAGIC)),
+    },
+    Foreign {
+        name: "pickle",
+        title: "a Python pickle (such as a PaddlePaddle .pdparams or a scikit-learn model)",
+        extensions: &["pkl", "pickle", "pdparams", "joblib"],
+        detect: pickle,
+    },
+    Foreign {
+        name: "hdf5",
+        title: "an HDF5 file (such as Keras .h5 weights)",
+        extensions: &["h5", "hdf5", "keras"],
+        detect: hdf5,
+    },
+    Foreign {
+        name: "coreml",
+        title: "a Core ML model (.mlmodel)",
+        extensions: &["mlmodel"],
+        detect: coreml,
+    },
+    Foreign {
+        name: "coreml-package",
+        title: "the manifest of a Core ML package (.mlpackage)",
+        extensions: &["json"],
+        detect: |b| magic(json_with_key(b, "\"itemInfoEntries\"")),
+    },
+    Foreign {
+        name: "tf-savedmodel",
+        title: "a TensorFlow SavedModel (saved_model.pb)",
+        extensions: &["pb"],
+        detect: savedmodel,
+    },
+    Foreign {
+        name: "tf-graphdef",
+        title: "a TensorFlow GraphDef (frozen .pb)",
+        extensions: &["pb"],
+        detect: graphdef,
+    },
+    Foreign {
+        name: "paddle-program",
+        title: "a PaddlePaddle program (.pdmodel)",
+        extensions: &["pdmodel"],
+        detect: paddle_program,
+    },
+    Foreign {
+        name: "paddle-pir",
+        title: "a PaddlePaddle PIR program (.json)",
+        extensions: &["json"],
+        detect: paddle_pir,
+    },
+    Foreign {
+        name: "paddle-params",
+        title: "PaddlePaddle parameters (.pdiparams)",
+        extensions: &["pdiparams"],
+        detect: paddle_params,
+    },
+    Foreign {
+        name: "zip",
+        title: "a zip archive",
+        extensions: &["zip"],
+        detect: |b| plausible(b.starts_with(ZIP_MAGIC)),
+    },
+    Foreign {
+        name: "gzip",
+        title: "a gzip-compressed file",
+        extensions: &["gz", "tgz"],
+        detect: |b| magic(b.starts_with(b"\x1f\x8b")),
+    },
+    Foreign {
+        name: "git-lfs-pointer",
+        title: "a Git LFS pointer, not the file it points to (run `git lfs pull`)",
+        extensions: &[],
+        detect: |b| magic(b.starts_with(b"version https://git-lfs.github.com/spec/")),
+    },
+    Foreign {
+        name: "html",
+        title: "an HTML page (often a download that saved an error or login page)",
+        extensions: &["html", "htm"],
+        detect: html,
+    },
+    Foreign {
+        name: "png",
+        title: "a PNG image",
+        extensions: &["png"],
+        detect: |b| magic(b.starts_with(b"\x89PNG\r\n\x1a\n")),
+    },
+];
+
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// The magic number `torch.save` wrote before it switched to zip archives, as a pickled
+/// long integer after a protocol-2 header.
+const TORCH_LEGACY_MAGIC: &[u8] = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
+
+fn magic(found: bool) -> Detection {
+    if found {
+        Detection::Magic
+    } else {
+        Detection::No
+    }
+}
+
+fn plausible(found: bool) -> Detection {
+    if found {
+        Detection::Plausible
+    } else {
+        Detection::No
+    }
+}
+
+fn flatbuffer_id(bytes: &[u8], matches: impl Fn(&[u8; 4]) -> bool) -> Detection {
+    magic(flatbuffer::identifier(bytes).is_some_and(|id| matches(&id)))
+}
+
+/// The name of the first member of a zip archive, from its local file header.
+fn zip_first_member(bytes: &[u8]) -> Option<&[u8]> {
+    if !bytes.starts_with(ZIP_MAGIC) {
+        return None;
+    }
+    let len = usize::from(u16::from_le_bytes(bytes.get(26..28)?.try_into().ok()?));
+    bytes.get(30..30 + len)
+}
+
+/// `torch.save` archives hold `<archive>/data.pkl`, `<archive>/version`, ... under one folder.
+fn is_torch_member(name: &[u8]) -> bool {
+    let file = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+    name.contains(&b'/')
+        && [
+            &b"data.pkl"[..],
+            b"version",
+            b"byteorder",
+            b".format_version",
+        ]
+        .contains(&file)
+}
+
+/// Keras 3 archives start with `metadata.json`, `config.json` or `model.weights.h5`.
+fn is_keras_member(name: &[u8]) -> bool {
+    [&b"metadata.json"[..], b"config.json", b"model.weights.h5"].contains(&name)
+}
+
+/// safetensors: a little-endian u64 header length, then a JSON object that fits the file.
+fn safetensors(bytes: &[u8]) -> Detection {
+    let Some(len) = bytes
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+    else {
+        return Detection::No;
+    };
+    let fits = len >= 2 && len <= (bytes.len() as u64).saturating_sub(8);
+    magic(fits && bytes.get(8..10).is_some_and(|b| b == b"{\"" || b == b"{}"))
+}
+
+/// A pickle of protocol 2 or later: the PROTO opcode and its version. Plausible only, so that
+/// formats built on pickles (legacy PyTorch checkpoints) name themselves.
+fn pickle(bytes: &[u8]) -> Detection {
+    plausible(matches!(bytes, [0x80, 2..=5, ..]))
+}
+
+/// HDF5's signature, at the start or after a user block of 512, 1024, 2048, ... bytes.
+fn hdf5(bytes: &[u8]) -> Detection {
+    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+    let at = |offset: usize| {
+        bytes
+            .get(offset..)
+            .is_some_and(|b| b.starts_with(SIGNATURE))
+    };
+    magic(at(0) || (9..=20).any(|shift| at(1 << shift)))
+}
+
+fn html(bytes: &[u8]) -> Detection {
+    let head = &bytes[..bytes.len().min(256)];
+    let text = String::from_utf8_lossy(head)
+        .trim_start()
+        .to_ascii_lowercase();
+    magic(text.starts_with("<!doctype html") || text.starts_with("<html"))
+}
+
+/// The numbers and wire types of the first top-level fields of a protobuf message, up to
+/// the first one that cannot be read.
+fn top_fields(bytes: &[u8]) -> Vec<(u32, protobuf::Value<'_>)> {
+    protobuf::fields(bytes)
+        .take(64)
+        .map_while(Result::ok)
+        .map(|f| (f.number, f.value))
+        .collect()
+}
+
+/// Core ML's `Model`: specificationVersion (1), description (2), then one model type whose
+/// field number is 200 or more, which no ONNX ModelProto field has.
+fn coreml(bytes: &[u8]) -> Detection {
+    let fields = top_fields(bytes);
+    let version = matches!(fields.first(), Some((1, protobuf::Value::Varint(_))));
+    let typed = fields
+        .iter()
+        .any(|(n, v)| *n >= 200 && matches!(v, protobuf::Value::Bytes(_)));
+    magic(version && typed)
+}
+
+/// A SavedModel: saved_model_schema_version (1) and meta_graphs (2) only, with a meta graph
+/// that holds a graph_def (2).
+fn savedmodel(bytes: &[u8]) -> Detection {
+    let fields = top_fields(bytes);
+    let only_known = fields.iter().all(|(n, _)| *n == 1 || *n == 2);
+    let has_graph = fields.iter().any(|(n, v)| match v {
+        protobuf::Value::Bytes(meta) if *n == 2 => top_fields(meta).iter().any(|(n, _)| *n == 2),
+        _ => false,
+    });
+    magic(!fields.is_empty() && only_known && has_graph)
+}
+
+/// A GraphDef: nodes (1) whose first field is a name string, then versions (4) or a library (2).
+fn graphdef(bytes: &[u8]) -> Detection {
+    let fields = top_fields(bytes);
+    let node_like = |v: &protobuf::Value<'_>| match v {
+        protobuf::Value::Bytes(node) => {
+            matches!(
+                top_fields(node).first(),
+                Some((1, protobuf::Value::Bytes(_)))
+            )
+        }
+        _ => false,
+    };
+    let first_is_node = matches!(fields.first(), Some((1, v)) if node_like(v));
+    let known = fields
+        .iter()
+        .all(|(n, v)| matches!(n, 1..=4) && matches!(v, protobuf::Value::Bytes(_)));
+    plausible(first_is_node && known)
+}
+
+/// A ProgramDesc: blocks (1) whose first field is the block index, a varint.
+fn paddle_program(bytes: &[u8]) -> Detection {
+    let fields = top_fields(bytes);
+    let block = |v: &protobuf::Value<'_>| match v {
+        protobuf::Value::Bytes(block) => {
+            let inner = top_fields(block);
+            matches!(inner.first(), Some((1, protobuf::Value::Varint(_))))
+                && inner.iter().any(|(n, _)| *n == 3 || *n == 4)
+        }
+        _ => false,
+    };
+    let first_is_block = matches!(fields.first(), Some((1, v)) if block(v));
+    let known = fields.iter().all(|(n, _)| matches!(n, 1 | 4 | 5));
+    plausible(first_is_block && known)
+}
+
+/// Whether `bytes` start a JSON object that holds `key` (quoted, white space removed) in its
+/// first 4 KiB.
+fn json_with_key(bytes: &[u8], key: &str) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.starts_with('{') && compact.contains(key)
+}
+
+/// A PIR program: a JSON object whose `base_code` has `"magic": "pir"` near the start.
+fn paddle_pir(bytes: &[u8]) -> Detection {
+    magic(json_with_key(bytes, "\"base_code\"") && json_with_key(bytes, "\"magic\":\"pir\""))
+}
+
+/// A parameter stream: u32 version 0, u64 LoD level, each level as a u64 byte count and its
+/// offsets, u32 version 0, an i32 descriptor length, then a TensorDesc whose first field is
+/// data_type (1, a varint).
+fn paddle_params(bytes: &[u8]) -> Detection {
+    let u64_at = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(at..at.checked_add(8)?)?.try_into().ok()?))
+    };
+    let u32_at = |at: usize| u64_at(at).map(|v| v & 0xffff_ffff);
+    let tensor_start = || -> Option<usize> {
+        let levels = u64_at(4).filter(|&n| n < 16)?;
+        let mut pos = 12usize;
+        for _ in 0..levels {
+            let len = usize::try_from(u64_at(pos)?).ok()?;
+            pos = pos.checked_add(8)?.checked_add(len)?;
+        }
+        Some(pos)
+    };
+    let found = u32_at(0) == Some(0)
+        && tensor_start().is_some_and(|at| {
+            let desc = u32_at(at + 4).is_some_and(|len| (2..1 << 20).contains(&len));
+            u32_at(at) == Some(0) && desc && bytes.get(at + 8) == Some(&0x08)
+        });
+    magic(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(bytes: &[u8]) -> Vec<&'static str> {
+        FOREIGN
+            .iter()
+            .filter(|f| (f.detect)(bytes) != Detection::No)
+            .map(|f| f.name)
+            .collect()
+    }
+
+    #[test]
+    fn short_and_empty_inputs_match_nothing_or_do_not_panic() {
+        assert!(names(b"").is_empty());
+        for len in 0..64 {
+            let _ = names(&vec![0xff; len]);
+            let _ = names(&b"PK\x03\x04\xff\xff".repeat(len));
+        }
+    }
+
+    #[test]
+    fn protobuf_detectors_tell_each_other_apart() {
+        // Core ML: specificationVersion 4, a description, then neuralNetwork (500).
+        let coreml = [0x08, 0x04, 0x12, 0x00, 0xa2, 0x1f, 0x00];
+        assert_eq!(names(&coreml), ["coreml"]);
+        // SavedModel: schema version 1, a meta graph holding an empty graph_def.
+        let saved = [0x08, 0x01, 0x12, 0x02, 0x12, 0x00];
+        assert_eq!(names(&saved), ["tf-savedmodel"]);
+        // GraphDef: one node named "a".
+        let graph = [0x0a, 0x03, 0x0a, 0x01, b'a'];
+        assert_eq!(names(&graph), ["tf-graphdef"]);
+        // ProgramDesc: one block with idx 0 and an empty var.
+        let program = [0x0a, 0x04, 0x08, 0x00, 0x1a, 0x00];
+        assert_eq!(names(&program), ["paddle-program"]);
+    }
+}

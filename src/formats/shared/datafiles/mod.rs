@@ -1,0 +1,205 @@
+//! Data files that a model names: where they may be, and which file each one is.
+//!
+//! Locations come from the model and are hostile. Each distinct location is checked once,
+//! lexically ([`location`]) and then on the file system ([`resolve`]), before any data file
+//! is touched; its problems are reported against every item that uses it. Locations that
+//! lead to one file (by path or by device and inode) share one inventory file, so overlaps
+//! between their tensors are found. Only [`checksum`] reads a data file's bytes.
+
+pub mod checksum;
+pub mod location;
+mod resolve;
+pub mod rules;
+
+use crate::check::{Findings, Place, Rule};
+use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
+use crate::source::FileIdentity;
+use crate::text::sanitize;
+pub use location::{Location, Problem};
+use rules::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A format's own rules for the locations its models store, applied with the shared ones.
+pub trait LocationRules: Sync {
+    /// Refuses a location before the shared rules look at it, such as a runtime's marker
+    /// that names no file.
+    fn refuse(&self, _location: &Location<'_>) -> Option<Problem> {
+        None
+    }
+
+    /// Flags a location that passed the lexical rules, such as one a runtime will not load.
+    fn flag(&self, _location: &Location<'_>) -> Option<Problem> {
+        None
+    }
+}
+
+/// What checking a location found: the file (if usable) and the problems to report for
+/// every tensor that uses it.
+struct Outcome {
+    file: Option<FileId>,
+    problems: Vec<(&'static Rule, String)>,
+}
+
+/// The data files a model uses, resolved once per distinct location.
+pub struct DataFiles {
+    /// Canonical folder of the model, or why it could not be found.
+    model_dir: Result<PathBuf, String>,
+    resolved: HashMap<Vec<u8>, Outcome>,
+    /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
+    /// their tensors' ranges are compared with each other.
+    by_path: HashMap<PathBuf, FileId>,
+    /// The same by device and inode, so that two hard links to one file are one file too.
+    by_identity: HashMap<FileIdentity, FileId>,
+    /// What each data file was when checked, for `--verify-checksums` to open the same one.
+    identities: HashMap<FileId, FileIdentity>,
+    /// The model file's own identity, which no location may lead to.
+    model: Option<FileIdentity>,
+    /// The format's own location rules.
+    rules: &'static dyn LocationRules,
+}
+
+impl DataFiles {
+    /// Data files relative to the model at `model_path`, whose format adds `rules`.
+    pub fn new(model_path: &Path, rules: &'static dyn LocationRules) -> Self {
+        let parent = model_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let model_dir =
+            std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()));
+        let model = std::fs::metadata(model_path)
+            .ok()
+            .and_then(|m| FileIdentity::of(&m));
+        DataFiles {
+            model_dir,
+            resolved: HashMap::new(),
+            by_path: HashMap::new(),
+            by_identity: HashMap::new(),
+            identities: HashMap::new(),
+            model,
+            rules,
+        }
+    }
+
+    /// The identity each usable data file had when it was checked.
+    pub fn identities(&self) -> &HashMap<FileId, FileIdentity> {
+        &self.identities
+    }
+
+    /// The file id of `location`, or `None` if it is unsafe or missing. The location is
+    /// checked the first time it is seen; its problems are reported at the `place` of every
+    /// item that uses it.
+    pub fn file(
+        &mut self,
+        location: &[u8],
+        place: Place,
+        inv: &mut Inventory,
+        out: &mut Findings,
+    ) -> Option<FileId> {
+        if !self.resolved.contains_key(location) {
+            let outcome = self.check(&Location::new(location), inv);
+            self.resolved.insert(location.to_owned(), outcome);
+        }
+        let outcome = self.resolved.get(location)?;
+        // A problem in a data file has no offset in it; one with no file stays at `place`.
+        let place = match outcome.file {
+            Some(file) => place.in_file(file).offset(None),
+            None => place,
+        };
+        for (rule, message) in &outcome.problems {
+            out.add(rule, place, message.clone());
+        }
+        outcome.file
+    }
+
+    fn check(&mut self, location: &Location<'_>, inv: &mut Inventory) -> Outcome {
+        let mut problems = Vec::new();
+        // Locations and paths in the messages are escaped already; the model's own folder is not.
+        let mut note = |p: Problem| problems.push((p.rule, sanitize(&p.message).into_owned()));
+        if let Some(p) = self.rules.refuse(location) {
+            note(p);
+            return Outcome {
+                file: None,
+                problems,
+            };
+        }
+        if let Err(p) = location::check_lexically(location) {
+            note(p);
+            return Outcome {
+                file: None,
+                problems,
+            };
+        }
+        if let Some(message) = location::not_portable(location) {
+            note(Problem {
+                rule: &LOCATION_NOT_PORTABLE,
+                message,
+            });
+        }
+        if let Some(p) = self.rules.flag(location) {
+            note(p);
+        }
+        let resolved = match &self.model_dir {
+            Ok(dir) => resolve::resolve(dir, location),
+            Err(e) => Err(Problem {
+                rule: &DATA_FILE_MISSING,
+                message: format!("cannot resolve \"{}\": model folder {e}", location.shown()),
+            }),
+        };
+        let resolved = match resolved {
+            Ok(r) => r,
+            Err(p) => {
+                note(p);
+                return Outcome {
+                    file: None,
+                    problems,
+                };
+            }
+        };
+        resolved.warnings.into_iter().for_each(&mut note);
+        if resolved.identity.is_some() && resolved.identity == self.model {
+            note(Problem {
+                rule: &LOCATION_IS_MODEL,
+                message: format!(
+                    "location \"{}\" leads to the model file itself",
+                    location.shown()
+                ),
+            });
+            return Outcome {
+                file: None,
+                problems,
+            };
+        }
+        let known = resolved.identity.and_then(|i| self.by_identity.get(&i));
+        if let Some(&id) = known.or_else(|| self.by_path.get(&resolved.path)) {
+            return Outcome {
+                file: Some(id),
+                problems,
+            };
+        }
+        let id = inv.files.len();
+        self.by_path.insert(resolved.path.clone(), id);
+        if let Some(identity) = resolved.identity {
+            self.identities.insert(id, identity);
+            self.by_identity.insert(identity, id);
+        }
+        inv.files.push(FileEntry {
+            path: resolved.path,
+            size: Some(resolved.size),
+            role: FileRole::ExternalData,
+        });
+        inv.sections.push(Section {
+            file: id,
+            kind: SectionKind::ExternalData,
+            range: ByteRange {
+                start: 0,
+                len: resolved.size,
+            },
+        });
+        Outcome {
+            file: Some(id),
+            problems,
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Files in formats rtenx does not read (tests/fixtures/foreign, made by
+//! tests/fixtures/gen/make_foreign_fixtures.py with each format's own package) are named for
+//! what they are, whatever their extension, with RX001 and no reader's error.
+
+mod common;
+
+use rtenx::inventory::FileFormat;
+
+#[test]
+fn every_foreign_file_is_named_and_nothing_else_is_reported() {
+    let dir = common::fixtures().join("foreign");
+    let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+    let mut failures = Vec::new();
+    let mut rows = 0;
+    for line in manifest.lines().skip(1) {
+        let (file, expected) = line.split_once('\t').unwrap();
+        let expected = expected.split('\t').next().unwrap();
+        let analysis = rtenx::analyze(&dir.join(file)).unwrap();
+        let codes: Vec<&str> = analysis.findings.iter().map(|f| f.rule.code).collect();
+        let format = analysis.inventory.format;
+        let named = match format {
+            FileFormat::NotRead(name) => name == expected,
+            FileFormat::Unknown => expected == "unknown",
+            FileFormat::Read(_) => false,
+        };
+        if !named || codes != ["RX001"] {
+            failures.push(format!(
+                "{file}: expected {expected}, got {format:?} {codes:?}"
+            ));
+        }
+        rows += 1;
+    }
+    assert!(rows >= 40, "only {rows} foreign fixtures");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_message_says_what_the_file_is() {
+    let file = common::fixtures().join("foreign/misnamed/safetensors/model.onnx");
+    let analysis = rtenx::analyze(&file).unwrap();
+    let message = &analysis.findings[0].message;
+    assert!(
+        message.contains("safetensors") && message.contains("does not read"),
+        "{message}"
+    );
+}
+
+/// Files made by the real upstream packages for the readers that come next
+/// (tests/fixtures/paddle, made by tests/fixtures/gen/make_paddle_fixtures.py) are named, not
+/// misread as RTen or ONNX.
+#[test]
+fn paddle_files_are_named_until_their_reader_lands() {
+    let dir = common::fixtures().join("paddle");
+    let cases = [
+        ("mlp_legacy/model.pdmodel", "paddle-program"),
+        ("pervar/__model__", "paddle-program"),
+        ("mlp_pir/inference.json", "paddle-pir"),
+        ("dtypes_pir/model.json", "paddle-pir"),
+        ("mlp_legacy/model.pdiparams", "paddle-params"),
+        ("dtypes_pir/model.pdiparams", "paddle-params"),
+        ("lod/model.pdiparams", "paddle-params"),
+        ("single/weight.bin", "paddle-params"),
+        ("single/lod_tensor.bin", "paddle-params"),
+        ("mlp_legacy_jit/inference.pdiparams.info", "pickle"),
+        ("single/model.pdparams", "pickle"),
+    ];
+    for (file, expected) in cases {
+        let analysis = rtenx::analyze(&dir.join(file)).unwrap();
+        assert_eq!(
+            analysis.inventory.format,
+            FileFormat::NotRead(expected),
+            "{file}"
+        );
+    }
+}
