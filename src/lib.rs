@@ -9,14 +9,14 @@
 
 pub mod analysis;
 pub mod check;
-pub mod dump;
+pub mod escape;
 pub mod formats;
 pub mod inventory;
+pub mod json_dump;
 pub mod report;
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 pub mod summary;
-pub mod text;
 pub mod tui;
 
 pub use analysis::{analyze, analyze_file, analyze_file_with, analyze_with, Analysis};

@@ -1,8 +1,8 @@
 //! The text summary `rtenx inspect` prints when it is not on a terminal.
 
 use crate::analysis::Analysis;
+use crate::escape::sanitize;
 use crate::inventory::{Dim, Graph, Inventory, NodeKind, Storage};
-use crate::text::sanitize;
 use humansize::{format_size, BINARY};
 use std::io::{self, Write};
 

@@ -175,7 +175,7 @@ impl Finding {
     /// values from the file, so they are cut to 1000 characters.
     pub fn new(rule: &'static Rule, place: Place, message: impl Into<String>) -> Self {
         let message = message.into();
-        let message = match crate::text::clip(message.as_str().into(), MAX_MESSAGE) {
+        let message = match crate::escape::clip(message.as_str().into(), MAX_MESSAGE) {
             std::borrow::Cow::Borrowed(_) => message,
             std::borrow::Cow::Owned(clipped) => clipped,
         };

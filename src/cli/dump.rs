@@ -21,7 +21,7 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         Err(outcome) => return Ok(outcome),
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    rtenx::dump::write(&mut out, &analysis)?;
+    rtenx::json_dump::write(&mut out, &analysis)?;
     out.flush()?;
     super::release_at_exit(analysis);
     Ok(Outcome::Clean)

@@ -107,7 +107,7 @@ fn release_at_exit<T>(value: T) {
 /// Prints a problem on stderr. Messages quote paths and names from the command line and
 /// from files, so control characters are escaped.
 fn complain(message: impl std::fmt::Display) {
-    eprintln!("rtenx: {}", rtenx::text::sanitize(&message.to_string()));
+    eprintln!("rtenx: {}", rtenx::escape::sanitize(&message.to_string()));
 }
 
 /// Opens and analyses one named model, printing the error if it cannot be read.

@@ -345,7 +345,9 @@ fn paddle_pir(bytes: &[u8]) -> Detection {
 /// data_type (1, a varint).
 fn paddle_params(bytes: &[u8]) -> Detection {
     let u64_at = |at: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(bytes.get(at..at.checked_add(8)?)?.try_into().ok()?))
+        Some(u64::from_le_bytes(
+            bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
+        ))
     };
     let u32_at = |at: usize| u64_at(at).map(|v| v & 0xffff_ffff);
     let tensor_start = || -> Option<usize> {

@@ -31,7 +31,7 @@ impl Name {
     /// escaped, and a name over 500 characters is cut, so the result is safe to print on a
     /// terminal. JSON output keeps the whole name.
     pub fn display(&self) -> Cow<'_, str> {
-        crate::text::excerpt(&self.0, 500)
+        crate::escape::excerpt(&self.0, 500)
     }
 }
 

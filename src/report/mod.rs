@@ -158,7 +158,7 @@ fn place(path: &Path, analysis: &Analysis, finding: &Finding) -> Place {
         .get(finding.file)
         .map_or(path, |f| f.path.as_path());
     Place {
-        path: crate::text::sanitize(&path.display().to_string()).into_owned(),
+        path: crate::escape::sanitize(&path.display().to_string()).into_owned(),
         item: finding.item.map(|item| item.describe(&analysis.inventory)),
     }
 }

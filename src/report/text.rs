@@ -35,7 +35,7 @@ pub(super) fn write(
             writeln!(
                 w,
                 "{label}: cannot read {}",
-                crate::text::sanitize(&e.to_string())
+                crate::escape::sanitize(&e.to_string())
             )?;
             continue;
         }
@@ -60,7 +60,7 @@ pub(super) fn write(
                 severity_color(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
-            writeln!(w, "{head}: {}", crate::text::sanitize(&f.message))?;
+            writeln!(w, "{head}: {}", crate::escape::sanitize(&f.message))?;
             let at = match f.offset {
                 Some(o) => format!("{} @ {o} (0x{o:x})", place.path),
                 None => place.path.clone(),

@@ -3,7 +3,7 @@
 
 use super::rules::*;
 use crate::check::{Findings, Place};
-use crate::text::excerpt;
+use crate::escape::excerpt;
 use ahash::HashSet;
 
 /// Characters of a key or value shown in a message.

@@ -2,8 +2,8 @@
 //! name no file, and rten's narrower idea of a location.
 
 use super::rules::{LOCATION_MISSING, LOCATION_SPECIAL, RTEN_REFUSES_LOCATION};
+use crate::escape::excerpt;
 use crate::formats::shared::datafiles::{Location, LocationRules, Problem};
-use crate::text::excerpt;
 use std::path::{Component, Path};
 
 /// Characters of a location shown in a message.

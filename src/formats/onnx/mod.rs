@@ -29,8 +29,8 @@ use crate::check::{Finding, Findings, Item, Place, RuleGroup};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
-    ByteRange, FileEntry, FileFormat, FileId, FileRole, Inventory, MetadataEntry, Name, Section,
-    SectionKind, TensorId,
+    ByteRange, FileEntry, FileFormat, FileRole, Inventory, MetadataEntry, Name, Section,
+    SectionKind,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
@@ -53,8 +53,8 @@ struct Reader<'a> {
     inv: &'a mut Inventory,
     out: &'a mut Findings,
     files: DataFiles,
-    /// (data file, recorded checksum, tensor) for `--verify-checksums`.
-    checksums: Vec<(FileId, String, TensorId)>,
+    /// Checksums the tensors record, for `--verify-checksums`.
+    checksums: Vec<datafiles::checksum::Recorded>,
     /// Entries the model may still add; see [`MAX_ENTRIES`].
     budget: u64,
     /// Whether the budget ran out (and OX029 was reported).
@@ -188,7 +188,7 @@ impl Format for Onnx {
 }
 
 fn text(b: Option<&[u8]>) -> String {
-    crate::text::sanitize(&String::from_utf8_lossy(b.unwrap_or_default())).into_owned()
+    crate::escape::sanitize(&String::from_utf8_lossy(b.unwrap_or_default())).into_owned()
 }
 
 /// Model-level fields: properties, metadata, ir_version and opsets.

@@ -6,6 +6,7 @@ use super::rules::*;
 use super::tensor_view::{TensorView, Typed};
 use super::Reader;
 use crate::check::{generic, Item, Place};
+use crate::formats::shared::datafiles::checksum::Recorded;
 use crate::inventory::{DType, DataRange, GraphId, Name, NodeId, Storage, Tensor, TensorId};
 
 /// `TensorProto.data_location` value for external data.
@@ -203,7 +204,11 @@ ignore it, but rten reads the empty raw_data instead of the external data and re
                 "offset {offset} is not a multiple of {PAGE}: the tensor cannot be memory-mapped on its own"));
         }
         if let Some(checksum) = &r.checksum {
-            self.checksums.push((file, checksum.clone(), id));
+            self.checksums.push(Recorded {
+                file,
+                sha1: checksum.clone(),
+                tensor: id,
+            });
         }
         if !r.usable {
             return None;

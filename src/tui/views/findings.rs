@@ -23,7 +23,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 format!("{:<7} {} ", f.severity.name(), f.rule.code),
                 theme.severity(f.severity),
             ),
-            Span::raw(format!("{at}{}", crate::text::sanitize(&f.message))),
+            Span::raw(format!("{at}{}", crate::escape::sanitize(&f.message))),
         ])
     });
     app.cursors[5] = cursor;
@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 theme.heading(),
             ),
             Line::raw(format!("at: {item}")),
-            Line::raw(crate::text::sanitize(&f.message).into_owned()),
+            Line::raw(crate::escape::sanitize(&f.message).into_owned()),
             Line::raw(""),
             Line::raw(f.rule.explanation),
         ]

@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         title.push_str(&format!("· {op} only "));
     }
     if !app.filter.is_empty() {
-        title.push_str(&format!("· /{} ", crate::text::sanitize(&app.filter)));
+        title.push_str(&format!("· /{} ", crate::escape::sanitize(&app.filter)));
     }
     let rows = &app.graph_rows;
     let mut cursor = app.cursors[2];

@@ -150,7 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         lines.push(Line::styled(
-            format!("{} in {}", s.kind.label(), crate::text::sanitize(&path)),
+            format!("{} in {}", s.kind.label(), crate::escape::sanitize(&path)),
             theme.heading(),
         ));
         let inside: Vec<_> = inv

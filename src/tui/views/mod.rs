@@ -95,7 +95,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
     );
     frame.render_widget(
         Paragraph::new(Span::styled(
-            crate::text::sanitize(&file).into_owned(),
+            crate::escape::sanitize(&file).into_owned(),
             theme.dim(),
         ))
         .right_aligned(),
@@ -120,7 +120,7 @@ fn key_bar(app: &App, theme: Theme) -> Paragraph<'static> {
     if app.typing {
         return Paragraph::new(Line::from(vec![
             Span::styled("/", theme.heading()),
-            Span::raw(crate::text::sanitize(&app.filter).into_owned()),
+            Span::raw(crate::escape::sanitize(&app.filter).into_owned()),
             Span::styled("▏  Enter done · Esc clear", theme.dim()),
         ]));
     }
@@ -176,7 +176,7 @@ pub fn filtered(title: &str, filter: &str) -> String {
     if filter.is_empty() {
         title.to_owned()
     } else {
-        format!("{title}· /{} ", crate::text::sanitize(filter))
+        format!("{title}· /{} ", crate::escape::sanitize(filter))
     }
 }
 

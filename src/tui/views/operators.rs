@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
         let bar = "█".repeat((share / 2.5).round() as usize);
         Line::raw(format!(
             "{:<28} {n:>9} {share:>6.1}%  {bar}",
-            crate::text::sanitize(op)
+            crate::escape::sanitize(op)
         ))
     });
     app.cursors[3] = cursor;

@@ -16,15 +16,26 @@ use std::sync::Mutex;
 /// Bytes hashed between progress reports.
 const BLOCK: usize = 8 << 20;
 
+/// A checksum a model records for the data file holding one of its tensors.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The data file.
+    pub file: FileId,
+    /// The SHA-1 the model records, as it stores it.
+    pub sha1: String,
+    /// The tensor that records it.
+    pub tensor: TensorId,
+}
+
 /// Hashes every file some tensor records a checksum for, and reports mismatches.
 pub fn verify(
     inv: &Inventory,
-    wanted: &[(FileId, String, TensorId)],
+    wanted: &[Recorded],
     identities: &HashMap<FileId, FileIdentity>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     out: &mut Findings,
 ) {
-    let mut files: Vec<FileId> = wanted.iter().map(|w| w.0).collect();
+    let mut files: Vec<FileId> = wanted.iter().map(|w| w.file).collect();
     files.sort_unstable();
     files.dedup();
     let total: u64 = files.iter().filter_map(|&f| inv.files.get(f)?.size).sum();
@@ -57,16 +68,16 @@ pub fn verify(
         .unwrap_or_default()
         .into_iter()
         .collect();
-    for (file, expected, tensor) in wanted {
+    for Recorded { file, sha1, tensor } in wanted {
         let Some(actual) = digests.get(file) else {
             continue;
         };
         let message = match actual {
-            Ok(actual) if actual.eq_ignore_ascii_case(expected.trim()) => continue,
+            Ok(actual) if actual.eq_ignore_ascii_case(sha1.trim()) => continue,
             Ok(actual) => format!(
                 "SHA-1 of {} is {actual}, but the tensor records checksum \"{}\"",
                 inv.files[*file].path.display(),
-                crate::text::sanitize(expected)
+                crate::escape::sanitize(sha1)
             ),
             Err(e) => format!("cannot hash {}: {e}", inv.files[*file].path.display()),
         };

@@ -5,7 +5,7 @@
 
 use super::rules::*;
 use crate::check::Rule;
-use crate::text::excerpt;
+use crate::escape::excerpt;
 use std::borrow::Cow;
 use std::path::Path;
 

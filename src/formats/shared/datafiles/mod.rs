@@ -12,9 +12,9 @@ mod resolve;
 pub mod rules;
 
 use crate::check::{Findings, Place, Rule};
+use crate::escape::sanitize;
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use crate::source::FileIdentity;
-use crate::text::sanitize;
 pub use location::{Location, Problem};
 use rules::*;
 use std::collections::HashMap;
