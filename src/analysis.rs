@@ -24,7 +24,12 @@ pub fn analyze(path: &Path) -> Result<Analysis, OpenError> {
 /// Like [`analyze`], with options.
 pub fn analyze_with(path: &Path, options: &ReadOptions) -> Result<Analysis, OpenError> {
     let file = ModelFile::open(path)?;
-    Ok(analyze_file_with(&file, options))
+    let analysis = analyze_file_with(&file, options);
+    // What was read from a file that changed meanwhile describes no file at all.
+    match file.changed() {
+        Some(change) => Err(change),
+        None => Ok(analysis),
+    }
 }
 
 /// Reads and checks an already opened model file.

@@ -1,4 +1,9 @@
 //! Read-only, memory-mapped access to a model file.
+//!
+//! Every map is watched ([`guard`]), so a file that shrinks while it is read becomes an
+//! error for that file instead of a SIGBUS for the whole process.
+
+mod guard;
 
 use bytes::Bytes;
 use memmap2::MmapOptions;
@@ -30,6 +35,15 @@ pub enum OpenError {
     Changed {
         /// The path.
         path: PathBuf,
+    },
+    /// Another process changed the file (its size or modification time) while rtenx read
+    /// it, so what was read cannot be trusted.
+    #[error("{path}: changed while it was being read ({what}); check it again once nothing writes to it")]
+    ChangedWhileRead {
+        /// The path.
+        path: PathBuf,
+        /// What changed.
+        what: String,
     },
 }
 
@@ -64,12 +78,43 @@ impl FileIdentity {
 ///
 /// The file is opened for reading only and never locked. Every reader treats the bytes as
 /// hostile, so a change made by another process while the map is alive can produce wrong
-/// findings but never undefined behaviour in rtenx's own code.
+/// findings but never undefined behaviour in rtenx's own code; [`ModelFile::changed`] says
+/// afterwards whether that happened.
 pub struct ModelFile {
     path: PathBuf,
     /// The content: a memory map, or owned bytes for empty and in-memory files. `Bytes`
     /// lets decoders hand out slices of the map without copying.
     bytes: Bytes,
+    /// The open file and what it was when mapped, to tell a change afterwards.
+    opened: Option<(File, Snapshot)>,
+}
+
+/// A file's size and modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Snapshot {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Snapshot {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        Snapshot {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// A memory map with its watch, dropped in that order: the watch ends before the unmap.
+struct Watched {
+    _watch: Option<guard::Watch>,
+    map: memmap2::Mmap,
+}
+
+impl AsRef<[u8]> for Watched {
+    fn as_ref(&self) -> &[u8] {
+        &self.map
+    }
 }
 
 /// How much of a message [`prefetch`] asks for: enough for a node with its metadata, and
@@ -100,69 +145,59 @@ pub fn prefetch(bytes: &[u8]) {
 impl ModelFile {
     /// Opens and maps `path`.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
-        Self::open_with(path, false, None)
+        let (file, meta) = open_regular(path, None)?;
+        Self::map(path, file, &meta)
     }
 
-    /// Opens and maps a data file that was checked to be `identity`, for one sequential
-    /// pass over every byte (hashing): the pages are mapped up front and read ahead. A final
-    /// symlink is not followed, and a file other than the one checked is refused.
-    pub fn open_checked_for_streaming(
-        path: &Path,
-        identity: Option<FileIdentity>,
-    ) -> Result<Self, OpenError> {
-        Self::open_with(path, true, Some(identity))
+    /// Opens and maps a data file that was checked to be `identity`. No symlink is followed
+    /// on the way, and a file other than the one checked is refused.
+    pub fn open_checked(path: &Path, identity: Option<FileIdentity>) -> Result<Self, OpenError> {
+        let (file, meta) = open_regular(path, Some(identity))?;
+        Self::map(path, file, &meta)
     }
 
-    fn open_with(
-        path: &Path,
-        streaming: bool,
-        checked: Option<Option<FileIdentity>>,
-    ) -> Result<Self, OpenError> {
-        let io_err = |source| OpenError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        // Look before opening: opening a FIFO would block until a writer appears.
-        let not_a_file = || OpenError::NotAFile {
-            path: path.to_owned(),
-        };
-        if !std::fs::metadata(path).map_err(io_err)?.is_file() {
-            return Err(not_a_file());
-        }
-        let file = open_read_only(path, checked.is_some()).map_err(io_err)?;
-        let meta = file.metadata().map_err(io_err)?;
-        if !meta.is_file() {
-            return Err(not_a_file());
-        }
-        if let Some(Some(expected)) = checked {
-            if FileIdentity::of(&meta) != Some(expected) {
-                return Err(OpenError::Changed {
-                    path: path.to_owned(),
-                });
-            }
-        }
+    fn map(path: &Path, file: File, meta: &std::fs::Metadata) -> Result<Self, OpenError> {
         let bytes = if meta.len() == 0 {
             // Mapping an empty file fails on some systems; there is nothing to map.
             Bytes::new()
         } else {
             // SAFETY: the map is read-only and private to this process. The bytes are only
             // read through bounds-checked slices and never trusted, so concurrent writes by
-            // another process cannot violate memory safety here; truncation by another process
-            // while mapped can still raise SIGBUS, which no mmap-based reader can prevent.
-            let mut options = MmapOptions::new();
-            if streaming {
-                options.populate();
-            }
-            let map = unsafe { options.map(&file) }.map_err(io_err)?;
-            if streaming {
-                // Only a hint: reading works the same if the kernel ignores it.
-                let _ = map.advise(memmap2::Advice::Sequential);
-            }
-            Bytes::from_owner(map)
+            // another process cannot violate memory safety here. Truncation by another
+            // process while mapped raises SIGBUS, which the watch turns into zero pages and
+            // a mark that `changed` reports.
+            let map = unsafe { MmapOptions::new().map(&file) }.map_err(|source| OpenError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            let watch = guard::watch(map.as_ptr(), map.len());
+            Bytes::from_owner(Watched { _watch: watch, map })
         };
         Ok(ModelFile {
             path: path.to_owned(),
             bytes,
+            opened: Some((file, Snapshot::of(meta))),
+        })
+    }
+
+    /// Whether another process changed the file while it was mapped: a page went missing
+    /// (the file shrank), or its size or modification time is no longer what it was.
+    pub fn changed(&self) -> Option<OpenError> {
+        let (file, before) = self.opened.as_ref()?;
+        let now = file.metadata().ok().map(|m| Snapshot::of(&m));
+        let what = if guard::changed(&self.bytes) {
+            "it shrank under the map".to_owned()
+        } else if now.map(|n| n.len) != Some(before.len) {
+            let now = now.map_or("unknown".to_owned(), |n| n.len.to_string());
+            format!("its size went from {} to {now} bytes", before.len)
+        } else if now.map(|n| n.modified) != Some(before.modified) {
+            "it was written to".to_owned()
+        } else {
+            return None;
+        };
+        Some(OpenError::ChangedWhileRead {
+            path: self.path.clone(),
+            what,
         })
     }
 
@@ -171,6 +206,7 @@ impl ModelFile {
         ModelFile {
             path: path.into(),
             bytes: Bytes::from(bytes),
+            opened: None,
         }
     }
 
@@ -188,6 +224,49 @@ impl ModelFile {
     pub fn shared(&self) -> Bytes {
         self.bytes.clone()
     }
+}
+
+/// Opens the regular file at `path` for reading. With `checked`, the file was checked to be
+/// that identity: it is opened without following any symlink, and refused if it is not the
+/// same file. Nothing but a regular file is ever opened.
+fn open_regular(
+    path: &Path,
+    checked: Option<Option<FileIdentity>>,
+) -> Result<(File, std::fs::Metadata), OpenError> {
+    let io_err = |source| OpenError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let not_a_file = || OpenError::NotAFile {
+        path: path.to_owned(),
+    };
+    // Look before opening: opening a FIFO would block until a writer appears.
+    if !std::fs::metadata(path).map_err(io_err)?.is_file() {
+        return Err(not_a_file());
+    }
+    let file = open_read_only(path, checked.is_some()).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(not_a_file());
+    }
+    if let Some(expected) = checked {
+        if expected.is_some() && FileIdentity::of(&meta) != expected {
+            return Err(OpenError::Changed {
+                path: path.to_owned(),
+            });
+        }
+    }
+    Ok((file, meta))
+}
+
+/// Opens a data file that was checked to be `identity` for one sequential read, as
+/// [`ModelFile::open_checked`] does, without mapping it: the file and its size.
+pub fn open_checked_for_reading(
+    path: &Path,
+    identity: Option<FileIdentity>,
+) -> Result<(File, u64), OpenError> {
+    let (file, meta) = open_regular(path, Some(identity))?;
+    Ok((file, meta.len()))
 }
 
 /// Up to `limit` bytes from the start of the regular file at `path`, for deciding what it is
@@ -318,16 +397,52 @@ mod tests {
         std::fs::write(&a, b"aaaa").unwrap();
         std::fs::write(&b, b"bbbb").unwrap();
         let identity = |p: &Path| FileIdentity::of(&std::fs::metadata(p).unwrap());
-        let same = ModelFile::open_checked_for_streaming(&a, identity(&a)).unwrap();
+        let same = ModelFile::open_checked(&a, identity(&a)).unwrap();
         assert_eq!(same.bytes(), b"aaaa");
         // b was swapped in for the a that was checked.
-        let swapped = ModelFile::open_checked_for_streaming(&b, identity(&a));
+        let swapped = ModelFile::open_checked(&b, identity(&a));
         assert!(matches!(swapped, Err(OpenError::Changed { .. })));
         // A symlink put in place of the checked file is not followed.
         let link = dir.path().join("link.data");
         std::os::unix::fs::symlink(&a, &link).unwrap();
-        let followed = ModelFile::open_checked_for_streaming(&link, identity(&a));
+        let followed = ModelFile::open_checked(&link, identity(&a));
         assert!(matches!(followed, Err(OpenError::Io { .. })));
+    }
+
+    #[test]
+    fn a_file_that_shrinks_under_the_map_is_a_change_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.rten");
+        std::fs::write(&path, vec![7u8; 3 * 4096]).unwrap();
+        let file = ModelFile::open(&path).unwrap();
+        assert!(file.changed().is_none());
+        let last = file.bytes().len() - 1;
+        assert_eq!(file.bytes()[last], 7);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        // Without the watch, this read would end the process with SIGBUS.
+        assert_eq!(std::hint::black_box(file.bytes())[last], 0);
+        let message = file.changed().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("shrank"), "{message}");
+        // Another file's map is not marked.
+        let other = dir.path().join("o.rten");
+        std::fs::write(&other, vec![1u8; 4096]).unwrap();
+        assert!(ModelFile::open(&other).unwrap().changed().is_none());
+    }
+
+    #[test]
+    fn a_file_written_to_while_mapped_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.onnx");
+        std::fs::write(&path, b"abcd").unwrap();
+        let file = ModelFile::open(&path).unwrap();
+        std::fs::write(&path, b"abcdef").unwrap();
+        let message = file.changed().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("from 4 to 6 bytes"), "{message}");
     }
 
     #[test]
@@ -340,14 +455,14 @@ mod tests {
         let checked = model.join("sub/w.data");
         std::fs::write(&checked, b"wwww").unwrap();
         let identity = FileIdentity::of(&std::fs::metadata(&checked).unwrap());
-        assert!(ModelFile::open_checked_for_streaming(&checked, identity).is_ok());
+        assert!(ModelFile::open_checked(&checked, identity).is_ok());
         // The same inode outside the folder, then `sub` swapped for a symlink to it: the
         // identity still matches, so only refusing the symlink keeps the read inside.
         std::fs::hard_link(&checked, outside.join("w.data")).unwrap();
         std::fs::remove_file(&checked).unwrap();
         std::fs::remove_dir(model.join("sub")).unwrap();
         std::os::unix::fs::symlink(&outside, model.join("sub")).unwrap();
-        let swapped = ModelFile::open_checked_for_streaming(&checked, identity);
+        let swapped = ModelFile::open_checked(&checked, identity);
         let message = swapped.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(
             message.contains("replaced since it was checked"),
