@@ -1,5 +1,5 @@
 //! A hostile ONNX model cannot make rtenx allocate many times its own size: typed tensor
-//! fields are counted in place, never decoded, the entries rtenx keeps are bounded (OX029),
+//! fields are counted in place, never decoded, the entries rtenx keeps are bounded (RX016),
 //! a subgraph counts as 32 of them, and each rule lists at most 10,000 findings. prost would
 //! turn each 2-byte empty string into a 32-byte handle, and each 1-byte varint into an 8-byte
 //! integer.
@@ -44,6 +44,7 @@ fn hostile_models_stay_small_in_memory() {
     attribute_lists_past_the_budget_are_counted_not_kept();
     a_rule_broken_millions_of_times_lists_a_bounded_number();
     millions_of_empty_subgraphs_are_bounded();
+    shared_flatbuffer_tables_are_paid_for_each_time();
 }
 
 /// A protobuf length-delimited field.
@@ -118,8 +119,8 @@ fn attribute_lists_past_the_budget_are_counted_not_kept() {
     let limit = analysis
         .findings
         .iter()
-        .find(|f| f.rule.code == "OX029")
-        .expect("OX029: too many entries");
+        .find(|f| f.rule.code == "RX016")
+        .expect("RX016: too many entries");
     assert!(limit.offset.is_some(), "{limit:?}");
     // Keeping all 20M strings would take 20M * (16 + 16) bytes = 610 MiB, and prost as much
     // again; the budget keeps 4M of them.
@@ -172,9 +173,70 @@ fn millions_of_empty_subgraphs_are_bounded() {
     let model = one_node_model(b"If", b"X", 1, Some(graphs));
     let (grown, analysis) = analyze_measured("graphs.onnx", model);
     assert!(
-        analysis.findings.iter().any(|f| f.rule.code == "OX029"),
-        "OX029: too many entries"
+        analysis.findings.iter().any(|f| f.rule.code == "RX016"),
+        "RX016: too many entries"
     );
     // 3M graphs would take about 1.9 GB.
     assert!(grown < 200 * 1024, "peak RSS grew by {grown} KiB");
+}
+
+/// A `.rten` whose graph lists one operator table 200,000 times, each reading value 0 2,500
+/// times: under 1 MB that describes 500M node inputs, within rten's own verifier limits.
+/// Reading every listed node in full took 4.2 GB and 9 s.
+fn shared_flatbuffer_tables_are_paid_for_each_time() {
+    use rtenx::formats::rten::schema as fb;
+    let (shared, inputs) = (200_000, 2_500);
+    let mut b = flatbuffers::FlatBufferBuilder::new();
+    let value = fb::ValueNode::create(&mut b, &fb::ValueNodeArgs::default());
+    let value = fb::Node::create(
+        &mut b,
+        &fb::NodeArgs {
+            data_type: fb::NodeKind::ValueNode,
+            data: Some(value.as_union_value()),
+            ..Default::default()
+        },
+    );
+    let reads = b.create_vector(&vec![0i32; inputs]);
+    let op = fb::OperatorNode::create(
+        &mut b,
+        &fb::OperatorNodeArgs {
+            type_: fb::OperatorType::Relu,
+            inputs: Some(reads),
+            ..Default::default()
+        },
+    );
+    let op = fb::Node::create(
+        &mut b,
+        &fb::NodeArgs {
+            data_type: fb::NodeKind::OperatorNode,
+            data: Some(op.as_union_value()),
+            ..Default::default()
+        },
+    );
+    let mut nodes = vec![value];
+    nodes.extend(std::iter::repeat_n(op, shared));
+    let nodes = b.create_vector(&nodes);
+    let graph = fb::Graph::create(
+        &mut b,
+        &fb::GraphArgs {
+            nodes: Some(nodes),
+            ..Default::default()
+        },
+    );
+    let model = fb::Model::create(
+        &mut b,
+        &fb::ModelArgs {
+            schema_version: 1,
+            graph: Some(graph),
+            metadata: None,
+        },
+    );
+    fb::finish_model_buffer(&mut b, model);
+    let bytes = b.finished_data().to_vec();
+    assert!(bytes.len() < 1 << 20, "{} bytes", bytes.len());
+    let (grown, analysis) = analyze_measured("shared.rten", bytes);
+    let over = analysis.findings.iter().find(|f| f.rule.code == "RX016");
+    assert!(over.is_some_and(|f| f.offset.is_some()), "RX016 at a node");
+    // The budget keeps 4M entries: about 1,700 of the listed nodes.
+    assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
 }

@@ -91,6 +91,15 @@ it by name. Its bytes are dead weight in the file.");
         "Writers of separate data files normally pack tensors back to back. Unused runs, or \
 bytes after the last tensor, waste space, may belong to tensors removed from the model, or \
 come from a data file shared with another model. Informational: loading is unaffected.");
+    TOO_LARGE_TO_READ = ("RX016", "too-large-to-read", Error,
+        "The model holds more entries than rtenx reads.",
+        "To bound its memory and time on hostile files, rtenx keeps at most 4,194,304 entries \
+per model: nodes, node inputs and outputs, values, tensors, attributes, dimensions and \
+attribute list values, with a subgraph counting as 32. A hostile file can declare millions of \
+empty entries in two bytes each, or, in a FlatBuffer, point a million times at one shared \
+table, and each entry would cost rtenx up to a few hundred bytes. Real models stay far below: \
+a 20,000-node transformer has about 150,000. The model is read up to the limit, so its checks \
+are incomplete, and that is an error. This was OX029 for ONNX models.");
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.

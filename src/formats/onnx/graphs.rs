@@ -17,6 +17,7 @@ use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
+use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,
@@ -32,10 +33,6 @@ enum Body<'b> {
 
 /// How deep subgraphs may nest (prost's recursion limit for one message).
 const MAX_DEPTH: u32 = 100;
-
-/// Budget entries one subgraph takes: its graph, scope and queue entry cost about as much
-/// memory as 32 nodes or values, so millions of empty subgraphs hit OX029 early.
-const SUBGRAPH_ENTRIES: u64 = 32;
 
 struct Job<'b> {
     body: Body<'b>,
@@ -85,7 +82,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
     }
     for &bytes in &model.functions {
         let at = r.offset(bytes);
-        let f = match FunctionView::read(bytes, r.budget) {
+        let f = match FunctionView::read(bytes, r.budget.left()) {
             Ok(f) if f.dropped > 0 => {
                 r.spend(u64::MAX, at);
                 continue;
@@ -205,7 +202,7 @@ impl<'b> GraphReader<'_, 'b> {
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
     fn tensor_view(&mut self, bytes: &[u8], what: &str) -> Option<(TensorView<'b>, Option<u64>)> {
         let at = self.offset(bytes);
-        match TensorView::read(self.in_file(bytes), self.r.budget) {
+        match TensorView::read(self.in_file(bytes), self.r.budget.left()) {
             Ok(t) if t.dropped > 0 => {
                 self.r.spend(u64::MAX, at);
                 None
@@ -222,7 +219,7 @@ impl<'b> GraphReader<'_, 'b> {
     fn graph_body(&mut self, bytes: &'b [u8]) {
         let at = self.offset(bytes);
         self.graph().offset = at;
-        let g = match GraphView::read(bytes, self.r.budget) {
+        let g = match GraphView::read(bytes, self.r.budget.left()) {
             Ok(g) if g.dropped > 0 => {
                 self.r.spend(u64::MAX, at);
                 return;
@@ -260,7 +257,7 @@ impl<'b> GraphReader<'_, 'b> {
             if !self.r.spend(1, at) {
                 break;
             }
-            match ValueView::read(bytes, self.r.budget) {
+            match ValueView::read(bytes, self.r.budget.left()) {
                 Ok(v) if v.dropped > 0 => {
                     self.r.spend(u64::MAX, at);
                     break;
@@ -283,7 +280,7 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn function_body(&mut self, f: &FunctionView<'b>) {
         for &bytes in &f.attributes {
-            match AttributeView::read(bytes, self.r.budget) {
+            match AttributeView::read(bytes, self.r.budget.left()) {
                 Ok(a) => {
                     self.attribute_tensors(&a, None);
                 }
@@ -452,7 +449,7 @@ impl<'b> GraphReader<'_, 'b> {
             let mut producers = NameMap::default();
             let mut view = NodeView::default();
             for (i, &bytes) in nodes.iter().enumerate() {
-                if view.read(bytes, self.r.budget).is_ok() {
+                if view.read(bytes, self.r.budget.left()).is_ok() {
                     producers.extend(view.outputs.iter().map(|&o| (o, i)));
                 }
             }
@@ -482,9 +479,10 @@ impl<'b> GraphReader<'_, 'b> {
         view: &mut NodeView<'b>,
         attributes: &mut Vec<AttributeView<'b>>,
     ) -> Result<(), String> {
-        view.read(bytes, self.r.budget).map_err(|e| e.to_string())?;
+        view.read(bytes, self.r.budget.left())
+            .map_err(|e| e.to_string())?;
         attributes.clear();
-        let mut keep = self.r.budget;
+        let mut keep = self.r.budget.left();
         for (i, &a) in view.attributes.iter().enumerate() {
             let a = AttributeView::read(a, keep).map_err(|e| format!("attribute {i}: {e}"))?;
             keep = keep.saturating_sub((a.floats.len() + a.ints.len() + a.strings.len()) as u64);

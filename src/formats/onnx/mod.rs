@@ -2,7 +2,7 @@
 //!
 //! The model is read in place from the memory map by small views over the protobuf wire
 //! format (`wire.rs`, `*_view.rs`): names and `raw_data` are slices of the map, never copies,
-//! and what the reader keeps is bounded (OX029). The views are held to prost's decoding of
+//! and what the reader keeps is bounded (RX016). The views are held to prost's decoding of
 //! `schema/onnx.proto` by differential tests. Every TensorProto, wherever it lives, becomes
 //! an inventory tensor; external data locations are checked lexically and on the file system
 //! before any data file is touched, and only `--verify-checksums` reads tensor bytes.
@@ -26,6 +26,7 @@ mod test_rng;
 mod value_view;
 
 use crate::check::{Finding, Findings, Item, Place, RuleGroup};
+use crate::formats::shared::budget::{Budget, MAX_ENTRIES};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
@@ -39,10 +40,6 @@ use rules::*;
 /// Protobuf's message size limit, which .onnx files must stay below.
 const PROTOBUF_LIMIT: u64 = 1 << 31;
 
-/// Inventory entries (nodes, node inputs and outputs, tensors, attributes, list values, ...)
-/// one model may add: a bound on memory and work for hostile files, far above any real model.
-const MAX_ENTRIES: u64 = 1 << 22;
-
 /// The ONNX format.
 pub struct Onnx;
 
@@ -55,10 +52,8 @@ struct Reader<'a> {
     files: DataFiles,
     /// Checksums the tensors record, for `--verify-checksums`.
     checksums: Vec<datafiles::checksum::Recorded>,
-    /// Entries the model may still add; see [`MAX_ENTRIES`].
-    budget: u64,
-    /// Whether the budget ran out (and OX029 was reported).
-    over_budget: bool,
+    /// Entries the model may still add.
+    budget: Budget,
 }
 
 impl<'a> Reader<'a> {
@@ -73,25 +68,9 @@ impl<'a> Reader<'a> {
             .unwrap_or_default()
     }
 
-    /// Takes `n` entries from the budget. The first time it runs out, reports OX029 at `at`;
-    /// then, and from then on, returns false and the caller stops adding entries.
+    /// Takes `n` entries from the budget; false once it has run out (see [`Budget`]).
     fn spend(&mut self, n: u64, at: Option<u64>) -> bool {
-        if let Some(left) = self.budget.checked_sub(n) {
-            self.budget = left;
-            return true;
-        }
-        if !self.over_budget {
-            self.over_budget = true;
-            self.out.add(
-                &TOO_LARGE_TO_READ,
-                Place::at(at),
-                format!(
-                    "the model holds more than {MAX_ENTRIES} nodes, values, tensors, \
-attributes and list values; rtenx reads it up to here"
-                ),
-            );
-        }
-        false
+        self.budget.spend(n, Place::at(at), self.out)
     }
 
     /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
@@ -103,7 +82,7 @@ attributes and list values; rtenx reads it up to here"
 
     /// Whether the budget ran out.
     fn exhausted(&self) -> bool {
-        self.over_budget
+        self.budget.exhausted()
     }
 
     /// Absolute offset of `bytes` in the model file.
@@ -170,8 +149,7 @@ impl Format for Onnx {
             out,
             files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
-            budget: MAX_ENTRIES,
-            over_budget: false,
+            budget: Budget::default(),
         };
         if !reader.spend(lists as u64, Some(0)) || model.dropped > 0 {
             reader.spend(u64::MAX, Some(0));

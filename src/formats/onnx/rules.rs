@@ -11,6 +11,7 @@ crate::rules! {
         "OX028" => crate::formats::shared::datafiles::rules::LOCATION_NOT_PORTABLE,
         "OX032" => crate::formats::shared::datafiles::rules::LOCATION_IS_MODEL,
         "OX025" => crate::formats::shared::datafiles::rules::CHECKSUM_MISMATCH,
+        "OX029" => crate::check::generic::TOO_LARGE_TO_READ,
     ]);
     PROTOBUF_INVALID = ("OX001", "protobuf-invalid", Error,
         "The file is not a well-formed ONNX protobuf.",
@@ -107,15 +108,6 @@ UNDEFINED external tensors.");
         "A tensor's data_type is missing, UNDEFINED or unknown.",
         "TensorProto.data_type must be one of the ONNX element types (1..=26); without it the \
 tensor's size and meaning are unknown.");
-    TOO_LARGE_TO_READ = ("OX029", "too-large-to-read", Error,
-        "The model holds more entries than rtenx reads.",
-        "To bound its memory on hostile files, rtenx keeps at most 4,194,304 entries per ONNX \
-model: nodes, node inputs and outputs, values, tensors, attributes, dimensions and \
-attribute list values, with a subgraph counting as 32. \
-A hostile file can declare millions of empty entries in two bytes each, and each would cost \
-rtenx up to a few hundred. Real models stay far below: a 20,000-node transformer has about \
-150,000. The model is read up to the limit, so its checks are incomplete, and that is an \
-error.");
     NOT_SSA = ("OX030", "not-ssa", Error,
         "A value name is assigned twice: the graph is not in SSA form.",
         "ONNX graphs are in single static assignment form: each value name is defined once, \

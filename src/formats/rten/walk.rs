@@ -10,6 +10,7 @@ use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
 use crate::check::{generic, Findings, Item, Place};
+use crate::formats::shared::budget::{Budget, SUBGRAPH_ENTRIES};
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
     Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
@@ -33,6 +34,9 @@ pub struct Walker<'a, 'i> {
     inv: &'i mut Inventory,
     out: &'i mut Findings,
     version: MinVersion,
+    /// Entries the model may still add. FlatBuffers let many offsets point at one table, so
+    /// a small file can describe billions of entries; each is paid for as it is read.
+    budget: Budget,
 }
 
 impl<'a, 'i> Walker<'a, 'i> {
@@ -49,6 +53,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             inv,
             out,
             version: MinVersion::new(),
+            budget: Budget::default(),
         }
     }
 
@@ -118,6 +123,15 @@ impl<'a, 'i> Walker<'a, 'i> {
         let count = nodes.map_or(0, |n| n.len());
         let mut out_nodes = Vec::with_capacity(count);
         for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
+            let op = node.data_as_operator_node();
+            let links = op.map_or(0, |op| {
+                let len = |v: Option<flatbuffers::Vector<'_, i32>>| v.map_or(0, |v| v.len());
+                len(op.inputs()) + len(op.outputs())
+            });
+            let at = Place::at(self.abs(node._tab.loc()));
+            if !self.budget.spend(1 + links as u64, at, self.out) {
+                break;
+            }
             let kind = self.node(node, id, index, queue);
             out_nodes.push(Node {
                 name: node.name().map(Name::from).unwrap_or_default(),
@@ -150,6 +164,12 @@ impl<'a, 'i> Walker<'a, 'i> {
         let Some((start, len)) = raw.vector(slot, 4) else {
             return Vec::new();
         };
+        if !self
+            .budget
+            .spend(len as u64, Place::at(self.abs(start)), self.out)
+        {
+            return Vec::new();
+        }
         let ids = raw.scalars::<u32>(slot).unwrap_or_default();
         for (index, &node_id) in ids.iter().enumerate().take(len) {
             let at = self.abs(start + 4 * index);
@@ -418,6 +438,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         let mut subgraphs = Vec::new();
         for (name, sub) in subgraphs_of(op) {
             match sub {
+                Some(_) if !self.budget.spend(SUBGRAPH_ENTRIES, Place::at(at), self.out) => {}
                 Some(sub) => {
                     let id = self.inv.graphs.len();
                     self.inv.graphs.push(Graph {

@@ -1,6 +1,7 @@
 //! Building blocks that format readers share: the protobuf wire format, FlatBuffers with
 //! limits, and the data files a model names. Each reader picks what its format is made of.
 
+pub mod budget;
 pub mod datafiles;
 pub mod flatbuffer;
 pub mod protobuf;
