@@ -45,6 +45,7 @@ fn hostile_models_stay_small_in_memory() {
     a_rule_broken_millions_of_times_lists_a_bounded_number();
     millions_of_empty_subgraphs_are_bounded();
     shared_flatbuffer_tables_are_paid_for_each_time();
+    millions_of_empty_model_level_entries_are_weighed();
 }
 
 /// A protobuf length-delimited field.
@@ -239,4 +240,27 @@ fn shared_flatbuffer_tables_are_paid_for_each_time() {
     assert!(over.is_some_and(|f| f.offset.is_some()), "RX016 at a node");
     // The budget keeps 4M entries: about 1,700 of the listed nodes.
     assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
+}
+
+/// 4.1M empty FunctionProto entries (12 MB) took 2.1 GB, as each became a graph; 4.1M empty
+/// opset_import entries (8 MB) took 0.73 GB, as each became a property. Each is now paid for
+/// by what it costs.
+fn millions_of_empty_model_level_entries_are_weighed() {
+    let entries = 4_100_000;
+    for (name, tag) in [
+        ("functions.onnx", &[0xca, 0x01][..]),
+        ("opsets.onnx", &[0x42][..]),
+    ] {
+        let mut model = one_node_model(b"Relu", b"X", 1, None);
+        for _ in 0..entries {
+            model.extend_from_slice(tag);
+            model.push(0);
+        }
+        let (grown, analysis) = analyze_measured(name, model);
+        assert!(
+            analysis.findings.iter().any(|f| f.rule.code == "RX016"),
+            "{name}: RX016"
+        );
+        assert!(grown < 300 * 1024, "{name}: peak RSS grew by {grown} KiB");
+    }
 }

@@ -70,6 +70,9 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
     for (i, &(initialization, algorithm)) in model.training_info.iter().enumerate() {
         for (what, g) in [("initialization", initialization), ("algorithm", algorithm)] {
             if let Some(g) = g {
+                if !r.spend(SUBGRAPH_ENTRIES, r.offset(g)) {
+                    break;
+                }
                 let id = new_graph(r, Name::from(format!("training_info[{i}].{what}").as_str()));
                 queue.push_back(Job {
                     body: Body::Graph(g),
@@ -94,7 +97,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             }
         };
         let lists = f.inputs.len() + f.outputs.len() + f.nodes.len() + f.attributes.len();
-        if !r.spend(lists as u64, at) {
+        if !r.spend(SUBGRAPH_ENTRIES + lists as u64, at) {
             break;
         }
         let mut label = f.domain.unwrap_or_default().to_vec();

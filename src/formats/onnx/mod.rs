@@ -133,7 +133,7 @@ impl Format for Onnx {
             out.add(&MODEL_TOO_LARGE, Place::at(0), format!(
                 "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"));
         }
-        let model = match ModelView::read(file.bytes(), MAX_ENTRIES) {
+        let model = match ModelView::read(file.bytes(), MAX_ENTRIES / PROPERTY_ENTRIES) {
             Ok(model) => model,
             Err(e) => {
                 let message = format!("cannot decode the model: {e}");
@@ -141,19 +141,19 @@ impl Format for Onnx {
                 return inv;
             }
         };
-        model_info(&model, &mut inv, out);
-        let lists = model.opset_import.len() + model.metadata_props.len() + model.functions.len();
+        let mut budget = Budget::default();
+        if model.dropped > 0 {
+            budget.spend(u64::MAX, Place::at(0), out);
+        }
+        model_info(&model, &mut inv, &mut budget, out);
         let mut reader = Reader {
             base: file.bytes(),
             inv: &mut inv,
             out,
             files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
-            budget: Budget::default(),
+            budget,
         };
-        if !reader.spend(lists as u64, Some(0)) || model.dropped > 0 {
-            reader.spend(u64::MAX, Some(0));
-        }
         graphs::read(&model, &mut reader);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
@@ -169,8 +169,13 @@ fn text(b: Option<&[u8]>) -> String {
     crate::escape::sanitize(&String::from_utf8_lossy(b.unwrap_or_default())).into_owned()
 }
 
+/// Budget entries a model-level list entry (an opset import or metadata entry, which become
+/// properties of two strings each, or a function) takes at least; the model's lists are read
+/// no further than the budget could pay for.
+const PROPERTY_ENTRIES: u64 = 4;
+
 /// Model-level fields: properties, metadata, ir_version and opsets.
-fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
+fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: &mut Findings) {
     let field = |name| Item::Field { name };
     match m.ir_version {
         Some(v) if v > 0 => {
@@ -207,6 +212,9 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
         );
     }
     for &(domain, version) in &m.opset_import {
+        if !budget.spend(PROPERTY_ENTRIES, Place::field("opset_import", None), out) {
+            break;
+        }
         let domain = text(domain);
         let domain = if domain.is_empty() {
             "ai.onnx".to_owned()
@@ -217,6 +225,9 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, out: &mut Findings) {
     }
     let mut keys = std::collections::HashSet::new();
     for &(key, value) in &m.metadata_props {
+        if !budget.spend(PROPERTY_ENTRIES, Place::field("metadata_props", None), out) {
+            break;
+        }
         let key = key.unwrap_or_default();
         if !keys.insert(key) {
             out.add(
