@@ -1,6 +1,11 @@
-//! Making untrusted text safe for terminals.
+//! Making untrusted text safe for terminals, and for JSON read on one.
 
+use crate::inventory::Name;
+use serde::{Serialize, Serializer};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::Path;
 
 /// Escapes control characters (C0, DEL, C1) and Unicode bidi overrides, so that text from a
 /// model file cannot move the cursor, clear the screen or reorder what is printed.
@@ -32,7 +37,16 @@ pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
 /// escaped. Cutting first keeps a megabyte-long hostile value cheap. Borrowed when the bytes
 /// are already short, safe UTF-8.
 pub fn excerpt(bytes: &[u8], max: usize) -> Cow<'_, str> {
-    match clip(String::from_utf8_lossy(bytes), max) {
+    sanitize_cow(clip(String::from_utf8_lossy(bytes), max))
+}
+
+/// `path` as printable text: invalid UTF-8 replaced, control characters escaped.
+pub fn path(path: &Path) -> Cow<'_, str> {
+    sanitize_cow(path.to_string_lossy())
+}
+
+fn sanitize_cow(s: Cow<'_, str>) -> Cow<'_, str> {
+    match s {
         Cow::Borrowed(s) => sanitize(s),
         Cow::Owned(s) => Cow::Owned(sanitize(&s).into_owned()),
     }
@@ -42,9 +56,80 @@ fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// A path in JSON, kept byte for byte as names are: a string if it is UTF-8, otherwise
+/// `{"bytes_base64": "..."}` (the bytes of the path as the OS stores them).
+pub struct JsonPath<'a>(pub &'a Path);
+
+impl Serialize for JsonPath<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Name::from(self.0.as_os_str().as_encoded_bytes()).serialize(s)
+    }
+}
+
+/// Writes `value` as JSON, pretty or compact, with every character [`sanitize`] escapes
+/// written as a `\uXXXX` escape. serde_json escapes only C0 controls; this also keeps DEL,
+/// C1 controls and bidi overrides out of the bytes, so JSON printed on a terminal is safe,
+/// and a parser still reads every string exactly.
+pub fn write_json<W: Write, T: Serialize + ?Sized>(
+    w: W,
+    value: &T,
+    pretty: bool,
+) -> io::Result<()> {
+    if pretty {
+        let mut ser = serde_json::Serializer::with_formatter(w, SafeJson(PrettyFormatter::new()));
+        value.serialize(&mut ser)?;
+    } else {
+        let mut ser = serde_json::Serializer::with_formatter(w, SafeJson(CompactFormatter));
+        value.serialize(&mut ser)?;
+    }
+    Ok(())
+}
+
+/// A JSON formatter that escapes what [`sanitize`] escapes and otherwise lays out as `F` does.
+struct SafeJson<F>(F);
+
+/// Forwards the layout methods of [`Formatter`] to the wrapped formatter.
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<W: ?Sized + Write>(&mut self, w: &mut W $(, $arg: $ty)*) -> io::Result<()> {
+            self.0.$method(w $(, $arg)*)
+        }
+    )*};
+}
+
+impl<F: Formatter> Formatter for SafeJson<F> {
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, s: &str) -> io::Result<()> {
+        // serde_json has escaped C0 controls already, so in ASCII only DEL is left.
+        if s.is_ascii() && !s.as_bytes().contains(&0x7f) {
+            return w.write_all(s.as_bytes());
+        }
+        let mut start = 0;
+        for (at, c) in s.char_indices().filter(|&(_, c)| is_unsafe(c)) {
+            w.write_all(&s.as_bytes()[start..at])?;
+            // Every unsafe character is in the Basic Multilingual Plane: one escape.
+            write!(w, "\\u{:04x}", u32::from(c))?;
+            start = at + c.len_utf8();
+        }
+        w.write_all(&s.as_bytes()[start..])
+    }
+
+    forward! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        end_object_key();
+        begin_object_value();
+        end_object_value();
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{clip, excerpt, sanitize};
+    use super::{clip, excerpt, sanitize, write_json, JsonPath};
 
     #[test]
     fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {
@@ -64,6 +149,30 @@ mod tests {
         assert_eq!(
             excerpt(b"w\xff\x1b.data", 3),
             "w\u{fffd}\\u{1b}… (5 more bytes)"
+        );
+    }
+
+    #[test]
+    fn json_escapes_what_a_terminal_would_obey_and_reads_back_the_same() {
+        let text = "a\u{7f}b\u{9b}c\u{202e}d\u{1b}é";
+        let mut out = Vec::new();
+        write_json(&mut out, &[text], true).unwrap();
+        let json = String::from_utf8(out).unwrap();
+        assert_eq!(json, "[\n  \"a\\u007fb\\u009bc\\u202ed\\u001bé\"\n]");
+        assert_eq!(serde_json::from_str::<Vec<String>>(&json).unwrap(), [text]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_that_are_not_utf8_serialize_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::path::Path;
+        let odd = Path::new(std::ffi::OsStr::from_bytes(b"a\xffb"));
+        let json = serde_json::to_string(&JsonPath(odd)).unwrap();
+        assert_eq!(json, r#"{"bytes_base64":"Yf9i"}"#);
+        assert_eq!(
+            serde_json::to_string(&JsonPath(Path::new("m/x"))).unwrap(),
+            r#""m/x""#
         );
     }
 }

@@ -71,6 +71,6 @@ pub fn write<W: Write>(mut w: W, analysis: &Analysis) -> io::Result<()> {
             .collect(),
         findings: analysis.findings.iter().map(FindingOut::from).collect(),
     };
-    serde_json::to_writer(&mut w, &doc)?;
+    crate::escape::write_json(&mut w, &doc, false)?;
     w.write_all(b"\n")
 }

@@ -1,7 +1,7 @@
 //! Files and byte ranges.
 
-use serde::Serialize;
-use std::path::PathBuf;
+use serde::{Serialize, Serializer};
+use std::path::{Path, PathBuf};
 
 /// Index into [`super::Inventory::files`]; 0 is the model file.
 pub type FileId = usize;
@@ -9,12 +9,17 @@ pub type FileId = usize;
 /// A file the model consists of.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileEntry {
-    /// The path as given or as resolved from the model.
+    /// The path as given or as resolved from the model; JSON keeps it byte for byte.
+    #[serde(serialize_with = "serialize_path")]
     pub path: PathBuf,
     /// Size in bytes, if the file could be examined.
     pub size: Option<u64>,
     /// What the file holds.
     pub role: FileRole,
+}
+
+fn serialize_path<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    crate::escape::JsonPath(path).serialize(s)
 }
 
 /// What a file holds.

@@ -2,24 +2,32 @@
 
 use super::{FileResult, Summary};
 use crate::check::Severity;
+use crate::escape::sanitize;
 use std::io::{self, Write};
 
-/// Escapes a message for a workflow command.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+/// Escapes text for a workflow command as GitHub documents it: `%`, CR and LF as `%25`,
+/// `%0D` and `%0A`, and in a property (`file=`, `title=`) also `:` and `,` as `%3A` and
+/// `%2C`. Other control characters and bidi overrides are then escaped as in the text
+/// report, so one annotation is one line and shows what the file holds.
+fn escape(s: &str, property: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            c => out.push(c),
+        }
+    }
+    sanitize(&out).into_owned()
 }
 
 pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
-            writeln!(w, "::error title=rtenx::{}", escape_data(&e.to_string()))?;
+            writeln!(w, "::error title=rtenx::{}", escape(&e.to_string(), false))?;
         }
         for (f, place) in result.placed() {
             let command = match f.severity {
@@ -41,9 +49,9 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             writeln!(
                 w,
                 "::{command} file={},title={}::{}",
-                escape_property(&place.path),
-                escape_property(&format!("{} {}", f.rule.code, f.rule.name)),
-                escape_data(&message)
+                escape(&place.path.to_string_lossy(), true),
+                escape(&format!("{} {}", f.rule.code, f.rule.name), true),
+                escape(&message, false)
             )?;
         }
     }
@@ -52,8 +60,15 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
 
 #[cfg(test)]
 mod tests {
+    use super::escape;
+
     #[test]
-    fn escapes_workflow_command_syntax() {
-        assert_eq!(super::escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    fn escapes_workflow_command_syntax_then_other_controls() {
+        assert_eq!(escape("a:b,c%\n", true), "a%3Ab%2Cc%25%0A");
+        assert_eq!(escape("a:b,c%\r", false), "a:b,c%25%0D");
+        assert_eq!(
+            escape("\x1b]0;t\x07\u{202e}%0A", false),
+            "\\u{1b}]0;t\\u{7}\\u{202e}%250A"
+        );
     }
 }

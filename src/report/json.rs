@@ -3,9 +3,11 @@
 //! Top level: `{"version": 1, "files": [...], "summary": {...}}`. Each file has `path`,
 //! `format`, `format_version`, `error` (null unless unreadable) and `findings`, each with
 //! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description` and `message`.
-//! New fields may be added in a version; removing or changing one bumps `version`.
+//! Paths are kept byte for byte ([`JsonPath`]). New fields may be added in a version;
+//! removing or changing one bumps `version`.
 
 use super::{FileResult, Summary};
+use crate::escape::JsonPath;
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
@@ -15,7 +17,7 @@ pub const VERSION: u32 = 1;
 pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
     let files: Vec<Value> = results.iter().map(file).collect();
     let doc = json!({ "version": VERSION, "files": files, "summary": Summary::of(results) });
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_json(&mut *w, &doc, true)?;
     writeln!(w)
 }
 
@@ -27,7 +29,7 @@ fn file(result: &FileResult) -> Value {
                 "code": f.rule.code,
                 "name": f.rule.name,
                 "severity": f.severity,
-                "path": place.path,
+                "path": JsonPath(&place.path),
                 "offset": f.offset,
                 "item": f.item,
                 "item_description": place.item,
@@ -39,7 +41,7 @@ fn file(result: &FileResult) -> Value {
         (Some(c.format), Some(c.format_version.as_str()))
     });
     json!({
-        "path": result.path.display().to_string(),
+        "path": JsonPath(&result.path),
         "format": format,
         "format_version": version,
         "error": result.outcome.as_ref().err().map(|e| e.to_string()),

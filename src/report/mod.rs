@@ -33,10 +33,11 @@ pub struct Checked {
     places: Vec<Place>,
 }
 
-/// Where a finding is: the path of its file and, when it has one, its item in words.
+/// Where a finding is: the path of its file and, when it has one, its item in words. Each
+/// writer escapes both for its own reader.
 pub struct Place {
-    /// The file, sanitised for printing.
-    pub path: String,
+    /// The file, as the OS names it.
+    pub path: PathBuf,
     /// The node, tensor or other item, described with its name.
     pub item: Option<String>,
 }
@@ -158,7 +159,7 @@ fn place(path: &Path, analysis: &Analysis, finding: &Finding) -> Place {
         .get(finding.file)
         .map_or(path, |f| f.path.as_path());
     Place {
-        path: crate::escape::sanitize(&path.display().to_string()).into_owned(),
+        path: path.to_owned(),
         item: finding.item.map(|item| item.describe(&analysis.inventory)),
     }
 }

@@ -2,9 +2,12 @@
 
 use super::FileResult;
 use crate::check::Severity;
+use crate::escape::sanitize;
 use crate::formats::registry;
 use serde_json::{json, Value};
+use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::path::Path;
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -31,21 +34,22 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
     let mut notifications = Vec::new();
     for result in results {
         if let Err(e) = &result.outcome {
-            notifications.push(json!({ "level": "error", "message": { "text": e.to_string() } }));
+            let text = sanitize(&e.to_string()).into_owned();
+            notifications.push(json!({ "level": "error", "message": { "text": text } }));
         }
         for (f, place) in result.placed() {
-            let mut physical = json!({ "artifactLocation": { "uri": place.path } });
+            let mut physical = json!({ "artifactLocation": { "uri": uri(&place.path) } });
             if let Some(offset) = f.offset {
                 physical["region"] = json!({ "byteOffset": offset });
             }
             let mut loc = json!({ "physicalLocation": physical });
             if let Some(item) = &place.item {
-                loc["logicalLocations"] = json!([{ "name": item }]);
+                loc["logicalLocations"] = json!([{ "name": sanitize(item) }]);
             }
             out.push(json!({
                 "ruleId": f.rule.code,
                 "level": level(f.severity),
-                "message": { "text": f.message },
+                "message": { "text": sanitize(&f.message) },
                 "locations": [loc],
             }));
         }
@@ -66,6 +70,47 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             "results": out,
         }],
     });
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_json(&mut *w, &doc, true)?;
     writeln!(w)
+}
+
+/// `path` as a relative or absolute-path URI reference (RFC 3986): every byte but the
+/// unreserved characters and `/` is percent-encoded, so a space, `#`, `?` or `%` stays part
+/// of the path, a `:` cannot read as a scheme, and bytes that are not UTF-8 are kept.
+fn uri(path: &Path) -> String {
+    let mut out = String::new();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+    use std::path::Path;
+
+    #[test]
+    fn uris_are_percent_encoded_paths() {
+        assert_eq!(
+            uri(Path::new("m/a b#c?d%41.rten")),
+            "m/a%20b%23c%3Fd%2541.rten"
+        );
+        assert_eq!(uri(Path::new("/abs/x:y")), "/abs/x%3Ay");
+        assert_eq!(uri(Path::new("é")), "%C3%A9");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn bytes_that_are_not_utf8_are_encoded_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        assert_eq!(
+            uri(Path::new(std::ffi::OsStr::from_bytes(b"w\xff"))),
+            "w%FF"
+        );
+    }
 }

@@ -2,6 +2,7 @@
 
 use super::{FileResult, Summary};
 use crate::check::Severity;
+use crate::escape::{self, sanitize};
 use std::io::{self, Write};
 
 fn paint(color: bool, code: &str, text: &str) -> String {
@@ -32,11 +33,7 @@ pub(super) fn write(
     for result in results {
         if let Err(e) = &result.outcome {
             let label = paint(color, "1;31", "error");
-            writeln!(
-                w,
-                "{label}: cannot read {}",
-                crate::escape::sanitize(&e.to_string())
-            )?;
+            writeln!(w, "{label}: cannot read {}", sanitize(&e.to_string()))?;
             continue;
         }
         // Infos held back, by code, in the order their codes first appear.
@@ -60,14 +57,15 @@ pub(super) fn write(
                 severity_color(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
-            writeln!(w, "{head}: {}", crate::escape::sanitize(&f.message))?;
+            writeln!(w, "{head}: {}", sanitize(&f.message))?;
+            let path = escape::path(&place.path);
             let at = match f.offset {
-                Some(o) => format!("{} @ {o} (0x{o:x})", place.path),
-                None => place.path.clone(),
+                Some(o) => format!("{path} @ {o} (0x{o:x})"),
+                None => path.into_owned(),
             };
             let arrow = paint(color, "1;34", "-->");
             match &place.item {
-                Some(item) => writeln!(w, "  {arrow} {at}, {item}")?,
+                Some(item) => writeln!(w, "  {arrow} {at}, {}", sanitize(item))?,
                 None => writeln!(w, "  {arrow} {at}")?,
             }
         }
