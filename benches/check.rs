@@ -55,7 +55,7 @@ fn dump(c: &mut Criterion) {
     group.bench_function("rtenx analyze + dump --json", |b| {
         b.iter(|| {
             let a = rtenx::analyze(&path).unwrap();
-            rtenx::dump::write(std::io::sink(), &a).unwrap();
+            rtenx::json_dump::write(std::io::sink(), &a).unwrap();
         })
     });
     group.finish();
