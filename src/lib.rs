@@ -16,6 +16,8 @@ pub mod report;
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 pub mod summary;
+#[cfg(feature = "synth")]
+pub mod synth;
 pub mod text;
 pub mod tui;
 
