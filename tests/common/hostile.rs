@@ -118,6 +118,7 @@ pub fn cases(format: &str) -> Vec<Case> {
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some(HEADER), "{}: header", path.display());
     let mut cases: Vec<Case> = Vec::new();
+    let mut clean = std::collections::BTreeSet::new(); // entries whose row is `-`
     for line in lines.filter(|l| !l.starts_with('#') && !l.is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
         let [entry, code, offset, item, setup, what] = cols[..] else {
@@ -136,8 +137,10 @@ pub fn cases(format: &str) -> Vec<Case> {
             }
         };
         assert_eq!(case.setup, setup, "{entry}: rows differ in setup");
+        assert!(!clean.contains(entry), "{entry}: `-` must be its only row");
         if code == "-" {
             assert!(case.rows.is_empty(), "{entry}: `-` must be its only row");
+            clean.insert(entry);
             continue;
         }
         let offset = match offset {
