@@ -5,25 +5,20 @@
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight.
 
-#[path = "support/cache.rs"]
-mod cache;
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[path = "support/synth.rs"]
-mod synth;
-#[path = "support/synth_onnx.rs"]
-mod synth_onnx;
-
-use cache::bench_file;
-
 use criterion::{criterion_group, criterion_main, Criterion};
+use rtenx::synth::{
+    self,
+    rten::{bench_file, Spec},
+};
 
 fn check(c: &mut Criterion) {
     let path = bench_file(
         "big4g.rten",
-        synth::Spec {
+        Spec {
             layers: 4000,
             weight_bytes: 1_073_741,
         },
@@ -45,7 +40,7 @@ fn check(c: &mut Criterion) {
 fn dump(c: &mut Criterion) {
     let path = bench_file(
         "nodes1m.rten",
-        synth::Spec {
+        Spec {
             layers: 500_000,
             weight_bytes: 0,
         },
@@ -62,12 +57,9 @@ fn dump(c: &mut Criterion) {
 }
 
 fn onnx(c: &mut Criterion) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/onnx20k");
-    std::fs::create_dir_all(&dir).unwrap();
-    if !dir.join("model.onnx").exists() {
-        synth_onnx::write(&dir, 20_000, 4096).unwrap();
-    }
-    let path = dir.join("model.onnx");
+    let path = synth::bench_data("onnx20k/model.onnx", |path| {
+        synth::onnx::write(path.parent().unwrap(), 20_000, 4096)
+    });
     c.bench_function("check/onnx-20k-nodes", |b| {
         b.iter(|| {
             let a = rtenx::analyze(&path).unwrap();

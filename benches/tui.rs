@@ -2,27 +2,21 @@
 //! - `tui/frame-1m-nodes`: one Graph-view frame of a 1M-node model while scrolling;
 //! - `tui/first-frame-4gib`: open a 4 GiB model and draw the first frame.
 
-#[path = "support/cache.rs"]
-mod cache;
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[path = "support/synth.rs"]
-mod synth;
-
-use cache::bench_file;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
+use rtenx::synth::rten::{bench_file, Spec};
 use rtenx::tui::keys::Action;
 use rtenx::tui::{views, App, Tab};
 
 fn frames(c: &mut Criterion) {
     let path = bench_file(
         "nodes1m.rten",
-        synth::Spec {
+        Spec {
             layers: 500_000,
             weight_bytes: 0,
         },
@@ -42,7 +36,7 @@ fn frames(c: &mut Criterion) {
 fn first_frame(c: &mut Criterion) {
     let path = bench_file(
         "big4g.rten",
-        synth::Spec {
+        Spec {
             layers: 4000,
             weight_bytes: 1_073_741,
         },

@@ -6,8 +6,7 @@
 //! cargo run --release --example synth_rten -- wide.rten 500000 0       # 1M nodes
 //! ```
 
-#[path = "../benches/support/synth.rs"]
-mod synth;
+use rtenx::synth::rten as synth;
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

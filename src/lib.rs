@@ -17,6 +17,8 @@ pub mod report;
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 pub mod summary;
+#[cfg(feature = "synth")]
+pub mod synth;
 pub mod tui;
 
 pub use analysis::{analyze, analyze_file, analyze_file_with, analyze_with, Analysis};

@@ -208,11 +208,11 @@ fn inspect_onnx_with_external_data() {
 fn check_onnx_traversal_and_checksums() {
     let (out, _, code) = rtenx(&[
         "check",
-        "tests/fixtures/onnx/bad/OX012-every-site/model.onnx",
+        "tests/fixtures/onnx/bad/DX001-every-site/model.onnx",
     ]);
     assert_eq!(code, 1);
     assert_snapshot_redacted!("check_onnx_every_site", out);
-    let wrong = "tests/fixtures/onnx/bad/OX025-checksum-wrong/model.onnx";
+    let wrong = "tests/fixtures/onnx/bad/DX009-checksum-wrong/model.onnx";
     assert_eq!(
         rtenx(&["check", wrong]).2,
         0,

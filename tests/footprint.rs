@@ -4,10 +4,7 @@
 //! mapped (Linux only).
 #![cfg(target_os = "linux")]
 
-#[path = "../benches/support/synth.rs"]
-mod synth;
-#[path = "../benches/support/synth_onnx.rs"]
-mod synth_onnx;
+use rtenx::synth;
 
 fn rss_file_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
@@ -39,9 +36,9 @@ fn both_formats() {
 fn analysing_a_4_gib_model_pages_in_almost_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.rten");
-    synth::write(
+    synth::rten::write(
         &path,
-        &synth::Spec {
+        &synth::rten::Spec {
             layers: 4000,
             weight_bytes: 1_073_741,
         },
@@ -63,7 +60,7 @@ fn analysing_a_4_gib_model_pages_in_almost_nothing() {
 
 fn checking_an_onnx_model_with_4_gib_of_external_data_reads_no_tensor_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    synth_onnx::write(dir.path(), 1024, 4 << 20).unwrap();
+    synth::onnx::write(dir.path(), 1024, 4 << 20).unwrap();
     let data = std::fs::metadata(dir.path().join("weights.data"))
         .unwrap()
         .len();

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub mod hostile;
+
 use std::path::{Path, PathBuf};
 
 /// The fixtures folder.
@@ -23,14 +25,9 @@ pub fn valid_rten() -> Vec<PathBuf> {
     files
 }
 
-/// The codes listed (second column) in a fixture manifest under `fixtures/`.
-pub fn manifest_codes(manifest: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(fixtures().join(manifest)).expect("manifest exists");
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .filter_map(|l| l.split('\t').nth(1).map(str::to_owned))
-        .collect()
+/// Every rule rtenx knows: the one place the tests ask the registry.
+pub fn rules() -> impl Iterator<Item = &'static rtenx::check::Rule> {
+    rtenx::formats::registry::rules()
 }
 
 /// The mlp fixture with its graph input renamed from "x" to ESC (same length), to check that

@@ -75,7 +75,12 @@ impl<'a> Reader<'a> {
 
     /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
     fn malformed(&mut self, what: &str, error: impl std::fmt::Display, at: Option<u64>) {
-        let message = format!("cannot decode a {what}: {error}");
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        let message = format!("cannot decode {article} {what}: {error}");
         self.out
             .push(Finding::new(&PROTOBUF_INVALID, Place::at(at), message));
     }

@@ -106,9 +106,15 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
     let model_end = model_offset.checked_add(model_len);
     if model_ok && model_end.is_none_or(|end| end > size) {
         model_ok = false;
-        let end = model_end.map_or_else(|| "overflows u64".to_owned(), |e| e.to_string());
-        out.add(&MODEL_LENGTH_INVALID, Place::at(16).item(field("model_len")), format!(
-            "header field model_len = {model_len}: model_offset + model_len = {end}, past the file size {size}"));
+        let end = model_end.map_or_else(
+            || "overflows u64".to_owned(),
+            |e| format!("= {e}, past the file size {size}"),
+        );
+        out.add(
+            &MODEL_LENGTH_INVALID,
+            Place::at(16).item(field("model_len")),
+            format!("header field model_len = {model_len}: model_offset + model_len {end}"),
+        );
     }
     if model_len >= FLATBUFFER_LIMIT {
         out.add(&MODEL_TOO_LARGE, Place::at(16).item(field("model_len")), format!(

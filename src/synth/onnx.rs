@@ -1,11 +1,11 @@
-//! Writes large synthetic ONNX models for benchmarks: a chain of `layers` Add nodes, each
-//! with one f32 initializer of `weight_bytes` stored in one external data file at 4096-aligned
-//! offsets. The data file is sparse, so multi-GiB models cost no disk.
+//! Large synthetic ONNX models: a chain of `layers` Add nodes, each with one f32 initializer
+//! of `weight_bytes` stored in one external data file at 4096-aligned offsets. The data file
+//! is sparse, so multi-GiB models cost no disk.
 
-use prost::Message;
-use rtenx::formats::onnx::proto::{
+use crate::formats::onnx::proto::{
     GraphProto, ModelProto, NodeProto, StringStringEntryProto, TensorProto, ValueInfoProto,
 };
+use prost::Message;
 use std::path::Path;
 
 /// Writes `model.onnx` and `weights.data` into `dir`.

@@ -1,12 +1,12 @@
-//! Writes large synthetic `.rten` V2 files for benchmarks: a chain of layers, each an
-//! output value followed by the operator that writes it and, optionally, an external weight constant. Tensor data
-//! is left as a hole (a sparse file), so multi-GiB files cost no disk space or write time.
+//! Large synthetic `.rten` V2 files: a chain of layers, each an output value followed by the
+//! operator that writes it and, optionally, an external weight constant. Tensor data is left
+//! as a hole (a sparse file), so multi-GiB files cost no disk space or write time.
 
+use crate::formats::rten::schema as fb;
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
-use rtenx::formats::rten::schema as fb;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What to generate.
 pub struct Spec {
@@ -14,6 +14,11 @@ pub struct Spec {
     pub layers: u32,
     /// Bytes of external weight data per layer (rounded down to whole f32s); 0 for none.
     pub weight_bytes: u64,
+}
+
+/// `target/bench-data/<name>`, the file `spec` describes, written on first use.
+pub fn bench_file(name: &str, spec: Spec) -> PathBuf {
+    super::bench_data(name, |path| write(path, &spec))
 }
 
 /// Writes the file described by `spec` to `path`.
