@@ -6,7 +6,7 @@ use super::keys::Action;
 use super::stats::{self, Stats, Update};
 use crate::analysis::Analysis;
 use crate::check::Item;
-use crate::inventory::{AttrValue, ByteRange, GraphId, NodeId, NodeKind};
+use crate::inventory::{ByteRange, GraphId, NodeId, NodeKind};
 use bytes::Bytes;
 use std::sync::mpsc::Receiver;
 
@@ -629,10 +629,5 @@ impl App {
             };
             self.cursors[tab.index()].clamp(len, usize::MAX);
         }
-    }
-
-    /// Text of an attribute value for display.
-    pub fn attr_text(&self, value: &AttrValue) -> String {
-        super::views::attr_text(&self.analysis.inventory, value)
     }
 }

@@ -1,8 +1,8 @@
 //! Graph: nodes in order (virtualised), and the selected node's details with its links.
 
 use super::{lists, Theme};
+use crate::inventory::display::{attr_text, shape_text};
 use crate::inventory::{Graph, NodeKind};
-use crate::summary::shape_text;
 use crate::tui::app::{App, Link};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -89,7 +89,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App, theme: Theme) {
                 lines.push(Line::raw(format!(
                     "  {} = {}",
                     a.name,
-                    app.attr_text(&a.value)
+                    attr_text(inv, &a.value)
                 )));
             }
             lines.push(Line::styled("inputs (produced by)", theme.dim()));

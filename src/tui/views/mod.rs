@@ -11,7 +11,6 @@ mod tensors_detail;
 
 use super::app::{App, Tab};
 use super::keys;
-use crate::inventory::{AttrValue, Inventory};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -178,32 +177,4 @@ pub fn filtered(title: &str, filter: &str) -> String {
     } else {
         format!("{title}· /{} ", crate::text::sanitize(filter))
     }
-}
-
-/// An attribute value as text, with tensors and subgraphs described.
-pub fn attr_text(inv: &Inventory, value: &AttrValue) -> String {
-    let list = |items: Vec<String>| format!("[{}]", items.join(", "));
-    match value {
-        AttrValue::Bool(b) => b.to_string(),
-        AttrValue::Int(i) => i.to_string(),
-        AttrValue::Float(f) => f.to_string(),
-        AttrValue::Str(s) => format!("\"{s}\""),
-        AttrValue::Ints(v) => list(v.iter().map(|i| i.to_string()).collect()),
-        AttrValue::Floats(v) => list(v.iter().map(|f| f.to_string()).collect()),
-        AttrValue::Strs(v) => list(v.iter().map(|s| format!("\"{s}\"")).collect()),
-        AttrValue::Enum(e) => e
-            .name
-            .map_or_else(|| format!("{} (unknown)", e.value), str::to_owned),
-        AttrValue::Graph(g) => format!("subgraph {}", g.graph),
-        AttrValue::Graphs(gs) => list(gs.iter().map(|g| format!("subgraph {}", g.graph)).collect()),
-        AttrValue::Tensor(t) => tensor_text(inv, t.tensor),
-        AttrValue::Tensors(ts) => list(ts.iter().map(|t| tensor_text(inv, t.tensor)).collect()),
-    }
-}
-
-fn tensor_text(inv: &Inventory, id: usize) -> String {
-    inv.tensors.get(id).map_or_else(String::new, |t| {
-        let dtype = t.dtype.map_or("?".to_owned(), |d| d.to_string());
-        format!("tensor \"{}\" {dtype}{:?}", t.name, t.shape)
-    })
 }
