@@ -335,3 +335,98 @@ fn many_data_files_leave_room_for_the_sections() {
     assert!(s.contains(&more), "{s}");
     assert!(s.contains("sections"), "{s}");
 }
+
+#[test]
+fn findings_jump_to_the_tensor_or_section_at_fault() {
+    let mut a = app("onnx/bad/RX009-overlap/model.onnx", Tab::Tensors);
+    press(&mut a, "/w\n"); // hides B
+    press(&mut a, "6\n"); // the first finding: OX023 on tensor B
+    assert_eq!(a.tab, Tab::Tensors);
+    let b = a.tabs.tensors.selected_tensor().unwrap();
+    assert_eq!(a.analysis.inventory.tensors[b].name.display(), "B");
+    assert_eq!(
+        a.tabs.tensors.filter().unwrap().text(),
+        "",
+        "filter cleared"
+    );
+
+    let path = std::path::Path::new(".")
+        .join("tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten");
+    let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Findings);
+    press(&mut a, "j\n"); // RX002 on the tensor data section
+    assert_eq!(a.tab, Tab::Layout);
+    let s = screen(&mut a);
+    assert!(
+        s.contains("tensor data in RT006"),
+        "the section is selected: {s}"
+    );
+}
+
+#[test]
+fn each_tab_keeps_its_own_filter() {
+    let mut a = app("rten/subgraphs.rten", Tab::Graph);
+    press(&mut a, "/relu\n5");
+    let tensors = a.analysis.inventory.tensors.len();
+    assert_eq!(a.tabs.tensors.rows().len(), tensors, "Tensors unfiltered");
+    press(&mut a, "/then\n");
+    assert_eq!(a.tabs.tensors.rows().len(), 1);
+    press(&mut a, "3");
+    assert_eq!(a.tabs.graph.rows().len(), 1, "Graph still filtered by relu");
+    assert_eq!(graph_filter(&a), "relu");
+    press(&mut a, "1\x1b");
+    assert!(a.quit, "Esc quits where no filter hides rows");
+}
+
+#[test]
+fn sorting_and_filtering_after_scrolling_keep_the_selection_visible() {
+    let mut a = app("rten/convnet.rten", Tab::Tensors);
+    let mut terminal = Terminal::new(TestBackend::new(100, 16)).unwrap();
+    let mut draw = |a: &mut App| {
+        terminal
+            .draw(|f| rtenx::tui::draw(f, a, Theme { color: false }))
+            .unwrap();
+        format!("{:?}", terminal.backend().buffer())
+    };
+    press(&mut a, "GG");
+    draw(&mut a);
+    press(&mut a, "s"); // the list is scrolled: rows are sorted again
+    let id = a.tabs.tensors.selected_tensor().unwrap();
+    let name = a.analysis.inventory.tensors[id].name.display().into_owned();
+    assert!(draw(&mut a).contains(&name), "{name} stays in view");
+    press(&mut a, "/e\x08");
+    draw(&mut a);
+}
+
+#[test]
+fn the_overview_says_what_the_summary_says() {
+    for fixture in [
+        "rten/subgraphs.rten",
+        "rten/bad/RT006-tensor-data-inside-model.rten",
+        "onnx/external_one_file/model.onnx",
+    ] {
+        let mut a = app(fixture, Tab::Overview);
+        let mut summary = Vec::new();
+        rtenx::summary::write(&mut summary, &a.analysis).unwrap();
+        let summary: Vec<&str> = std::str::from_utf8(&summary)
+            .unwrap()
+            .lines()
+            .map(str::trim_end)
+            .collect();
+        let mut terminal = Terminal::new(TestBackend::new(160, 200)).unwrap();
+        terminal
+            .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: false }))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        let overview: Vec<String> = (2..buffer.area.height - 2)
+            .map(|y| {
+                (1..buffer.area.width - 1)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect();
+        let overview = overview.join("\n");
+        assert_eq!(overview.trim_end(), summary.join("\n"), "{fixture}");
+    }
+}
