@@ -11,7 +11,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use rtenx::synth::rten::{bench_file, Spec};
 use rtenx::tui::keys::Action;
-use rtenx::tui::{views, App, Tab};
+use rtenx::tui::{draw, App, Tab, Theme};
 
 fn frames(c: &mut Criterion) {
     let path = bench_file(
@@ -23,12 +23,12 @@ fn frames(c: &mut Criterion) {
     );
     let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Graph);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    let theme = views::Theme { color: true };
-    terminal.draw(|f| views::draw(f, &mut app, theme)).unwrap(); // builds the graph index once
+    let theme = Theme { color: true };
+    terminal.draw(|f| draw(f, &mut app, theme)).unwrap(); // builds the graph index once
     c.bench_function("tui/frame-1m-nodes", |b| {
         b.iter(|| {
             app.apply(Action::PageDown);
-            terminal.draw(|f| views::draw(f, &mut app, theme)).unwrap();
+            terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
         })
     });
 }
@@ -48,7 +48,7 @@ fn first_frame(c: &mut Criterion) {
             let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Overview);
             let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
             terminal
-                .draw(|f| views::draw(f, &mut app, views::Theme { color: true }))
+                .draw(|f| draw(f, &mut app, Theme { color: true }))
                 .unwrap();
         })
     });

@@ -6,8 +6,11 @@ mod common;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
+use rtenx::tui::component::Component;
 use rtenx::tui::keys::{self, Action};
-use rtenx::tui::{views, App, Tab};
+use rtenx::tui::tabs::graph::Link;
+use rtenx::tui::tabs::tensors::{StatsView, TensorColumn};
+use rtenx::tui::{App, Tab, Theme};
 
 /// Fixtures are opened by relative path (cargo runs tests from the package root), so the
 /// screens do not depend on where the repository is checked out.
@@ -27,17 +30,20 @@ fn press(app: &mut App, keys: &str) {
             '\x08' => KeyCode::Backspace,
             c => KeyCode::Char(c),
         };
-        if let Some(action) = keys::action(KeyEvent::new(code, KeyModifiers::NONE), app) {
-            app.apply(action);
-        }
+        app.key(KeyEvent::new(code, KeyModifiers::NONE));
     }
+}
+
+/// The Graph tab's text filter.
+fn graph_filter(app: &App) -> &str {
+    app.tabs.graph.filter().map_or("", |f| f.text())
 }
 
 /// The screen as text, 100×30, without colour.
 fn screen(app: &mut App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     terminal
-        .draw(|f| views::draw(f, app, views::Theme { color: false }))
+        .draw(|f| rtenx::tui::draw(f, app, Theme { color: false }))
         .unwrap();
     let buffer = terminal.backend().buffer();
     (0..buffer.area.height)
@@ -75,33 +81,37 @@ fn onnx_with_external_data_renders_in_the_same_views() {
 fn enter_follows_a_link_and_back_returns() {
     let mut a = app("rten/subgraphs.rten", Tab::Graph);
     press(&mut a, "/relu\n");
-    assert_eq!(a.graph_rows.len(), 1, "the filter keeps only relu");
-    let relu = a.selected_node().unwrap();
+    assert_eq!(a.tabs.graph.rows().len(), 1, "the filter keeps only relu");
+    let relu = a.tabs.graph.selected_node().unwrap();
     press(&mut a, "\n"); // Enter on the first link: its input.
-    assert_eq!(a.filter, "", "jumping clears the filter");
-    assert_ne!(a.selected_node(), Some(relu));
+    assert_eq!(graph_filter(&a), "", "jumping clears the filter");
+    assert_ne!(a.tabs.graph.selected_node(), Some(relu));
     press(&mut a, "b");
-    assert_eq!(a.selected_node(), Some(relu), "back returns to relu");
+    assert_eq!(
+        a.tabs.graph.selected_node(),
+        Some(relu),
+        "back returns to relu"
+    );
 }
 
 #[test]
 fn subgraphs_can_be_entered_and_left() {
     let mut a = app("rten/subgraphs.rten", Tab::Graph);
     press(&mut a, "/if\nj"); // rows: the value "y_if", then the If operator
-    assert_eq!(a.selected_node(), Some(8), "the If operator");
-    let links = a.links();
+    assert_eq!(a.tabs.graph.selected_node(), Some(8), "the If operator");
+    let links = a.tabs.graph.links(&a.analysis.inventory);
     let sub = links
         .iter()
-        .position(|l| matches!(l, rtenx::tui::app::Link::Graph(_)))
+        .position(|l| matches!(l, Link::Graph(_)))
         .expect("If has subgraphs");
     for _ in 0..sub {
         press(&mut a, "l");
     }
     press(&mut a, "\n");
-    assert_eq!(a.graph, 1, "entered the then-branch");
+    assert_eq!(a.tabs.graph.graph(), 1, "entered the then-branch");
     insta::assert_snapshot!("subgraph_entered", screen(&mut a));
     press(&mut a, "b");
-    assert_eq!(a.graph, 0);
+    assert_eq!(a.tabs.graph.graph(), 0);
 }
 
 #[test]
@@ -109,11 +119,16 @@ fn operators_filter_the_graph_and_escape_clears() {
     let mut a = app("rten/convnet.rten", Tab::Operators);
     press(&mut a, "\n");
     assert_eq!(a.tab, Tab::Graph);
-    let op = a.op_filter.clone().expect("an operator filter");
-    assert!(!a.graph_rows.is_empty());
+    let op = a
+        .tabs
+        .graph
+        .op_filter()
+        .expect("an operator filter")
+        .to_owned();
+    assert!(!a.tabs.graph.rows().is_empty());
     press(&mut a, "\x1b");
-    assert_eq!(a.op_filter, None);
-    assert!(a.graph_rows.len() > 1, "{op} filter cleared");
+    assert_eq!(a.tabs.graph.op_filter(), None);
+    assert!(a.tabs.graph.rows().len() > 1, "{op} filter cleared");
     press(&mut a, "\x1b");
     assert!(a.quit, "Esc without a filter quits");
 }
@@ -122,10 +137,10 @@ fn operators_filter_the_graph_and_escape_clears() {
 fn tensors_sort_by_bytes_descending_puts_the_biggest_first() {
     let mut a = app("rten/convnet.rten", Tab::Tensors);
     press(&mut a, "s"); // file order -> bytes, largest first
-    assert_eq!(a.tensor_sort.0, rtenx::tui::app::TensorColumn::Bytes);
+    assert_eq!(a.tabs.tensors.sort().column, TensorColumn::Bytes);
     let t = &a.analysis.inventory.tensors;
     let biggest = t.iter().map(|t| t.byte_size).max().unwrap();
-    assert_eq!(t[a.tensor_rows[0]].byte_size, biggest);
+    assert_eq!(t[a.tabs.tensors.rows()[0]].byte_size, biggest);
     insta::assert_snapshot!("tensors_by_bytes", screen(&mut a));
 }
 
@@ -136,7 +151,7 @@ fn findings_jump_to_the_node_at_fault() {
     insta::assert_snapshot!("findings_rt017", screen(&mut a));
     press(&mut a, "\n");
     assert_eq!(a.tab, Tab::Graph);
-    assert_eq!(a.selected_node(), Some(17), "the Relu at fault");
+    assert_eq!(a.tabs.graph.selected_node(), Some(17), "the Relu at fault");
 }
 
 #[test]
@@ -159,7 +174,7 @@ fn small_terminals_and_empty_lists_do_not_break() {
         for tab in Tab::ALL {
             a.apply(Action::Tab(tab));
             terminal
-                .draw(|f| views::draw(f, &mut a, views::Theme { color: true }))
+                .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: true }))
                 .unwrap();
         }
     }
@@ -179,7 +194,9 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
     let mut a = app("rten/mlp.rten", Tab::Tensors);
     // Pick the first external f32 tensor and compute its statistics by hand.
     let row = a
-        .tensor_rows
+        .tabs
+        .tensors
+        .rows()
         .iter()
         .position(|&t| {
             a.analysis.inventory.tensors[t].storage == rtenx::inventory::Storage::External
@@ -188,8 +205,12 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
     for _ in 0..row {
         press(&mut a, "j");
     }
-    let id = a.selected_tensor().unwrap();
-    let bytes = a.tensor_bytes(id).unwrap();
+    let id = a.tabs.tensors.selected_tensor().unwrap();
+    let bytes = a
+        .tabs
+        .tensors
+        .tensor_bytes(&a.analysis.inventory, id)
+        .unwrap();
     let values: Vec<f64> = bytes
         .chunks_exact(4)
         .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
@@ -202,9 +223,12 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     a.poll();
-    match &a.stats {
-        rtenx::tui::app::StatsView::Done(t, Ok(s)) => {
-            assert_eq!(*t, id);
+    match a.tabs.tensors.stats() {
+        StatsView::Done {
+            tensor,
+            result: Ok(s),
+        } => {
+            assert_eq!(*tensor, id);
             assert_eq!(s.count as usize, values.len());
             assert_eq!(s.max, max);
         }
@@ -219,20 +243,16 @@ fn the_filter_works_in_every_list() {
     let path = std::path::Path::new(".")
         .join("tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten");
     let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Findings);
-    assert_eq!(a.finding_rows.len(), 2);
+    assert_eq!(a.tabs.findings.rows().len(), 2);
     press(&mut a, "/rx002\n");
-    assert_eq!(a.finding_rows.len(), 1, "filtered by code");
+    assert_eq!(a.tabs.findings.rows().len(), 1, "filtered by code");
     press(&mut a, "\x1b4/mat");
     assert_eq!(a.tab, Tab::Operators);
-    let ops: Vec<&str> = a
-        .op_rows
-        .iter()
-        .map(|&i| a.histogram[i].0.as_str())
-        .collect();
+    let ops: Vec<&str> = a.tabs.operators.rows().collect();
     assert_eq!(ops, ["MatMul"]);
     press(&mut a, "\n\n"); // end typing, then Enter: show MatMul nodes in the Graph view
     assert_eq!(
-        (a.tab, a.op_filter.as_deref(), a.filter.as_str()),
+        (a.tab, a.tabs.graph.op_filter(), graph_filter(&a)),
         (Tab::Graph, Some("MatMul"), "")
     );
 }
@@ -242,11 +262,18 @@ fn tensors_sort_by_every_column() {
     let mut a = app("rten/convnet.rten", Tab::Tensors);
     let mut seen = Vec::new();
     for _ in 0..9 {
-        seen.push(a.tensor_sort.0);
+        seen.push(a.tabs.tensors.sort().column);
         press(&mut a, "s");
-        assert_eq!(a.tensor_rows.len(), a.analysis.inventory.tensors.len());
+        assert_eq!(
+            a.tabs.tensors.rows().len(),
+            a.analysis.inventory.tensors.len()
+        );
     }
-    assert_eq!(a.tensor_sort.0, seen[0], "s cycles back after every column");
+    assert_eq!(
+        a.tabs.tensors.sort().column,
+        seen[0],
+        "s cycles back after every column"
+    );
     seen.dedup();
     assert_eq!(seen.len(), 9);
 }
@@ -307,4 +334,99 @@ fn many_data_files_leave_room_for_the_sections() {
     let more = format!("… and {} more files", files - 8);
     assert!(s.contains(&more), "{s}");
     assert!(s.contains("sections"), "{s}");
+}
+
+#[test]
+fn findings_jump_to_the_tensor_or_section_at_fault() {
+    let mut a = app("onnx/bad/RX009-overlap/model.onnx", Tab::Tensors);
+    press(&mut a, "/w\n"); // hides B
+    press(&mut a, "6\n"); // the first finding: OX023 on tensor B
+    assert_eq!(a.tab, Tab::Tensors);
+    let b = a.tabs.tensors.selected_tensor().unwrap();
+    assert_eq!(a.analysis.inventory.tensors[b].name.display(), "B");
+    assert_eq!(
+        a.tabs.tensors.filter().unwrap().text(),
+        "",
+        "filter cleared"
+    );
+
+    let path = std::path::Path::new(".")
+        .join("tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten");
+    let mut a = App::new(rtenx::analyze(&path).unwrap(), Tab::Findings);
+    press(&mut a, "j\n"); // RX002 on the tensor data section
+    assert_eq!(a.tab, Tab::Layout);
+    let s = screen(&mut a);
+    assert!(
+        s.contains("tensor data in RT006"),
+        "the section is selected: {s}"
+    );
+}
+
+#[test]
+fn each_tab_keeps_its_own_filter() {
+    let mut a = app("rten/subgraphs.rten", Tab::Graph);
+    press(&mut a, "/relu\n5");
+    let tensors = a.analysis.inventory.tensors.len();
+    assert_eq!(a.tabs.tensors.rows().len(), tensors, "Tensors unfiltered");
+    press(&mut a, "/then\n");
+    assert_eq!(a.tabs.tensors.rows().len(), 1);
+    press(&mut a, "3");
+    assert_eq!(a.tabs.graph.rows().len(), 1, "Graph still filtered by relu");
+    assert_eq!(graph_filter(&a), "relu");
+    press(&mut a, "1\x1b");
+    assert!(a.quit, "Esc quits where no filter hides rows");
+}
+
+#[test]
+fn sorting_and_filtering_after_scrolling_keep_the_selection_visible() {
+    let mut a = app("rten/convnet.rten", Tab::Tensors);
+    let mut terminal = Terminal::new(TestBackend::new(100, 16)).unwrap();
+    let mut draw = |a: &mut App| {
+        terminal
+            .draw(|f| rtenx::tui::draw(f, a, Theme { color: false }))
+            .unwrap();
+        format!("{:?}", terminal.backend().buffer())
+    };
+    press(&mut a, "GG");
+    draw(&mut a);
+    press(&mut a, "s"); // the list is scrolled: rows are sorted again
+    let id = a.tabs.tensors.selected_tensor().unwrap();
+    let name = a.analysis.inventory.tensors[id].name.display().into_owned();
+    assert!(draw(&mut a).contains(&name), "{name} stays in view");
+    press(&mut a, "/e\x08");
+    draw(&mut a);
+}
+
+#[test]
+fn the_overview_says_what_the_summary_says() {
+    for fixture in [
+        "rten/subgraphs.rten",
+        "rten/bad/RT006-tensor-data-inside-model.rten",
+        "onnx/external_one_file/model.onnx",
+    ] {
+        let mut a = app(fixture, Tab::Overview);
+        let mut summary = Vec::new();
+        rtenx::summary::write(&mut summary, &a.analysis).unwrap();
+        let summary: Vec<&str> = std::str::from_utf8(&summary)
+            .unwrap()
+            .lines()
+            .map(str::trim_end)
+            .collect();
+        let mut terminal = Terminal::new(TestBackend::new(160, 200)).unwrap();
+        terminal
+            .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: false }))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        let overview: Vec<String> = (2..buffer.area.height - 2)
+            .map(|y| {
+                (1..buffer.area.width - 1)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect();
+        let overview = overview.join("\n");
+        assert_eq!(overview.trim_end(), summary.join("\n"), "{fixture}");
+    }
 }

@@ -4,6 +4,7 @@
 //! summary and the TUI read only this model, so a new format needs no changes to them.
 //! Nothing here borrows the mapped file: an inventory outlives the bytes it describes.
 
+pub mod display;
 mod dtype;
 mod gaps;
 mod graph;

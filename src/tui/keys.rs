@@ -1,7 +1,7 @@
 //! Key bindings: one table that both maps keys to actions and generates the help overlay
 //! and the key bar, so help always matches behaviour.
 
-use super::app::{App, Tab};
+use super::tab::Tab;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Everything a key can do.
@@ -224,12 +224,25 @@ pub static BINDINGS: &[Binding] = &[
     },
 ];
 
-/// The action for `key` in the current state, if any.
-pub fn action(key: KeyEvent, app: &App) -> Option<Action> {
+/// What a key does besides the key itself: where the user is and what is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// The current tab.
+    pub tab: Tab,
+    /// The help overlay is open.
+    pub help: bool,
+    /// A filter is being typed: keys are text.
+    pub typing: bool,
+    /// A filter hides rows of the current tab.
+    pub filtered: bool,
+}
+
+/// The action for `key` in `mode`, if any.
+pub fn action(key: KeyEvent, mode: Mode) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == Char('c') {
         return Some(Action::Quit);
     }
-    if app.typing {
+    if mode.typing {
         return match key.code {
             Char(c) => Some(Action::Type(c)),
             Backspace => Some(Action::Erase),
@@ -239,9 +252,9 @@ pub fn action(key: KeyEvent, app: &App) -> Option<Action> {
         };
     }
     if key.code == Esc {
-        return Some(if app.help {
+        return Some(if mode.help {
             Action::Help
-        } else if !app.filter.is_empty() || app.op_filter.is_some() {
+        } else if mode.filtered {
             Action::ClearFilter
         } else {
             Action::Quit
@@ -249,7 +262,7 @@ pub fn action(key: KeyEvent, app: &App) -> Option<Action> {
     }
     BINDINGS
         .iter()
-        .find(|b| b.keys.contains(&key.code) && (b.tabs.is_empty() || b.tabs.contains(&app.tab)))
+        .find(|b| b.keys.contains(&key.code) && (b.tabs.is_empty() || b.tabs.contains(&mode.tab)))
         .map(|b| b.action)
 }
 

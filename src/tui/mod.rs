@@ -1,31 +1,39 @@
 //! `rtenx inspect`: the interactive terminal browser over the format-neutral inventory.
 //!
-//! The state ([`app`]) is changed only by actions ([`keys`]), and drawing ([`views`]) reads
-//! it, so the browser is testable without a terminal (see `tests/tui.rs`).
+//! Each tab owns its state ([`tabs`]) behind one trait ([`component`]). Keys become actions
+//! ([`keys`]), the app ([`app`]) gives each action to the current tab, and a tab that wants
+//! another tab shown returns an [`event::Event`] that the app carries out. Drawing
+//! ([`draw`]) reads the same state, so the browser is testable without a terminal (see
+//! `tests/tui.rs`).
 
 pub mod app;
-mod index;
+pub mod component;
+mod cursor;
+pub mod event;
+pub mod filter;
+pub mod filtered_list;
+mod help;
 pub mod keys;
-mod overlaps;
-mod stats;
-pub mod views;
+mod list;
+mod screen;
+mod tab;
+pub mod tabs;
+mod theme;
 
-pub use app::{App, Tab};
+pub use app::App;
+pub use screen::draw;
+pub use tab::Tab;
+pub use theme::Theme;
 
 use crate::analysis::Analysis;
+use keys::Action;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind,
+    self as terminal_event, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
+    MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use std::io;
 use std::time::Duration;
-
-/// Colours unless `NO_COLOR` is set (to anything but the empty string).
-pub fn theme() -> views::Theme {
-    views::Theme {
-        color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    }
-}
 
 /// Runs the browser on the terminal until the user quits. The terminal is restored on
 /// return and on panic.
@@ -38,13 +46,13 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
     }));
     let _ = execute!(io::stdout(), EnableMouseCapture);
     let mut app = App::new(analysis, tab);
-    let theme = theme();
+    let theme = Theme::from_env();
     let result = (|| -> io::Result<()> {
         let mut redraw = true;
         while !app.quit {
             redraw |= app.poll();
             if redraw {
-                terminal.draw(|frame| views::draw(frame, &mut app, theme))?;
+                terminal.draw(|frame| draw(frame, &mut app, theme))?;
                 redraw = false;
             }
             // While statistics run, wake up to show progress; otherwise wait for input.
@@ -53,19 +61,15 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
             } else {
                 Duration::from_secs(3600)
             };
-            if !event::poll(timeout)? {
+            if !terminal_event::poll(timeout)? {
                 continue;
             }
             redraw = true;
-            match event::read()? {
-                Event::Key(key) if key.kind == KeyEventKind::Press => {
-                    if let Some(action) = keys::action(key, &app) {
-                        app.apply(action);
-                    }
-                }
+            match terminal_event::read()? {
+                Event::Key(key) if key.kind == KeyEventKind::Press => app.key(key),
                 Event::Mouse(m) => match m.kind {
-                    MouseEventKind::ScrollDown => app.apply(keys::Action::Down),
-                    MouseEventKind::ScrollUp => app.apply(keys::Action::Up),
+                    MouseEventKind::ScrollDown => app.apply(Action::Down),
+                    MouseEventKind::ScrollUp => app.apply(Action::Up),
                     _ => {}
                 },
                 _ => {}

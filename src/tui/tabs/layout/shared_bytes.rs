@@ -4,11 +4,11 @@ use crate::inventory::{ByteRange, Inventory};
 
 /// For each file, the sorted, disjoint ranges that more than one tensor covers, merged from
 /// [`Inventory::tensor_overlaps`] once when the browser opens.
-pub fn shared_ranges(inv: &Inventory) -> Vec<Vec<ByteRange>> {
-    let mut by_file: Vec<Vec<ByteRange>> = vec![Vec::new(); inv.files.len()];
+pub fn by_file(inv: &Inventory) -> Vec<Vec<ByteRange>> {
+    let mut files: Vec<Vec<ByteRange>> = vec![Vec::new(); inv.files.len()];
     // Overlaps come in file and offset order, so each file's shared ranges start in order.
     for overlap in inv.tensor_overlaps() {
-        let Some(shared) = by_file.get_mut(overlap.file) else {
+        let Some(shared) = files.get_mut(overlap.file) else {
             continue;
         };
         let next = overlap.shared();
@@ -19,7 +19,7 @@ pub fn shared_ranges(inv: &Inventory) -> Vec<Vec<ByteRange>> {
             _ => shared.push(next),
         }
     }
-    by_file
+    files
 }
 
 /// True if one of the sorted, disjoint `ranges` meets `start..end`.
@@ -71,7 +71,7 @@ mod tests {
         ] {
             inv.tensors.push(tensor(offset, len));
         }
-        let shared = shared_ranges(&inv);
+        let shared = by_file(&inv);
         assert_eq!(
             shared[0],
             [

@@ -30,8 +30,13 @@ pub struct Stats {
 
 /// Messages from the worker.
 pub enum Update {
-    /// Elements done so far, of the total.
-    Progress(u64, u64),
+    /// Elements done so far.
+    Progress {
+        /// Elements read.
+        done: u64,
+        /// Elements in all.
+        total: u64,
+    },
     /// The result.
     Done(Result<Stats, String>),
 }
@@ -132,7 +137,13 @@ pub fn compute(data: &[u8], dtype: DType, tx: &Sender<Update>) -> Result<Stats, 
             mean += delta / n as f64;
             m2 += delta * (v - mean);
         }
-        if tx.send(Update::Progress(s.count, total)).is_err() {
+        if tx
+            .send(Update::Progress {
+                done: s.count,
+                total,
+            })
+            .is_err()
+        {
             return Err("cancelled".into());
         }
     }

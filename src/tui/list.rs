@@ -1,7 +1,7 @@
 //! A virtualised list: only the visible rows are built.
 
-use super::Theme;
-use crate::tui::app::Cursor;
+use super::cursor::Cursor;
+use super::theme::Theme;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
@@ -19,7 +19,7 @@ pub fn draw<'a>(
     mut row: impl FnMut(usize) -> Line<'a>,
 ) {
     let height = area.height.saturating_sub(2) as usize;
-    cursor.clamp(len, height);
+    cursor.fit(len, height);
     let lines: Vec<Line> = (cursor.offset..len.min(cursor.offset + height))
         .map(|i| {
             let line = row(i);

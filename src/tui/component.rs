@@ -1,0 +1,28 @@
+//! What every tab is: state of its own that actions change and that draws itself.
+
+use super::event::Event;
+use super::filter::TextFilter;
+use super::keys::Action;
+use super::theme::Theme;
+use crate::analysis::Analysis;
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+/// One tab: its rows, cursor, filter and sort, and how to draw them.
+pub trait Component {
+    /// Applies `action` to the tab; a move to another tab comes back as an event.
+    fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event>;
+
+    /// Draws the tab in `area`, building only the rows that are visible.
+    fn draw(&mut self, frame: &mut Frame, area: Rect, analysis: &Analysis, theme: Theme);
+
+    /// The tab's text filter, if it has one.
+    fn filter(&self) -> Option<&TextFilter> {
+        None
+    }
+
+    /// True if a filter hides rows, so that Esc clears it instead of quitting.
+    fn filtered(&self) -> bool {
+        self.filter().is_some_and(|f| !f.is_empty())
+    }
+}

@@ -1,0 +1,45 @@
+//! The help overlay, generated from the binding table so that it always matches behaviour.
+
+use super::keys;
+use super::tab::Tab;
+use super::theme::Theme;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+/// Draws every binding in a box centred in `area`.
+pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
+    let lines: Vec<Line> = keys::BINDINGS
+        .iter()
+        .filter(|b| !b.label.is_empty())
+        .map(|b| {
+            let where_ = if b.tabs.is_empty() || b.tabs.len() == Tab::ALL.len() {
+                "all tabs".to_owned()
+            } else {
+                let numbers: Vec<String> = b.tabs.iter().map(|t| t.number().to_string()).collect();
+                format!("tabs {}", numbers.join(" "))
+            };
+            Line::from(vec![
+                Span::styled(format!("{:<14}", b.label), theme.heading()),
+                Span::raw(format!("{:<22}", b.help)),
+                Span::styled(where_, theme.dim()),
+            ])
+        })
+        .collect();
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let width = 64.min(area.width);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(Block::bordered().title(" keys (? or Esc to close) "))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}

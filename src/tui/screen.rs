@@ -1,0 +1,78 @@
+//! The screen: the tab bar, the current tab, the key bar and the help overlay.
+
+use super::app::App;
+use super::filter::TextFilter;
+use super::help;
+use super::keys;
+use super::tab::Tab;
+use super::theme::Theme;
+use crate::escape::sanitize;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Tabs};
+use ratatui::Frame;
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
+    let [bar, body, keys_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    tab_bar(frame, bar, app, theme);
+    let current = app.tabs.get(app.tab);
+    current.draw(frame, body, &app.analysis, theme);
+    let typing = current.filter().filter(|f| f.typing());
+    frame.render_widget(key_bar(app.tab, typing, theme), keys_area);
+    if app.help {
+        help::draw(frame, body, theme);
+    }
+}
+
+/// The tabs, the current one highlighted, and the file's name on the right.
+fn tab_bar(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
+    let titles: Vec<String> = Tab::ALL
+        .iter()
+        .map(|t| format!("{} {}", t.number(), t.title()))
+        .collect();
+    let tabs_width = titles
+        .iter()
+        .map(|t| t.chars().count() as u16 + 3)
+        .sum::<u16>();
+    let [tabs_area, file_area] =
+        Layout::horizontal([Constraint::Length(tabs_width), Constraint::Min(0)]).areas(area);
+    frame.render_widget(
+        Tabs::new(titles)
+            .select(app.tab.number() - 1)
+            .highlight_style(theme.selected())
+            .divider("│"),
+        tabs_area,
+    );
+    let path = &app.analysis.inventory.main_file().path;
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(sanitize(&file).into_owned(), theme.dim())).right_aligned(),
+        file_area,
+    );
+}
+
+/// The filter being typed, or the keys of `tab`.
+fn key_bar(tab: Tab, typing: Option<&TextFilter>, theme: Theme) -> Paragraph<'static> {
+    if let Some(filter) = typing {
+        return Paragraph::new(Line::from(vec![
+            Span::styled("/", theme.heading()),
+            Span::raw(sanitize(filter.text()).into_owned()),
+            Span::styled("▏  Enter done · Esc clear", theme.dim()),
+        ]));
+    }
+    let mut spans = Vec::new();
+    for b in keys::shown(tab) {
+        spans.push(Span::styled(format!(" {} ", b.label), theme.heading()));
+        spans.push(Span::styled(format!("{} ", b.help), theme.dim()));
+    }
+    Paragraph::new(Line::from(spans))
+}

@@ -1,0 +1,61 @@
+//! The tabs' own state, one struct each, behind the [`Component`] trait.
+
+pub mod findings;
+pub mod graph;
+pub mod layout;
+pub mod operators;
+pub mod overview;
+pub mod tensors;
+
+use super::component::Component;
+use super::tab::Tab;
+use crate::analysis::Analysis;
+use findings::FindingsTab;
+use graph::GraphTab;
+use layout::LayoutTab;
+use operators::OperatorsTab;
+use overview::OverviewTab;
+use tensors::TensorsTab;
+
+/// Every tab's state.
+pub struct Tabs {
+    /// Overview.
+    pub overview: OverviewTab,
+    /// Layout.
+    pub layout: LayoutTab,
+    /// Graph.
+    pub graph: GraphTab,
+    /// Operators.
+    pub operators: OperatorsTab,
+    /// Tensors.
+    pub tensors: TensorsTab,
+    /// Findings.
+    pub findings: FindingsTab,
+}
+
+impl Tabs {
+    /// The tabs of `analysis`, each at its start.
+    pub fn new(analysis: &Analysis) -> Self {
+        let inv = &analysis.inventory;
+        Tabs {
+            overview: OverviewTab::new(analysis),
+            layout: LayoutTab::new(inv),
+            graph: GraphTab::new(inv),
+            operators: OperatorsTab::new(inv),
+            tensors: TensorsTab::new(inv),
+            findings: FindingsTab::new(&analysis.findings),
+        }
+    }
+
+    /// The state of `tab`.
+    pub fn get(&mut self, tab: Tab) -> &mut dyn Component {
+        match tab {
+            Tab::Overview => &mut self.overview,
+            Tab::Layout => &mut self.layout,
+            Tab::Graph => &mut self.graph,
+            Tab::Operators => &mut self.operators,
+            Tab::Tensors => &mut self.tensors,
+            Tab::Findings => &mut self.findings,
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Drawing the selected tensor's pane: a hex dump of its first bytes and its statistics.
+
+use super::{StatsView, TensorsTab};
+use crate::inventory::Inventory;
+use crate::tui::theme::Theme;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+/// Bytes shown in the hex dump.
+const HEX_BYTES: usize = 64;
+
+/// Draws the pane of the tensor selected in `tab`, in `area`.
+pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+    let Some(id) = tab.selected_tensor() else {
+        frame.render_widget(Block::bordered().title(" tensor "), area);
+        return;
+    };
+    let mut lines = match tab.tensor_bytes(inv, id) {
+        Ok(bytes) => hex_dump(&bytes[..bytes.len().min(HEX_BYTES)]),
+        Err(e) => vec![Line::styled(e, theme.dim())],
+    };
+    lines.extend(stats(&tab.stats, id, theme));
+    let name = inv.tensors[id].name.display().into_owned();
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(format!(" {name} "))),
+        area,
+    );
+}
+
+/// 16 bytes a line: offset, hex and ASCII.
+fn hex_dump(bytes: &[u8]) -> Vec<Line<'static>> {
+    bytes
+        .chunks(16)
+        .enumerate()
+        .map(|(row, chunk)| {
+            let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+            let ascii: String = chunk
+                .iter()
+                .map(|&b| if b.is_ascii_graphic() { b as char } else { '.' })
+                .collect();
+            Line::raw(format!("{:>6}  {:<47}  {ascii}", row * 16, hex.join(" ")))
+        })
+        .collect()
+}
+
+/// The statistics of tensor `id`: progress, the figures, why there are none, or how to ask.
+fn stats(view: &StatsView, id: usize, theme: Theme) -> Vec<Line<'static>> {
+    match view {
+        StatsView::Running {
+            tensor,
+            done,
+            total,
+        } if *tensor == id => {
+            let pct = if *total == 0 { 0 } else { done * 100 / total };
+            vec![Line::raw(format!(
+                "statistics: {pct}% ({done} of {total} elements)"
+            ))]
+        }
+        StatsView::Done {
+            tensor,
+            result: Ok(s),
+        } if *tensor == id => vec![
+            Line::raw(format!(
+                "min {:.6} · max {:.6} · mean {:.6} · std {:.6}",
+                s.min, s.max, s.mean, s.std
+            )),
+            Line::raw(format!(
+                "zeros {} · NaN {} · Inf {} · of {} elements",
+                s.zeros, s.nans, s.infs, s.count
+            )),
+        ],
+        StatsView::Done {
+            tensor,
+            result: Err(e),
+        } if *tensor == id => vec![Line::styled(format!("statistics: {e}"), theme.dim())],
+        _ => vec![Line::styled(
+            "Enter: compute min, max, mean, std, zeros, NaN and Inf",
+            theme.dim(),
+        )],
+    }
+}
