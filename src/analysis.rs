@@ -3,7 +3,7 @@
 use crate::check::{generic, Finding, Findings, Place};
 use crate::formats::registry::{self, Detected};
 use crate::formats::ReadOptions;
-use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory};
+use crate::inventory::{FileFormat, Inventory};
 use crate::source::{ModelFile, OpenError};
 use std::path::Path;
 
@@ -73,12 +73,7 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
 
 /// The inventory of a file no reader reads: the file and its format.
 fn unread(file: &ModelFile, format: FileFormat) -> Inventory {
-    let entry = FileEntry {
-        path: file.path().to_owned(),
-        size: Some(file.bytes().len() as u64),
-        role: FileRole::Model,
-    };
-    Inventory::new(format, "", entry)
+    Inventory::of_model(format, file)
 }
 
 fn unknown_message(file: &ModelFile) -> String {

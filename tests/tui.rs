@@ -326,6 +326,7 @@ fn many_data_files_leave_room_for_the_sections() {
             path: format!("w{i}.data").into(),
             size: Some(64),
             role: FileRole::ExternalData,
+            identity: None,
         });
     }
     let files = inv.files.len();
@@ -429,4 +430,41 @@ fn the_overview_says_what_the_summary_says() {
         let overview = overview.join("\n");
         assert_eq!(overview.trim_end(), summary.join("\n"), "{fixture}");
     }
+}
+
+/// After the browser has read a model, its data file is replaced by a symlink to a file
+/// outside the folder, then by another file: the Tensors tab shows neither (issue 11: an
+/// `/etc/passwd` line was seen in the hex dump).
+#[cfg(unix)]
+#[test]
+fn tensor_bytes_come_only_from_the_files_that_were_checked() {
+    let root = tempfile::tempdir().unwrap();
+    let model = root.path().join("m");
+    std::fs::create_dir(&model).unwrap();
+    for name in ["model.onnx", "weights.data"] {
+        let from = common::fixtures().join("onnx/external_one_file").join(name);
+        std::fs::copy(from, model.join(name)).unwrap();
+    }
+    let data = model.join("weights.data");
+    let outside = root.path().join("secret");
+    std::fs::copy(&data, &outside).unwrap();
+    let mut a = App::new(
+        rtenx::analyze(&model.join("model.onnx")).unwrap(),
+        Tab::Tensors,
+    );
+    let inv = &a.analysis.inventory;
+    let id = (0..inv.tensors.len())
+        .find(|&t| inv.tensors[t].storage == rtenx::inventory::Storage::External)
+        .unwrap();
+    std::fs::remove_file(&data).unwrap();
+    std::os::unix::fs::symlink(&outside, &data).unwrap();
+    let via_link = a.tabs.tensors.tensor_bytes(inv, id);
+    assert!(via_link.is_err(), "read through the symlink");
+    std::fs::remove_file(&data).unwrap();
+    std::fs::copy(&outside, &data).unwrap();
+    let swapped = a.tabs.tensors.tensor_bytes(inv, id).unwrap_err();
+    assert!(
+        swapped.contains("changed since it was checked"),
+        "{swapped}"
+    );
 }

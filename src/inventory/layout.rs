@@ -1,5 +1,6 @@
 //! Files and byte ranges.
 
+use crate::source::FileIdentity;
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,10 @@ pub struct FileEntry {
     pub size: Option<u64>,
     /// What the file holds.
     pub role: FileRole,
+    /// Which file it was when read, so that opening it again later (to show tensor bytes)
+    /// refuses a file swapped in meanwhile.
+    #[serde(skip)]
+    pub identity: Option<FileIdentity>,
 }
 
 fn serialize_path<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {

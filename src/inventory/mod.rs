@@ -144,6 +144,17 @@ impl Inventory {
         }
     }
 
+    /// The inventory of the model `file`, in `format`, with nothing read yet.
+    pub fn of_model(format: FileFormat, file: &crate::source::ModelFile) -> Self {
+        let entry = FileEntry {
+            path: file.path().to_owned(),
+            size: Some(file.bytes().len() as u64),
+            role: FileRole::Model,
+            identity: file.identity(),
+        };
+        Inventory::new(format, "", entry)
+    }
+
     /// The model file itself.
     pub fn main_file(&self) -> &FileEntry {
         // `new` always creates the main file and nothing removes it.

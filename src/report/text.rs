@@ -100,6 +100,7 @@ mod tests {
             path: "m.onnx".into(),
             size: Some(0),
             role: FileRole::Model,
+            identity: None,
         };
         let mut findings: Vec<Finding> = (0..5)
             .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, Place::FILE, format!("info {i}")))

@@ -47,12 +47,15 @@ pub enum OpenError {
     },
 }
 
-/// Which file a path led to when it was checked: its device and inode numbers. Opening the
-/// path again and comparing identities detects a file or folder swapped in between.
+/// Which file a path led to when it was checked: its device and inode numbers, and when its
+/// inode last changed, since a file deleted and replaced can get the same inode number back.
+/// Opening the path again and comparing identities detects a file or folder swapped in
+/// between. Hard links to one file share the whole identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileIdentity {
     dev: u64,
     ino: u64,
+    ctime: (i64, i64),
 }
 
 impl FileIdentity {
@@ -64,6 +67,7 @@ impl FileIdentity {
             Some(FileIdentity {
                 dev: meta.dev(),
                 ino: meta.ino(),
+                ctime: (meta.ctime(), meta.ctime_nsec()),
             })
         }
         #[cfg(not(unix))]
@@ -145,14 +149,21 @@ pub fn prefetch(bytes: &[u8]) {
 impl ModelFile {
     /// Opens and maps `path`.
     pub fn open(path: &Path) -> Result<Self, OpenError> {
-        let (file, meta) = open_regular(path, None)?;
+        let (file, meta) = open_regular(path, false, None)?;
         Self::map(path, file, &meta)
     }
 
-    /// Opens and maps a data file that was checked to be `identity`. No symlink is followed
-    /// on the way, and a file other than the one checked is refused.
+    /// Opens and maps the model at `path` again, refusing a file other than `identity`.
+    pub fn open_same(path: &Path, identity: Option<FileIdentity>) -> Result<Self, OpenError> {
+        let (file, meta) = open_regular(path, false, identity)?;
+        Self::map(path, file, &meta)
+    }
+
+    /// Opens and maps a data file that was checked to be `identity`, from its canonical
+    /// path. No symlink is followed on the way, and a file other than the one checked is
+    /// refused.
     pub fn open_checked(path: &Path, identity: Option<FileIdentity>) -> Result<Self, OpenError> {
-        let (file, meta) = open_regular(path, Some(identity))?;
+        let (file, meta) = open_regular(path, true, identity)?;
         Self::map(path, file, &meta)
     }
 
@@ -178,6 +189,12 @@ impl ModelFile {
             bytes,
             opened: Some((file, Snapshot::of(meta))),
         })
+    }
+
+    /// Which file this is (device and inode), if it was opened from the file system.
+    pub fn identity(&self) -> Option<FileIdentity> {
+        let (file, _) = self.opened.as_ref()?;
+        FileIdentity::of(&file.metadata().ok()?)
     }
 
     /// Whether another process changed the file while it was mapped: a page went missing
@@ -226,12 +243,13 @@ impl ModelFile {
     }
 }
 
-/// Opens the regular file at `path` for reading. With `checked`, the file was checked to be
-/// that identity: it is opened without following any symlink, and refused if it is not the
-/// same file. Nothing but a regular file is ever opened.
+/// Opens the regular file at `path` for reading; with `no_follow`, without following any
+/// symlink (`path` must be canonical). A file that is not `expected`, when that is known, is
+/// refused. Nothing but a regular file is ever opened.
 fn open_regular(
     path: &Path,
-    checked: Option<Option<FileIdentity>>,
+    no_follow: bool,
+    expected: Option<FileIdentity>,
 ) -> Result<(File, std::fs::Metadata), OpenError> {
     let io_err = |source| OpenError::Io {
         path: path.to_owned(),
@@ -244,17 +262,15 @@ fn open_regular(
     if !std::fs::metadata(path).map_err(io_err)?.is_file() {
         return Err(not_a_file());
     }
-    let file = open_read_only(path, checked.is_some()).map_err(io_err)?;
+    let file = open_read_only(path, no_follow).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if !meta.is_file() {
         return Err(not_a_file());
     }
-    if let Some(expected) = checked {
-        if expected.is_some() && FileIdentity::of(&meta) != expected {
-            return Err(OpenError::Changed {
-                path: path.to_owned(),
-            });
-        }
+    if expected.is_some() && FileIdentity::of(&meta) != expected {
+        return Err(OpenError::Changed {
+            path: path.to_owned(),
+        });
     }
     Ok((file, meta))
 }
@@ -265,7 +281,7 @@ pub fn open_checked_for_reading(
     path: &Path,
     identity: Option<FileIdentity>,
 ) -> Result<(File, u64), OpenError> {
-    let (file, meta) = open_regular(path, Some(identity))?;
+    let (file, meta) = open_regular(path, true, identity)?;
     Ok((file, meta.len()))
 }
 

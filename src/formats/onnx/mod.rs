@@ -30,8 +30,7 @@ use crate::formats::shared::budget::{Budget, MAX_ENTRIES};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
-    ByteRange, FileEntry, FileFormat, FileRole, Inventory, MetadataEntry, Name, Section,
-    SectionKind,
+    ByteRange, FileFormat, Inventory, MetadataEntry, Name, Section, SectionKind,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
@@ -120,12 +119,7 @@ impl Format for Onnx {
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
         let size = file.bytes().len() as u64;
-        let entry = FileEntry {
-            path: file.path().to_owned(),
-            size: Some(size),
-            role: FileRole::Model,
-        };
-        let mut inv = Inventory::new(FileFormat::Read(self.name()), "", entry);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
         inv.sections.push(Section {
             file: 0,
             kind: SectionKind::ModelData,

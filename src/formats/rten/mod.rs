@@ -23,7 +23,7 @@ mod walk;
 use crate::check::{Findings, RuleGroup};
 use crate::formats::shared::flatbuffer;
 use crate::formats::{Detection, Format, ReadOptions};
-use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory, SectionKind};
+use crate::inventory::{FileFormat, Inventory, SectionKind};
 use crate::source::ModelFile;
 
 /// Alignment rten-convert gives tensor data.
@@ -57,12 +57,7 @@ impl Format for Rten {
 
     fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
         let bytes = file.bytes();
-        let entry = FileEntry {
-            path: file.path().to_owned(),
-            size: Some(bytes.len() as u64),
-            role: FileRole::Model,
-        };
-        let mut inv = Inventory::new(FileFormat::Read(self.name()), "", entry);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
         inv.preferred_alignment = Some(TENSOR_ALIGNMENT);
         if let Some(layout) = header::read(bytes, &mut inv, out) {
             let walked = read_model(bytes, &layout, &mut inv, out);

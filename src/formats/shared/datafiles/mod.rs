@@ -188,6 +188,7 @@ impl DataFiles {
             path: resolved.path,
             size: Some(resolved.size),
             role: FileRole::ExternalData,
+            identity: resolved.identity,
         });
         inv.sections.push(Section {
             file: id,

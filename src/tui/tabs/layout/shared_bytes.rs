@@ -58,6 +58,7 @@ mod tests {
             path: "m".into(),
             size: Some(100),
             role: FileRole::Model,
+            identity: None,
         };
         let mut inv = Inventory::new(crate::inventory::FileFormat::Read("onnx"), "", entry);
         for (offset, len) in [

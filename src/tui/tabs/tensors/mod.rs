@@ -10,7 +10,8 @@ pub use sort::{TensorColumn, TensorSort};
 pub use stats::Stats;
 
 use crate::analysis::Analysis;
-use crate::inventory::{Inventory, TensorId};
+use crate::inventory::{FileRole, Inventory, TensorId};
+use crate::source::ModelFile;
 use crate::tui::component::Component;
 use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
@@ -98,7 +99,9 @@ impl TensorsTab {
     }
 
     /// The bytes of tensor `id`, mapping its file on first use. Only files the reader
-    /// accepted are listed in the inventory, so only those are opened.
+    /// accepted are listed in the inventory, so only those are opened, and only if they are
+    /// still the files that were read: a data file is opened from its canonical path without
+    /// following symlinks, and a file swapped in since is refused.
     pub fn tensor_bytes(&mut self, inv: &Inventory, id: TensorId) -> Result<Bytes, String> {
         let t = inv.tensors.get(id).ok_or("no such tensor")?;
         let d = t.data.ok_or("the tensor has no stored data")?;
@@ -108,10 +111,12 @@ impl TensorsTab {
         let file = match &self.files[d.file] {
             Some(bytes) => bytes.clone(),
             None => {
-                let path = &inv.files[d.file].path;
-                let bytes = crate::source::ModelFile::open(path)
-                    .map_err(|e| e.to_string())?
-                    .shared();
+                let entry = &inv.files[d.file];
+                let opened = match entry.role {
+                    FileRole::Model => ModelFile::open_same(&entry.path, entry.identity),
+                    FileRole::ExternalData => ModelFile::open_checked(&entry.path, entry.identity),
+                };
+                let bytes = opened.map_err(|e| e.to_string())?.shared();
                 self.files[d.file] = Some(bytes.clone());
                 bytes
             }
