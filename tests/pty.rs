@@ -6,11 +6,18 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// Runs `inspect` on the subgraphs fixture in a pseudo-terminal, typing `keys`; `wrap` is a
+/// shell prefix for the command (such as `timeout`) and `after` a command run once it ends.
 fn run_in_pty(keys: &[u8]) -> (String, bool) {
+    run_wrapped_in_pty("", keys, "")
+}
+
+fn run_wrapped_in_pty(wrap: &str, keys: &[u8], after: &str) -> (String, bool) {
     let bin = env!("CARGO_BIN_EXE_rtenx");
     // The pseudo-terminal starts at 0x0 when our stdin is a pipe: give it a size first.
     let cmd = format!(
-        "stty cols 100 rows 30; {bin} inspect --tab graph tests/fixtures/rten/subgraphs.rten"
+        "stty cols 100 rows 30; {wrap} {bin} inspect --tab graph \
+         tests/fixtures/rten/subgraphs.rten; {after}"
     );
     let mut child = Command::new("script")
         .args(["-qfec", &cmd, "/dev/null"])
@@ -57,4 +64,32 @@ fn inspect_on_a_terminal_opens_the_browser_and_quits_cleanly() {
         screen.contains("\x1b[?1049l"),
         "left the alternate screen (terminal restored)"
     );
+}
+
+#[test]
+fn a_signal_restores_the_terminal_before_it_ends_the_browser() {
+    // `timeout --foreground` lets the browser read the terminal, then sends SIGTERM; `stty`
+    // then prints the modes the browser left behind.
+    let (screen, _) = run_wrapped_in_pty(
+        "timeout --foreground -s TERM 2",
+        b"",
+        "echo \" status $?\"; stty -a",
+    );
+    assert!(screen.contains("status 124"), "SIGTERM ended it:\n{screen}");
+    let restored = screen
+        .rfind("\x1b[?1049l")
+        .expect("left the alternate screen");
+    assert!(
+        restored
+            > screen
+                .find("\x1b[?1049h")
+                .unwrap_or(usize::MAX)
+                .min(restored)
+    );
+    let modes: Vec<&str> = screen[screen.rfind("status 124").unwrap_or(0)..]
+        .split_whitespace()
+        .collect();
+    for mode in ["icanon", "echo", "isig"] {
+        assert!(modes.contains(&mode), "{mode} restored: {modes:?}");
+    }
 }

@@ -32,6 +32,8 @@ const FREE: Slot = Slot {
 };
 
 static WATCHED: [Slot; SLOTS] = [FREE; SLOTS];
+/// Called, if set, before a fault that is not ours takes its course (see [`set_fatal_hook`]).
+static FATAL_HOOK: AtomicUsize = AtomicUsize::new(0);
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 static INSTALL: Once = Once::new();
 
@@ -65,6 +67,13 @@ impl Drop for Watch {
         s.len.store(0, Ordering::Release);
         s.generation.store(0, Ordering::Release);
     }
+}
+
+/// Sets `hook` to run, from the signal handler, before a SIGBUS that is not a shrinking
+/// watched file ends the process: the browser uses it to restore the terminal. It must make
+/// only async-signal-safe calls.
+pub fn set_fatal_hook(hook: extern "C" fn()) {
+    FATAL_HOOK.store(hook as *const () as usize, Ordering::SeqCst);
 }
 
 /// Whether a page of the watched map holding `bytes` was missing, so that some of what was
@@ -134,6 +143,12 @@ mod unix {
             }
         }
         // Not ours: the previous action handles the fault when it repeats.
+        let hook = super::FATAL_HOOK.load(Ordering::SeqCst);
+        if hook != 0 {
+            // SAFETY: only `set_fatal_hook` stores here, from an `extern "C" fn()`.
+            let hook: extern "C" fn() = unsafe { std::mem::transmute(hook) };
+            hook();
+        }
         // SAFETY: `PREVIOUS` was filled by `install` before this handler was set.
         unsafe {
             libc::sigaction(

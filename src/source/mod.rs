@@ -5,6 +5,8 @@
 
 mod guard;
 
+pub use guard::set_fatal_hook;
+
 use bytes::Bytes;
 use memmap2::MmapOptions;
 use std::fs::File;

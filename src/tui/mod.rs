@@ -18,6 +18,9 @@ mod list;
 mod screen;
 mod tab;
 pub mod tabs;
+#[cfg(unix)]
+#[allow(unsafe_code)] // Signal handlers that restore the terminal, each call documented.
+mod terminal;
 mod theme;
 
 pub use app::App;
@@ -36,9 +39,14 @@ use std::io;
 use std::time::Duration;
 
 /// Runs the browser on the terminal until the user quits. The terminal is restored on
-/// return and on panic.
+/// return, on panic and on a signal that ends the process.
 pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
-    let mut terminal = ratatui::try_init()?;
+    #[cfg(unix)]
+    terminal::arm();
+    let mut terminal = ratatui::try_init().inspect_err(|_| {
+        #[cfg(unix)]
+        terminal::disarm();
+    })?;
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(io::stdout(), DisableMouseCapture);
@@ -79,5 +87,7 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
     })();
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
+    #[cfg(unix)]
+    terminal::disarm();
     result
 }
