@@ -1,7 +1,7 @@
 //! Inventory values as text, for the `inspect` summary and the browser alike: dtypes, shapes
 //! and attribute values, and the whole model described part by part.
 
-use super::{AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, Storage, TensorId};
+use super::{AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, Storage, Tensor, TensorId};
 use crate::escape::sanitize;
 use humansize::{format_size, BINARY};
 
@@ -27,7 +27,14 @@ pub fn shape_text(dims: Option<&[Dim]>) -> String {
 
 /// A constant tensor's dimensions, such as `[3, 224, 224]`.
 pub fn dims_text(dims: &[u64]) -> String {
-    format!("{dims:?}")
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|&d| match d {
+            Tensor::NOT_A_SIZE => "invalid".to_owned(),
+            d => d.to_string(),
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
 }
 
 /// An attribute value, with tensors and subgraphs described.

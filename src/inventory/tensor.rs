@@ -63,6 +63,11 @@ impl DataRange {
 }
 
 impl Tensor {
+    /// A dimension that is not a size, such as a negative one in an ONNX file: readers keep
+    /// it as this value, which makes every size built on it overflow, and report it
+    /// themselves. Displayed as `invalid`.
+    pub const NOT_A_SIZE: u64 = u64::MAX;
+
     /// Element count and byte size for `shape` and `dtype`, overflow-checked. The product
     /// of the non-zero dimensions must fit in 64 bits even when a zero makes the tensor
     /// empty: runtimes compute strides from them, and the answer must not depend on the

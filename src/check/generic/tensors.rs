@@ -5,6 +5,7 @@ use super::{
     TENSOR_SIZE_MISMATCH, TENSOR_SIZE_OVERFLOW,
 };
 use crate::check::{Findings, Item, Place};
+use crate::inventory::display::dims_text;
 use crate::inventory::{Inventory, Storage, Tensor};
 
 pub(super) fn check(inv: &Inventory, out: &mut Findings) {
@@ -16,16 +17,19 @@ pub(super) fn check(inv: &Inventory, out: &mut Findings) {
 
 fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Findings) {
     let item = Item::Tensor { tensor: id };
-    let shape_overflows = t.elements.is_none()
-        || t.dtype
-            .is_some_and(|d| d.bits().is_some() && t.byte_size.is_none());
+    // A dimension that is not a size is the reader's finding, not an overflow.
+    let valid = !t.shape.contains(&Tensor::NOT_A_SIZE);
+    let shape_overflows = valid
+        && (t.elements.is_none()
+            || t.dtype
+                .is_some_and(|d| d.bits().is_some() && t.byte_size.is_none()));
     if shape_overflows {
         out.add(
             &TENSOR_SIZE_OVERFLOW,
             Place::at(t.decl_offset).item(item),
             format!(
-                "shape {:?} of {} overflows a 64-bit byte count",
-                t.shape,
+                "shape {} of {} overflows a 64-bit byte count",
+                dims_text(&t.shape),
                 dtype_name(t)
             ),
         );
@@ -38,9 +42,9 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Findings) {
             &TENSOR_SIZE_MISMATCH,
             place,
             format!(
-                "stores {} bytes, but shape {:?} of {} needs {expected}",
+                "stores {} bytes, but shape {} of {} needs {expected}",
                 data.len,
-                t.shape,
+                dims_text(&t.shape),
                 dtype_name(t)
             ),
         );
@@ -112,6 +116,50 @@ fn overlaps(inv: &Inventory, out: &mut Findings) {
                 "data {start}..{end} overlaps tensor \"{earlier}\", which ends at {}",
                 o.earlier_end
             ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::{DType, FileEntry, FileFormat, FileRole, Name};
+
+    fn findings_for(shape: Vec<u64>) -> Vec<String> {
+        let main = FileEntry {
+            path: "m.onnx".into(),
+            size: Some(64),
+            role: FileRole::Model,
+            identity: None,
+        };
+        let mut inv = Inventory::new(FileFormat::Read("onnx"), "", main);
+        let (elements, byte_size) = Tensor::sizes(&shape, Some(DType::F32));
+        inv.tensors.push(Tensor {
+            name: Name::from("t"),
+            dtype: Some(DType::F32),
+            shape,
+            elements,
+            byte_size,
+            storage: Storage::Missing,
+            data: None,
+            graph: 0,
+            node: None,
+            decl_offset: Some(8),
+        });
+        let mut out = Findings::default();
+        check(&inv, &mut out);
+        out.iter()
+            .map(|f| format!("{} {}", f.rule.code, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn a_dimension_that_is_not_a_size_is_not_an_overflow() {
+        assert!(findings_for(vec![Tensor::NOT_A_SIZE, 3]).is_empty());
+        let overflow = findings_for(vec![1 << 40, 1 << 40]);
+        assert_eq!(
+            overflow,
+            ["RX008 shape [1099511627776, 1099511627776] of f32 overflows a 64-bit byte count"]
         );
     }
 }

@@ -51,11 +51,11 @@ impl Reader<'_> {
                 format!("dims[{i}] is {d}; a stored tensor's dimensions are sizes, 0 or more"),
             );
         }
-        // A negative dim is kept as u64::MAX, so that sizes built on it overflow.
+        // A negative dim (OX031) is kept as not a size, so that sizes built on it overflow.
         let shape: Vec<u64> = t
             .dims
             .iter()
-            .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
+            .map(|&d| u64::try_from(d).unwrap_or(Tensor::NOT_A_SIZE))
             .collect();
         let (elements, byte_size) = Tensor::sizes(&shape, dtype);
         let (storage, data) = if t.data_location == Some(EXTERNAL) {

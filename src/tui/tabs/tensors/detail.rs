@@ -21,7 +21,7 @@ pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory
         Ok(bytes) => hex_dump(&bytes[..bytes.len().min(HEX_BYTES)]),
         Err(e) => vec![Line::styled(e, theme.dim())],
     };
-    lines.extend(stats(&tab.stats, id, theme));
+    lines.extend(stats(&tab.stats, id, inv.tensors[id].elements, theme));
     let name = inv.tensors[id].name.display().into_owned();
     frame.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(format!(" {name} "))),
@@ -46,7 +46,8 @@ fn hex_dump(bytes: &[u8]) -> Vec<Line<'static>> {
 }
 
 /// The statistics of tensor `id`: progress, the figures, why there are none, or how to ask.
-fn stats(view: &StatsView, id: usize, theme: Theme) -> Vec<Line<'static>> {
+/// `claimed` is the element count the tensor's shape gives.
+fn stats(view: &StatsView, id: usize, claimed: Option<u64>, theme: Theme) -> Vec<Line<'static>> {
     match view {
         StatsView::Running {
             tensor,
@@ -61,16 +62,30 @@ fn stats(view: &StatsView, id: usize, theme: Theme) -> Vec<Line<'static>> {
         StatsView::Done {
             tensor,
             result: Ok(s),
-        } if *tensor == id => vec![
-            Line::raw(format!(
-                "min {:.6} · max {:.6} · mean {:.6} · std {:.6}",
-                s.min, s.max, s.mean, s.std
-            )),
-            Line::raw(format!(
-                "zeros {} · NaN {} · Inf {} · of {} elements",
-                s.zeros, s.nans, s.infs, s.count
-            )),
-        ],
+        } if *tensor == id => {
+            let figures = match s.finite {
+                Some(f) => format!(
+                    "min {:.6} · max {:.6} · mean {:.6} · std {:.6}",
+                    f.min, f.max, f.mean, f.std
+                ),
+                None => "no finite values".to_owned(),
+            };
+            let mut lines = vec![
+                Line::raw(figures),
+                Line::raw(format!(
+                    "zeros {} · NaN {} · Inf {} · of {} elements",
+                    s.zeros, s.nans, s.infs, s.count
+                )),
+            ];
+            if let Some(claimed) = claimed.filter(|&c| c != s.count) {
+                let note = format!(
+                    "the shape claims {claimed} elements; the stored bytes hold {}",
+                    s.count
+                );
+                lines.push(Line::styled(note, theme.dim()));
+            }
+            lines
+        }
         StatsView::Done {
             tensor,
             result: Err(e),

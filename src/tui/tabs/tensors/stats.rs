@@ -12,20 +12,27 @@ const CHUNK: usize = 1 << 20;
 pub struct Stats {
     /// Elements read.
     pub count: u64,
-    /// Smallest finite value.
-    pub min: f64,
-    /// Largest finite value.
-    pub max: f64,
-    /// Mean of the finite values.
-    pub mean: f64,
-    /// Standard deviation of the finite values.
-    pub std: f64,
+    /// Figures over the finite values, if there are any.
+    pub finite: Option<Finite>,
     /// Elements equal to zero.
     pub zeros: u64,
     /// NaN elements.
     pub nans: u64,
     /// Infinite elements.
     pub infs: u64,
+}
+
+/// Figures over a tensor's finite values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finite {
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub std: f64,
 }
 
 /// Messages from the worker.
@@ -105,12 +112,10 @@ pub fn compute(data: &[u8], dtype: DType, tx: &Sender<Update>) -> Result<Stats, 
         decoder(dtype).ok_or_else(|| format!("statistics are not computed for {dtype}"))?;
     let total = (data.len() / size) as u64;
     let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut s = Stats {
         count: 0,
-        min: f64::INFINITY,
-        max: f64::NEG_INFINITY,
-        mean: 0.0,
-        std: 0.0,
+        finite: None,
         zeros: 0,
         nans: 0,
         infs: 0,
@@ -130,8 +135,8 @@ pub fn compute(data: &[u8], dtype: DType, tx: &Sender<Update>) -> Result<Stats, 
             if v == 0.0 {
                 s.zeros += 1;
             }
-            s.min = s.min.min(v);
-            s.max = s.max.max(v);
+            min = min.min(v);
+            max = max.max(v);
             n += 1;
             let delta = v - mean;
             mean += delta / n as f64;
@@ -147,8 +152,12 @@ pub fn compute(data: &[u8], dtype: DType, tx: &Sender<Update>) -> Result<Stats, 
             return Err("cancelled".into());
         }
     }
-    s.mean = mean;
-    s.std = if n > 0 { (m2 / n as f64).sqrt() } else { 0.0 };
+    s.finite = (n > 0).then(|| Finite {
+        min,
+        max,
+        mean,
+        std: (m2 / n as f64).sqrt(),
+    });
     Ok(s)
 }
 
@@ -163,9 +172,18 @@ mod tests {
         let (tx, _rx) = channel();
         let s = compute(&bytes, DType::F32, &tx).unwrap();
         assert_eq!((s.count, s.zeros, s.nans, s.infs), (6, 1, 1, 1));
-        assert_eq!((s.min, s.max, s.mean), (-2.0, 3.0, 0.5));
+        let f = s.finite.unwrap();
+        assert_eq!((f.min, f.max, f.mean), (-2.0, 3.0, 0.5));
         // Finite values 1, 0, -2, 3: mean 0.5, squared deviations sum to 13, population std sqrt(13 / 4).
-        assert!((s.std - 3.25f64.sqrt()).abs() < 1e-12);
+        assert!((f.std - 3.25f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn all_nan_data_has_no_finite_figures() {
+        let bytes: Vec<u8> = [f32::NAN; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let (tx, _rx) = channel();
+        let s = compute(&bytes, DType::F32, &tx).unwrap();
+        assert_eq!((s.count, s.nans, s.finite), (3, 3, None));
     }
 
     #[test]
