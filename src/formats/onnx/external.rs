@@ -4,6 +4,7 @@
 use super::rules::*;
 use crate::check::{Findings, Place};
 use crate::escape::excerpt;
+use crate::formats::shared::datafiles::rules::CHECKSUM_INVALID;
 use ahash::HashSet;
 
 /// Characters of a key or value shown in a message.
@@ -47,7 +48,15 @@ pub fn parse<'a>(
             b"location" => r.location = Some(value),
             b"offset" => r.offset = number("offset", value, place, out, &mut r.usable),
             b"length" => r.length = number("length", value, place, out, &mut r.usable),
-            b"checksum" => r.checksum = Some(String::from_utf8_lossy(value).into_owned()),
+            b"checksum" => {
+                if value.len() != 40 || !value.iter().all(u8::is_ascii_hexdigit) {
+                    let shown = excerpt(value, SHOWN);
+                    let message = format!("external_data checksum \"{shown}\" is not 40 hex digits (a SHA-1); no file can match it");
+                    out.add(&CHECKSUM_INVALID, place, message);
+                } else {
+                    r.checksum = Some(String::from_utf8_lossy(value).into_owned());
+                }
+            }
             _ => {
                 let key_text = key_text();
                 out.add(&UNKNOWN_EXTERNAL_KEY, place, format!(

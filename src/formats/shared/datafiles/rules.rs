@@ -58,4 +58,10 @@ use the range.");
 the checksum the model records for the tensors stored in it (ONNX: the `checksum` \
 external-data key). A mismatch means the file changed after the \
 model was written, or belongs to another model.");
+    CHECKSUM_INVALID = ("DX010", "checksum-invalid", Warning,
+        "A recorded checksum is not a SHA-1 digest.",
+        "A model records the SHA-1 of a data file as 40 hexadecimal digits. Any other value can \
+never match, so `--verify-checksums` would report a mismatch for an intact file, and the model's \
+own integrity check is void. This needs no data file to be read. Write the checksum again with \
+the digest of the data file.");
 }
