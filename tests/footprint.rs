@@ -31,6 +31,7 @@ fn rss_growth_kib(path: &std::path::Path, warm_up: &std::path::Path) -> (u64, rt
 fn both_formats() {
     analysing_a_4_gib_model_pages_in_almost_nothing();
     checking_an_onnx_model_with_4_gib_of_external_data_reads_no_tensor_bytes();
+    hashing_a_data_file_keeps_a_few_blocks_in_memory();
 }
 
 fn analysing_a_4_gib_model_pages_in_almost_nothing() {
@@ -80,4 +81,64 @@ fn checking_an_onnx_model_with_4_gib_of_external_data_reads_no_tensor_bytes() {
     assert!(problems.is_empty(), "{problems:?}");
     eprintln!("file-backed RSS grew by {grown} KiB");
     assert!(grown < 4 * 1024, "file-backed RSS grew by {grown} KiB");
+}
+
+/// Peak resident memory, in KiB, of this process since the last reset.
+fn peak_kib_since_reset(run: impl FnOnce()) -> u64 {
+    let status = |field: &str| -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    std::fs::write("/proc/self/clear_refs", "5").expect("reset the peak RSS");
+    let before = status("VmRSS:");
+    run();
+    status("VmHWM:").saturating_sub(before)
+}
+
+/// `--verify-checksums` hashes a 128 MiB data file in blocks it gives back: memory does not
+/// grow with the file (a populated map made peak RSS the file's size, 3 GB for 3 GiB).
+fn hashing_a_data_file_keeps_a_few_blocks_in_memory() {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{
+        GraphProto, ModelProto, StringStringEntryProto, TensorProto,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let len = 128usize << 20;
+    std::fs::write(dir.path().join("w.data"), vec![7u8; len]).unwrap();
+    let entry = |key: &str, value: String| StringStringEntryProto {
+        key: Some(key.to_owned().into()),
+        value: Some(value.into()),
+    };
+    let tensor = TensorProto {
+        name: Some("w".into()),
+        data_type: Some(2), // uint8
+        dims: vec![len as i64],
+        data_location: Some(1),
+        external_data: vec![
+            entry("location", "w.data".into()),
+            entry("checksum", "0".repeat(40)),
+        ],
+        ..Default::default()
+    };
+    let graph = GraphProto {
+        initializer: vec![tensor.encode_to_vec().into()],
+        ..Default::default()
+    };
+    let model = dir.path().join("model.onnx");
+    std::fs::write(&model, ModelProto::with_graph(&graph, 21).encode_to_vec()).unwrap();
+    let options = rtenx::formats::ReadOptions {
+        verify_checksums: true,
+        ..Default::default()
+    };
+    let mut codes = Vec::new();
+    let grown = peak_kib_since_reset(|| {
+        let analysis = rtenx::analyze_with(&model, &options).unwrap();
+        codes = analysis.findings.iter().map(|f| f.rule.code).collect();
+    });
+    assert!(codes.contains(&"DX009"), "the file was hashed: {codes:?}");
+    assert!(
+        grown < 40 * 1024,
+        "peak RSS grew by {grown} KiB hashing 128 MiB"
+    );
 }

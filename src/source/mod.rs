@@ -183,6 +183,8 @@ impl ModelFile {
                 path: path.to_owned(),
                 source,
             })?;
+            // Only a hint: readers go from the start to the end.
+            let _ = map.advise(memmap2::Advice::Sequential);
             let watch = guard::watch(map.as_ptr(), map.len());
             Bytes::from_owner(Watched { _watch: watch, map })
         };
@@ -191,6 +193,24 @@ impl ModelFile {
             bytes,
             opened: Some((file, Snapshot::of(meta))),
         })
+    }
+
+    /// Tells the kernel that `block`, a page-aligned part of this file's map that has been
+    /// read, is not needed again: a pass over every byte (hashing) then keeps only the pages
+    /// it is reading in memory, not the whole file. The bytes stay readable; a later read
+    /// pages them in again. A block outside the map, or not page-aligned, is left alone.
+    pub fn release(&self, block: &[u8]) {
+        let (start, end) = (self.bytes.as_ptr() as usize, self.bytes.len());
+        let at = block.as_ptr() as usize;
+        let inside = at >= start && at - start + block.len() <= end;
+        #[cfg(unix)]
+        if inside && at % 4096 == 0 && !block.is_empty() && self.opened.is_some() {
+            // SAFETY: the range lies inside this file's private, read-only map. Dropping its
+            // pages changes no byte a reader sees: they are read from the file again.
+            unsafe { libc::madvise(at as *mut libc::c_void, block.len(), libc::MADV_DONTNEED) };
+        }
+        #[cfg(not(unix))]
+        let _ = inside;
     }
 
     /// Which file this is (device and inode), if it was opened from the file system.
@@ -275,16 +295,6 @@ fn open_regular(
         });
     }
     Ok((file, meta))
-}
-
-/// Opens a data file that was checked to be `identity` for one sequential read, as
-/// [`ModelFile::open_checked`] does, without mapping it: the file and its size.
-pub fn open_checked_for_reading(
-    path: &Path,
-    identity: Option<FileIdentity>,
-) -> Result<(File, u64), OpenError> {
-    let (file, meta) = open_regular(path, true, identity)?;
-    Ok((file, meta.len()))
 }
 
 /// Up to `limit` bytes from the start of the regular file at `path`, for deciding what it is

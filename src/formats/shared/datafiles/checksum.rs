@@ -7,10 +7,9 @@
 use super::rules::CHECKSUM_MISMATCH;
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{FileId, Inventory, TensorId};
-use crate::source::{FileIdentity, OpenError};
+use crate::source::{FileIdentity, ModelFile, OpenError};
 use sha1::{Digest, Sha1};
 use std::collections::HashMap;
-use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -91,37 +90,23 @@ pub fn verify(
 }
 
 /// Hex SHA-1 of the file at `path`, which must still be `identity`, calling `advance` with
-/// each block's size. The file is read, not mapped, in blocks of [`BLOCK`] bytes, so memory
-/// stays small whatever its size, and a file that shrinks or grows meanwhile is an error.
+/// each block's size. The file is mapped and hashed in blocks of [`BLOCK`] bytes, each given
+/// back to the kernel once hashed, so memory stays small whatever the file's size; a file
+/// that shrinks or changes meanwhile is an error.
 fn hash(
     path: &std::path::Path,
     identity: Option<FileIdentity>,
     advance: impl Fn(u64),
 ) -> Result<String, OpenError> {
-    let (mut file, size) = crate::source::open_checked_for_reading(path, identity)?;
-    let io_err = |source| OpenError::Io {
-        path: path.to_owned(),
-        source,
-    };
+    let file = ModelFile::open_checked(path, identity)?;
     let mut sha = Sha1::new();
-    let mut block = vec![0u8; BLOCK];
-    let mut read = 0u64;
-    loop {
-        let n = match file.read(&mut block) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_err(e)),
-        };
-        sha.update(&block[..n]);
-        read += n as u64;
-        advance(n as u64);
+    for block in file.bytes().chunks(BLOCK) {
+        sha.update(block);
+        file.release(block);
+        advance(block.len() as u64);
     }
-    if read != size {
-        return Err(OpenError::ChangedWhileRead {
-            path: path.to_owned(),
-            what: format!("it had {size} bytes when opened and {read} when read to the end"),
-        });
+    match file.changed() {
+        Some(change) => Err(change),
+        None => Ok(format!("{:x}", sha.finalize())),
     }
-    Ok(format!("{:x}", sha.finalize()))
 }
