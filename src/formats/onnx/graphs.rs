@@ -34,6 +34,14 @@ enum Body<'b> {
 /// How deep subgraphs may nest (prost's recursion limit for one message).
 const MAX_DEPTH: u32 = 100;
 
+/// Budget entries a tensor takes besides its dimensions: an inventory tensor and the node
+/// that holds it.
+const TENSOR_ENTRIES: u64 = 8;
+
+/// Budget entries a decoded attribute takes: its view holds a dozen lists and values, as much
+/// memory as 8 node inputs.
+const ATTRIBUTE_ENTRIES: u64 = 8;
+
 struct Job<'b> {
     body: Body<'b>,
     id: GraphId,
@@ -210,7 +218,7 @@ impl<'b> GraphReader<'_, 'b> {
                 self.r.spend(u64::MAX, at);
                 None
             }
-            Ok(t) if !self.r.spend(t.dims.len() as u64, at) => None,
+            Ok(t) if !self.r.spend(TENSOR_ENTRIES + t.dims.len() as u64, at) => None,
             Ok(t) => Some((t, at)),
             Err(e) => {
                 self.r.malformed(what, e, at);
@@ -406,8 +414,11 @@ impl<'b> GraphReader<'_, 'b> {
                         .iter()
                         .map(|a| a.floats.len() + a.ints.len() + a.strings.len())
                         .sum();
-                    let entries =
-                        1 + view.inputs.len() + view.outputs.len() + attributes.len() + lists;
+                    let entries = 1
+                        + view.inputs.len()
+                        + view.outputs.len()
+                        + attributes.len() * ATTRIBUTE_ENTRIES as usize
+                        + lists;
                     let dropped = view.dropped > 0 || attributes.iter().any(|a| a.dropped > 0);
                     if !self.r.spend(entries as u64, at) || dropped {
                         self.r.spend(u64::MAX, at);
@@ -487,8 +498,14 @@ impl<'b> GraphReader<'_, 'b> {
         attributes.clear();
         let mut keep = self.r.budget.left();
         for (i, &a) in view.attributes.iter().enumerate() {
-            let a = AttributeView::read(a, keep).map_err(|e| format!("attribute {i}: {e}"))?;
-            keep = keep.saturating_sub((a.floats.len() + a.ints.len() + a.strings.len()) as u64);
+            // A decoded attribute is far larger than its entry in the node: past what the
+            // budget pays for, the node is dropped as over budget.
+            let Some(left) = keep.checked_sub(ATTRIBUTE_ENTRIES) else {
+                view.dropped += 1;
+                break;
+            };
+            let a = AttributeView::read(a, left).map_err(|e| format!("attribute {i}: {e}"))?;
+            keep = left.saturating_sub((a.floats.len() + a.ints.len() + a.strings.len()) as u64);
             attributes.push(a);
         }
         Ok(())
@@ -616,9 +633,14 @@ impl<'b> GraphReader<'_, 'b> {
         if a.t.is_none() && a.tensors.is_empty() && !sparse {
             return Vec::new();
         }
+        // No more tensors are listed than the budget can pay for; the first one it cannot
+        // pay for then runs it out below.
+        let affordable =
+            usize::try_from(self.r.budget.left() / TENSOR_ENTRIES + 1).unwrap_or(usize::MAX);
         let listed = |list: &[&'b [u8]]| -> Vec<(&'b [u8], String)> {
             (0..)
                 .zip(list)
+                .take(affordable)
                 .map(|(i, &t)| (t, format!("[{i}]")))
                 .collect()
         };
