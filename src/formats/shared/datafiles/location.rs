@@ -133,16 +133,32 @@ fn climbs(part: &str) -> bool {
 
 /// Characters that Windows' best-fit conversion to an ANSI code page can turn into a dot,
 /// separator or colon, for programs that open files through the `A` APIs (the "WorstFit"
-/// attacks): fullwidth forms, the division slash, and the yen and won signs, which are the
-/// backslash in the Japanese and Korean code pages.
-const BEST_FIT: [(char, char); 7] = [
+/// attacks): fullwidth forms, the division and fraction slashes, the yen and won signs, which
+/// are the backslash in the Japanese and Korean code pages, and the Unicode spaces, which
+/// become a space (so `..\u{3000}/` reads as `.. /`, which Windows trims to `../`). Written
+/// from the published mappings by hand; generating it from them is still to do.
+const BEST_FIT: [(char, char); 21] = [
     ('\u{ff0e}', '.'),
     ('\u{ff0f}', '/'),
     ('\u{2215}', '/'),
+    ('\u{2044}', '/'),
     ('\u{ff3c}', '\\'),
     ('\u{a5}', '\\'),
     ('\u{20a9}', '\\'),
     ('\u{ff1a}', ':'),
+    ('\u{a0}', ' '),
+    ('\u{2000}', ' '),
+    ('\u{2001}', ' '),
+    ('\u{2002}', ' '),
+    ('\u{2003}', ' '),
+    ('\u{2004}', ' '),
+    ('\u{2005}', ' '),
+    ('\u{2006}', ' '),
+    ('\u{2007}', ' '),
+    ('\u{2008}', ' '),
+    ('\u{2009}', ' '),
+    ('\u{200a}', ' '),
+    ('\u{3000}', ' '),
 ];
 
 /// `location` as a best-fit conversion could read it; borrowed when nothing changes.
@@ -243,6 +259,10 @@ mod tests {
             "a\u{ff3c}..\u{a5}x",
             "\u{ff3c}\u{ff3c}server\u{ff3c}x",
             "C\u{ff1a}x",
+            "..\u{2044}w.data",
+            "..\u{3000}/w.data",
+            "..\u{2000}/w.data",
+            "a/..\u{a0}\\w.data",
         ] {
             let e = check_lexically(&Location::new(bad.as_bytes())).unwrap_err();
             assert_eq!(e.rule.code, "DX001", "{bad}");
