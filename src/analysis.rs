@@ -42,7 +42,8 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     let mut findings = Findings::default();
     let inventory = match registry::detect(file) {
         Detected::Read(format) => {
-            let inventory = format.read(file, options, &mut findings);
+            let mut inventory = format.read(file, options, &mut findings);
+            inventory.sort_sections();
             generic::run(&inventory, file.bytes(), &mut findings);
             inventory
         }

@@ -273,3 +273,35 @@ fn a_file_that_hangs_rten_is_refused_at_once() {
     let codes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
     assert_eq!(codes, ["RX001"], "{:?}", a.findings);
 }
+
+/// Inputs coverage-guided fuzzing found (tests/fixtures/fuzz/<target>/, see FUZZING.md):
+/// each is read without a panic, every finding in the model points inside it, and the
+/// sections come sorted by file and offset.
+#[test]
+fn fuzzer_findings_stay_fixed() {
+    let mut seen = 0;
+    for entry in walkdir::WalkDir::new(common::fixtures().join("fuzz")) {
+        let path = entry.unwrap().into_path();
+        if !path.is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let size = bytes.len() as u64;
+        let analysis = analyze_file(&ModelFile::in_memory(path.clone(), bytes));
+        for f in analysis.findings.iter().filter(|f| f.file == 0) {
+            assert!(
+                f.offset.is_none_or(|o| o <= size),
+                "{}: {f:?}",
+                path.display()
+            );
+        }
+        let sections = &analysis.inventory.sections;
+        assert!(
+            sections.is_sorted_by_key(|s| (s.file, s.range.start)),
+            "{}: {sections:?}",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 3, "{seen} fuzzer findings");
+}

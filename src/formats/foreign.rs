@@ -344,27 +344,25 @@ fn paddle_pir(bytes: &[u8]) -> Detection {
 /// offsets, u32 version 0, an i32 descriptor length, then a TensorDesc whose first field is
 /// data_type (1, a varint).
 fn paddle_params(bytes: &[u8]) -> Detection {
-    let u64_at = |at: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(
-            bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
-        ))
+    let word = |at: usize, len: usize| -> Option<u64> {
+        let b = bytes.get(at..at.checked_add(len)?)?;
+        Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
     };
-    let u32_at = |at: usize| u64_at(at).map(|v| v & 0xffff_ffff);
     let tensor_start = || -> Option<usize> {
-        let levels = u64_at(4).filter(|&n| n < 16)?;
+        let levels = word(4, 8).filter(|&n| n < 16)?;
         let mut pos = 12usize;
         for _ in 0..levels {
-            let len = usize::try_from(u64_at(pos)?).ok()?;
+            let len = usize::try_from(word(pos, 8)?).ok()?;
             pos = pos.checked_add(8)?.checked_add(len)?;
         }
         Some(pos)
     };
-    let found = u32_at(0) == Some(0)
-        && tensor_start().is_some_and(|at| {
-            let desc = u32_at(at + 4).is_some_and(|len| (2..1 << 20).contains(&len));
-            u32_at(at) == Some(0) && desc && bytes.get(at + 8) == Some(&0x08)
-        });
-    magic(found)
+    let tensor = |at: usize| -> Option<bool> {
+        let desc = word(at.checked_add(4)?, 4)?;
+        let first = *bytes.get(at.checked_add(8)?)?;
+        Some(word(at, 4)? == 0 && (2..1 << 20).contains(&desc) && first == 0x08)
+    };
+    magic(word(0, 4) == Some(0) && tensor_start().and_then(tensor).unwrap_or(false))
 }
 
 #[cfg(test)]
@@ -386,6 +384,15 @@ mod tests {
             let _ = names(&vec![0xff; len]);
             let _ = names(&b"PK\x03\x04\xff\xff".repeat(len));
         }
+    }
+
+    #[test]
+    fn a_lod_length_near_the_end_of_memory_is_no_overflow() {
+        // Found by fuzzing: a LoD level whose byte count leads the next read past usize::MAX.
+        let mut bytes = vec![0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+        bytes.extend_from_slice(&(u64::MAX - 19).to_le_bytes());
+        bytes.extend_from_slice(&[0; 8]);
+        assert!(names(&bytes).is_empty());
     }
 
     #[test]

@@ -44,6 +44,12 @@ impl Inventory {
             }
         }
         self.sections.extend(found);
+        self.sort_sections();
+    }
+
+    /// Sorts the sections by file and offset, as [`Inventory::sections`] promises; readers
+    /// may declare them in any order, and one that stops early leaves them as declared.
+    pub fn sort_sections(&mut self) {
         self.sections
             .sort_by_key(|s| (s.file, s.range.start, s.range.len));
     }

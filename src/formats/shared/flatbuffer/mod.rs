@@ -89,7 +89,9 @@ pub fn verify<'a, T>(
         }
     }
     let (position, message) = describe(&err);
-    Verified::Invalid(position, message)
+    // The verifier may name a position it computed from a bogus offset: only one inside the
+    // buffer is a place in the file.
+    Verified::Invalid(position.filter(|&p| p <= buf.len()), message)
 }
 
 /// What limit `err` reports, in the words of the default limits.
