@@ -1,0 +1,41 @@
+#!/bin/sh
+# Copies the committed fixtures into fuzz/corpus/<target>/ as seed corpora. Files are named
+# by the SHA-1 of their content, as libFuzzer names the inputs it adds, so running this again
+# adds nothing twice. The corpus is not committed (fuzz/.gitignore): it grows with each run.
+#
+#   rten     tests/fixtures/rten/**/*.rten
+#   onnx     tests/fixtures/onnx/**/*.onnx
+#   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
+#   writers  the rten, onnx and foreign fixtures
+set -eu
+cd "$(dirname "$0")/.."
+fixtures=tests/fixtures
+
+seed() { # seed TARGET FILE...
+    target=$1
+    shift
+    mkdir -p "fuzz/corpus/$target"
+    for f in "$@"; do
+        cp "$f" "fuzz/corpus/$target/$(sha1sum <"$f" | cut -c1-40)"
+    done
+}
+
+files() { # files DIR [NAME-PATTERN]: regular files under DIR, if it exists
+    [ -d "$1" ] || return 0
+    find "$1" -type f -name "${2:-*}" | sort
+}
+
+# shellcheck disable=SC2046 # fixture paths have no spaces
+seed rten $(files $fixtures/rten '*.rten')
+# shellcheck disable=SC2046
+seed onnx $(files $fixtures/onnx '*.onnx')
+# shellcheck disable=SC2046
+seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/foreign) \
+    $(files $fixtures/paddle) $(files $fixtures/executorch)
+# shellcheck disable=SC2046
+seed writers $(files $fixtures/rten '*.rten') $(files $fixtures/onnx '*.onnx') \
+    $(files $fixtures/foreign)
+
+for t in rten onnx detect writers; do
+    echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
+done
