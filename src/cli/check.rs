@@ -39,6 +39,8 @@ pub struct CheckArgs {
     /// file are printed, and the rest are counted.
     #[arg(long)]
     all_infos: bool,
+    #[command(flatten)]
+    data: super::DataArgs,
 }
 
 fn selector(s: &str) -> Result<Selector, SelectorError> {
@@ -69,6 +71,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     let options = ReadOptions {
         verify_checksums: args.verify_checksums,
         progress: Some(&report),
+        data: &args.data.files,
     };
     let mut paths = Vec::new();
     let mut usage_problem = false;

@@ -12,11 +12,13 @@ pub struct DumpArgs {
     /// Write JSON: the only dump format, so the flag may be left out.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    data: super::DataArgs,
 }
 
 pub fn run(args: DumpArgs) -> io::Result<Outcome> {
-    let DumpArgs { file, json: _ } = args;
-    let analysis = match super::analyze_one(&file) {
+    let DumpArgs { file, json: _, data } = args;
+    let analysis = match super::analyze_one(&file, &data) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };

@@ -16,10 +16,12 @@ pub struct InspectArgs {
     /// Print the text summary even on a terminal.
     #[arg(long)]
     summary: bool,
+    #[command(flatten)]
+    data: super::DataArgs,
 }
 
 pub fn run(args: InspectArgs) -> io::Result<Outcome> {
-    let analysis = match super::analyze_one(&args.file) {
+    let analysis = match super::analyze_one(&args.file, &args.data) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };

@@ -8,7 +8,7 @@ mod progress;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Inspect and validate machine-learning model files: RTen (.rten V1/V2) and ONNX (.onnx with
@@ -110,9 +110,23 @@ fn complain(message: impl std::fmt::Display) {
     eprintln!("rtenx: {}", rtenx::escape::sanitize(&message.to_string()));
 }
 
+/// Data files to pair with a model, for `check`, `inspect` and `dump`.
+#[derive(Debug, Default, clap::Args)]
+pub struct DataArgs {
+    /// A data file that belongs to the model, for formats whose model does not name its data
+    /// files (ExecuTorch `.ptd`, Paddle `.pdiparams`); repeatable. Without it, matching files
+    /// beside the model are used.
+    #[arg(long = "data", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
 /// Opens and analyses one named model, printing the error if it cannot be read.
-fn analyze_one(path: &Path) -> Result<rtenx::Analysis, Outcome> {
-    rtenx::analyze(path).map_err(|e| {
+fn analyze_one(path: &Path, data: &DataArgs) -> Result<rtenx::Analysis, Outcome> {
+    let options = rtenx::formats::ReadOptions {
+        data: &data.files,
+        ..Default::default()
+    };
+    rtenx::analyze_with(path, &options).map_err(|e| {
         complain(e);
         Outcome::Failure
     })

@@ -16,7 +16,7 @@ pub mod shared;
 use crate::check::{Findings, RuleGroup};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How sure a detector is that bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,4 +80,8 @@ pub struct ReadOptions<'a> {
     pub verify_checksums: bool,
     /// Called with (bytes done, bytes in all) while long work such as hashing runs.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Data files named on the command line (`--data`), for formats whose model does not
+    /// record where its data lives (ExecuTorch `.ptd`, Paddle `.pdiparams`). Readers use
+    /// the ones they need and report the rest; without any, they look beside the model.
+    pub data: &'a [PathBuf],
 }

@@ -195,7 +195,7 @@ impl Prepared {
     pub fn analyze(&self) -> rtenx::Analysis {
         let options = rtenx::formats::ReadOptions {
             verify_checksums: true,
-            progress: None,
+            ..Default::default()
         };
         rtenx::analyze_with(&self.entry, &options).unwrap()
     }
