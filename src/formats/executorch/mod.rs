@@ -17,7 +17,7 @@ mod plan;
 mod program;
 pub mod rules;
 mod scalar;
-mod schema;
+pub mod schema;
 mod segments;
 mod verify;
 
