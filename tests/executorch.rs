@@ -238,3 +238,62 @@ fn a_data_file_that_the_program_does_not_use_is_reported() {
         "{codes:?}"
     );
 }
+
+#[test]
+fn a_program_of_more_than_a_million_tables_is_over_the_runtime_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each kernel call is two tables, each value two more: about 2.4M tables.
+    rtenx::synth::executorch::write(dir.path(), 600_000, 1, 64).unwrap();
+    let a = analyze(&dir.path().join("model.pte"), &[]);
+    let codes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(codes, ["ET002"]);
+    assert_eq!(a.inventory.graphs[0].nodes.len(), 600_001 + 1 + 600_000);
+}
+
+#[test]
+fn a_program_of_2_gib_is_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("add.pte");
+    std::fs::copy(fixture("add.pte"), &path).unwrap();
+    // Sparse: a header-less program is the whole file.
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(1 << 31)
+        .unwrap();
+    let a = analyze(&path, &[]);
+    let codes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert!(codes.contains(&"ET022"), "{codes:?}");
+}
+
+/// bad/verdicts.tsv: what the real runtime did with each hostile case (with the data files of
+/// its folder). Wherever it refuses, crashes or computes garbage, rtenx reports an error.
+#[test]
+fn rtenx_reports_an_error_wherever_the_runtime_fails_a_hostile_case() {
+    let bad = fixture("bad");
+    let table = std::fs::read_to_string(bad.join("verdicts.tsv")).unwrap();
+    let mut failing = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("case\t"))
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (case, verdict) = (cols[0], cols[2]);
+        if verdict == "loads-and-runs" || case.starts_with("ET026") {
+            continue;
+        }
+        failing += 1;
+        let a = analyze(&bad.join(case), &[]);
+        let errors = a
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        assert!(
+            errors > 0,
+            "{case}: the runtime says {verdict}, rtenx finds no error"
+        );
+    }
+    assert!(failing >= 40, "{failing} failing cases");
+}

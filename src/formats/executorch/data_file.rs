@@ -22,16 +22,14 @@ fn is_legacy(flatbuffer: &[u8]) -> bool {
 }
 
 /// Reads a `.ptd` whose bytes are file 0 of `inv`, and returns its entries, with their
-/// tensors added to `inv`.
+/// tensors added to `inv`; `None` if the file could not be read to its end.
 pub fn read(
     bytes: &[u8],
     inv: &mut Inventory,
     budget: &mut Budget,
     out: &mut Findings,
-) -> Vec<Entry> {
-    let Some(layout) = header::data(bytes, inv, out) else {
-        return Vec::new();
-    };
+) -> Option<Vec<Entry>> {
+    let layout = header::data(bytes, inv, out)?;
     let flatbuffer = usize::try_from(layout.flatbuffer_end)
         .ok()
         .and_then(|end| bytes.get(..end))
@@ -41,13 +39,11 @@ pub fn read(
         inv_format(reader.inv, "FT01 data, first generation");
         let message = "this .ptd has the first FT01 layout (ExecuTorch 0.6, with tensor_alignment and a tensor list); runtimes from 0.7 on read its fields as the current layout's and get garbage";
         reader.out.add(&LEGACY_DATA_FILE, Place::at(0), message);
-        let Some(root) = verify::verify(
+        let root = verify::verify(
             flatbuffer,
             legacy::root_as_flat_tensor_with_opts,
             reader.out,
-        ) else {
-            return Vec::new();
-        };
+        )?;
         reader.version(root.version(), &root._tab);
         let segments = reader.segments(
             root.segments()
@@ -65,10 +61,7 @@ pub fn read(
         segments
     } else {
         inv_format(reader.inv, "FT01 data");
-        let Some(root) = verify::verify(flatbuffer, fb::root_as_flat_tensor_with_opts, reader.out)
-        else {
-            return Vec::new();
-        };
+        let root = verify::verify(flatbuffer, fb::root_as_flat_tensor_with_opts, reader.out)?;
         reader.version(root.version(), &root._tab);
         let segments = reader.segments(
             root.segments()
@@ -102,7 +95,7 @@ pub fn read(
         _ => SectionKind::BlobData,
     };
     segments::declare(&segments, &layout, 0, kind, inv);
-    entries
+    Some(entries).filter(|_| layout.complete())
 }
 
 fn inv_format(inv: &mut Inventory, version: &str) {

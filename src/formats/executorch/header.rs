@@ -30,6 +30,8 @@ pub struct Layout {
     pub segment_base: Option<u64>,
     /// Bytes of segment data after `segment_base`.
     pub segment_data_size: u64,
+    /// Whether the file has a header that says where segments are (even an unusable one).
+    pub has_header: bool,
 }
 
 fn u32_at(bytes: &[u8], at: u64) -> Option<u32> {
@@ -50,6 +52,14 @@ fn u64_at(bytes: &[u8], at: u64) -> Option<u64> {
 struct Fields<'a> {
     bytes: &'a [u8],
     inv: &'a mut Inventory,
+}
+
+impl Layout {
+    /// Whether every byte the header declares could be placed, so that unclaimed bytes are
+    /// really unused.
+    pub fn complete(&self) -> bool {
+        self.segment_base.is_some() || self.segment_data_size == 0
+    }
 }
 
 impl Fields<'_> {
@@ -82,7 +92,7 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
     let size = bytes.len() as u64;
     let magic = bytes.get(8..12);
     if magic != Some(PROGRAM_MAGIC.as_slice()) {
-        looks_corrupt(bytes, MIN_PROGRAM_HEADER, PROGRAM_MAGIC, out);
+        let corrupt = looks_corrupt(bytes, MIN_PROGRAM_HEADER, PROGRAM_MAGIC, out);
         inv.property("extended_header", "none", None);
         check_program_size(size, out);
         section(inv, SectionKind::ModelData, 0, size);
@@ -90,6 +100,7 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
             flatbuffer_end: size,
             segment_base: None,
             segment_data_size: 0,
+            has_header: corrupt,
         });
     }
     let mut f = Fields { bytes, inv };
@@ -112,10 +123,11 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
         out.add(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
+    // Headers before ExecuTorch 1.0 have no segment_data_size: the segments run to the end.
     let data_size = if length >= 32 {
         f.u64("segment_data_size", 32).unwrap_or(0)
     } else {
-        0
+        size.saturating_sub(base)
     };
     if program_size > size || program_size < header_end {
         let message = format!(
@@ -136,6 +148,7 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
         flatbuffer_end: program_size,
         segment_base,
         segment_data_size: data_size,
+        has_header: true,
     })
 }
 
@@ -192,6 +205,7 @@ pub fn data(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Lay
         flatbuffer_end: fb_end,
         segment_base,
         segment_data_size: data_size,
+        has_header: true,
     })
 }
 

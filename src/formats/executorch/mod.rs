@@ -64,7 +64,9 @@ impl Format for ExecuTorch {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if kind(bytes).is_some() {
+        // The identifiers the runtime reads name the format even in a file cut short.
+        let known = matches!(bytes.get(4..8), Some(id) if id == PROGRAM_ID || id == DATA_ID);
+        if known || kind(bytes).is_some() {
             Detection::Magic
         } else {
             Detection::No
@@ -84,7 +86,7 @@ impl Format for ExecuTorch {
         let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
         inv.preferred_alignment = Some(CONSTANT_ALIGNMENT);
         let id = bytes.get(4..8).unwrap_or_default();
-        let data = kind(bytes) == Some("data");
+        let data = bytes.get(4..6) == Some(b"FT");
         inv.format_version = format!(
             "{} {}",
             if data { "data" } else { "program" },
@@ -105,9 +107,11 @@ impl Format for ExecuTorch {
             );
             return inv;
         }
+        // Unclaimed bytes are reported only when every part of the file could be placed.
         if data {
-            data_file::read(bytes, &mut inv, &mut Budget::default(), out);
-            inv.fill_gaps();
+            if data_file::read(bytes, &mut inv, &mut Budget::default(), out).is_some() {
+                inv.fill_gaps();
+            }
             inv.sizes = breakdown::data(&inv);
             return inv;
         }
@@ -116,7 +120,9 @@ impl Format for ExecuTorch {
         };
         let mut budget = std::mem::take(&mut program.budget);
         pairing::resolve(file, options, &program, &mut budget, &mut inv, out);
-        inv.fill_gaps();
+        if program.complete {
+            inv.fill_gaps();
+        }
         inv.sizes = breakdown::program(&inv, &program);
         inv
     }

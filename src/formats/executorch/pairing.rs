@@ -51,8 +51,12 @@ pub fn resolve(
         let mut sub = Inventory::of_model(FileFormat::Read("executorch"), &data);
         let mut sub_out = Findings::default();
         let entries = data_file::read(data.bytes(), &mut sub, budget, &mut sub_out);
+        let entries = entries.unwrap_or_default();
         let same_stem = path.file_stem() == model.path().file_stem();
-        if explicit || same_stem || entries.iter().any(|e| needed.contains(&e.key)) {
+        // Delegates name the blobs they load only inside their own data, so a program with
+        // delegates takes every data file beside it that holds blobs.
+        let blobs = !program.delegates.is_empty() && entries.iter().any(|e| e.desc.is_none());
+        if explicit || same_stem || blobs || entries.iter().any(|e| needed.contains(&e.key)) {
             let (file, base) = absorb(inv, sub, sub_out, out);
             let entries = entries
                 .into_iter()

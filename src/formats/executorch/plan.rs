@@ -160,11 +160,27 @@ impl Walk<'_, '_> {
             fb::KernelTypes::Bool => scalar(DType::Bool, vec![]),
             fb::KernelTypes::String => scalar(DType::String, vec![]),
             fb::KernelTypes::IntList => {
-                let n = value
-                    .val_as_int_list()
-                    .and_then(|l| l.items())
-                    .map_or(0, |i| i.len());
-                scalar(DType::I64, vec![Dim::Fixed(n as u64)])
+                // Items are value indices (boxed, so that they can be symbolic).
+                let items = value.val_as_int_list().and_then(|l| l.items());
+                let n = method.value_count();
+                if let Some(bad) = items
+                    .into_iter()
+                    .flatten()
+                    .find(|&i| usize::try_from(i).map_or(true, |i| i >= n))
+                {
+                    let message = format!("an int list of method \"{}\" holds value {bad}, but the method has {n} values", method.name);
+                    self.out.add(
+                        &INDEX_OUT_OF_RANGE,
+                        Place::at(at).item(Item::Graph {
+                            graph: method.graph,
+                        }),
+                        message,
+                    );
+                }
+                scalar(
+                    DType::I64,
+                    vec![Dim::Fixed(items.map_or(0, |i| i.len()) as u64)],
+                )
             }
             fb::KernelTypes::DoubleList => {
                 let n = value
@@ -602,14 +618,6 @@ fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
         fb::KernelTypes::String => AttrValue::Str(Name::from(
             value.val_as_string()?.string_val().unwrap_or_default(),
         )),
-        fb::KernelTypes::IntList => AttrValue::Ints(
-            value
-                .val_as_int_list()?
-                .items()?
-                .iter()
-                .take(SHOWN_ITEMS)
-                .collect(),
-        ),
         fb::KernelTypes::DoubleList => AttrValue::Floats(
             value
                 .val_as_double_list()?

@@ -74,6 +74,8 @@ pub struct Program {
     pub inline_bytes: (u64, u64),
     /// What is left of the entry budget, for the data files.
     pub budget: Budget,
+    /// Whether every declared byte could be placed.
+    pub complete: bool,
 }
 
 /// Where constants are read from.
@@ -174,6 +176,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
     };
     segments::declare(&segments, &layout, 0, kind, inv);
     Some(Program {
+        complete: layout.complete(),
         segments,
         uses,
         named,

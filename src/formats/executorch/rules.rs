@@ -128,15 +128,16 @@ kernels that expect aligned data may copy or fault. Constants inside a segment a
         "The program FlatBuffer is 2 GiB or larger.",
         "FlatBuffers address with 32-bit offsets, so a FlatBuffer is at most 2 GiB. Large \
 weights belong in segments or in a .ptd file (`external_constants=True`).");
-    DATA_VERSION_UNKNOWN = ("ET023", "data-version-unknown", Warning,
+    DATA_VERSION_UNKNOWN = ("ET023", "data-version-unknown", Error,
         "A .ptd's FlatTensor.version is not 0.",
-        "Every ExecuTorch release writes version 0. The Python deserializer refuses other \
-values; the C++ runtime does not check, and reads the file as if it were version 0.");
-    LEGACY_DATA_FILE = ("ET024", "legacy-data-file", Warning,
+        "Every ExecuTorch release writes version 0, and both the Python deserializer and the \
+runtime (1.5.1 checked) refuse other values.");
+    LEGACY_DATA_FILE = ("ET024", "legacy-data-file", Error,
         "The .ptd uses the first FT01 layout, which current runtimes misread.",
         "ExecuTorch 0.6 wrote .ptd files with tensor_alignment and a tensor list. ExecuTorch \
 0.7 changed the field ids without changing the identifier or version, so current runtimes \
-read such a file as garbage. rtenx reads both layouts. Export the data again with the \
+read such a file as garbage (1.5.1 refuses its methods: \"Malformed PTD\"). rtenx reads\
+both layouts. Export the data again with the \
 ExecuTorch release you deploy.");
     METHOD_INCOMPLETE = ("ET025", "method-incomplete", Error,
         "A method lacks a field the runtime needs to load it.",

@@ -45,7 +45,7 @@ pub fn read(
                 start: base + offset,
                 len: size,
             }),
-            (None, _) if size == 0 => None,
+            (None, _) if size == 0 || layout.has_header => None,
             (None, _) => {
                 let message = format!(
                     "segment {index} holds {size} bytes, but the file has no extended header to say where segments start"
@@ -137,10 +137,13 @@ pub fn declare(
         return;
     }
     ranges.sort_by_key(|r| r.start);
-    // Padding up to the next segment, as writers leave it; longer runs are gaps.
+    // Padding up to the next segment, as writers leave it: less than the segment alignment,
+    // or than the alignment the next segment was placed at (writers may use up to 64 KiB).
+    // Longer runs are gaps.
     let mut cursor = layout.flatbuffer_end;
     for range in ranges {
-        if range.start > cursor && range.start - cursor < SEGMENT_ALIGNMENT {
+        let placed_at = 1u64 << range.start.trailing_zeros().min(16);
+        if range.start > cursor && range.start - cursor < placed_at.max(SEGMENT_ALIGNMENT) {
             let range = ByteRange::between(cursor, range.start);
             inv.sections.push(Section {
                 file,
