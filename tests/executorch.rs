@@ -297,3 +297,65 @@ fn rtenx_reports_an_error_wherever_the_runtime_fails_a_hostile_case() {
     }
     assert!(failing >= 40, "{failing} failing cases");
 }
+
+/// Reads `bytes` as an in-memory file named `name`, checking that nothing panics and that
+/// every finding in the file points inside it.
+fn read_mutant(name: &str, bytes: Vec<u8>) -> rtenx::Analysis {
+    let size = bytes.len() as u64;
+    let file = rtenx::source::ModelFile::in_memory(name, bytes);
+    let a = rtenx::analyze_file(&file);
+    for f in a.findings.iter().filter(|f| f.file == 0) {
+        assert!(f.offset.is_none_or(|o| o <= size), "{name}: {f:?}");
+    }
+    a
+}
+
+/// Every cut of every real file is read without a panic; a file whose header states its
+/// length (a `.pte` with `eh00`, every `.ptd`) is an error when cut anywhere.
+#[test]
+fn every_truncation_of_every_file_is_read_and_sized_files_are_errors() {
+    for path in real_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let sized = bytes.get(8..12) == Some(b"eh00") || bytes.get(8..12) == Some(b"FH01");
+        for len in 0..bytes.len() {
+            let a = read_mutant(&name, bytes[..len].to_vec());
+            if sized && len >= 8 {
+                let errors = a
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity == Severity::Error)
+                    .count();
+                assert!(errors > 0, "{name} cut to {len} bytes: no error");
+            }
+        }
+    }
+}
+
+/// Random byte flips and overwrites in every real file never panic the reader.
+#[test]
+fn byte_mutations_never_panic() {
+    let mut state = 0x5eed_0e7c_u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for path in real_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        for _ in 0..400 {
+            let mut mutant = bytes.clone();
+            for _ in 0..1 + next(4) {
+                let i = next(mutant.len());
+                mutant[i] = match next(3) {
+                    0 => mutant[i] ^ (1 << next(8)),
+                    1 => [0x00, 0x7f, 0x80, 0xff][next(4)],
+                    _ => mutant[next(mutant.len())],
+                };
+            }
+            read_mutant(&name, mutant);
+        }
+    }
+}
