@@ -110,10 +110,19 @@ impl Walk<'_, '_> {
         let Some(values) = method.values else {
             return true;
         };
-        method.defined = vec![true; 0];
+        method.defined = Vec::new();
         for (i, value) in values.iter().enumerate() {
             let at = value._tab.loc() as u64;
-            if !self.budget.spend(1, Place::at(at), self.out) {
+            // A value costs its node and its dimensions: a FlatBuffer may list one tensor
+            // with many dimensions a million times.
+            let rank = value
+                .val_as_tensor()
+                .and_then(|t| t.sizes())
+                .map_or(0, |s| s.len());
+            if !self
+                .budget
+                .spend(1 + rank.min(64) as u64, Place::at(at), self.out)
+            {
                 return false;
             }
             let node = i as NodeId;
