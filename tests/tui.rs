@@ -105,6 +105,19 @@ fn an_empty_list_says_so_and_the_key_bar_fits_the_width() {
 }
 
 #[test]
+fn y_copies_the_selected_name_and_says_so_once() {
+    let mut a = app("executorch/mlp.pte", Tab::Tensors);
+    press(&mut a, "y");
+    let name = a.copied.clone().expect("a tensor name");
+    assert!(name.starts_with("forward.%"), "{name}");
+    let bar = screen(&mut a).lines().last().unwrap().to_owned();
+    assert_eq!(bar.trim(), format!("copied {name}"));
+    assert!(!screen(&mut a).lines().last().unwrap().contains("copied"));
+    press(&mut a, "4y");
+    assert_eq!(a.copied.as_deref(), Some("aten::addmm.out"));
+}
+
+#[test]
 fn enter_follows_a_link_and_back_returns() {
     let mut a = app("rten/subgraphs.rten", Tab::Graph);
     press(&mut a, "/relu\n");

@@ -24,7 +24,10 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
     let current = app.tabs.get(app.tab);
     current.draw(frame, body, &app.analysis, theme);
     let typing = current.filter().filter(|f| f.typing());
-    frame.render_widget(key_bar(app.tab, typing, keys_area.width, theme), keys_area);
+    match app.copied.take() {
+        Some(text) => frame.render_widget(copied(&text, theme), keys_area),
+        None => frame.render_widget(key_bar(app.tab, typing, keys_area.width, theme), keys_area),
+    }
     if app.help {
         help::draw(frame, body, theme);
     }
@@ -58,6 +61,15 @@ fn tab_bar(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
         Paragraph::new(Span::styled(sanitize(&file).into_owned(), theme.dim())).right_aligned(),
         file_area,
     );
+}
+
+/// What `y` copied, until the next key.
+fn copied(text: &str, theme: Theme) -> Paragraph<'static> {
+    let shown = crate::escape::clip(sanitize(text), 80).into_owned();
+    Paragraph::new(Line::from(vec![
+        Span::styled(" copied ", theme.heading()),
+        Span::raw(shown),
+    ]))
 }
 
 /// The filter being typed, or the keys of `tab` that fit in `width` columns, most useful
