@@ -182,8 +182,8 @@ fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
             let items = row.items.map(|n| format!("  ({n})")).unwrap_or_default();
             let share = row.bytes as f64 * 100.0 / whole as f64;
             format!(
-                "{:<28} {:>10} {share:>6.1}%{items}",
-                row.label.display(),
+                "{:<40} {:>10} {share:>6.1}%{items}",
+                crate::escape::clip(row.label.display(), 40),
                 format_size(row.bytes, BINARY)
             )
         })

@@ -7,8 +7,8 @@
 //! `tests/tui.rs`).
 
 pub mod app;
-pub mod component;
 mod clipboard;
+pub mod component;
 mod cursor;
 pub mod event;
 pub mod filter;
