@@ -45,6 +45,7 @@ fn hostile_models_stay_small_in_memory() {
     a_rule_broken_millions_of_times_lists_a_bounded_number();
     millions_of_empty_subgraphs_are_bounded();
     shared_flatbuffer_tables_are_paid_for_each_time();
+    shared_executorch_tables_are_paid_for_each_time();
     millions_of_empty_model_level_entries_are_weighed();
 }
 
@@ -270,7 +271,6 @@ fn millions_of_empty_model_level_entries_are_weighed() {
 /// the entry budget, which runs out (RX016) long before memory does. The verifier counts every
 /// visit to a shared table and allows a quarter of the file's bytes in tables, so the file is
 /// padded with a long list of buffer sizes to pass it.
-#[test]
 fn shared_executorch_tables_are_paid_for_each_time() {
     use rtenx::formats::executorch::schema::program as et;
     let mut b = flatbuffers::FlatBufferBuilder::new();
