@@ -100,7 +100,9 @@ mod tests {
         let rten = |location: &[u8]| rten_refuses(&Location::new(location));
         assert!(rten(b"model.onnx.data").is_none());
         assert!(rten(b"w.onnx_data_3").is_none());
-        assert!(rten(b"weights.bin").unwrap().contains("has extension \"bin\""));
+        assert!(rten(b"weights.bin")
+            .unwrap()
+            .contains("has extension \"bin\""));
         assert!(rten(b"weights").unwrap().contains("has no extension"));
         assert!(rten(b"w\xff.data").unwrap().contains("not UTF-8"));
         for refused in ["sub/w.data", "./w.data", "sub\\w.data"] {
