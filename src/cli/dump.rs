@@ -17,7 +17,11 @@ pub struct DumpArgs {
 }
 
 pub fn run(args: DumpArgs) -> io::Result<Outcome> {
-    let DumpArgs { file, json: _, data } = args;
+    let DumpArgs {
+        file,
+        json: _,
+        data,
+    } = args;
     let analysis = match super::analyze_one(&file, &data) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),

@@ -8,6 +8,7 @@
 
 pub mod foreign;
 pub mod onnx;
+pub mod paddle;
 pub mod registry;
 pub mod rten;
 pub mod scan;

@@ -11,7 +11,11 @@ use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
 
 /// Every format rtenx reads.
-pub static FORMATS: &[&dyn Format] = &[&super::rten::Rten, &super::onnx::Onnx];
+pub static FORMATS: &[&dyn Format] = &[
+    &super::rten::Rten,
+    &super::onnx::Onnx,
+    &super::paddle::Paddle,
+];
 
 /// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.
 static SHARED_GROUPS: &[&RuleGroup] = &[&generic::GROUP, &datafiles::rules::GROUP];

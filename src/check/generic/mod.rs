@@ -66,7 +66,8 @@ element size cannot be used in place from a memory-mapped file: most runtimes si
 it, which costs time and memory, and rten's memory-mapped loader (`load_mmap`) refuses an \
 ONNX model with such a tensor (\"data has incorrect alignment\"). onnx's own writer packs \
 small tensors unaligned when asked to store every tensor externally (`size_threshold=0`). \
-Inline data is not checked, because formats such as protobuf cannot align it.");
+Inline data is not checked, because formats such as protobuf cannot align it, and neither are \
+formats that never align (PaddlePaddle parameter streams), whose runtimes always copy.");
     TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning,
         "An external tensor is not aligned to the format's preferred alignment.",
         "Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in \
