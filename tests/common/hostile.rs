@@ -19,6 +19,16 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
         "tests/amplification.rs",
         "attribute_lists_past_the_budget_are_counted_not_kept",
     ),
+    (
+        "PD013",
+        "tests/paddle.rs",
+        "a_program_of_2_gib_is_too_large",
+    ),
+    (
+        "PD017",
+        "tests/paddle.rs",
+        "data_names_the_parameter_file_and_a_second_one_is_unused",
+    ),
 ];
 
 /// An expected value, or `*`: not compared.

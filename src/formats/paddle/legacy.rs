@@ -8,10 +8,10 @@ use super::dtype;
 use super::program::{offset_in, shape, sort, Builder, Param};
 use super::record;
 use super::rules::*;
-use crate::check::{Item, Place};
+use crate::check::{Findings, Item, Place};
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
 use crate::inventory::{
-    Attr, AttrValue, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
+    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
 };
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -40,6 +40,25 @@ pub fn read(file: &[u8], b: &mut Builder<'_>) -> Vec<Param> {
     let mut params = reader.params;
     sort(&mut params);
     params
+}
+
+/// Reports parameters of both FP16 and BF16, which Paddle Inference refuses in a ProgramDesc.
+pub fn mixed_half_types(params: &[Param], out: &mut Findings) {
+    let first = |dtype| params.iter().find(|p| p.dtype == Some(dtype));
+    let (Some(f16), Some(bf16)) = (first(DType::F16), first(DType::BF16)) else {
+        return;
+    };
+    let message = format!(
+        "variable \"{}\" is FP16 and \"{}\" BF16; Paddle Inference refuses a program whose \
+weights mix the two",
+        f16.name.display(),
+        bf16.name.display()
+    );
+    let place = Place::at(bf16.offset).item(Item::Node {
+        graph: 0,
+        node: bf16.node,
+    });
+    out.add(&MIXED_HALF_TYPES, place, message);
 }
 
 struct Reader<'a, 'b, 'c> {

@@ -13,6 +13,7 @@ mod pairing;
 mod params;
 mod pir;
 mod program;
+pub mod proto;
 mod record;
 pub mod rules;
 mod sniff;
@@ -106,7 +107,9 @@ impl Format for Paddle {
             let params = if kind == Some(Kind::Pir) {
                 pir::read(bytes, &mut b)
             } else {
-                legacy::read(bytes, &mut b)
+                let params = legacy::read(bytes, &mut b);
+                legacy::mixed_half_types(&params, b.out);
+                params
             };
             pairing::read(file, options.data, &params, &mut b);
         }

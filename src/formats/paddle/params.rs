@@ -73,7 +73,11 @@ the first without a record is \"{}\"",
         let record = match parsed {
             Ok(r) => r,
             Err(p) => {
-                let p = if at == 0 { misnamed(stream, p) } else { p };
+                // A file of another format is about the whole file, not one variable.
+                let (p, place) = match misnamed(stream, at, p) {
+                    Ok(p) => (p, place),
+                    Err(p) => (p, Place::at(0).in_file(stream.file)),
+                };
                 out.add(p.rule, place.offset(p.at), p.message);
                 return;
             }
@@ -199,23 +203,23 @@ fn compare(param: &Param, record: &Record, place: Place, out: &mut Findings) {
     }
 }
 
-/// A bad version word at the start of the file, restated as what the file really is when
-/// another format claims it.
-fn misnamed(stream: &Stream<'_>, p: Problem) -> Problem {
-    if !std::ptr::eq(p.rule, &VERSION_WORD) {
-        return p;
+/// A bad version word at the start of the file is restated (`Err`) as what the file really
+/// is when another format claims it; any other problem stays as it is (`Ok`).
+fn misnamed(stream: &Stream<'_>, at: u64, p: Problem) -> Result<Problem, Problem> {
+    if at != 0 || !std::ptr::eq(p.rule, &VERSION_WORD) {
+        return Ok(p);
     }
     let head = stream.bytes[..stream.bytes.len().min(HEAD)].to_vec();
     let what = match registry::detect(&ModelFile::in_memory(&stream.label, head)) {
         Detected::Read(f) if f.name() != "paddle" => format!("a model in the {} format", f.name()),
         Detected::NotRead(f) => f.title.to_owned(),
-        _ => return p,
+        _ => return Ok(p),
     };
     let found = stream
         .bytes
         .first_chunk::<4>()
         .map_or(0, |b| u32::from_le_bytes(*b));
-    Problem {
+    Err(Problem {
         rule: &PARAMS_NOT_PADDLE,
         message: format!(
             "{} is {what}, not a Paddle parameter stream; Paddle refuses it (expected file \
@@ -223,5 +227,5 @@ format: 0, but {found} found)",
             stream.label
         ),
         ..p
-    }
+    })
 }

@@ -62,12 +62,14 @@ silently assigns weights to the wrong variables if one was dropped in the middle
         "Paddle's loader requires the stream to end exactly after the record of the last \
 persistable variable (\"Not allowed to load partial data via load_combine_op\"). Extra bytes \
 usually mean the parameters belong to a different program, one with more variables.");
-    RECORD_TYPE_MISMATCH = ("PD011", "record-type-mismatch", Warning,
+    RECORD_TYPE_MISMATCH = ("PD011", "record-type-mismatch", Error,
         "A record's dtype or dimensions differ from its variable's declaration.",
         "The program declares each persistable variable's element type and shape; the record \
-stored for it states its own. Paddle does not compare them when loading, so a mismatch runs \
-with the stored tensor, and fails or computes garbage in the first operator that expects the \
-declared shape. `-1` in a declared dimension matches any size.");
+stored for it states its own. Paddle does not compare them when loading: it loads the stored \
+tensor, and the first operator that expects the declared shape refuses to run (a Linear whose \
+weight was stored transposed fails with \"The last dimension of input Bias is expected be equal \
+to the actual width of input Weight\") or computes garbage. `-1` in a declared dimension \
+matches any size.");
     PARAMS_NOT_PADDLE = ("PD012", "params-not-paddle", Error,
         "The parameter file is another format, such as a pickle `.pdparams`.",
         "A file in the place of a `.pdiparams` starts with something that is not a tensor \
@@ -101,4 +103,10 @@ before its definition, or one that is never defined.");
         "A Paddle program reads one combined parameter file. When `--data` names several \
 files, rtenx reads the first as the program's parameters and reports the others, which \
 probably belong to another model.");
+    MIXED_HALF_TYPES = ("PD018", "mixed-half-types", Error,
+        "A legacy program's parameters mix float16 and bfloat16.",
+        "Paddle Inference decides a ProgramDesc model's precision from its persistable variables \
+and refuses one that has both FP16 and BF16 weights (\"The model's weights already has been set \
+float16 type, but also has bfloat16 type\"). The same weights saved as a PIR `.json` program \
+load. Cast one group, or save the model with the PIR API.");
 }
