@@ -7,7 +7,7 @@ Writes OUTDIR/big.pdiparams: RECORDS (100,000) FP32 records of ELEMENTS (25,600)
 102,426 bytes a record, 10.24 GB in all. Only the 26-byte record headers are written; the data
 between them is a hole, so the file costs a few hundred KB of disk. Also writes OUTDIR/big.pdmodel,
 a ProgramDesc whose block 0 declares the RECORDS persistable FP32 variables p000000.. (sorted as
-the records are) and one relu op, so that `rtenx check big.pdmodel` pairs the two. Python's
+the records are) and one concat op that reads them all, so that `rtenx check big.pdmodel` pairs the two. Python's
 standard library only: the protobuf is encoded by hand, following schema/framework.proto.
 """
 import os
@@ -69,7 +69,7 @@ def main():
     block = number(1, 0) + number(2, -1)
     block += b"".join(field(3, var(n, elements, True)) for n in names)
     block += field(3, var("y", elements, False))
-    block += field(4, op("relu", [names[0]], ["y"]))
+    block += field(4, op("concat", names, ["y"]))
     with open(os.path.join(out, "big.pdmodel"), "wb") as f:
         f.write(field(1, block))
     print(f"{out}/big.pdiparams: {records} records, {records * size} bytes; {out}/big.pdmodel")

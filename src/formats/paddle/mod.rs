@@ -85,7 +85,7 @@ impl Format for Paddle {
             b.inv.format_version = "parameter stream".to_owned();
             let label = crate::escape::path(file.path()).into_owned();
             let stream = params::Stream {
-                bytes,
+                source: file,
                 file: 0,
                 label,
             };

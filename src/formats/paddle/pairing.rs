@@ -151,7 +151,7 @@ fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
         |n| n.to_string_lossy().into_owned(),
     );
     let stream = Stream {
-        bytes: file.bytes(),
+        source: file,
         file: id,
         label: crate::escape::sanitize(&label).into_owned(),
     };

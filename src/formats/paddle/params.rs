@@ -6,7 +6,7 @@
 //! read; a record's data is skipped by its size.
 
 use super::program::{Builder, Param};
-use super::record::{self, Problem, Record};
+use super::record::{self, Problem, Record, Stop, Window};
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::registry::{self, Detected};
@@ -22,9 +22,9 @@ const RECORD_ENTRIES: u64 = 8;
 /// Bytes of a file given to the format detectors to say what a misnamed file is.
 const HEAD: usize = 4096;
 
-/// One parameter file: its bytes and its place in the inventory.
+/// One parameter file: its map and its place in the inventory.
 pub struct Stream<'b> {
-    pub bytes: &'b [u8],
+    pub source: &'b ModelFile,
     pub file: FileId,
     /// How the file is named in messages.
     pub label: String,
@@ -34,7 +34,8 @@ pub struct Stream<'b> {
 /// every record up to the end of the file. Stops at the first record that cannot be read.
 pub fn read(stream: &Stream<'_>, params: Option<&[Param]>, b: &mut Builder<'_>) {
     let Builder { inv, budget, out } = b;
-    let size = stream.bytes.len() as u64;
+    let bytes = stream.source.bytes();
+    let size = bytes.len() as u64;
     let mut at = 0u64;
     for index in 0.. {
         let param = params.map(|p| p.get(index));
@@ -66,9 +67,9 @@ the first without a record is \"{}\"",
             return;
         }
         let parsed = if param.is_some_and(|p| p.vocab) {
-            record::vocab(stream.bytes, at)
+            record::vocab(Window::whole(bytes), at).map_err(|stop| stop.into_problem(at))
         } else {
-            record::dense(stream.bytes, at, budget.left())
+            dense(stream.source, at, budget.left())
         };
         let record = match parsed {
             Ok(r) => r,
@@ -129,6 +130,41 @@ at {size}; Paddle refuses partial loads",
             Place::at(at).in_file(stream.file),
             message,
         );
+    }
+}
+
+/// Bytes read first for a record header: a LoD-free header with up to 7 dims of 2-byte
+/// varints (24 bytes of words, a TensorDesc of about 20 bytes). Longer headers read again.
+const FIRST_READ: usize = 64;
+
+/// Windows larger than this are not copied: the map is read instead.
+const MAX_READ: usize = 16 << 20;
+
+/// Reads the header of the DenseTensor record at `at` from a few bytes of the file, read
+/// without mapping the data around them, and more as the header turns out to need.
+fn dense(source: &ModelFile, at: u64, max_dims: u64) -> Result<Record, Problem> {
+    let size = source.bytes().len() as u64;
+    let mut len = FIRST_READ;
+    loop {
+        let result = if len > MAX_READ {
+            record::dense(Window::whole(source.bytes()), at, max_dims)
+        } else {
+            let bytes = source.read_at(at, len);
+            let window = Window {
+                bytes: &bytes,
+                base: at,
+                size,
+            };
+            record::dense(window, at, max_dims)
+        };
+        match result {
+            Ok(r) => return Ok(r),
+            Err(Stop::Beyond(end)) if len <= MAX_READ => {
+                let needed = usize::try_from(end - at).unwrap_or(usize::MAX);
+                len = needed.max(len.saturating_mul(2));
+            }
+            Err(stop) => return Err(stop.into_problem(at)),
+        }
     }
 }
 
@@ -209,14 +245,14 @@ fn misnamed(stream: &Stream<'_>, at: u64, p: Problem) -> Result<Problem, Problem
     if at != 0 || !std::ptr::eq(p.rule, &VERSION_WORD) {
         return Ok(p);
     }
-    let head = stream.bytes[..stream.bytes.len().min(HEAD)].to_vec();
+    let bytes = stream.source.bytes();
+    let head = bytes[..bytes.len().min(HEAD)].to_vec();
     let what = match registry::detect(&ModelFile::in_memory(&stream.label, head)) {
         Detected::Read(f) if f.name() != "paddle" => format!("a model in the {} format", f.name()),
         Detected::NotRead(f) => f.title.to_owned(),
         _ => return Ok(p),
     };
-    let found = stream
-        .bytes
+    let found = bytes
         .first_chunk::<4>()
         .map_or(0, |b| u32::from_le_bytes(*b));
     Err(Problem {

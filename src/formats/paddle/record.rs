@@ -57,15 +57,63 @@ impl Record {
     }
 }
 
-/// A cursor over the file's bytes that reports reads past the end as truncation.
+/// Why reading a record stopped.
+#[derive(Debug)]
+pub enum Stop {
+    /// The record is damaged.
+    Damaged(Problem),
+    /// The window ends before the header does: read again with the file's bytes up to here.
+    Beyond(u64),
+}
+
+impl Stop {
+    /// The problem to report; running past the window is running past the bytes there are.
+    pub fn into_problem(self, at: u64) -> Problem {
+        match self {
+            Stop::Damaged(p) => p,
+            Stop::Beyond(end) => {
+                let message = format!("the record at {at} runs to {end}, past the end of the file");
+                problem(&PARAMS_TRUNCATED, at, message)
+            }
+        }
+    }
+}
+
+impl From<Problem> for Stop {
+    fn from(p: Problem) -> Self {
+        Stop::Damaged(p)
+    }
+}
+
+/// Some of a file's bytes: `bytes` are the file's from offset `base`, and the file holds
+/// `size` in all.
+#[derive(Clone, Copy)]
+pub struct Window<'b> {
+    pub bytes: &'b [u8],
+    pub base: u64,
+    pub size: u64,
+}
+
+impl<'b> Window<'b> {
+    /// All of a file's bytes.
+    pub fn whole(bytes: &'b [u8]) -> Self {
+        Window {
+            bytes,
+            base: 0,
+            size: bytes.len() as u64,
+        }
+    }
+}
+
+/// A cursor over a window of the file that reports reads past the file's end as truncation.
 struct Cursor<'b> {
-    bytes: &'b [u8],
+    w: Window<'b>,
     pos: u64,
 }
 
 impl Cursor<'_> {
-    fn take(&mut self, n: u64, what: &str) -> Result<&[u8], Problem> {
-        let size = self.bytes.len() as u64;
+    fn take(&mut self, n: u64, what: &str) -> Result<&[u8], Stop> {
+        let size = self.w.size;
         let end = self.pos.checked_add(n).filter(|&e| e <= size);
         let Some(end) = end else {
             let left = size.saturating_sub(self.pos);
@@ -73,27 +121,29 @@ impl Cursor<'_> {
                 "the file ends at {size}, inside {what} at {}: it needs {n} bytes, {left} remain",
                 self.pos
             );
-            return Err(problem(&PARAMS_TRUNCATED, self.pos, message));
+            return Err(problem(&PARAMS_TRUNCATED, self.pos, message).into());
         };
-        // Both ends fit the slice's length, so they fit usize.
-        let slice = &self.bytes[self.pos as usize..end as usize];
+        let from_base = |at: u64| usize::try_from(at.checked_sub(self.w.base)?).ok();
+        let (start, stop) = (from_base(self.pos), from_base(end));
+        let slice = start.zip(stop).and_then(|(a, b)| self.w.bytes.get(a..b));
+        let slice = slice.ok_or(Stop::Beyond(end))?;
         self.pos = end;
         Ok(slice)
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, Problem> {
+    fn u32(&mut self, what: &str) -> Result<u32, Stop> {
         let b = self.take(4, what)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u64(&mut self, what: &str) -> Result<u64, Problem> {
+    fn u64(&mut self, what: &str) -> Result<u64, Stop> {
         let b = self.take(8, what)?;
         let mut word = [0; 8];
         word.copy_from_slice(b);
         Ok(u64::from_le_bytes(word))
     }
 
-    fn version(&mut self, what: &str) -> Result<(), Problem> {
+    fn version(&mut self, what: &str) -> Result<(), Stop> {
         let at = self.pos;
         match self.u32(what)? {
             0 => Ok(()),
@@ -101,14 +151,15 @@ impl Cursor<'_> {
                 &VERSION_WORD,
                 at,
                 format!("{what} at {at} is {v} (0x{v:08x}); Paddle reads only 0"),
-            )),
+            )
+            .into()),
         }
     }
 }
 
-/// Reads the DenseTensor record at `at`, keeping at most `max_dims` dimensions.
-pub fn dense(bytes: &[u8], at: u64, max_dims: u64) -> Result<Record, Problem> {
-    let mut c = Cursor { bytes, pos: at };
+/// Reads the DenseTensor record at `at` in `w`, keeping at most `max_dims` dimensions.
+pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Stop> {
+    let mut c = Cursor { w, pos: at };
     c.version("the record's version word")?;
     let levels_at = c.pos;
     let levels = c.u64("the LoD level count")?;
@@ -116,7 +167,7 @@ pub fn dense(bytes: &[u8], at: u64, max_dims: u64) -> Result<Record, Problem> {
         let message = format!(
             "lod_level at {levels_at} is {levels}; more than {MAX_LOD_LEVELS} levels is corrupt"
         );
-        return Err(problem(&LOD_LEVEL_INVALID, levels_at, message));
+        return Err(problem(&LOD_LEVEL_INVALID, levels_at, message).into());
     }
     let mut lod = Lod::default();
     for level in 0..levels {
@@ -126,7 +177,7 @@ pub fn dense(bytes: &[u8], at: u64, max_dims: u64) -> Result<Record, Problem> {
             let message = format!(
                 "LoD level {level} at {count_at} has {nbytes} bytes, not a multiple of 8 (u64 offsets)"
             );
-            return Err(problem(&LOD_LEVEL_INVALID, count_at, message));
+            return Err(problem(&LOD_LEVEL_INVALID, count_at, message).into());
         }
         let offsets = c.take(nbytes, "a LoD level's offsets")?;
         lod.level(level, count_at, offsets);
@@ -150,11 +201,11 @@ pub fn dense(bytes: &[u8], at: u64, max_dims: u64) -> Result<Record, Problem> {
             "data_type is {}, not a plain element type; the record's size is unknown",
             dtype::describe(data_type)
         );
-        return Err(problem(&DTYPE_NOT_PLAIN, desc_at, message));
+        return Err(problem(&DTYPE_NOT_PLAIN, desc_at, message).into());
     };
     if let Some(d) = dims.iter().find(|&&d| d < 0) {
         let message = format!("dims {dims:?} hold {d}; stored tensors have sizes of 0 or more");
-        return Err(problem(&NEGATIVE_DIM, desc_at, message));
+        return Err(problem(&NEGATIVE_DIM, desc_at, message).into());
     }
     let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
     let lod_warning = lod.check(dims.first().copied());
@@ -240,9 +291,9 @@ impl Lod {
     }
 }
 
-/// Reads the VOCAB record at `at`: its entries are walked to find where it ends.
-pub fn vocab(bytes: &[u8], at: u64) -> Result<Record, Problem> {
-    let mut c = Cursor { bytes, pos: at };
+/// Reads the VOCAB record at `at` in `w`: its entries are walked to find where it ends.
+pub fn vocab(w: Window<'_>, at: u64) -> Result<Record, Stop> {
+    let mut c = Cursor { w, pos: at };
     let count = c.u64("the VOCAB entry count")?;
     let data = c.pos;
     for i in 0..count {
@@ -286,28 +337,37 @@ mod tests {
     fn a_real_fp32_record_of_four_is_40_bytes() {
         let b = record(&[], &[4]);
         assert_eq!(b.len(), 40);
-        let r = dense(&b, 0, 64).unwrap();
+        let r = dense(Window::whole(&b), 0, 64).unwrap();
         assert_eq!((r.data, r.len, r.end()), (24, Some(16), Some(40)));
         assert_eq!(r.dims, [4]);
     }
 
     #[test]
     fn lod_offsets_are_checked_against_the_rows() {
-        let good = dense(&record(&[&[0, 2, 5]], &[5, 3]), 0, 64).unwrap();
+        let good = dense(Window::whole(&record(&[&[0, 2, 5]], &[5, 3])), 0, 64).unwrap();
         assert!(good.lod_warning.is_none());
-        let short = dense(&record(&[&[0, 2, 4]], &[5, 3]), 0, 64).unwrap();
+        let short = dense(Window::whole(&record(&[&[0, 2, 4]], &[5, 3])), 0, 64).unwrap();
         assert_eq!(short.lod_warning.unwrap().rule.code, "PD003");
-        let down = dense(&record(&[&[0, 3, 2]], &[2, 3]), 0, 64).unwrap();
+        let down = dense(Window::whole(&record(&[&[0, 3, 2]], &[2, 3])), 0, 64).unwrap();
         assert!(down.lod_warning.unwrap().message.contains("decreases"));
     }
 
     #[test]
     fn each_damage_has_its_rule() {
-        let code = |b: &[u8]| dense(b, 0, 64).unwrap_err().rule.code;
+        let code = |b: &[u8]| {
+            dense(Window::whole(b), 0, 64)
+                .unwrap_err()
+                .into_problem(0)
+                .rule
+                .code
+        };
         let good = record(&[], &[4]);
         assert_eq!(code(&good[..22]), "PD008");
         // A cut in the data is the caller's to report: the header is whole.
-        assert_eq!(dense(&good[..30], 0, 64).unwrap().end(), Some(40));
+        assert_eq!(
+            dense(Window::whole(&good[..30]), 0, 64).unwrap().end(),
+            Some(40)
+        );
         let mut b = good.clone();
         b[0] = 1;
         assert_eq!(code(&b), "PD001");
@@ -335,6 +395,30 @@ mod tests {
     }
 
     #[test]
+    fn a_window_short_of_the_header_asks_for_more_and_the_file_end_is_truncation() {
+        let b = record(&[&[0, 1]], &[1]);
+        let size = b.len() as u64;
+        let w = Window {
+            bytes: &b[..10],
+            base: 0,
+            size,
+        };
+        assert!(matches!(dense(w, 0, 64), Err(Stop::Beyond(end)) if end > 10));
+        let w = Window {
+            bytes: &b[8..],
+            base: 8,
+            size,
+        };
+        assert!(
+            matches!(dense(w, 0, 64), Err(Stop::Beyond(_))),
+            "before the window"
+        );
+        let cut = Window::whole(&b[..30]);
+        let p = dense(cut, 0, 64).unwrap_err().into_problem(0);
+        assert!(p.message.contains("the file ends at 30"), "{}", p.message);
+    }
+
+    #[test]
     fn vocab_entries_are_walked_to_the_end() {
         let mut b = 2u64.to_le_bytes().to_vec();
         for (word, id) in [("a", 1i32), ("wö", 2)] {
@@ -342,8 +426,9 @@ mod tests {
             b.extend(word.as_bytes());
             b.extend(id.to_le_bytes());
         }
-        let r = vocab(&b, 0).unwrap();
+        let r = vocab(Window::whole(&b), 0).unwrap();
         assert_eq!((r.data, r.end()), (8, Some(b.len() as u64)));
-        assert_eq!(vocab(&b[..b.len() - 1], 0).unwrap_err().rule.code, "PD008");
+        let cut = vocab(Window::whole(&b[..b.len() - 1]), 0).unwrap_err();
+        assert_eq!(cut.into_problem(0).rule.code, "PD008");
     }
 }
