@@ -26,4 +26,5 @@ shoot operators tests/fixtures/rten/convnet.rten 4
 shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
 shoot help "$rten" 3 '?'
+shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 echo "wrote screenshots/*.svg"
