@@ -3,7 +3,9 @@
 //! - `check/4gib-12k-nodes`: rtenx's full analysis of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
-//! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight.
+//! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
+//! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
+//!   external weights of 4 MiB fill a 4 GiB `.ptd`, with the size breakdown.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -68,5 +70,18 @@ fn onnx(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, check, dump, onnx);
+fn executorch(c: &mut Criterion) {
+    let path = synth::bench_data("et100k/model.pte", |path| {
+        synth::executorch::write(path.parent().unwrap(), 100_000, 1024, 4 << 20)
+    });
+    c.bench_function("check/executorch-100k-instructions", |b| {
+        b.iter(|| {
+            let a = rtenx::analyze(&path).unwrap();
+            assert_eq!(a.inventory.tensors.len(), 1024);
+            assert!(a.findings.is_empty(), "{:?}", a.findings.first());
+        })
+    });
+}
+
+criterion_group!(benches, check, dump, onnx, executorch);
 criterion_main!(benches);

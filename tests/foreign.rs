@@ -72,30 +72,3 @@ fn paddle_files_are_read_as_paddle() {
         assert_eq!(analysis.inventory.format, expected, "{file}");
     }
 }
-
-/// ExecuTorch programs and data files made by the real exporter (tests/fixtures/executorch,
-/// made by tests/fixtures/gen/make_executorch_fixtures.py) are named, not misread as RTen V1
-/// FlatBuffers.
-#[test]
-fn executorch_files_are_named_until_their_reader_lands() {
-    let dir = common::fixtures().join("executorch");
-    let mut seen = 0;
-    for entry in walkdir::WalkDir::new(&dir) {
-        let path = entry.unwrap().into_path();
-        let expected = match path.extension().and_then(|e| e.to_str()) {
-            Some("pte") => "executorch",
-            Some("ptd") => "executorch-data",
-            _ => continue,
-        };
-        let analysis = rtenx::analyze(&path).unwrap();
-        let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
-        assert_eq!(
-            (analysis.inventory.format, codes),
-            (FileFormat::NotRead(expected), vec!["RX001"]),
-            "{}",
-            path.display()
-        );
-        seen += 1;
-    }
-    assert!(seen >= 17, "{seen} ExecuTorch files");
-}

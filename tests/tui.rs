@@ -78,6 +78,16 @@ fn onnx_with_external_data_renders_in_the_same_views() {
 }
 
 #[test]
+fn executorch_program_with_a_delegate_renders_in_the_same_views() {
+    let mut a = app("executorch/xnnpack_external/model.pte", Tab::Overview);
+    insta::assert_snapshot!("executorch_overview", screen(&mut a));
+    press(&mut a, "2");
+    insta::assert_snapshot!("executorch_layout", screen(&mut a));
+    press(&mut a, "3jj");
+    insta::assert_snapshot!("executorch_delegate_node", screen(&mut a));
+}
+
+#[test]
 fn enter_follows_a_link_and_back_returns() {
     let mut a = app("rten/subgraphs.rten", Tab::Graph);
     press(&mut a, "/relu\n");

@@ -23,18 +23,6 @@ pub struct Foreign {
 /// Every format rtenx names without reading it.
 pub static FOREIGN: &[Foreign] = &[
     Foreign {
-        name: "executorch",
-        title: "an ExecuTorch program",
-        extensions: &["pte"],
-        detect: |b| flatbuffer_id(b, |id| id.starts_with(b"ET")),
-    },
-    Foreign {
-        name: "executorch-data",
-        title: "an ExecuTorch data file",
-        extensions: &["ptd"],
-        detect: |b| flatbuffer_id(b, |id| id.starts_with(b"FT")),
-    },
-    Foreign {
         name: "tflite",
         title: "a TensorFlow Lite model",
         extensions: &["tflite"],

@@ -6,6 +6,7 @@
 //! formats are built from (protobuf, FlatBuffers, data files); [`foreign`] recognises the
 //! formats rtenx does not read, so that they are named rather than misread.
 
+pub mod executorch;
 pub mod foreign;
 pub mod onnx;
 pub mod paddle;

@@ -14,6 +14,7 @@ use crate::source::ModelFile;
 pub static FORMATS: &[&dyn Format] = &[
     &super::rten::Rten,
     &super::onnx::Onnx,
+    &super::executorch::ExecuTorch,
     &super::paddle::Paddle,
 ];
 

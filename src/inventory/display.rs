@@ -1,7 +1,9 @@
 //! Inventory values as text, for the `inspect` summary and the browser alike: dtypes, shapes
 //! and attribute values, and the whole model described part by part.
 
-use super::{AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, Storage, Tensor, TensorId};
+use super::{
+    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeTable, Storage, Tensor, TensorId,
+};
 use crate::escape::sanitize;
 use humansize::{format_size, BINARY};
 
@@ -98,6 +100,7 @@ pub fn describe(inv: &Inventory) -> Vec<Part> {
         });
     }
     parts.push(sections(inv));
+    parts.extend(inv.sizes.iter().map(|table| size_table(inv, table)));
     if let Some(graph) = inv.graphs.first() {
         parts.push(io_list(inv, "Inputs", graph, &graph.inputs));
         parts.push(io_list(inv, "Outputs", graph, &graph.outputs));
@@ -160,6 +163,33 @@ fn sections(inv: &Inventory) -> Part {
     }
     Part {
         heading: "Sections".into(),
+        lines,
+    }
+}
+
+/// A size breakdown, each row with its share of all the files' bytes.
+fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
+    let whole = inv
+        .files
+        .iter()
+        .filter_map(|f| f.size)
+        .fold(0u64, u64::saturating_add)
+        .max(1);
+    let lines = table
+        .rows
+        .iter()
+        .map(|row| {
+            let items = row.items.map(|n| format!("  ({n})")).unwrap_or_default();
+            let share = row.bytes as f64 * 100.0 / whole as f64;
+            format!(
+                "{:<28} {:>10} {share:>6.1}%{items}",
+                row.label.display(),
+                format_size(row.bytes, BINARY)
+            )
+        })
+        .collect();
+    Part {
+        heading: format!("Size {}", table.title),
         lines,
     }
 }

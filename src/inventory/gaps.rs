@@ -54,14 +54,17 @@ impl Inventory {
             .sort_by_key(|s| (s.file, s.range.start, s.range.len));
     }
 
-    /// Ranges of each file in use: headers, model data and tensor data, clamped to the
-    /// file's size. The start of a tensor data or external data section counts as an empty
-    /// claim, so that the padding before it is not mistaken for trailing bytes when it holds
+    /// Ranges of each file in use: headers, model data, blobs, padding a reader declared
+    /// and tensor data, clamped to the file's size. The start of a tensor data or external
+    /// data section counts as an empty claim, so that the padding before it is not mistaken for trailing bytes when it holds
     /// no tensors. One pass over sections and tensors, however many files there are.
     fn claims(&self) -> Vec<Vec<ByteRange>> {
         let mut claims = vec![Vec::new(); self.files.len()];
         let sections = self.sections.iter().map(|s| match s.kind {
-            SectionKind::Header | SectionKind::ModelData => (s.file, s.range),
+            SectionKind::Header
+            | SectionKind::ModelData
+            | SectionKind::BlobData
+            | SectionKind::Padding => (s.file, s.range),
             _ => (
                 s.file,
                 ByteRange {

@@ -85,6 +85,8 @@ pub enum SectionKind {
     TensorData,
     /// A whole external data file.
     ExternalData,
+    /// Opaque bytes that are not tensors, such as a compiled backend's blob.
+    BlobData,
     /// Bytes shorter than the format's alignment between two sections or tensors.
     Padding,
     /// Unused bytes longer than alignment padding.
@@ -99,7 +101,7 @@ impl SectionKind {
     pub fn is_declared(self) -> bool {
         matches!(
             self,
-            Self::Header | Self::ModelData | Self::TensorData | Self::ExternalData
+            Self::Header | Self::ModelData | Self::TensorData | Self::ExternalData | Self::BlobData
         )
     }
 
@@ -110,6 +112,7 @@ impl SectionKind {
             Self::ModelData => "model data",
             Self::TensorData => "tensor data",
             Self::ExternalData => "external data",
+            Self::BlobData => "blob data",
             Self::Padding => "padding",
             Self::Gap => "gap",
             Self::Trailing => "trailing bytes",

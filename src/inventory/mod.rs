@@ -11,6 +11,7 @@ mod graph;
 mod layout;
 mod name;
 mod overlaps;
+mod sizes;
 mod tensor;
 
 pub use dtype::DType;
@@ -21,6 +22,7 @@ pub use graph::{
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use name::Name;
 pub use overlaps::Overlap;
+pub use sizes::{SizeRow, SizeTable};
 pub use tensor::{DataRange, Storage, Tensor, TensorId};
 
 use serde::Serialize;
@@ -82,6 +84,9 @@ pub struct Inventory {
     pub metadata: Vec<MetadataEntry>,
     /// The oldest runtime release that can load this file, if the format defines one.
     pub runtime: Option<RuntimeRequirement>,
+    /// Where the bytes go, for formats whose readers break them down.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<SizeTable>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -142,6 +147,7 @@ impl Inventory {
             tensors: Vec::new(),
             metadata: Vec::new(),
             runtime: None,
+            sizes: Vec::new(),
         }
     }
 

@@ -41,6 +41,12 @@ impl From<&str> for Name {
     }
 }
 
+impl From<String> for Name {
+    fn from(s: String) -> Self {
+        Name(s.into_bytes().into())
+    }
+}
+
 impl From<&[u8]> for Name {
     fn from(b: &[u8]) -> Self {
         Name(b.into())

@@ -4,6 +4,7 @@
 //! Compiled only with the `synth` feature, which the package's dev-dependency on itself
 //! enables for tests, benchmarks and examples; a plain `cargo build` leaves it out.
 
+pub mod executorch;
 pub mod onnx;
 pub mod rten;
 

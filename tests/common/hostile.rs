@@ -20,6 +20,21 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
         "attribute_lists_past_the_budget_are_counted_not_kept",
     ),
     (
+        "ET002",
+        "tests/executorch.rs",
+        "a_program_of_more_than_a_million_tables_is_over_the_runtime_limits",
+    ),
+    (
+        "ET022",
+        "tests/executorch.rs",
+        "a_program_of_2_gib_is_too_large",
+    ),
+    (
+        "ET026",
+        "tests/executorch.rs",
+        "a_data_file_that_the_program_does_not_use_is_reported",
+    ),
+    (
         "PD013",
         "tests/paddle.rs",
         "a_program_of_2_gib_is_too_large",

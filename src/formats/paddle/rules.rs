@@ -40,7 +40,7 @@ required fields: data_type\"); the usual cause is a file that is not a parameter
 FP32, FP64, COMPLEX64/128, FP8). A container type (DENSE_TENSOR, SELECTED_ROWS, VOCAB, ...) or \
 an unknown number has no element size, so the record's length is unknown and Paddle refuses \
 it.");
-    NEGATIVE_DIM = ("PD007", "negative-dim", Error,
+    NEGATIVE_DIM = ("PD007", "record-negative-dim", Error,
         "A record's TensorDesc has a negative dimension.",
         "`-1` means \"unknown\" in a variable's declared shape, never in stored data: a \
 parameter record has real sizes. Paddle multiplies the dimensions and gets a negative or \
@@ -77,7 +77,7 @@ record: most often the pickled state dict that `paddle.save` writes as `.pdparam
 training checkpoint, not inference parameters. Paddle refuses it with \"expected file format: 0, \
 but N found\", where N is the file's first four bytes. rtenx names what the file is. Export \
 the model with `paddle.jit.save` or `paddle.static.save_inference_model` instead.");
-    PROGRAM_TOO_LARGE = ("PD013", "program-too-large", Error,
+    PROGRAM_TOO_LARGE = ("PD013", "pdmodel-too-large", Error,
         "The program file is 2 GiB or larger.",
         "A `.pdmodel` is one protobuf message, and protobuf refuses messages of 2 GiB or more \
 (older Paddle builds refused 64 MiB). rtenx reads it anyway and reports its size. Keep \
@@ -98,7 +98,7 @@ was edited by hand or assembled from parts.");
         "In a PIR program each value id is defined by one operation result or block argument \
 and may be used only after that. Paddle's deserializer refuses a program that uses a value \
 before its definition, or one that is never defined.");
-    DATA_FILE_UNUSED = ("PD017", "data-file-unused", Warning,
+    DATA_FILE_UNUSED = ("PD017", "params-file-unused", Warning,
         "A `--data` file was not used.",
         "A Paddle program reads one combined parameter file. When `--data` names several \
 files, rtenx reads the first as the program's parameters and reports the others, which \

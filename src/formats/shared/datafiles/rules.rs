@@ -12,7 +12,10 @@ are refused, as onnx does for ONNX external data since CVE-2022-25882 and CVE-20
 they let a model read any file on the machine. rtenx never opens such a path. It also refuses components of dots \
 and spaces that Windows trims to `..` (`.. .`), and locations that become one of these once \
 a Windows program converts them to its ANSI code page, where best-fit mapping turns \
-fullwidth `．／＼：`, the division slash `∕` and the yen and won signs into `. / \\ :`.");
+fullwidth `．／＼：`, look-alikes such as the fraction and division slashes `⁄∕`, the set minus \
+`∖` and the ratio `∶`, the yen and won signs (Japanese and Korean code pages) and Unicode \
+spaces into `. / \\ :` and a space. The characters and code pages come from Windows' \
+published best-fit tables.");
     SYMLINK_ESCAPE = ("DX002", "symlink-escape", Error,
         "The external data path leaves the model's folder through a symlink.",
         "A symlink at the data file or at a folder on its path resolves outside the model's \
@@ -42,10 +45,12 @@ copy the data file next to the model. rtenx still checks everything else.");
         "Windows reads some names differently from Linux and macOS. A component named after a \
 DOS device (`CON`, `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, with or without an \
 extension) opens the device; a colon selects an NTFS alternate data stream hidden inside \
-another file; a trailing dot or space is dropped; and `<>\"|?*` and control characters are \
-refused. A location that is not UTF-8 cannot name a file on Windows at all (on Linux \
-and macOS the bytes name the file as they are, and that is the file rtenx checks). A model \
-that works here may then read the wrong bytes, hang or fail on Windows. Rename the data file.");
+another file; a trailing dot or space is dropped; `<>\"|?*` and control characters are \
+refused; and a program that opens files through its ANSI code page reads a character such as \
+fullwidth `／` or the yen sign as the `/` or `\\` that best-fit mapping turns it into. A \
+location that is not UTF-8 cannot name a file on Windows at all (on Linux and macOS the \
+bytes name the file as they are, and that is the file rtenx checks). A model that works here \
+may then read the wrong bytes, hang or fail on Windows. Rename the data file.");
     LOCATION_IS_MODEL = ("DX008", "location-is-model", Error,
         "An external data location names the model file itself.",
         "The location leads to the model file being read (by name, symlink or hard link), so \

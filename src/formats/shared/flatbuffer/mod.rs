@@ -94,6 +94,44 @@ pub fn verify<'a, T>(
     Verified::Invalid(position.filter(|&p| p <= buf.len()), message)
 }
 
+/// The rules a format reports verification problems under.
+pub struct VerifyRules {
+    /// The buffer is invalid.
+    pub invalid: &'static crate::check::Rule,
+    /// The buffer passed only with rtenx's limits.
+    pub over_limits: &'static crate::check::Rule,
+    /// The runtime whose limits are the defaults, such as `rten`.
+    pub runtime: &'static str,
+}
+
+/// [`verify`], reporting the outcome under `rules` at positions relative to `base`, the
+/// buffer's absolute offset in its file; the root if it can be read.
+pub fn verify_reporting<'a, T>(
+    buf: &'a [u8],
+    root: impl Fn(&VerifierOptions, &'a [u8]) -> Result<T, InvalidFlatbuffer>,
+    base: u64,
+    rules: &VerifyRules,
+    out: &mut crate::check::Findings,
+) -> Option<T> {
+    use crate::check::Place;
+    match verify(buf, root) {
+        Verified::Valid(root) => Some(root),
+        Verified::OverRuntimeLimits(root, limit) => {
+            let message = format!(
+                "{} refuses this file: {limit}; rtenx read it with higher limits",
+                rules.runtime
+            );
+            out.add(rules.over_limits, Place::at(base), message);
+            Some(root)
+        }
+        Verified::Invalid(position, message) => {
+            let offset = position.map_or(base, |p| base.saturating_add(p as u64));
+            out.add(rules.invalid, Place::at(offset), message);
+            None
+        }
+    }
+}
+
 /// What limit `err` reports, in the words of the default limits.
 fn limit_message(err: &InvalidFlatbuffer) -> &'static str {
     match err {

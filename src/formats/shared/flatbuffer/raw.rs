@@ -26,14 +26,30 @@ impl<'a> RawTable<'a> {
         self.loc
     }
 
-    /// Position of the field stored at vtable slot `slot`, or `None` if absent.
-    pub fn field_pos(&self, slot: u16) -> Option<usize> {
+    /// The root table of `buf`, wherever its root offset points (reads stay checked).
+    pub fn root(buf: &'a [u8]) -> Self {
+        let loc = read(buf, 0).map_or(0, |b| u32::from_le_bytes(b) as usize);
+        RawTable { buf, loc }
+    }
+
+    /// Position of the table's vtable and its length in bytes.
+    fn vtable(&self) -> Option<(usize, u16)> {
         let soffset = i32::from_le_bytes(read(self.buf, self.loc)?);
         let vtable = i64::try_from(self.loc)
             .ok()?
             .checked_sub(i64::from(soffset))?;
         let vtable = usize::try_from(vtable).ok()?;
-        let vtable_len = u16::from_le_bytes(read(self.buf, vtable)?);
+        Some((vtable, u16::from_le_bytes(read(self.buf, vtable)?)))
+    }
+
+    /// Length of the table's vtable in bytes: 4 plus 2 per field slot.
+    pub fn vtable_len(&self) -> Option<u16> {
+        Some(self.vtable()?.1)
+    }
+
+    /// Position of the field stored at vtable slot `slot`, or `None` if absent.
+    pub fn field_pos(&self, slot: u16) -> Option<usize> {
+        let (vtable, vtable_len) = self.vtable()?;
         if slot.checked_add(2)? > vtable_len {
             return None;
         }

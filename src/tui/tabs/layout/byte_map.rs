@@ -20,6 +20,7 @@ pub fn glyph(kind: SectionKind) -> (char, Color) {
         SectionKind::ModelData => ('M', Color::Cyan),
         SectionKind::TensorData => ('T', Color::Green),
         SectionKind::ExternalData => ('E', Color::Green),
+        SectionKind::BlobData => ('B', Color::Blue),
         SectionKind::Padding => ('.', Color::DarkGray),
         SectionKind::Gap => ('?', Color::Yellow),
         SectionKind::Trailing => ('!', Color::Red),
@@ -67,7 +68,7 @@ pub fn draw(
         ));
     }
     lines.push(Line::styled(
-        "H header  M model data  T/E tensor data  . padding  ? gap  ! trailing  X overlap",
+        "H header  M model data  T/E tensor data  B blob  . padding  ? gap  ! trailing  X overlap",
         theme.dim(),
     ));
     frame.render_widget(

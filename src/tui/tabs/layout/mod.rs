@@ -69,7 +69,9 @@ impl LayoutTab {
             "{n} tensor{} here",
             if n == 1 { "" } else { "s" }
         )));
-        lines.extend(inside.iter().take(max).map(|(t, d)| {
+        let breakdown = breakdown(inv, theme);
+        let room = max.saturating_sub(breakdown.len() + 4);
+        lines.extend(inside.iter().take(room).map(|(t, d)| {
             Line::raw(format!(
                 "  {:>12} {:>10}  {}",
                 d.offset,
@@ -77,8 +79,29 @@ impl LayoutTab {
                 t.name
             ))
         }));
+        lines.extend(breakdown);
         lines
     }
+}
+
+/// The first size table of the files (where the bytes go, by kind of content), if the
+/// reader made one.
+fn breakdown(inv: &Inventory, theme: Theme) -> Vec<Line<'static>> {
+    let Some(table) = inv.sizes.first() else {
+        return Vec::new();
+    };
+    let mut lines = vec![
+        Line::raw(""),
+        Line::styled(format!("all files, {}", table.title), theme.heading()),
+    ];
+    lines.extend(table.rows.iter().map(|row| {
+        Line::raw(format!(
+            "  {:<24} {:>10}",
+            row.label.display(),
+            format_size(row.bytes, BINARY)
+        ))
+    }));
+    lines
 }
 
 impl Component for LayoutTab {

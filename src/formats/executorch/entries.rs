@@ -1,0 +1,196 @@
+//! Named data entries, in programs and data files alike: each becomes a tensor with its
+//! segment's bytes, and a key seen twice in one file is reported.
+
+use super::desc::{Desc, Shape};
+use super::header;
+use super::rules::{DATA_VERSION_UNKNOWN, DUPLICATE_KEY, INDEX_OUT_OF_RANGE};
+use super::segments::{self, Segment};
+use crate::check::{Findings, Item, Place};
+use crate::formats::shared::budget::Budget;
+use crate::inventory::{DType, DataRange, Inventory, Name, Storage, Tensor, TensorId};
+use std::collections::HashMap;
+
+/// A named entry of a data file.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The key.
+    pub key: Name,
+    /// Its layout, absent for an opaque blob.
+    pub desc: Option<Desc>,
+    /// The inventory tensor that holds its data.
+    pub tensor: TensorId,
+    /// The segment that holds it, if the index is in range.
+    pub segment: Option<usize>,
+}
+
+/// Adds named entries and their tensors to an inventory.
+pub struct Entries<'a> {
+    /// The inventory the tensors go to.
+    pub inv: &'a mut Inventory,
+    budget: &'a mut Budget,
+    /// Where findings go.
+    pub out: &'a mut Findings,
+    /// The entries read so far.
+    pub entries: Vec<Entry>,
+    keys: HashMap<Name, TensorId>,
+}
+
+impl<'a> Entries<'a> {
+    /// Entries added to `inv`, spending from `budget`.
+    pub fn new(inv: &'a mut Inventory, budget: &'a mut Budget, out: &'a mut Findings) -> Self {
+        Entries {
+            inv,
+            budget,
+            out,
+            entries: Vec::new(),
+            keys: HashMap::new(),
+        }
+    }
+
+    /// The entries read, and the inventory back.
+    pub fn finish(self) -> (Vec<Entry>, &'a mut Inventory) {
+        (self.entries, self.inv)
+    }
+
+    /// Records FlatTensor.version, reporting any but 0.
+    pub fn version(&mut self, version: u32, root: &flatbuffers::Table<'_>) {
+        let at = root.loc() as u64;
+        self.inv.property("version", version, Some(at));
+        if version != 0 {
+            let message =
+                format!("FlatTensor.version is {version}; every ExecuTorch release writes 0");
+            self.out
+                .add(&DATA_VERSION_UNKNOWN, Place::field("version", at), message);
+        }
+    }
+
+    /// Reads and checks the segment list.
+    pub fn segments(
+        &mut self,
+        list: Option<impl Iterator<Item = (u64, u64, usize)>>,
+        layout: &header::Layout,
+    ) -> Vec<Segment> {
+        let list = list
+            .into_iter()
+            .flatten()
+            .map(|(o, s, at)| (o, s, at as u64));
+        segments::read(list, layout, self.budget, self.out)
+    }
+
+    /// Adds a tensor for `key`, reporting a key seen before in this file.
+    pub fn tensor(
+        &mut self,
+        key: &str,
+        desc: Option<&Desc>,
+        data: Option<DataRange>,
+        at: u64,
+    ) -> Option<TensorId> {
+        if !self
+            .budget
+            .spend(1, Place::field("named_data", at), self.out)
+        {
+            return None;
+        }
+        let name = Name::from(key);
+        let id = self.inv.tensors.len();
+        if let Some(&first) = self.keys.get(&name) {
+            let message =
+                format!("key \"{name}\" appears again; the first entry (tensor {first}) wins");
+            self.out.add(
+                &DUPLICATE_KEY,
+                Place::at(at).item(Item::Tensor { tensor: id }),
+                message,
+            );
+        } else {
+            self.keys.insert(name.clone(), id);
+        }
+        let place = Place::at(at).item(Item::Tensor { tensor: id });
+        // An opaque blob is shown as the bytes it is.
+        let shape = match desc {
+            Some(d) => d.check(&format!("entry \"{name}\""), place, false, self.out),
+            None => {
+                let len = data.map_or(0, |d| d.len);
+                Shape {
+                    dtype: Some(DType::U8),
+                    dims: vec![len],
+                    elements: Some(len),
+                    bytes: Some(len),
+                }
+            }
+        };
+        self.inv.tensors.push(Tensor {
+            name,
+            dtype: shape.dtype,
+            shape: shape.dims,
+            elements: shape.elements,
+            byte_size: shape.bytes,
+            storage: if data.is_some() {
+                Storage::External
+            } else {
+                Storage::Missing
+            },
+            data,
+            graph: 0,
+            node: None,
+            decl_offset: Some(at),
+        });
+        Some(id)
+    }
+
+    /// The data range of segment `index` for the entry at `at`, reporting an index out of
+    /// range.
+    pub fn segment_range(
+        &mut self,
+        segments: &[Segment],
+        index: u32,
+        what: &str,
+        at: u64,
+    ) -> Option<DataRange> {
+        let Some(segment) = segments.get(index as usize) else {
+            let message = format!(
+                "{what} names segment {index}, but the file has {} segments",
+                segments.len()
+            );
+            self.out.add(
+                &INDEX_OUT_OF_RANGE,
+                Place::field("segment_index", at),
+                message,
+            );
+            return None;
+        };
+        let r = segment.range?;
+        Some(DataRange {
+            file: 0,
+            offset: r.start,
+            len: r.len,
+        })
+    }
+
+    /// Adds an entry, with its tensor, for each (key, segment index, layout, position).
+    pub fn named<'b>(
+        &mut self,
+        list: Option<impl Iterator<Item = (Option<&'b str>, u32, Option<Desc>, usize)>>,
+        segments: &[Segment],
+    ) {
+        for (key, segment_index, desc, at) in list.into_iter().flatten() {
+            let at = at as u64;
+            let key = key.unwrap_or_default();
+            let data = self.segment_range(
+                segments,
+                segment_index,
+                &format!("entry \"{}\"", Name::from(key)),
+                at,
+            );
+            let Some(tensor) = self.tensor(key, desc.as_ref(), data, at) else {
+                break;
+            };
+            let segment = Some(segment_index as usize).filter(|&i| i < segments.len());
+            self.entries.push(Entry {
+                key: Name::from(key),
+                desc,
+                tensor,
+                segment,
+            });
+        }
+    }
+}

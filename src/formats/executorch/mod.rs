@@ -1,0 +1,129 @@
+//! ExecuTorch `.pte` programs and `.ptd` data files.
+//!
+//! A program is a FlatBuffer (identifier `ET12`) with an optional `eh00` header at byte 8
+//! that says where segments of constants and backend blobs start after it. A data file is a
+//! FlatBuffer (`FT01`) behind an `FH01` header, holding named tensors and blobs. Methods
+//! become graphs, instructions nodes, delegates nodes that name their backend, and
+//! constants and named data tensors with their exact bytes. A program's external tensors
+//! are resolved against the data files given with `--data` or found beside it.
+
+mod breakdown;
+mod data_file;
+mod desc;
+mod entries;
+mod header;
+mod pairing;
+mod plan;
+mod program;
+pub mod rules;
+mod scalar;
+pub mod schema;
+mod segments;
+mod verify;
+
+use crate::check::{Findings, Place, RuleGroup};
+use crate::formats::shared::budget::Budget;
+use crate::formats::shared::flatbuffer;
+use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::inventory::{FileFormat, Inventory};
+use crate::source::ModelFile;
+use std::path::Path;
+
+/// The identifier of programs the runtime reads.
+const PROGRAM_ID: &[u8; 4] = b"ET12";
+/// The identifier of data files the runtime reads.
+const DATA_ID: &[u8; 4] = b"FT01";
+/// The alignment writers give constants (`constant_tensor_alignment`).
+const CONSTANT_ALIGNMENT: u64 = 16;
+
+/// The ExecuTorch formats.
+pub struct ExecuTorch;
+
+/// Which kind of file the identifier names: a program (`ET..`) or data (`FT..`).
+fn kind(bytes: &[u8]) -> Option<&'static str> {
+    let id = flatbuffer::identifier(bytes)?;
+    let version = id[2..].iter().all(u8::is_ascii_alphanumeric);
+    match &id[..2] {
+        b"ET" if version => Some("program"),
+        b"FT" if version => Some("data"),
+        _ => None,
+    }
+}
+
+impl Format for ExecuTorch {
+    fn name(&self) -> &'static str {
+        "executorch"
+    }
+
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pte"]
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        // The identifiers the runtime reads name the format even in a file cut short.
+        let known = matches!(bytes.get(4..8), Some(id) if id == PROGRAM_ID || id == DATA_ID);
+        if known || kind(bytes).is_some() {
+            Detection::Magic
+        } else {
+            Detection::No
+        }
+    }
+
+    fn scan(&self, path: &Path) -> Scan {
+        match extension(path).as_deref() {
+            Some("pte") => Scan::Model,
+            Some("ptd") => Scan::Companion,
+            _ => Scan::Skip,
+        }
+    }
+
+    fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
+        let bytes = file.bytes();
+        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        inv.preferred_alignment = Some(CONSTANT_ALIGNMENT);
+        let id = bytes.get(4..8).unwrap_or_default();
+        let data = bytes.get(4..6) == Some(b"FT");
+        inv.format_version = format!(
+            "{} {}",
+            if data { "data" } else { "program" },
+            crate::escape::sanitize(&String::from_utf8_lossy(id))
+        );
+        let expected: &[u8] = if data { DATA_ID } else { PROGRAM_ID };
+        if id != expected {
+            let message = format!(
+                "the file identifier is {}; the runtime reads {} files with {} only",
+                crate::escape::sanitize(&String::from_utf8_lossy(id)),
+                if data { ".ptd" } else { ".pte" },
+                String::from_utf8_lossy(expected)
+            );
+            out.add(
+                &rules::IDENTIFIER_UNSUPPORTED,
+                Place::field("file_identifier", 4),
+                message,
+            );
+            return inv;
+        }
+        // Unclaimed bytes are reported only when every part of the file could be placed.
+        if data {
+            if data_file::read(bytes, &mut inv, &mut Budget::default(), out).is_some() {
+                inv.fill_gaps();
+            }
+            inv.sizes = breakdown::data(&inv);
+            return inv;
+        }
+        let Some(mut program) = program::read(bytes, &mut inv, out) else {
+            return inv;
+        };
+        let mut budget = std::mem::take(&mut program.budget);
+        pairing::resolve(file, options, &program, &mut budget, &mut inv, out);
+        if program.complete {
+            inv.fill_gaps();
+        }
+        inv.sizes = breakdown::program(&inv, &program);
+        inv
+    }
+}

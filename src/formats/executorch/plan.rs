@@ -1,0 +1,666 @@
+//! Methods (execution plans) as graphs: values first, so that a node's id is its value
+//! index, then one node per instruction.
+
+use super::desc::Desc;
+use super::program::{Delegate, ExternalRef, SegmentUse, Walk};
+use super::rules::{INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
+use super::schema::program as fb;
+use crate::check::{Item, Place};
+use crate::inventory::{
+    Attr, AttrValue, EnumValue, Graph, Name, Node, NodeId, NodeKind, Operator, Storage, Tensor,
+    Value,
+};
+use std::borrow::Cow;
+
+/// List items a scalar-list argument shows as an attribute.
+const SHOWN_ITEMS: usize = 16;
+
+/// A method's lists, for range checks.
+struct Method<'a> {
+    graph: usize,
+    name: String,
+    values: Option<flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::EValue<'a>>>>,
+    /// Whether each value has been given a value yet, for telling outputs from inputs.
+    defined: Vec<bool>,
+}
+
+impl Method<'_> {
+    fn value_count(&self) -> usize {
+        self.values.map_or(0, |v| v.len())
+    }
+}
+
+impl Walk<'_, '_> {
+    /// Reads method `index` into a new graph; false once the budget has run out.
+    pub fn plan(&mut self, index: usize, plan: fb::ExecutionPlan<'_>) -> bool {
+        let graph = self.inv.graphs.len();
+        let at = plan._tab.loc() as u64;
+        if !self.budget.spend(
+            crate::formats::shared::budget::SUBGRAPH_ENTRIES,
+            Place::at(at),
+            self.out,
+        ) {
+            return false;
+        }
+        let name = plan.name().unwrap_or_default();
+        self.required(&plan, index, at);
+        self.inv.graphs.push(Graph {
+            name: Name::from(name),
+            offset: Some(at),
+            ..Graph::default()
+        });
+        let mut method = Method {
+            graph,
+            name: crate::escape::sanitize(name).into_owned(),
+            values: plan.values(),
+            defined: Vec::new(),
+        };
+        if !self.values(&mut method) {
+            return false;
+        }
+        let inputs = self.io(&mut method, plan.inputs(), "inputs", at);
+        let outputs = self.io(&mut method, plan.outputs(), "outputs", at);
+        for &id in &inputs {
+            if let Some(slot) = method.defined.get_mut(id as usize) {
+                *slot = true;
+            }
+        }
+        let g = &mut self.inv.graphs[graph];
+        (g.inputs, g.outputs) = (inputs, outputs);
+        let operators = self.operators(&plan);
+        let delegates = self.plan_delegates(&method, &plan);
+        for chain in plan.chains().into_iter().flatten() {
+            let count = chain.instructions().map_or(0, |i| i.len());
+            for instruction in chain.instructions().into_iter().flatten() {
+                if !self.instruction(&mut method, &operators, &delegates, instruction, count) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Reports fields a method needs to load.
+    fn required(&mut self, plan: &fb::ExecutionPlan<'_>, index: usize, at: u64) {
+        let missing = [
+            ("name", plan.name().is_none()),
+            ("values", plan.values().is_none()),
+            ("inputs", plan.inputs().is_none()),
+            ("outputs", plan.outputs().is_none()),
+            ("chains", plan.chains().is_none()),
+            (
+                "non_const_buffer_sizes",
+                plan.non_const_buffer_sizes().is_none(),
+            ),
+        ];
+        for (field, _) in missing.iter().filter(|(_, absent)| *absent) {
+            let message = format!(
+                "execution plan {index} has no `{field}`, which the runtime needs to load it"
+            );
+            self.out.add(
+                &METHOD_INCOMPLETE,
+                Place::field("execution_plan", at),
+                message,
+            );
+        }
+    }
+
+    /// One node per value; false once the budget has run out.
+    fn values(&mut self, method: &mut Method<'_>) -> bool {
+        let Some(values) = method.values else {
+            return true;
+        };
+        method.defined = vec![true; 0];
+        for (i, value) in values.iter().enumerate() {
+            let at = value._tab.loc() as u64;
+            if !self.budget.spend(1, Place::at(at), self.out) {
+                return false;
+            }
+            let node = i as NodeId;
+            let (kind, defined) = self.value(method, node, value, at);
+            method.defined.push(defined);
+            let name = match &kind {
+                NodeKind::Constant { tensor } => self.inv.tensors[*tensor].name.clone(),
+                _ => fqn(&value).map_or_else(|| Name::from(format!("%{i}")), Name::from),
+            };
+            self.inv.graphs[method.graph].nodes.push(Node {
+                name,
+                kind,
+                offset: Some(at),
+            });
+        }
+        true
+    }
+
+    /// What value `node` is, and whether it holds a value before any instruction runs.
+    fn value(
+        &mut self,
+        method: &Method<'_>,
+        node: NodeId,
+        value: fb::EValue<'_>,
+        at: u64,
+    ) -> (NodeKind, bool) {
+        let scalar = |dtype, shape: Vec<crate::inventory::Dim>| {
+            (
+                NodeKind::Value(Value {
+                    dtype: Some(dtype),
+                    shape: Some(shape),
+                }),
+                true,
+            )
+        };
+        use crate::inventory::{DType, Dim};
+        match value.val_type() {
+            fb::KernelTypes::Tensor => match value.val_as_tensor() {
+                Some(t) => self.tensor(method, node, t),
+                None => (NodeKind::Value(Value::default()), false),
+            },
+            fb::KernelTypes::Int => scalar(DType::I64, vec![]),
+            fb::KernelTypes::Double => scalar(DType::F64, vec![]),
+            fb::KernelTypes::Bool => scalar(DType::Bool, vec![]),
+            fb::KernelTypes::String => scalar(DType::String, vec![]),
+            fb::KernelTypes::IntList => {
+                // Items are value indices (boxed, so that they can be symbolic).
+                let items = value.val_as_int_list().and_then(|l| l.items());
+                let n = method.value_count();
+                if let Some(bad) = items
+                    .into_iter()
+                    .flatten()
+                    .find(|&i| usize::try_from(i).map_or(true, |i| i >= n))
+                {
+                    let message = format!("an int list of method \"{}\" holds value {bad}, but the method has {n} values", method.name);
+                    self.out.add(
+                        &INDEX_OUT_OF_RANGE,
+                        Place::at(at).item(Item::Graph {
+                            graph: method.graph,
+                        }),
+                        message,
+                    );
+                }
+                scalar(
+                    DType::I64,
+                    vec![Dim::Fixed(items.map_or(0, |i| i.len()) as u64)],
+                )
+            }
+            fb::KernelTypes::DoubleList => {
+                let n = value
+                    .val_as_double_list()
+                    .and_then(|l| l.items())
+                    .map_or(0, |i| i.len());
+                scalar(DType::F64, vec![Dim::Fixed(n as u64)])
+            }
+            fb::KernelTypes::BoolList => {
+                let n = value
+                    .val_as_bool_list()
+                    .and_then(|l| l.items())
+                    .map_or(0, |i| i.len());
+                scalar(DType::Bool, vec![Dim::Fixed(n as u64)])
+            }
+            fb::KernelTypes::TensorList | fb::KernelTypes::OptionalTensorList => {
+                let optional = value.val_type() == fb::KernelTypes::OptionalTensorList;
+                let items = if optional {
+                    value.val_as_optional_tensor_list().and_then(|l| l.items())
+                } else {
+                    value.val_as_tensor_list().and_then(|l| l.items())
+                };
+                self.list_items(method, items, optional, at);
+                (NodeKind::Value(Value::default()), false)
+            }
+            fb::KernelTypes::Null => (NodeKind::Value(Value::default()), true),
+            other => (
+                NodeKind::Unknown {
+                    tag: u32::from(other.0),
+                },
+                true,
+            ),
+        }
+    }
+
+    /// Checks a tensor list's items: values of this method that are tensors (-1, None, in
+    /// an optional list).
+    fn list_items(
+        &mut self,
+        method: &Method<'_>,
+        items: Option<flatbuffers::Vector<'_, i32>>,
+        optional: bool,
+        at: u64,
+    ) {
+        let n = method.value_count();
+        for item in items.into_iter().flatten() {
+            if optional && item == -1 {
+                continue;
+            }
+            let target = usize::try_from(item)
+                .ok()
+                .filter(|&i| i < n)
+                .and_then(|i| method.values.map(|v| v.get(i)));
+            let problem = match target {
+                None => format!("a tensor list of method \"{}\" holds value {item}, but the method has {n} values", method.name),
+                Some(v) if v.val_type() != fb::KernelTypes::Tensor => format!(
+                    "a tensor list of method \"{}\" holds value {item}, which is a {}, not a tensor",
+                    method.name,
+                    v.val_type().variant_name().unwrap_or("value of unknown type")
+                ),
+                Some(_) => continue,
+            };
+            self.out.add(
+                &INDEX_OUT_OF_RANGE,
+                Place::at(at).item(Item::Graph {
+                    graph: method.graph,
+                }),
+                problem,
+            );
+            return;
+        }
+    }
+
+    /// A tensor value: a constant, an initial state, an external tensor or a runtime value.
+    fn tensor(&mut self, method: &Method<'_>, node: NodeId, t: fb::Tensor<'_>) -> (NodeKind, bool) {
+        let at = t._tab.loc() as u64;
+        let desc = Desc::new(
+            t.scalar_type().0,
+            t.sizes().map(|s| s.iter()),
+            t.dim_order().map(|d| d.iter()),
+        );
+        let place = Place::at(at).item(Item::Node {
+            graph: method.graph,
+            node,
+        });
+        let what = format!("value {node} of method \"{}\"", method.name);
+        let extra = t.extra_tensor_info();
+        let index = t.data_buffer_idx();
+        let external = extra.is_some_and(|e| e.location() == fb::TensorDataLocation::EXTERNAL);
+        let planned = t.allocation_info().is_some();
+        let has_mutable = self
+            .root
+            .mutable_data_segments()
+            .is_some_and(|m| !m.is_empty());
+        // The runtime loads a planned tensor's initial state from mutable data segment 0
+        // unless the tensor names another.
+        let initial_state = planned && has_mutable;
+        // Constants and initial states become inventory tensors, whose sizes the generic
+        // rules check.
+        let becomes_tensor = !external && index > 0 && (!planned || initial_state);
+        let shape = desc.check(&what, place, !becomes_tensor, self.out);
+        let value = NodeKind::Value(Value {
+            dtype: shape.dtype,
+            shape: Some(
+                shape
+                    .dims
+                    .iter()
+                    .map(|&d| crate::inventory::Dim::Fixed(d))
+                    .collect(),
+            ),
+        });
+        if external {
+            let key = Name::from(
+                extra
+                    .and_then(|e| e.fully_qualified_name())
+                    .unwrap_or_default(),
+            );
+            self.externals.push(ExternalRef {
+                graph: method.graph,
+                node,
+                key,
+                desc,
+                at,
+            });
+            return (value, true);
+        }
+        if index == 0 {
+            return (value, false);
+        }
+        let name = extra.and_then(|e| e.fully_qualified_name()).map_or_else(
+            || Name::from(format!("{}.%{node}", method.name)),
+            Name::from,
+        );
+        let tensor = Tensor {
+            name,
+            dtype: shape.dtype,
+            shape: shape.dims,
+            elements: shape.elements,
+            byte_size: shape.bytes,
+            storage: Storage::Missing,
+            data: None,
+            graph: method.graph,
+            node: Some(node),
+            decl_offset: Some(at),
+        };
+        let id = if !planned {
+            self.constant(index, tensor, at)
+        } else if initial_state {
+            let which = extra.map_or(0, |e| e.mutable_data_segments_idx());
+            self.initial_state(which, index, tensor, at)
+        } else {
+            None
+        };
+        match id {
+            Some(tensor) => (NodeKind::Constant { tensor }, true),
+            None => (value, planned),
+        }
+    }
+
+    /// A method's inputs or outputs, checked to be values of the method.
+    fn io(
+        &mut self,
+        method: &mut Method<'_>,
+        list: Option<flatbuffers::Vector<'_, i32>>,
+        field: &'static str,
+        at: u64,
+    ) -> Vec<NodeId> {
+        let n = method.value_count();
+        let mut ids = Vec::new();
+        for (pos, v) in list.into_iter().flatten().enumerate() {
+            match u32::try_from(v).ok().filter(|&v| (v as usize) < n) {
+                Some(id) => ids.push(id),
+                None => {
+                    let message = format!("{field}[{pos}] of method \"{}\" is value {v}, but the method has {n} values", method.name);
+                    self.out.add(
+                        &INDEX_OUT_OF_RANGE,
+                        Place::field(field, at).item(Item::Graph {
+                            graph: method.graph,
+                        }),
+                        message,
+                    );
+                }
+            }
+        }
+        ids
+    }
+
+    /// Operator names as `name.overload`.
+    fn operators(&mut self, plan: &fb::ExecutionPlan<'_>) -> Vec<Cow<'static, str>> {
+        let mut names = Vec::new();
+        for op in plan.operators().into_iter().flatten() {
+            if !self
+                .budget
+                .spend(1, Place::at(op._tab.loc() as u64), self.out)
+            {
+                break;
+            }
+            let name = crate::escape::sanitize(op.name().unwrap_or_default()).into_owned();
+            names.push(Cow::Owned(match op.overload().filter(|o| !o.is_empty()) {
+                Some(overload) => format!("{name}.{}", crate::escape::sanitize(overload)),
+                None => name,
+            }));
+        }
+        names
+    }
+
+    /// The method's delegates, with their blobs located and range-checked.
+    fn plan_delegates(&mut self, method: &Method<'_>, plan: &fb::ExecutionPlan<'_>) -> Vec<usize> {
+        let mut ids = Vec::new();
+        for d in plan.delegates().into_iter().flatten() {
+            let at = d._tab.loc() as u64;
+            if !self.budget.spend(1, Place::at(at), self.out) {
+                break;
+            }
+            let backend = Name::from(d.id().unwrap_or_default());
+            let processed = d.processed();
+            let index = processed.map_or(0, |p| p.index()) as usize;
+            let inline = processed.is_none_or(|p| p.location() == fb::DataLocation::INLINE);
+            let bytes = if inline {
+                let blobs = self.root.backend_delegate_data();
+                let count = blobs.map_or(0, |b| b.len());
+                match blobs.filter(|_| index < count) {
+                    Some(b) => Some(b.get(index).data().map_or(0, |d| d.len() as u64)),
+                    None => {
+                        let message = format!("delegate {backend} of method \"{}\" uses inline blob {index}, but the program has {count}", method.name);
+                        self.out
+                            .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
+                        None
+                    }
+                }
+            } else {
+                match self.segments.get(index) {
+                    Some(s) => {
+                        self.uses[index] = SegmentUse::Delegate;
+                        Some(s.size)
+                    }
+                    None => {
+                        let message = format!("delegate {backend} of method \"{}\" uses segment {index}, but the program has {} segments", method.name, self.segments.len());
+                        self.out
+                            .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
+                        None
+                    }
+                }
+            };
+            ids.push(self.delegates.len());
+            self.delegates.push(Delegate {
+                graph: method.graph,
+                backend,
+                bytes,
+                inline,
+            });
+        }
+        ids
+    }
+
+    /// One instruction as a node; false once the budget has run out.
+    fn instruction(
+        &mut self,
+        method: &mut Method<'_>,
+        operators: &[Cow<'static, str>],
+        delegates: &[usize],
+        instruction: fb::Instruction<'_>,
+        chain_len: usize,
+    ) -> bool {
+        let at = instruction._tab.loc() as u64;
+        let node = self.inv.graphs[method.graph].nodes.len() as NodeId;
+        let place = Place::at(at).item(Item::Node {
+            graph: method.graph,
+            node,
+        });
+        let (op_type, args, attrs): (Cow<'static, str>, Vec<i32>, Vec<Attr>) = match instruction
+            .instr_args_type()
+        {
+            fb::InstructionArguments::KernelCall => {
+                let call = instruction.instr_args_as_kernel_call();
+                let op = call.map_or(-1, |c| c.op_index());
+                let name = usize::try_from(op)
+                    .ok()
+                    .and_then(|i| operators.get(i))
+                    .cloned();
+                let name = name.unwrap_or_else(|| {
+                    let message = format!(
+                        "a kernel call of method \"{}\" uses operator {op}, but the method has {}",
+                        method.name,
+                        operators.len()
+                    );
+                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    Cow::Owned(format!("#{op}"))
+                });
+                let args: Vec<i32> = call.and_then(|c| c.args()).into_iter().flatten().collect();
+                (name, args, Vec::new())
+            }
+            fb::InstructionArguments::DelegateCall => {
+                let call = instruction.instr_args_as_delegate_call();
+                let index = call.map_or(-1, |c| c.delegate_index());
+                let delegate = usize::try_from(index)
+                    .ok()
+                    .and_then(|i| delegates.get(i))
+                    .and_then(|&d| self.delegates.get(d))
+                    .cloned();
+                let args: Vec<i32> = call.and_then(|c| c.args()).into_iter().flatten().collect();
+                match delegate {
+                    Some(d) => (
+                        Cow::Owned(format!("delegate {}", d.backend.display())),
+                        args,
+                        delegate_attrs(&d),
+                    ),
+                    None => {
+                        let message = format!("a delegate call of method \"{}\" uses delegate {index}, but the method has {}", method.name, delegates.len());
+                        self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                        (Cow::Owned(format!("delegate #{index}")), args, Vec::new())
+                    }
+                }
+            }
+            fb::InstructionArguments::MoveCall => {
+                let call = instruction.instr_args_as_move_call();
+                let args = call.map_or_else(Vec::new, |c| vec![c.move_from(), c.move_to()]);
+                (Cow::Borrowed("move"), args, Vec::new())
+            }
+            fb::InstructionArguments::JumpFalseCall => {
+                let call = instruction.instr_args_as_jump_false_call();
+                let destination = call.map_or(0, |c| c.destination_instruction());
+                if usize::try_from(destination).map_or(true, |d| d >= chain_len) {
+                    let message = format!("a jump in method \"{}\" goes to instruction {destination}, but its chain has {chain_len}", method.name);
+                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                }
+                let attrs = vec![Attr {
+                    name: Cow::Borrowed("destination"),
+                    value: AttrValue::Int(destination.into()),
+                }];
+                (
+                    Cow::Borrowed("jump_false"),
+                    call.map_or_else(Vec::new, |c| vec![c.cond_value_index()]),
+                    attrs,
+                )
+            }
+            fb::InstructionArguments::FreeCall => {
+                let call = instruction.instr_args_as_free_call();
+                (
+                    Cow::Borrowed("free"),
+                    call.map_or_else(Vec::new, |c| vec![c.value_index()]),
+                    Vec::new(),
+                )
+            }
+            other => {
+                self.inv.graphs[method.graph].nodes.push(Node {
+                    name: Name::default(),
+                    kind: NodeKind::Unknown {
+                        tag: u32::from(other.0),
+                    },
+                    offset: Some(at),
+                });
+                return true;
+            }
+        };
+        if !self.budget.spend(1 + args.len() as u64, place, self.out) {
+            return false;
+        }
+        let moves = op_type == "move";
+        let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
+        attrs.shrink_to_fit();
+        let operator = Operator {
+            op_type,
+            domain: None,
+            attrs: attrs.into_boxed_slice(),
+            inputs: inputs.into_boxed_slice(),
+            outputs: outputs.into_boxed_slice(),
+            subgraphs: Box::new([]),
+        };
+        self.inv.graphs[method.graph].nodes.push(Node {
+            name: Name::default(),
+            kind: NodeKind::Operator(operator),
+            offset: Some(at),
+        });
+        true
+    }
+
+    /// Splits arguments into inputs (values defined before) and outputs (tensors defined
+    /// here), checking each is a value of the method; scalar arguments are shown as
+    /// attributes too.
+    fn connect(
+        &mut self,
+        method: &mut Method<'_>,
+        args: &[i32],
+        moves: bool,
+        place: Place,
+        mut attrs: Vec<Attr>,
+    ) -> (Vec<Option<NodeId>>, Vec<Option<NodeId>>, Vec<Attr>) {
+        let n = method.value_count();
+        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+        for (pos, &arg) in args.iter().enumerate() {
+            let Some(id) = u32::try_from(arg).ok().filter(|&a| (a as usize) < n) else {
+                let message = format!("argument {pos} of an instruction of method \"{}\" is value {arg}, but the method has {n} values", method.name);
+                self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                continue;
+            };
+            let defined = method.defined.get(id as usize).copied().unwrap_or(true);
+            if (moves && pos == 1) || !defined {
+                if !outputs.contains(&Some(id)) {
+                    outputs.push(Some(id));
+                }
+                continue;
+            }
+            inputs.push(Some(id));
+            if let Some(value) = method.values.and_then(|v| literal(v.get(id as usize))) {
+                attrs.push(Attr {
+                    name: Cow::Owned(format!("arg{pos}")),
+                    value,
+                });
+            }
+        }
+        for id in outputs.iter().flatten() {
+            if let Some(slot) = method.defined.get_mut(*id as usize) {
+                *slot = true;
+            }
+        }
+        (inputs, outputs, attrs)
+    }
+}
+
+/// The fully qualified name of a tensor value, if it has one.
+fn fqn<'a>(value: &fb::EValue<'a>) -> Option<&'a str> {
+    value
+        .val_as_tensor()?
+        .extra_tensor_info()?
+        .fully_qualified_name()
+}
+
+/// A scalar value as an attribute, lists cut to [`SHOWN_ITEMS`].
+fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
+    Some(match value.val_type() {
+        fb::KernelTypes::Int => AttrValue::Int(value.val_as_int()?.int_val()),
+        fb::KernelTypes::Double => AttrValue::Float(value.val_as_double()?.double_val() as f32),
+        fb::KernelTypes::Bool => AttrValue::Bool(value.val_as_bool()?.bool_val()),
+        fb::KernelTypes::String => AttrValue::Str(Name::from(
+            value.val_as_string()?.string_val().unwrap_or_default(),
+        )),
+        fb::KernelTypes::DoubleList => AttrValue::Floats(
+            value
+                .val_as_double_list()?
+                .items()?
+                .iter()
+                .take(SHOWN_ITEMS)
+                .map(|d| d as f32)
+                .collect(),
+        ),
+        fb::KernelTypes::BoolList => AttrValue::Ints(
+            value
+                .val_as_bool_list()?
+                .items()?
+                .iter()
+                .take(SHOWN_ITEMS)
+                .map(i64::from)
+                .collect(),
+        ),
+        _ => return None,
+    })
+}
+
+/// What a delegate call shows: backend, where the blob is and how large.
+fn delegate_attrs(d: &Delegate) -> Vec<Attr> {
+    let location = EnumValue {
+        value: i64::from(!d.inline),
+        name: Some(if d.inline { "INLINE" } else { "SEGMENT" }),
+    };
+    let mut attrs = vec![
+        Attr {
+            name: Cow::Borrowed("backend"),
+            value: AttrValue::Str(d.backend.clone()),
+        },
+        Attr {
+            name: Cow::Borrowed("processed"),
+            value: AttrValue::Enum(location),
+        },
+    ];
+    if let Some(bytes) = d.bytes {
+        attrs.push(Attr {
+            name: Cow::Borrowed("bytes"),
+            value: AttrValue::Int(i64::try_from(bytes).unwrap_or(i64::MAX)),
+        });
+    }
+    attrs
+}

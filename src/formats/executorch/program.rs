@@ -1,0 +1,450 @@
+//! `.pte` programs: the FlatBuffer after the `eh00` header, its segments, constants,
+//! mutable data and named data. Methods are read by [`super::plan`].
+
+use super::desc::Desc;
+use super::entries::{Entries, Entry};
+use super::header;
+use super::rules::{CONSTANT_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
+use super::schema::program as fb;
+use super::segments::{self, Segment};
+use super::verify;
+use crate::check::{Findings, Item, Place};
+use crate::formats::shared::budget::Budget;
+use crate::inventory::{
+    DataRange, GraphId, Inventory, Name, NodeId, SectionKind, Storage, Tensor, TensorId,
+};
+use std::collections::HashMap;
+
+/// What a segment holds, as the program uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentUse {
+    /// Nothing in the program refers to it.
+    Unused,
+    /// The constant segment.
+    Constants,
+    /// Initial state of mutable tensors.
+    Mutable,
+    /// A delegate's processed blob.
+    Delegate,
+    /// Named data, such as a backend's weights.
+    Named,
+}
+
+/// A tensor the program loads by key from a data file.
+#[derive(Debug, Clone)]
+pub struct ExternalRef {
+    /// The method's graph.
+    pub graph: GraphId,
+    /// The value node.
+    pub node: NodeId,
+    /// The key (fully qualified name).
+    pub key: Name,
+    /// The layout the program expects.
+    pub desc: Desc,
+    /// Position of the tensor's table.
+    pub at: u64,
+}
+
+/// A backend delegate of a method.
+#[derive(Debug, Clone)]
+pub struct Delegate {
+    /// The method's graph.
+    pub graph: GraphId,
+    /// Backend id, such as `XnnpackBackend`.
+    pub backend: Name,
+    /// Bytes of its processed blob, if they could be located.
+    pub bytes: Option<u64>,
+    /// True if the blob is inline in the FlatBuffer.
+    pub inline: bool,
+}
+
+/// What reading a program found beyond the inventory.
+pub struct Program {
+    /// The segments.
+    pub segments: Vec<Segment>,
+    /// What each segment holds.
+    pub uses: Vec<SegmentUse>,
+    /// The program's own named data.
+    pub named: Vec<Entry>,
+    /// External tensors, to resolve against data files.
+    pub externals: Vec<ExternalRef>,
+    /// Delegates of every method.
+    pub delegates: Vec<Delegate>,
+    /// Bytes of inline delegate data and legacy constant buffers in the FlatBuffer.
+    pub inline_bytes: (u64, u64),
+    /// What is left of the entry budget, for the data files.
+    pub budget: Budget,
+    /// Whether every declared byte could be placed.
+    pub complete: bool,
+}
+
+/// Where constants are read from.
+pub enum Constants<'a> {
+    /// The constant segment and its offsets.
+    Segment(Option<DataRange>, flatbuffers::Vector<'a, u64>),
+    /// Legacy buffers inside the FlatBuffer.
+    Buffers(flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::Buffer<'a>>>),
+    /// None.
+    Absent,
+}
+
+/// State shared by the methods of one program.
+pub struct Walk<'a, 'i> {
+    /// The whole file.
+    pub bytes: &'a [u8],
+    /// The program root.
+    pub root: fb::Program<'a>,
+    /// The inventory.
+    pub inv: &'i mut Inventory,
+    /// Findings.
+    pub out: &'i mut Findings,
+    /// The entry budget.
+    pub budget: Budget,
+    /// Segments.
+    pub segments: Vec<Segment>,
+    /// What each segment holds.
+    pub uses: Vec<SegmentUse>,
+    /// Where constants are.
+    pub constants: Constants<'a>,
+    /// Constant tensors by data_buffer_idx, shared by methods.
+    pub constant_tensors: HashMap<u32, TensorId>,
+    /// Initial-state tensors by (mutable segment index, data_buffer_idx).
+    pub mutable_tensors: HashMap<(u64, u32), TensorId>,
+    /// External tensors found.
+    pub externals: Vec<ExternalRef>,
+    /// Delegates found.
+    pub delegates: Vec<Delegate>,
+}
+
+/// Reads the program in `bytes` into `inv`. `None` if its FlatBuffer cannot be read.
+pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Program> {
+    let layout = header::program(bytes, inv, out)?;
+    let flatbuffer = bytes.get(..usize::try_from(layout.flatbuffer_end).ok()?)?;
+    let root = verify::verify(flatbuffer, fb::root_as_program_with_opts, out)?;
+    inv.property("version", root.version(), Some(root._tab.loc() as u64));
+    let mut budget = Budget::default();
+    let list = root.segments().into_iter().flatten();
+    let list = list.map(|s| (s.offset(), s.size(), s._tab.loc() as u64));
+    let segments = segments::read(list, &layout, &mut budget, out);
+    let mut uses = vec![SegmentUse::Unused; segments.len()];
+    let constants = constants(&root, &segments, &mut uses, out);
+    let named = named_data(&root, &segments, &mut uses, inv, &mut budget, out);
+    let inline_bytes = inline_bytes(&root);
+    let mut walk = Walk {
+        bytes,
+        root,
+        inv,
+        out,
+        budget,
+        segments,
+        uses,
+        constants,
+        constant_tensors: HashMap::new(),
+        mutable_tensors: HashMap::new(),
+        externals: Vec::new(),
+        delegates: Vec::new(),
+    };
+    walk.mutable_segments();
+    match root.execution_plan().filter(|p| !p.is_empty()) {
+        Some(plans) => {
+            for (index, plan) in plans.iter().enumerate() {
+                if !walk.plan(index, plan) {
+                    break;
+                }
+            }
+        }
+        None => {
+            let message = "the program has no execution plans, so it has no method to load";
+            walk.out.add(
+                &METHOD_INCOMPLETE,
+                Place::field("execution_plan", root._tab.loc() as u64),
+                message,
+            );
+        }
+    }
+    let Walk {
+        segments,
+        uses,
+        externals,
+        delegates,
+        budget,
+        ..
+    } = walk;
+    let kind = |i: usize| match uses.get(i) {
+        Some(SegmentUse::Constants | SegmentUse::Mutable) => SectionKind::TensorData,
+        _ => SectionKind::BlobData,
+    };
+    segments::declare(&segments, &layout, 0, kind, inv);
+    Some(Program {
+        complete: layout.complete(),
+        segments,
+        uses,
+        named,
+        externals,
+        delegates,
+        inline_bytes,
+        budget,
+    })
+}
+
+/// Checks a segment index from the program; the segment if it is in range.
+fn segment_index(
+    segments: &[Segment],
+    index: u64,
+    what: &str,
+    at: u64,
+    out: &mut Findings,
+) -> Option<usize> {
+    let found = usize::try_from(index).ok().filter(|&i| i < segments.len());
+    if found.is_none() {
+        let message = format!(
+            "{what} is segment {index}, but the program has {} segments",
+            segments.len()
+        );
+        out.add(
+            &INDEX_OUT_OF_RANGE,
+            Place::field("segment_index", at),
+            message,
+        );
+    }
+    found
+}
+
+fn range_of(segment: &Segment) -> Option<DataRange> {
+    segment.range.map(|r| DataRange {
+        file: 0,
+        offset: r.start,
+        len: r.len,
+    })
+}
+
+/// The constant store: the constant segment when it has more than the placeholder offset,
+/// as the runtime decides, else the legacy buffers.
+fn constants<'a>(
+    root: &fb::Program<'a>,
+    segments: &[Segment],
+    uses: &mut [SegmentUse],
+    out: &mut Findings,
+) -> Constants<'a> {
+    if let Some(cs) = root.constant_segment() {
+        let offsets = cs.offsets().filter(|o| o.len() > 1);
+        if let Some(offsets) = offsets {
+            let at = cs._tab.loc() as u64;
+            let what = "constant_segment.segment_index";
+            let seg = segment_index(segments, cs.segment_index().into(), what, at, out);
+            if let Some(slot) = seg.and_then(|i| uses.get_mut(i)) {
+                *slot = SegmentUse::Constants;
+            }
+            let range = seg.and_then(|i| segments.get(i)).and_then(range_of);
+            return Constants::Segment(range, offsets);
+        }
+    }
+    root.constant_buffer()
+        .filter(|b| !b.is_empty())
+        .map_or(Constants::Absent, Constants::Buffers)
+}
+
+/// The program's named data, as tensors without a layout.
+fn named_data(
+    root: &fb::Program<'_>,
+    segments: &[Segment],
+    uses: &mut [SegmentUse],
+    inv: &mut Inventory,
+    budget: &mut Budget,
+    out: &mut Findings,
+) -> Vec<Entry> {
+    let list = root
+        .named_data()
+        .into_iter()
+        .flatten()
+        .map(|n| (n.key(), n.segment_index(), None, n._tab.loc()));
+    let mut entries = Entries::new(inv, budget, out);
+    entries.named(Some(list), segments);
+    for n in root.named_data().into_iter().flatten() {
+        if let Some(slot) = uses.get_mut(n.segment_index() as usize) {
+            *slot = SegmentUse::Named;
+        }
+    }
+    entries.finish().0
+}
+
+/// Bytes of inline delegate blobs and of legacy constant buffers.
+fn inline_bytes(root: &fb::Program<'_>) -> (u64, u64) {
+    let delegates = root.backend_delegate_data().into_iter().flatten();
+    let delegates = delegates
+        .filter_map(|d| d.data())
+        .map(|d| d.len() as u64)
+        .sum();
+    let buffers = root.constant_buffer().into_iter().flatten();
+    let buffers = buffers
+        .filter_map(|b| b.storage())
+        .map(|s| s.len() as u64)
+        .sum();
+    (delegates, buffers)
+}
+
+impl Walk<'_, '_> {
+    /// Checks mutable_data_segments' segment indexes.
+    fn mutable_segments(&mut self) {
+        for m in self.root.mutable_data_segments().into_iter().flatten() {
+            let at = m._tab.loc() as u64;
+            let what = "mutable_data_segments segment_index";
+            if let Some(i) =
+                segment_index(&self.segments, m.segment_index().into(), what, at, self.out)
+            {
+                self.uses[i] = SegmentUse::Mutable;
+            }
+        }
+    }
+
+    /// The tensor holding constant `index` for a value described by `shape`, created on
+    /// first use and shared by every value that uses the same index.
+    pub fn constant(&mut self, index: u32, tensor: Tensor, at: u64) -> Option<TensorId> {
+        if let Some(&id) = self.constant_tensors.get(&index) {
+            return Some(id);
+        }
+        let id = self.inv.tensors.len();
+        let place = Place::at(at).item(Item::Tensor { tensor: id });
+        let nbytes = tensor.byte_size;
+        let (data, storage) = match &self.constants {
+            Constants::Segment(range, offsets) => {
+                let Some(offset) = (index as usize)
+                    .lt(&offsets.len())
+                    .then(|| offsets.get(index as usize))
+                else {
+                    let message = format!(
+                        "data_buffer_idx {index} is past the constant segment's {} offsets",
+                        offsets.len()
+                    );
+                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    return None;
+                };
+                let data =
+                    range.and_then(|seg| self.within(seg, offset, nbytes, "constant", place));
+                (data, Storage::External)
+            }
+            Constants::Buffers(buffers) => {
+                let Some(buffer) = (index as usize)
+                    .lt(&buffers.len())
+                    .then(|| buffers.get(index as usize))
+                else {
+                    let message = format!(
+                        "data_buffer_idx {index} is past the {} constant buffers",
+                        buffers.len()
+                    );
+                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    return None;
+                };
+                let data = buffer.storage().map(|s| DataRange {
+                    file: 0,
+                    offset: (s.bytes().as_ptr() as usize)
+                        .saturating_sub(self.bytes.as_ptr() as usize)
+                        as u64,
+                    len: s.len() as u64,
+                });
+                (data, Storage::Inline)
+            }
+            Constants::Absent => {
+                let message = format!(
+                    "data_buffer_idx {index} names a constant, but the program stores none"
+                );
+                self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                return None;
+            }
+        };
+        let storage = if data.is_some() {
+            storage
+        } else {
+            Storage::Missing
+        };
+        self.inv.tensors.push(Tensor {
+            data,
+            storage,
+            ..tensor
+        });
+        self.constant_tensors.insert(index, id);
+        Some(id)
+    }
+
+    /// The initial state of a mutable tensor: entry `index` of mutable data segment `which`.
+    pub fn initial_state(
+        &mut self,
+        which: u64,
+        index: u32,
+        tensor: Tensor,
+        at: u64,
+    ) -> Option<TensorId> {
+        if let Some(&id) = self.mutable_tensors.get(&(which, index)) {
+            return Some(id);
+        }
+        let id = self.inv.tensors.len();
+        let place = Place::at(at).item(Item::Tensor { tensor: id });
+        let list = self.root.mutable_data_segments();
+        let count = list.map_or(0, |l| l.len());
+        let Some(m) = usize::try_from(which)
+            .ok()
+            .filter(|&w| w < count)
+            .and_then(|w| Some(list?.get(w)))
+        else {
+            let message = format!("mutable_data_segments_idx {which} is past the program's {count} mutable data segments");
+            self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+            return None;
+        };
+        let offsets = m.offsets();
+        let n = offsets.map_or(0, |o| o.len());
+        let Some(offset) = offsets
+            .filter(|_| (index as usize) < n)
+            .map(|o| o.get(index as usize))
+        else {
+            let message =
+                format!("data_buffer_idx {index} is past the mutable data segment's {n} offsets");
+            self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+            return None;
+        };
+        let segment = self
+            .segments
+            .get(m.segment_index() as usize)
+            .and_then(range_of);
+        let data = segment
+            .and_then(|seg| self.within(seg, offset, tensor.byte_size, "initial state", place));
+        let storage = if data.is_some() {
+            Storage::External
+        } else {
+            Storage::Missing
+        };
+        self.inv.tensors.push(Tensor {
+            data,
+            storage,
+            ..tensor
+        });
+        self.mutable_tensors.insert((which, index), id);
+        Some(id)
+    }
+
+    /// The `nbytes` at `offset` inside `segment`, reporting bytes past its end.
+    fn within(
+        &mut self,
+        segment: DataRange,
+        offset: u64,
+        nbytes: Option<u64>,
+        what: &str,
+        place: Place,
+    ) -> Option<DataRange> {
+        let len = nbytes.unwrap_or(0);
+        match offset.checked_add(len) {
+            Some(end) if end <= segment.len => Some(DataRange {
+                file: 0,
+                offset: segment.offset + offset,
+                len,
+            }),
+            _ => {
+                let message = format!(
+                    "{what} at offset {offset} of its segment needs {len} bytes, but the segment holds {}",
+                    segment.len
+                );
+                self.out.add(&CONSTANT_OUT_OF_RANGE, place, message);
+                None
+            }
+        }
+    }
+}
