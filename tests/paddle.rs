@@ -265,3 +265,37 @@ fn a_program_of_2_gib_is_too_large() {
     let f = a.findings.iter().find(|f| f.rule.code == "PD013").unwrap();
     assert_eq!(f.offset, Some(0));
 }
+
+#[test]
+fn pdiparams_info_gives_every_parameter_its_structured_name() {
+    for program in [
+        "mlp_legacy_jit/inference.pdmodel",
+        "dtypes_legacy/model.pdmodel",
+        "dtypes_legacy_nobf16/model.pdmodel",
+    ] {
+        let a = analyze(&paddle().join(program));
+        let mut keys: Vec<String> = a
+            .inventory
+            .metadata
+            .iter()
+            .map(|m| m.key.to_string())
+            .collect();
+        let mut tensors: Vec<String> = a
+            .inventory
+            .tensors
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        keys.sort();
+        tensors.sort();
+        assert_eq!(keys, tensors, "{program}");
+    }
+    // make_paddle_fixtures.py's MLP names its layers fc1 and fc2.
+    let a = analyze(&paddle().join("mlp_legacy_jit/inference.pdmodel"));
+    let weight = a
+        .inventory
+        .metadata
+        .iter()
+        .find(|m| m.key.as_str() == Some("linear_0.w_0"));
+    assert_eq!(weight.unwrap().value.as_str(), Some("fc1.weight"));
+}

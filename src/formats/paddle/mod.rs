@@ -4,10 +4,12 @@
 //! A program becomes graphs of operator and value nodes; its persistable variables, sorted
 //! by name, own the records of the parameter file found beside it (or named by `--data`),
 //! and each record becomes a tensor with its exact byte range. A parameter file read alone
-//! is a stream of unnamed records. Only record headers are read, never tensor data. The
+//! is a stream of unnamed records. The structured names a `.pdiparams.info` pickle gives the
+//! variables become metadata. Only record headers are read, never tensor data. The
 //! layout and the rules come from `../shared/reference/paddle.md`.
 
 mod dtype;
+mod info;
 mod legacy;
 mod pairing;
 mod params;

@@ -89,7 +89,9 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
     match plan(model.path()) {
         Plan::Combined(location) => {
             if let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) {
+                let info = b.inv.files[id].path.with_extension("pdiparams.info");
                 open(&files, id, params, b);
+                super::info::read(&info, b);
             }
         }
         Plan::PerVariable => {
