@@ -61,6 +61,7 @@ fn paddle_files_are_read_as_paddle() {
         ("lod/model.pdiparams", FileFormat::Read("paddle")),
         ("single/weight.bin", FileFormat::Read("paddle")),
         ("single/lod_tensor.bin", FileFormat::Read("paddle")),
+        ("single/selected_rows.bin", FileFormat::Read("paddle")),
         (
             "mlp_legacy_jit/inference.pdiparams.info",
             FileFormat::NotRead("pickle"),

@@ -316,6 +316,25 @@ const PADDLE: &[(&str, &str, &str)] = &[
     ("vocab", "inference.pdmodel", "inference.pdiparams"),
 ];
 
+/// Every truncation of a tensor saved alone by `paddle.save(..., use_binary_format=True)`
+/// (DenseTensor, with LoD, SelectedRows) is an error.
+#[test]
+fn every_truncation_of_a_single_paddle_tensor_is_an_error() {
+    for name in [
+        "weight.bin",
+        "half.bin",
+        "lod_tensor.bin",
+        "selected_rows.bin",
+    ] {
+        let bytes = std::fs::read(common::fixtures().join("paddle/single").join(name)).unwrap();
+        assert!(!has_error(&analyze_bytes(bytes.clone())), "{name} whole");
+        for len in 0..bytes.len() {
+            let a = analyze_bytes(bytes[..len].to_vec());
+            assert!(has_error(&a), "{name} cut to {len} bytes: no error");
+        }
+    }
+}
+
 /// Every truncation of a Paddle parameter file read with its program is an error (the file
 /// ends inside a record, or holds too few), and truncated or mutated programs and parameter
 /// files are read without a panic. Cases run in a temporary folder, so each program finds

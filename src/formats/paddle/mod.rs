@@ -51,7 +51,7 @@ impl Format for Paddle {
 
     fn detect(&self, bytes: &[u8]) -> Detection {
         match sniff::kind(bytes) {
-            Some(Kind::Pir | Kind::Params) => Detection::Magic,
+            Some(Kind::Pir | Kind::Params | Kind::SelectedRows) => Detection::Magic,
             Some(Kind::Program) => Detection::Plausible,
             None => Detection::No,
         }
@@ -83,15 +83,20 @@ impl Format for Paddle {
             out,
         };
         let kind = sniff::kind(bytes);
-        if kind == Some(Kind::Params) {
-            b.inv.format_version = "parameter stream".to_owned();
+        if let Some(alone @ (Kind::Params | Kind::SelectedRows)) = kind {
             let label = crate::escape::path(file.path()).into_owned();
             let stream = params::Stream {
                 source: file,
                 file: 0,
                 label,
             };
-            params::read(&stream, None, &mut b);
+            if alone == Kind::Params {
+                b.inv.format_version = "parameter stream".to_owned();
+                params::read(&stream, None, &mut b);
+            } else {
+                b.inv.format_version = "SelectedRows".to_owned();
+                params::read_selected_rows(&stream, &mut b);
+            }
             pairing::read(file, options.data, &[], &mut b);
         } else {
             b.inv.sections.push(Section {

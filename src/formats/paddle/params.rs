@@ -99,17 +99,7 @@ the first without a record is \"{}\"",
             compare(p, &record, place, out);
         }
         let Some(end) = record.end() else { return };
-        if end > size {
-            let message = format!(
-                "tensor \"{}\" (record {index}) needs {} data bytes at {}..{end}, but {} ends at \
-{size}: {} bytes short; Paddle loads it and reads the missing bytes as zeros",
-                inv.tensors[tensor].name.display(),
-                record.len.unwrap_or(0),
-                record.data,
-                stream.label,
-                end - size
-            );
-            out.add(&PARAMS_TRUNCATED, place.offset(record.data), message);
+        if cut_short(stream, &record, tensor, inv, place, out) {
             return;
         }
         at = end;
@@ -131,6 +121,55 @@ at {size}; Paddle refuses partial loads",
             message,
         );
     }
+}
+
+/// Reports a record whose data runs past the end of the file, naming its tensor and the
+/// bytes missing; whether it does.
+fn cut_short(
+    stream: &Stream<'_>,
+    record: &Record,
+    tensor: usize,
+    inv: &Inventory,
+    place: Place,
+    out: &mut Findings,
+) -> bool {
+    let size = stream.source.bytes().len() as u64;
+    let Some(end) = record.end().filter(|&end| end > size) else {
+        return false;
+    };
+    let message = format!(
+        "tensor \"{}\" needs {} data bytes at {}..{end}, but {} ends at {size}: {} bytes short; \
+Paddle loads it and reads the missing bytes as zeros",
+        inv.tensors[tensor].name.display(),
+        record.len.unwrap_or(0),
+        record.data,
+        stream.label,
+        end - size
+    );
+    out.add(&PARAMS_TRUNCATED, place.offset(record.data), message);
+    true
+}
+
+/// Reads a SelectedRows tensor file into one tensor, `value`, with its row count and height
+/// as properties.
+pub fn read_selected_rows(stream: &Stream<'_>, b: &mut Builder<'_>) {
+    let Builder { inv, budget, out } = b;
+    let window = Window::whole(stream.source.bytes());
+    let (record, rows, height) = match record::selected_rows(window, budget.left()) {
+        Ok(read) => read,
+        Err(stop) => {
+            let p = stop.into_problem(0);
+            return out.add(p.rule, Place::at(p.at), p.message);
+        }
+    };
+    if !budget.spend(RECORD_ENTRIES + record.dims.len() as u64, Place::FILE, out) {
+        return;
+    }
+    inv.property("rows", rows, Some(4));
+    inv.property("height", height, None);
+    let tensor = add_tensor(inv, stream.file, &record, Name::from("value"), None);
+    let place = Place::at(record.offset).item(Item::Tensor { tensor });
+    cut_short(stream, &record, tensor, inv, place, out);
 }
 
 /// Bytes read first for a record header: a LoD-free header with up to 7 dims of 2-byte

@@ -182,6 +182,11 @@ pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Stop> {
         let offsets = c.take(nbytes, "a LoD level's offsets")?;
         lod.level(level, count_at, offsets);
     }
+    tensor(c, at, lod, max_dims)
+}
+
+/// The rest of a record from its tensor version word on: its TensorDesc and where its data is.
+fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record, Stop> {
     c.version("the tensor's version word")?;
     let len_at = c.pos;
     let desc_len = c.u32("the TensorDesc length")? as i32;
@@ -289,6 +294,19 @@ impl Lod {
             problem(&LOD_OFFSETS_INVALID, at, message)
         })
     }
+}
+
+/// A SelectedRows file, as `paddle.save(..., use_binary_format=True)` writes one: u32
+/// version, u64 row count, the rows as i64, i64 height, then its value tensor without a LoD
+/// level count. Returns the value's record, the row count and the height.
+pub fn selected_rows(w: Window<'_>, max_dims: u64) -> Result<(Record, u64, u64), Stop> {
+    let mut c = Cursor { w, pos: 0 };
+    c.version("the SelectedRows version word")?;
+    let rows = c.u64("the row count")?;
+    c.take(rows.saturating_mul(8), "the rows")?;
+    let height = c.u64("the height")?;
+    let record = tensor(c, 0, Lod::default(), max_dims)?;
+    Ok((record, rows, height))
 }
 
 /// Reads the VOCAB record at `at` in `w`: its entries are walked to find where it ends.

@@ -13,6 +13,8 @@ pub enum Kind {
     Pir,
     /// Tensor records (`.pdiparams`, a per-variable file, `paddle.save(..., use_binary_format)`).
     Params,
+    /// A SelectedRows tensor saved by `paddle.save(..., use_binary_format=True)`.
+    SelectedRows,
 }
 
 /// What `bytes` hold, if they are a Paddle file.
@@ -23,6 +25,8 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
         Some(Kind::Params)
     } else if program(bytes) {
         Some(Kind::Program)
+    } else if selected_rows(bytes) {
+        Some(Kind::SelectedRows)
     } else {
         None
     }
@@ -60,29 +64,44 @@ fn pir(bytes: &[u8]) -> bool {
     json_with_key(bytes, "\"base_code\"") && json_with_key(bytes, "\"magic\":\"pir\"")
 }
 
+/// Little-endian word of `len` bytes at `at`.
+fn word(bytes: &[u8], at: usize, len: usize) -> Option<u64> {
+    let b = bytes.get(at..at.checked_add(len)?)?;
+    Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
+}
+
+/// A tensor part at `at`: u32 version 0, an i32 descriptor length, then a TensorDesc whose
+/// first field is data_type (1, a varint).
+fn tensor_at(bytes: &[u8], at: usize) -> Option<bool> {
+    let desc = word(bytes, at.checked_add(4)?, 4)?;
+    let first = *bytes.get(at.checked_add(8)?)?;
+    Some(word(bytes, at, 4)? == 0 && (2..1 << 20).contains(&desc) && first == 0x08)
+}
+
+/// A SelectedRows: u32 version 0, a u64 row count, the rows, an i64 height, then a tensor part.
+fn selected_rows(bytes: &[u8]) -> bool {
+    let tensor = || -> Option<bool> {
+        let rows = usize::try_from(word(bytes, 4, 8).filter(|&n| n < 1 << 24)?).ok()?;
+        tensor_at(bytes, rows.checked_mul(8)?.checked_add(20)?)
+    };
+    word(bytes, 0, 4) == Some(0) && tensor().unwrap_or(false)
+}
+
 /// A parameter stream: u32 version 0, u64 LoD level, each level as a u64 byte count and its
 /// offsets, u32 version 0, an i32 descriptor length, then a TensorDesc whose first field is
 /// data_type (1, a varint).
 fn params(bytes: &[u8]) -> bool {
-    let word = |at: usize, len: usize| -> Option<u64> {
-        let b = bytes.get(at..at.checked_add(len)?)?;
-        Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
-    };
     let tensor_start = || -> Option<usize> {
-        let levels = word(4, 8).filter(|&n| n < 16)?;
+        let levels = word(bytes, 4, 8).filter(|&n| n < 16)?;
         let mut pos = 12usize;
         for _ in 0..levels {
-            let len = usize::try_from(word(pos, 8)?).ok()?;
+            let len = usize::try_from(word(bytes, pos, 8)?).ok()?;
             pos = pos.checked_add(8)?.checked_add(len)?;
         }
         Some(pos)
     };
-    let tensor = |at: usize| -> Option<bool> {
-        let desc = word(at.checked_add(4)?, 4)?;
-        let first = *bytes.get(at.checked_add(8)?)?;
-        Some(word(at, 4)? == 0 && (2..1 << 20).contains(&desc) && first == 0x08)
-    };
-    word(0, 4) == Some(0) && tensor_start().and_then(tensor).unwrap_or(false)
+    let tensor = tensor_start().and_then(|at| tensor_at(bytes, at));
+    word(bytes, 0, 4) == Some(0) && tensor.unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -108,6 +127,12 @@ mod tests {
         let mut record = vec![0; 16];
         record.extend([4, 0, 0, 0, 0x08, 0x05, 0x10, 0x01, 0, 0, 0, 0]);
         assert_eq!(kind(&record), Some(Kind::Params));
+        // SelectedRows: version, 1 row (7), height 10, then the value tensor without LoD.
+        let mut rows = vec![0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0];
+        rows.extend([
+            10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0x08, 0x05, 0x10, 0x01,
+        ]);
+        assert_eq!(kind(&rows), Some(Kind::SelectedRows));
         assert_eq!(kind(b""), None);
     }
 
