@@ -44,6 +44,8 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
         Detected::Read(format) => {
             let mut inventory = format.read(file, options, &mut findings);
             inventory.sort_sections();
+            let standard = inventory.standard_sizes();
+            inventory.sizes.extend(standard);
             generic::run(&inventory, file.bytes(), &mut findings);
             inventory
         }

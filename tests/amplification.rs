@@ -45,6 +45,7 @@ fn hostile_models_stay_small_in_memory() {
     a_rule_broken_millions_of_times_lists_a_bounded_number();
     millions_of_empty_subgraphs_are_bounded();
     shared_flatbuffer_tables_are_paid_for_each_time();
+    shared_executorch_tables_are_paid_for_each_time();
     millions_of_empty_model_level_entries_are_weighed();
 }
 
@@ -263,4 +264,78 @@ fn millions_of_empty_model_level_entries_are_weighed() {
         );
         assert!(grown < 300 * 1024, "{name}: peak RSS grew by {grown} KiB");
     }
+}
+
+/// An ExecuTorch method whose values list one 64-dimension tensor 200,000 times, and whose
+/// chain lists one kernel call of 2,500 arguments 1,000 times: each listing is paid for from
+/// the entry budget, which runs out (RX016) long before memory does. The verifier counts every
+/// visit to a shared table and allows a quarter of the file's bytes in tables, so the file is
+/// padded with a long list of buffer sizes to pass it.
+fn shared_executorch_tables_are_paid_for_each_time() {
+    use rtenx::formats::executorch::schema::program as et;
+    let mut b = flatbuffers::FlatBufferBuilder::new();
+    let sizes = b.create_vector(&[1i32; 64]);
+    let tensor = et::Tensor::create(
+        &mut b,
+        &et::TensorArgs {
+            scalar_type: et::ScalarType::FLOAT,
+            sizes: Some(sizes),
+            ..Default::default()
+        },
+    );
+    let value = et::EValue::create(
+        &mut b,
+        &et::EValueArgs {
+            val_type: et::KernelTypes::Tensor,
+            val: Some(tensor.as_union_value()),
+        },
+    );
+    let values = b.create_vector(&vec![value; 200_000]);
+    let padding = b.create_vector(&vec![0i64; 150_000]);
+    let args = b.create_vector(&[0i32; 2_500]);
+    let call = et::KernelCall::create(
+        &mut b,
+        &et::KernelCallArgs {
+            op_index: 0,
+            args: Some(args),
+        },
+    );
+    let instruction = et::Instruction::create(
+        &mut b,
+        &et::InstructionArgs {
+            instr_args_type: et::InstructionArguments::KernelCall,
+            instr_args: Some(call.as_union_value()),
+        },
+    );
+    let instructions = b.create_vector(&vec![instruction; 1_000]);
+    let chain = et::Chain::create(
+        &mut b,
+        &et::ChainArgs {
+            instructions: Some(instructions),
+            ..Default::default()
+        },
+    );
+    let chains = b.create_vector(&[chain]);
+    let plan = et::ExecutionPlan::create(
+        &mut b,
+        &et::ExecutionPlanArgs {
+            values: Some(values),
+            chains: Some(chains),
+            non_const_buffer_sizes: Some(padding),
+            ..Default::default()
+        },
+    );
+    let plans = b.create_vector(&[plan]);
+    let root = et::Program::create(
+        &mut b,
+        &et::ProgramArgs {
+            execution_plan: Some(plans),
+            ..Default::default()
+        },
+    );
+    et::finish_program_buffer(&mut b, root);
+    let (grown, analysis) = analyze_measured("shared.pte", b.finished_data().to_vec());
+    let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
+    assert!(codes.contains(&"RX016"), "{:?}", analysis.findings);
+    assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
 }

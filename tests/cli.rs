@@ -208,10 +208,42 @@ fn inspect_onnx_with_external_data() {
 fn check_onnx_traversal_and_checksums() {
     let (out, _, code) = rtenx(&[
         "check",
+        "--all",
         "tests/fixtures/onnx/bad/DX001-every-site/model.onnx",
     ]);
     assert_eq!(code, 1);
     assert_snapshot_redacted!("check_onnx_every_site", out);
+    // Without --all, the first three of the rule are shown and the rest counted.
+    let (folded, _, _) = rtenx(&[
+        "check",
+        "tests/fixtures/onnx/bad/DX001-every-site/model.onnx",
+    ]);
+    assert_eq!(
+        folded.matches("error[DX001]: location").count(),
+        3,
+        "{folded}"
+    );
+    assert!(folded.contains("more like this in tests/fixtures/onnx/bad/DX001-every-site/model.onnx (--all shows them)"), "{folded}");
+    let (github, _, _) = rtenx(&[
+        "check",
+        "--format",
+        "github",
+        "tests/fixtures/onnx/bad/DX001-every-site/model.onnx",
+    ]);
+    let dx001: Vec<&str> = github
+        .lines()
+        .filter(|l| l.contains("title=DX001"))
+        .collect();
+    assert_eq!(
+        dx001.len(),
+        4,
+        "three annotations and one that counts the rest: {github}"
+    );
+    assert!(
+        dx001[3].contains("more like this in this file"),
+        "{}",
+        dx001[3]
+    );
     let wrong = "tests/fixtures/onnx/bad/DX009-checksum-wrong/model.onnx";
     assert_eq!(
         rtenx(&["check", wrong]).2,

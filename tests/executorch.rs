@@ -242,12 +242,12 @@ fn a_data_file_that_the_program_does_not_use_is_reported() {
 #[test]
 fn a_program_of_more_than_a_million_tables_is_over_the_runtime_limits() {
     let dir = tempfile::tempdir().unwrap();
-    // Each kernel call is two tables, each value two more: about 2.4M tables.
-    rtenx::synth::executorch::write(dir.path(), 600_000, 1, 64).unwrap();
+    // Each kernel call is two tables, each value two more: about 2M tables.
+    rtenx::synth::executorch::write(dir.path(), 500_000, 1, 64).unwrap();
     let a = analyze(&dir.path().join("model.pte"), &[]);
     let codes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
     assert_eq!(codes, ["ET002"]);
-    assert_eq!(a.inventory.graphs[0].nodes.len(), 600_001 + 1 + 600_000);
+    assert_eq!(a.inventory.graphs[0].nodes.len(), 500_001 + 1 + 500_000);
 }
 
 #[test]

@@ -41,7 +41,12 @@ fn graph_filter(app: &App) -> &str {
 
 /// The screen as text, 100×30, without colour.
 fn screen(app: &mut App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    screen_of(app, 100, 30)
+}
+
+/// The screen as text at `width`×`height`, without colour.
+fn screen_of(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|f| rtenx::tui::draw(f, app, Theme { color: false }))
         .unwrap();
@@ -85,6 +90,31 @@ fn executorch_program_with_a_delegate_renders_in_the_same_views() {
     insta::assert_snapshot!("executorch_layout", screen(&mut a));
     press(&mut a, "3jj");
     insta::assert_snapshot!("executorch_delegate_node", screen(&mut a));
+}
+
+#[test]
+fn an_empty_list_says_so_and_the_key_bar_fits_the_width() {
+    let mut a = app("executorch/mlp.pte", Tab::Findings);
+    assert!(screen(&mut a).contains("no findings"));
+    for width in [40, 60, 80, 120] {
+        let shown = screen_of(&mut a, width, 20);
+        let bar = shown.lines().last().unwrap();
+        assert!(bar.ends_with("? help"), "{width} columns: {bar:?}");
+        assert!(bar.chars().count() <= usize::from(width));
+    }
+}
+
+#[test]
+fn y_copies_the_selected_name_and_says_so_once() {
+    let mut a = app("executorch/mlp.pte", Tab::Tensors);
+    press(&mut a, "y");
+    let name = a.copied.clone().expect("a tensor name");
+    assert!(name.starts_with("forward.%"), "{name}");
+    let bar = screen(&mut a).lines().last().unwrap().to_owned();
+    assert_eq!(bar.trim(), format!("copied {name}"));
+    assert!(!screen(&mut a).lines().last().unwrap().contains("copied"));
+    press(&mut a, "4y");
+    assert_eq!(a.copied.as_deref(), Some("aten::addmm.out"));
 }
 
 #[test]

@@ -35,10 +35,10 @@ pub struct CheckArgs {
     /// When to colour text output.
     #[arg(long, value_enum, default_value_t)]
     color: ColorChoice,
-    /// Print every info finding in text output; by default only the first 3 of each code per
-    /// file are printed, and the rest are counted.
-    #[arg(long)]
-    all_infos: bool,
+    /// Print every finding in text output; by default only the first 3 of each rule per
+    /// file are printed, and the rest are counted (`--all-infos` is the old name).
+    #[arg(long, alias = "all-infos")]
+    all: bool,
     #[command(flatten)]
     data: super::DataArgs,
 }
@@ -113,7 +113,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     let format = match args.format {
         Format::Text => ReportFormat::Text {
             color: args.color.enabled(),
-            all_infos: args.all_infos,
+            all: args.all,
         },
         Format::Json => ReportFormat::Json,
         Format::Sarif => ReportFormat::Sarif,

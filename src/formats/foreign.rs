@@ -23,6 +23,12 @@ pub struct Foreign {
 /// Every format rtenx names without reading it.
 pub static FOREIGN: &[Foreign] = &[
     Foreign {
+        name: "executorch-bundled",
+        title: "an ExecuTorch bundled program (a .pte with test inputs)",
+        extensions: &["bpte"],
+        detect: |b| flatbuffer_id(b, |id| id.starts_with(b"BP")),
+    },
+    Foreign {
         name: "tflite",
         title: "a TensorFlow Lite model",
         extensions: &["tflite"],
@@ -308,6 +314,18 @@ mod tests {
             let _ = names(&vec![0xff; len]);
             let _ = names(&b"PK\x03\x04\xff\xff".repeat(len));
         }
+    }
+
+    #[test]
+    fn flatbuffer_identifiers_name_their_format() {
+        // Root table at 12, identifier, a 4-byte vtable at 8, the table's soffset to it.
+        let with_id = |id: &[u8; 4]| [&[12, 0, 0, 0][..], id, &[4, 0, 4, 0, 4, 0, 0, 0]].concat();
+        assert_eq!(names(&with_id(b"BP08")), ["executorch-bundled"]);
+        assert_eq!(names(&with_id(b"TFL3")), ["tflite"]);
+        assert!(
+            names(&with_id(b"ET12")).is_empty(),
+            "ExecuTorch is read, not named"
+        );
     }
 
     #[test]

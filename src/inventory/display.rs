@@ -182,8 +182,8 @@ fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
             let items = row.items.map(|n| format!("  ({n})")).unwrap_or_default();
             let share = row.bytes as f64 * 100.0 / whole as f64;
             format!(
-                "{:<28} {:>10} {share:>6.1}%{items}",
-                row.label.display(),
+                "{:<40} {:>10} {share:>6.1}%{items}",
+                crate::escape::clip(row.label.display(), 40),
                 format_size(row.bytes, BINARY)
             )
         })
@@ -226,9 +226,11 @@ fn operators(inv: &Inventory) -> Part {
     let hist = inv.operator_histogram();
     let total: u64 = hist.iter().map(|(_, n)| n).sum();
     let nodes: usize = inv.graphs.iter().map(|g| g.nodes.len()).sum();
+    // Users count operators as the graph's nodes; values and constants are its edges.
+    let others = (nodes as u64).saturating_sub(total);
     Part {
         heading: format!(
-            "Operators ({total} in {} graph{}, {nodes} nodes in all)",
+            "Operators ({total} in {} graph{}; the graphs also hold {others} values and constants)",
             inv.graphs.len(),
             if inv.graphs.len() == 1 { "" } else { "s" }
         ),

@@ -1,5 +1,6 @@
 //! GitHub Actions workflow commands: each finding becomes an annotation.
 
+use super::fold::Folder;
 use super::{FileResult, Summary};
 use crate::check::Severity;
 use crate::escape::sanitize;
@@ -29,12 +30,12 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
         if let Err(e) = &result.outcome {
             writeln!(w, "::error title=rtenx::{}", escape(&e.to_string(), false))?;
         }
+        let mut folder = Folder::default();
         for (f, place) in result.placed() {
-            let command = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "notice",
-            };
+            if !folder.show(f, &place.path) {
+                continue;
+            }
+            let command = command(f.severity);
             let mut message = f.message.clone();
             if let Some(offset) = f.offset {
                 message.push_str(&format!(" (offset {offset}"));
@@ -54,8 +55,27 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
                 escape(&message, false)
             )?;
         }
+        for held in folder.held() {
+            writeln!(
+                w,
+                "::{} file={},title={}::{} more like this in this file (rtenx check --format json lists them all)",
+                command(held.severity),
+                escape(&held.path.to_string_lossy(), true),
+                escape(&format!("{} {}", held.rule.code, held.rule.name), true),
+                held.count,
+            )?;
+        }
     }
     writeln!(w, "rtenx: checked {}", Summary::of(results))
+}
+
+/// The workflow command for a severity.
+fn command(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
 }
 
 #[cfg(test)]

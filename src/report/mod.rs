@@ -1,5 +1,6 @@
 //! `rtenx check` reports: one writer per output format, all over the same results.
 
+mod fold;
 mod github;
 mod json;
 mod sarif;
@@ -111,8 +112,8 @@ pub enum ReportFormat {
     Text {
         /// Use ANSI colours.
         color: bool,
-        /// Print every info finding, instead of the first few of each code per file.
-        all_infos: bool,
+        /// Print every finding, instead of the first few of each rule per file.
+        all: bool,
     },
     /// One JSON document.
     Json,
@@ -125,7 +126,7 @@ pub enum ReportFormat {
 /// Writes the report for `results` in `format`.
 pub fn write(format: ReportFormat, w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
     match format {
-        ReportFormat::Text { color, all_infos } => text::write(w, results, color, all_infos),
+        ReportFormat::Text { color, all } => text::write(w, results, color, all),
         ReportFormat::Json => json::write(w, results),
         ReportFormat::Sarif => sarif::write(w, results),
         ReportFormat::Github => github::write(w, results),

@@ -1,5 +1,6 @@
 //! Human-readable check output, in the style of compiler diagnostics.
 
+use super::fold::Folder;
 use super::{FileResult, Summary};
 use crate::check::Severity;
 use crate::escape::{self, sanitize};
@@ -21,14 +22,11 @@ fn severity_color(s: Severity) -> &'static str {
     }
 }
 
-/// Infos of one code printed per file before the rest are only counted.
-const INFOS_SHOWN: usize = 3;
-
 pub(super) fn write(
     w: &mut dyn Write,
     results: &[FileResult],
     color: bool,
-    all_infos: bool,
+    all: bool,
 ) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
@@ -36,21 +34,10 @@ pub(super) fn write(
             writeln!(w, "{label}: cannot read {}", sanitize(&e.to_string()))?;
             continue;
         }
-        // Infos held back, by code, in the order their codes first appear.
-        let mut held: Vec<(&str, usize)> = Vec::new();
+        let mut folder = Folder::default();
         for (f, place) in result.placed() {
-            if f.severity == Severity::Info && !all_infos {
-                let index = match held.iter().position(|(code, _)| *code == f.rule.code) {
-                    Some(i) => i,
-                    None => {
-                        held.push((f.rule.code, 0));
-                        held.len() - 1
-                    }
-                };
-                held[index].1 += 1;
-                if held[index].1 > INFOS_SHOWN {
-                    continue;
-                }
+            if !all && !folder.show(f, &place.path) {
+                continue;
             }
             let head = paint(
                 color,
@@ -69,19 +56,18 @@ pub(super) fn write(
                 None => writeln!(w, "  {arrow} {at}")?,
             }
         }
-        for (code, seen) in held {
-            if seen > INFOS_SHOWN {
-                let head = paint(
-                    color,
-                    severity_color(Severity::Info),
-                    &format!("info[{code}]"),
-                );
-                let more = seen - INFOS_SHOWN;
-                writeln!(
-                    w,
-                    "{head}: {more} more like this in this file (--all-infos shows them)"
-                )?;
-            }
+        for held in folder.held() {
+            let head = paint(
+                color,
+                severity_color(held.severity),
+                &format!("{}[{}]", held.severity, held.rule.code),
+            );
+            writeln!(
+                w,
+                "{head}: {} more like this in {} (--all shows them)",
+                held.count,
+                escape::path(held.path)
+            )?;
         }
     }
     writeln!(w, "checked {}", Summary::of(results))
@@ -95,7 +81,7 @@ mod tests {
     use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory};
 
     /// Text output for one file with five infos of one code and two errors of another.
-    fn output(all_infos: bool) -> String {
+    fn output(all: bool) -> String {
         let main = FileEntry {
             path: "m.onnx".into(),
             size: Some(0),
@@ -114,18 +100,18 @@ mod tests {
         };
         let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];
         let mut out = Vec::new();
-        write(&mut out, &results, false, all_infos).unwrap();
+        write(&mut out, &results, false, all).unwrap();
         String::from_utf8(out).unwrap()
     }
 
     #[test]
-    fn infos_beyond_three_per_code_are_counted_unless_asked_for() {
+    fn findings_beyond_three_per_rule_are_counted_unless_asked_for() {
         let short = output(false);
         assert!(
             short.contains("info 2") && !short.contains("info 3"),
             "{short}"
         );
-        assert!(short.contains("info[OX023]: 2 more like this in this file"));
+        assert!(short.contains("info[OX023]: 2 more like this in m.onnx (--all shows them)"));
         assert!(short.contains("error 0") && short.contains("error 1"));
         assert!(
             short.ends_with("checked 1 file: 2 errors, 0 warnings, 5 infos\n"),

@@ -22,6 +22,8 @@ pub struct App {
     pub help: bool,
     /// Set when the user asked to quit.
     pub quit: bool,
+    /// Text the user copied, for the terminal to put on the clipboard (OSC 52).
+    pub copied: Option<String>,
     /// Moves between tabs that tabs asked for, in order.
     events: VecDeque<Event>,
 }
@@ -35,6 +37,7 @@ impl App {
             tab,
             help: false,
             quit: false,
+            copied: None,
             events: VecDeque::new(),
         }
     }
@@ -66,6 +69,10 @@ impl App {
             Action::Tab(tab) => self.switch(tab),
             Action::NextTab => self.switch(self.tab.next()),
             Action::PrevTab => self.switch(self.tab.prev()),
+            Action::Copy => {
+                let current = self.tabs.get(self.tab);
+                self.copied = current.selection(&self.analysis);
+            }
             _ => {
                 let event = self.tabs.get(self.tab).handle(action, &self.analysis);
                 self.events.extend(event);

@@ -21,6 +21,11 @@ pub trait Component {
         None
     }
 
+    /// The text of the selected row that `y` copies: a name, an op type or a message.
+    fn selection(&self, _analysis: &Analysis) -> Option<String> {
+        None
+    }
+
     /// True if a filter hides rows, so that Esc clears it instead of quitting.
     fn filtered(&self) -> bool {
         self.filter().is_some_and(|f| !f.is_empty())

@@ -31,6 +31,7 @@ pub enum Action {
     Sort,
     Reverse,
     Stats,
+    Copy,
 }
 
 /// A key binding.
@@ -207,6 +208,13 @@ pub static BINDINGS: &[Binding] = &[
         action: Action::Back,
         help: "back",
         tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('y')],
+        label: "y",
+        action: Action::Copy,
+        help: "copy",
+        tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
     },
     Binding {
         keys: &[Char('s')],

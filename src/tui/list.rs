@@ -20,7 +20,7 @@ pub fn draw<'a>(
 ) {
     let height = area.height.saturating_sub(2) as usize;
     cursor.fit(len, height);
-    let lines: Vec<Line> = (cursor.offset..len.min(cursor.offset + height))
+    let mut lines: Vec<Line> = (cursor.offset..len.min(cursor.offset + height))
         .map(|i| {
             let line = row(i);
             if i == cursor.selected {
@@ -30,6 +30,11 @@ pub fn draw<'a>(
             }
         })
         .collect();
+    if len == 0 {
+        // An empty list says so, in the first word of its title ("no findings").
+        let what = title.split_whitespace().next().unwrap_or("rows");
+        lines.push(Line::styled(format!("no {what}"), theme.dim()));
+    }
     let position = if len == 0 {
         "empty".to_owned()
     } else {

@@ -7,6 +7,7 @@
 //! `tests/tui.rs`).
 
 pub mod app;
+mod clipboard;
 pub mod component;
 mod cursor;
 pub mod event;
@@ -74,7 +75,15 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
             }
             redraw = true;
             match terminal_event::read()? {
-                Event::Key(key) if key.kind == KeyEventKind::Press => app.key(key),
+                Event::Key(key) if key.kind == KeyEventKind::Press => {
+                    app.key(key);
+                    if let Some(text) = &app.copied {
+                        use std::io::Write;
+                        let mut out = io::stdout();
+                        out.write_all(clipboard::osc52(text).as_bytes())?;
+                        out.flush()?;
+                    }
+                }
                 Event::Mouse(m) => match m.kind {
                     MouseEventKind::ScrollDown => app.apply(Action::Down),
                     MouseEventKind::ScrollUp => app.apply(Action::Up),

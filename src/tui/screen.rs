@@ -24,7 +24,10 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
     let current = app.tabs.get(app.tab);
     current.draw(frame, body, &app.analysis, theme);
     let typing = current.filter().filter(|f| f.typing());
-    frame.render_widget(key_bar(app.tab, typing, theme), keys_area);
+    match app.copied.take() {
+        Some(text) => frame.render_widget(copied(&text, theme), keys_area),
+        None => frame.render_widget(key_bar(app.tab, typing, keys_area.width, theme), keys_area),
+    }
     if app.help {
         help::draw(frame, body, theme);
     }
@@ -60,8 +63,18 @@ fn tab_bar(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
     );
 }
 
-/// The filter being typed, or the keys of `tab`.
-fn key_bar(tab: Tab, typing: Option<&TextFilter>, theme: Theme) -> Paragraph<'static> {
+/// What `y` copied, until the next key.
+fn copied(text: &str, theme: Theme) -> Paragraph<'static> {
+    let shown = crate::escape::clip(sanitize(text), 80).into_owned();
+    Paragraph::new(Line::from(vec![
+        Span::styled(" copied ", theme.heading()),
+        Span::raw(shown),
+    ]))
+}
+
+/// The filter being typed, or the keys of `tab` that fit in `width` columns, most useful
+/// first; a binding that does not fit is left out whole, and `?` lists them all.
+fn key_bar(tab: Tab, typing: Option<&TextFilter>, width: u16, theme: Theme) -> Paragraph<'static> {
     if let Some(filter) = typing {
         return Paragraph::new(Line::from(vec![
             Span::styled("/", theme.heading()),
@@ -69,10 +82,24 @@ fn key_bar(tab: Tab, typing: Option<&TextFilter>, theme: Theme) -> Paragraph<'st
             Span::styled("▏  Enter done · Esc clear", theme.dim()),
         ]));
     }
+    let text = |b: &keys::Binding| (format!(" {} ", b.label), format!("{} ", b.help));
+    let width_of = |(label, help): &(String, String)| label.chars().count() + help.chars().count();
+    // `?` always shows, last, since it lists whatever does not fit.
+    let (help_key, others): (Vec<_>, Vec<_>) =
+        keys::shown(tab).partition(|b| b.action == keys::Action::Help);
+    let help_key: Vec<_> = help_key.into_iter().map(text).collect();
+    let mut left = usize::from(width).saturating_sub(help_key.iter().map(width_of).sum());
+    let fitting = others.into_iter().map(text).filter(|t| {
+        let fits = width_of(t) <= left;
+        if fits {
+            left -= width_of(t);
+        }
+        fits
+    });
     let mut spans = Vec::new();
-    for b in keys::shown(tab) {
-        spans.push(Span::styled(format!(" {} ", b.label), theme.heading()));
-        spans.push(Span::styled(format!("{} ", b.help), theme.dim()));
+    for (label, help) in fitting.collect::<Vec<_>>().into_iter().chain(help_key) {
+        spans.push(Span::styled(label, theme.heading()));
+        spans.push(Span::styled(help, theme.dim()));
     }
     Paragraph::new(Line::from(spans))
 }

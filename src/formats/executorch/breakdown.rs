@@ -6,8 +6,6 @@ use std::collections::{BTreeMap, HashSet};
 
 /// Rows the segment table lists before summing the rest.
 const SEGMENT_ROWS: usize = 32;
-/// Tensors the largest-tensor table lists.
-const LARGEST: usize = 10;
 
 /// Bytes of `file`'s sections of `kind`.
 fn section_bytes(inv: &Inventory, file: usize, kinds: &[SectionKind]) -> u64 {
@@ -79,7 +77,6 @@ pub fn program(inv: &Inventory, p: &Program) -> Vec<SizeTable> {
             rows: segments(p),
         });
     }
-    tables.extend(largest(inv));
     tables
 }
 
@@ -145,26 +142,6 @@ fn segments(p: &Program) -> Vec<SizeRow> {
     rows
 }
 
-/// The largest tensors by stored bytes.
-fn largest(inv: &Inventory) -> Option<SizeTable> {
-    let mut sized: Vec<(u64, usize)> = inv
-        .tensors
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| Some((t.data?.len, i)))
-        .collect();
-    sized.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let rows: Vec<SizeRow> = sized
-        .into_iter()
-        .take(LARGEST)
-        .map(|(bytes, i)| SizeRow::new(inv.tensors[i].name.as_bytes(), bytes, None))
-        .collect();
-    (!rows.is_empty()).then_some(SizeTable {
-        title: "of the largest tensors",
-        rows,
-    })
-}
-
 /// The size tables of a data file read alone.
 pub fn data(inv: &Inventory) -> Vec<SizeTable> {
     let rows = [
@@ -192,10 +169,8 @@ pub fn data(inv: &Inventory) -> Vec<SizeTable> {
         .filter(|r| r.1 > 0)
         .map(|(l, b)| SizeRow::new(l, b, None))
         .collect();
-    let mut tables = vec![SizeTable {
+    vec![SizeTable {
         title: "by content",
         rows: content,
-    }];
-    tables.extend(largest(inv));
-    tables
+    }]
 }

@@ -11,7 +11,7 @@ use super::verify;
 use crate::check::{Findings, Place};
 use crate::formats::shared::budget::Budget;
 use crate::formats::shared::flatbuffer::RawTable;
-use crate::inventory::{DataRange, Inventory, Name, SectionKind, Tensor};
+use crate::inventory::{ByteRange, DataRange, Inventory, Name, Section, SectionKind, Tensor};
 
 /// Whether the root table has more than the current generation's three fields: the first
 /// generation always has ids 2 and 3 (`tensors`, `segments`).
@@ -51,6 +51,7 @@ pub fn read(
             &layout,
         );
         legacy_tensors(&mut reader, &root, &segments);
+        pad_tails(reader.inv, &segments, u64::from(root.tensor_alignment()));
         reader.named(
             root.named_data().map(|v| {
                 v.iter()
@@ -100,6 +101,26 @@ pub fn read(
 
 fn inv_format(inv: &mut Inventory, version: &str) {
     inv.format_version = version.to_owned();
+}
+
+/// Declares the padding after the last tensor of each segment of a first-generation file,
+/// whose tensors are padded to `alignment` inside their one segment.
+fn pad_tails(inv: &mut Inventory, segments: &[Segment], alignment: u64) {
+    for seg in segments.iter().filter_map(|s| s.range) {
+        let inside = |d: &DataRange| d.offset >= seg.start && d.offset < seg.end();
+        let tensors = inv.tensors.iter().filter_map(|t| t.data);
+        let Some(end) = tensors.filter(inside).filter_map(|d| d.end()).max() else {
+            continue;
+        };
+        if end < seg.end() && seg.end() - end < alignment {
+            let range = ByteRange::between(end, seg.end());
+            inv.sections.push(Section {
+                file: 0,
+                kind: SectionKind::Padding,
+                range,
+            });
+        }
+    }
 }
 
 /// Tensors of a first-generation file: each at an offset inside its segment.

@@ -110,10 +110,19 @@ impl Walk<'_, '_> {
         let Some(values) = method.values else {
             return true;
         };
-        method.defined = vec![true; 0];
+        method.defined = Vec::new();
         for (i, value) in values.iter().enumerate() {
             let at = value._tab.loc() as u64;
-            if !self.budget.spend(1, Place::at(at), self.out) {
+            // A value costs its node and its dimensions: a FlatBuffer may list one tensor
+            // with many dimensions a million times.
+            let rank = value
+                .val_as_tensor()
+                .and_then(|t| t.sizes())
+                .map_or(0, |s| s.len());
+            if !self
+                .budget
+                .spend(1 + rank.min(64) as u64, Place::at(at), self.out)
+            {
                 return false;
             }
             let node = i as NodeId;
@@ -585,6 +594,14 @@ impl Walk<'_, '_> {
                 continue;
             }
             inputs.push(Some(id));
+            // A list argument reads the values it lists, too.
+            let items = method.values.map(|v| list_items(v.get(id as usize)));
+            for item in items.into_iter().flatten() {
+                let fits = usize::try_from(item).is_ok_and(|i| i < n);
+                if fits && self.budget.spend(1, place, self.out) {
+                    inputs.push(Some(item as NodeId));
+                }
+            }
             if let Some(value) = method.values.and_then(|v| literal(v.get(id as usize))) {
                 attrs.push(Attr {
                     name: Cow::Owned(format!("arg{pos}")),
@@ -599,6 +616,27 @@ impl Walk<'_, '_> {
         }
         (inputs, outputs, attrs)
     }
+}
+
+/// The value indices a list value holds: tensor lists, optional tensor lists (without their
+/// -1 for None) and int lists, whose items are boxed values.
+fn list_items(value: fb::EValue<'_>) -> Vec<i64> {
+    let items: Option<Vec<i64>> = match value.val_type() {
+        fb::KernelTypes::TensorList => value
+            .val_as_tensor_list()
+            .and_then(|l| l.items())
+            .map(|i| i.iter().map(i64::from).collect()),
+        fb::KernelTypes::OptionalTensorList => value
+            .val_as_optional_tensor_list()
+            .and_then(|l| l.items())
+            .map(|i| i.iter().filter(|&x| x != -1).map(i64::from).collect()),
+        fb::KernelTypes::IntList => value
+            .val_as_int_list()
+            .and_then(|l| l.items())
+            .map(|i| i.iter().collect()),
+        _ => None,
+    };
+    items.unwrap_or_default()
 }
 
 /// The fully qualified name of a tensor value, if it has one.

@@ -65,8 +65,11 @@ fn rten_refuses(loc: &Location<'_>) -> Option<String> {
         .and_then(|e| e.to_str())
         .unwrap_or("");
     (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
-        let ext = excerpt(ext.as_bytes(), SHOWN);
-        format!("location \"{shown}\" has extension \"{ext}\"; rten needs one starting `data` or `onnx_data`")
+        let has = match excerpt(ext.as_bytes(), SHOWN) {
+            ext if ext.is_empty() => "has no extension".to_owned(),
+            ext => format!("has extension \"{ext}\""),
+        };
+        format!("location \"{shown}\" {has}; rten needs one starting `data` or `onnx_data`")
     })
 }
 
@@ -97,7 +100,8 @@ mod tests {
         let rten = |location: &[u8]| rten_refuses(&Location::new(location));
         assert!(rten(b"model.onnx.data").is_none());
         assert!(rten(b"w.onnx_data_3").is_none());
-        assert!(rten(b"weights.bin").is_some());
+        assert!(rten(b"weights.bin").unwrap().contains("has extension \"bin\""));
+        assert!(rten(b"weights").unwrap().contains("has no extension"));
         assert!(rten(b"w\xff.data").unwrap().contains("not UTF-8"));
         for refused in ["sub/w.data", "./w.data", "sub\\w.data"] {
             let why = rten(refused.as_bytes()).unwrap();

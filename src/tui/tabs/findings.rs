@@ -35,6 +35,11 @@ impl FindingsTab {
 }
 
 impl Component for FindingsTab {
+    fn selection(&self, analysis: &Analysis) -> Option<String> {
+        let f = analysis.findings.get(self.list.selected()?)?;
+        Some(format!("{} {}", f.rule.code, f.message))
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let findings = &analysis.findings;
         let keeps = |filter: &TextFilter| {

@@ -44,6 +44,10 @@ impl OperatorsTab {
 }
 
 impl Component for OperatorsTab {
+    fn selection(&self, _: &Analysis) -> Option<String> {
+        Some(self.histogram.get(self.list.selected()?)?.0.clone())
+    }
+
     fn handle(&mut self, action: Action, _: &Analysis) -> Option<Event> {
         let hist = &self.histogram;
         let keeps = |filter: &TextFilter| {

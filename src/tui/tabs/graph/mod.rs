@@ -200,6 +200,15 @@ fn node_rows(
 }
 
 impl Component for GraphTab {
+    fn selection(&self, analysis: &Analysis) -> Option<String> {
+        let graph = analysis.inventory.graphs.get(self.graph)?;
+        let node = graph.node(self.selected_node()?)?;
+        match (&node.kind, node.name.is_empty()) {
+            (crate::inventory::NodeKind::Operator(op), true) => Some(op.op_type.to_string()),
+            _ => Some(String::from_utf8_lossy(node.name.as_bytes()).into_owned()),
+        }
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
         if action == Action::ClearFilter {

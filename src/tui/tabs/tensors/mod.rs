@@ -199,6 +199,11 @@ fn tensor_rows(inv: &Inventory, filter: &TextFilter, sort: TensorSort) -> Vec<Te
 }
 
 impl Component for TensorsTab {
+    fn selection(&self, analysis: &Analysis) -> Option<String> {
+        let tensor = analysis.inventory.tensors.get(self.selected_tensor()?)?;
+        Some(String::from_utf8_lossy(tensor.name.as_bytes()).into_owned())
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
         let sort = self.sort;
