@@ -1,10 +1,13 @@
-//! Generates the ONNX protobuf types from `schema/onnx.proto` with prost. The schema is
-//! compiled by protox, a pure-Rust protobuf compiler, so no `protoc` needs installing.
+//! Generates the ONNX and PaddlePaddle protobuf types from `schema/onnx.proto` and
+//! `schema/framework.proto` with prost. The schemas are compiled by protox, a pure-Rust
+//! protobuf compiler, so no `protoc` needs installing.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto = "schema/onnx.proto";
-    println!("cargo:rerun-if-changed={proto}");
-    let descriptors = protox::compile([proto], ["schema"])?;
+    let protos = ["schema/onnx.proto", "schema/framework.proto"];
+    for proto in protos {
+        println!("cargo:rerun-if-changed={proto}");
+    }
+    let descriptors = protox::compile(protos, ["schema"])?;
     prost_build::Config::new()
         // `bytes::Bytes` fields slice the memory-mapped file instead of copying it.
         .bytes(["."])

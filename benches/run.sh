@@ -10,6 +10,7 @@ data=target/bench-data
 mkdir -p "$data"
 [ -f "$data/big4g.rten" ] || target/release/examples/synth_rten "$data/big4g.rten" 4000 1073741
 [ -f "$data/nodes1m.rten" ] || target/release/examples/synth_rten "$data/nodes1m.rten" 500000 0
+[ -f "$data/paddle/big.pdiparams" ] || python3 benches/paddle_params.py "$data/paddle"
 ls -ls "$data"
 
 measure() {
@@ -20,6 +21,8 @@ measure target/release/rtenx check "$data/big4g.rten"
 measure target/release/rtenx dump --json "$data/big4g.rten"
 measure target/release/rtenx check "$data/nodes1m.rten"
 measure target/release/rtenx dump --json "$data/nodes1m.rten"
+measure target/release/rtenx check "$data/paddle/big.pdiparams"
+measure target/release/rtenx check "$data/paddle/big.pdmodel"
 
 if command -v hyperfine >/dev/null; then
   hyperfine --warmup 3 -N \
@@ -28,4 +31,7 @@ if command -v hyperfine >/dev/null; then
   hyperfine --warmup 1 --runs 5 \
     "target/release/rtenx check $data/nodes1m.rten" \
     "target/release/rtenx dump --json $data/nodes1m.rten > /dev/null"
+  hyperfine --warmup 2 -N \
+    "target/release/rtenx check $data/paddle/big.pdiparams" \
+    "target/release/rtenx check $data/paddle/big.pdmodel"
 fi

@@ -29,4 +29,5 @@ shoot help "$rten" 3 '?'
 et=tests/fixtures/executorch/xnnpack_external/model.pte
 shoot executorch-overview "$et" j j j j j j j j j j j j j j j j j j j j j j j j
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
+shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 echo "wrote screenshots/*.svg"

@@ -45,31 +45,31 @@ fn the_message_says_what_the_file_is() {
     );
 }
 
-/// Files made by the real upstream packages for the readers that come next
-/// (tests/fixtures/paddle, made by tests/fixtures/gen/make_paddle_fixtures.py) are named, not
-/// misread as RTen or ONNX.
+/// Files made by the real paddlepaddle package (tests/fixtures/paddle, made by
+/// tests/fixtures/gen/make_paddle_fixtures.py) are read as Paddle; the pickles Paddle writes
+/// beside them (`.pdparams`, `.pdiparams.info`) are named, not misread.
 #[test]
-fn paddle_files_are_named_until_their_reader_lands() {
+fn paddle_files_are_read_as_paddle() {
     let dir = common::fixtures().join("paddle");
     let cases = [
-        ("mlp_legacy/model.pdmodel", "paddle-program"),
-        ("pervar/__model__", "paddle-program"),
-        ("mlp_pir/inference.json", "paddle-pir"),
-        ("dtypes_pir/model.json", "paddle-pir"),
-        ("mlp_legacy/model.pdiparams", "paddle-params"),
-        ("dtypes_pir/model.pdiparams", "paddle-params"),
-        ("lod/model.pdiparams", "paddle-params"),
-        ("single/weight.bin", "paddle-params"),
-        ("single/lod_tensor.bin", "paddle-params"),
-        ("mlp_legacy_jit/inference.pdiparams.info", "pickle"),
-        ("single/model.pdparams", "pickle"),
+        ("mlp_legacy/model.pdmodel", FileFormat::Read("paddle")),
+        ("pervar/__model__", FileFormat::Read("paddle")),
+        ("mlp_pir/inference.json", FileFormat::Read("paddle")),
+        ("dtypes_pir/model.json", FileFormat::Read("paddle")),
+        ("mlp_legacy/model.pdiparams", FileFormat::Read("paddle")),
+        ("dtypes_pir/model.pdiparams", FileFormat::Read("paddle")),
+        ("lod/model.pdiparams", FileFormat::Read("paddle")),
+        ("single/weight.bin", FileFormat::Read("paddle")),
+        ("single/lod_tensor.bin", FileFormat::Read("paddle")),
+        ("single/selected_rows.bin", FileFormat::Read("paddle")),
+        (
+            "mlp_legacy_jit/inference.pdiparams.info",
+            FileFormat::NotRead("pickle"),
+        ),
+        ("single/model.pdparams", FileFormat::NotRead("pickle")),
     ];
     for (file, expected) in cases {
         let analysis = rtenx::analyze(&dir.join(file)).unwrap();
-        assert_eq!(
-            analysis.inventory.format,
-            FileFormat::NotRead(expected),
-            "{file}"
-        );
+        assert_eq!(analysis.inventory.format, expected, "{file}");
     }
 }

@@ -113,24 +113,6 @@ pub static FOREIGN: &[Foreign] = &[
         detect: graphdef,
     },
     Foreign {
-        name: "paddle-program",
-        title: "a PaddlePaddle program (.pdmodel)",
-        extensions: &["pdmodel"],
-        detect: paddle_program,
-    },
-    Foreign {
-        name: "paddle-pir",
-        title: "a PaddlePaddle PIR program (.json)",
-        extensions: &["json"],
-        detect: paddle_pir,
-    },
-    Foreign {
-        name: "paddle-params",
-        title: "PaddlePaddle parameters (.pdiparams)",
-        extensions: &["pdiparams"],
-        detect: paddle_params,
-    },
-    Foreign {
         name: "zip",
         title: "a zip archive",
         extensions: &["zip"],
@@ -304,59 +286,13 @@ fn graphdef(bytes: &[u8]) -> Detection {
     plausible(first_is_node && known)
 }
 
-/// A ProgramDesc: blocks (1) whose first field is the block index, a varint.
-fn paddle_program(bytes: &[u8]) -> Detection {
-    let fields = top_fields(bytes);
-    let block = |v: &protobuf::Value<'_>| match v {
-        protobuf::Value::Bytes(block) => {
-            let inner = top_fields(block);
-            matches!(inner.first(), Some((1, protobuf::Value::Varint(_))))
-                && inner.iter().any(|(n, _)| *n == 3 || *n == 4)
-        }
-        _ => false,
-    };
-    let first_is_block = matches!(fields.first(), Some((1, v)) if block(v));
-    let known = fields.iter().all(|(n, _)| matches!(n, 1 | 4 | 5));
-    plausible(first_is_block && known)
-}
-
 /// Whether `bytes` start a JSON object that holds `key` (quoted, white space removed) in its
 /// first 4 KiB.
-fn json_with_key(bytes: &[u8], key: &str) -> bool {
+pub(crate) fn json_with_key(bytes: &[u8], key: &str) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     compact.starts_with('{') && compact.contains(key)
-}
-
-/// A PIR program: a JSON object whose `base_code` has `"magic": "pir"` near the start.
-fn paddle_pir(bytes: &[u8]) -> Detection {
-    magic(json_with_key(bytes, "\"base_code\"") && json_with_key(bytes, "\"magic\":\"pir\""))
-}
-
-/// A parameter stream: u32 version 0, u64 LoD level, each level as a u64 byte count and its
-/// offsets, u32 version 0, an i32 descriptor length, then a TensorDesc whose first field is
-/// data_type (1, a varint).
-fn paddle_params(bytes: &[u8]) -> Detection {
-    let word = |at: usize, len: usize| -> Option<u64> {
-        let b = bytes.get(at..at.checked_add(len)?)?;
-        Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
-    };
-    let tensor_start = || -> Option<usize> {
-        let levels = word(4, 8).filter(|&n| n < 16)?;
-        let mut pos = 12usize;
-        for _ in 0..levels {
-            let len = usize::try_from(word(pos, 8)?).ok()?;
-            pos = pos.checked_add(8)?.checked_add(len)?;
-        }
-        Some(pos)
-    };
-    let tensor = |at: usize| -> Option<bool> {
-        let desc = word(at.checked_add(4)?, 4)?;
-        let first = *bytes.get(at.checked_add(8)?)?;
-        Some(word(at, 4)? == 0 && (2..1 << 20).contains(&desc) && first == 0x08)
-    };
-    magic(word(0, 4) == Some(0) && tensor_start().and_then(tensor).unwrap_or(false))
 }
 
 #[cfg(test)]
@@ -378,15 +314,6 @@ mod tests {
             let _ = names(&vec![0xff; len]);
             let _ = names(&b"PK\x03\x04\xff\xff".repeat(len));
         }
-    }
-
-    #[test]
-    fn a_lod_length_near_the_end_of_memory_is_no_overflow() {
-        // Found by fuzzing: a LoD level whose byte count leads the next read past usize::MAX.
-        let mut bytes = vec![0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
-        bytes.extend_from_slice(&(u64::MAX - 19).to_le_bytes());
-        bytes.extend_from_slice(&[0; 8]);
-        assert!(names(&bytes).is_empty());
     }
 
     #[test]
@@ -412,8 +339,5 @@ mod tests {
         // GraphDef: one node named "a".
         let graph = [0x0a, 0x03, 0x0a, 0x01, b'a'];
         assert_eq!(names(&graph), ["tf-graphdef"]);
-        // ProgramDesc: one block with idx 0 and an empty var.
-        let program = [0x0a, 0x04, 0x08, 0x00, 0x1a, 0x00];
-        assert_eq!(names(&program), ["paddle-program"]);
     }
 }

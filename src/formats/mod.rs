@@ -9,6 +9,7 @@
 pub mod executorch;
 pub mod foreign;
 pub mod onnx;
+pub mod paddle;
 pub mod registry;
 pub mod rten;
 pub mod scan;

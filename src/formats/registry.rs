@@ -15,6 +15,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::rten::Rten,
     &super::onnx::Onnx,
     &super::executorch::ExecuTorch,
+    &super::paddle::Paddle,
 ];
 
 /// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.

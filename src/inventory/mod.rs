@@ -67,7 +67,8 @@ pub struct Inventory {
     pub format: FileFormat,
     /// Format variant or version as the file states it, such as `V2`.
     pub format_version: String,
-    /// The alignment, in bytes, that the format's writers give tensor data, if it has one.
+    /// The alignment, in bytes, that the format's writers give tensor data, if it has one;
+    /// 1 for a format that never aligns, whose runtimes copy every tensor.
     pub preferred_alignment: Option<u64>,
     /// The model file first, then any files it refers to.
     pub files: Vec<FileEntry>,

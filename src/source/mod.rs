@@ -213,6 +213,28 @@ impl ModelFile {
         let _ = inside;
     }
 
+    /// Up to `len` bytes from `offset`, fewer at the end of the file. They are read from the
+    /// open file rather than the map: a reader that looks at a few bytes every megabyte
+    /// (Paddle's record headers) would otherwise map the pages around each of them. A file
+    /// that cannot be read this way, or an in-memory one, is copied from the map.
+    pub fn read_at(&self, offset: u64, len: usize) -> Vec<u8> {
+        let size = self.bytes.len() as u64;
+        let len = usize::try_from(size.saturating_sub(offset)).map_or(len, |left| left.min(len));
+        let mut buf = vec![0; len];
+        #[cfg(unix)]
+        if let Some((file, _)) = &self.opened {
+            use std::os::unix::fs::FileExt;
+            if file.read_exact_at(&mut buf, offset).is_ok() {
+                return buf;
+            }
+        }
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        if let Some(part) = self.bytes.get(start..).and_then(|b| b.get(..len)) {
+            buf.copy_from_slice(part);
+        }
+        buf
+    }
+
     /// Which file this is (device and inode), if it was opened from the file system.
     pub fn identity(&self) -> Option<FileIdentity> {
         let (file, _) = self.opened.as_ref()?;

@@ -34,6 +34,16 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
         "tests/executorch.rs",
         "a_data_file_that_the_program_does_not_use_is_reported",
     ),
+    (
+        "PD013",
+        "tests/paddle.rs",
+        "a_program_of_2_gib_is_too_large",
+    ),
+    (
+        "PD017",
+        "tests/paddle.rs",
+        "data_names_the_parameter_file_and_a_second_one_is_unused",
+    ),
 ];
 
 /// An expected value, or `*`: not compared.

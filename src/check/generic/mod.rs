@@ -12,10 +12,11 @@ crate::rules! {
     UNKNOWN_FORMAT = ("RX001", "unknown-format", Error,
         "The file is not in any format rtenx reads.",
         "rtenx recognises formats by their content, never by the file name: RTen V2 by its \
-`RTEN` magic, RTen V1 by a FlatBuffer root inside the file, ONNX by its first protobuf fields. \
-A file in a format rtenx knows but does not read (safetensors, GGUF, TFLite, ExecuTorch, \
-PyTorch checkpoints and pickles, NumPy, HDF5 and Keras, Core ML, TensorFlow protobufs, \
-PaddlePaddle files, zip and gzip archives) is named as what it is, and no reader's errors are \
+`RTEN` magic, RTen V1 by a FlatBuffer root inside the file, ONNX by its first protobuf fields, \
+a Paddle program by its first block or PIR magic and a Paddle parameter file by its first \
+record. A file in a format rtenx knows but does not read (safetensors, GGUF, TFLite, ExecuTorch, \
+PyTorch checkpoints and pickles, NumPy, HDF5 and Keras, Core ML, TensorFlow protobufs, zip \
+and gzip archives) is named as what it is, and no reader's errors are \
 reported for it. A file that matches nothing is reported with its first bytes. Check that the \
 file is a model and was copied completely: an HTML error page or a Git LFS pointer saved in \
 place of a download are common causes.");
@@ -66,7 +67,8 @@ element size cannot be used in place from a memory-mapped file: most runtimes si
 it, which costs time and memory, and rten's memory-mapped loader (`load_mmap`) refuses an \
 ONNX model with such a tensor (\"data has incorrect alignment\"). onnx's own writer packs \
 small tensors unaligned when asked to store every tensor externally (`size_threshold=0`). \
-Inline data is not checked, because formats such as protobuf cannot align it.");
+Inline data is not checked, because formats such as protobuf cannot align it, and neither are \
+formats that never align (PaddlePaddle parameter streams), whose runtimes always copy.");
     TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning,
         "An external tensor is not aligned to the format's preferred alignment.",
         "Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in \

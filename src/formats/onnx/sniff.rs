@@ -1,5 +1,7 @@
 //! Recognising an ONNX model, which has no magic number, from its first protobuf fields.
 
+use crate::formats::shared::protobuf::varint;
+
 /// Field numbers of ModelProto and the wire type each must have (0 varint, 2 length).
 const KNOWN: &[(u64, u8)] = &[
     (1, 0),
@@ -15,19 +17,6 @@ const KNOWN: &[(u64, u8)] = &[
     (25, 2),
     (26, 2),
 ];
-
-fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
-}
 
 /// True if the file starts like a ModelProto: at least two known ModelProto fields with the
 /// right wire types, ir_version or the graph among them. Scanning stops at the 16th field, at

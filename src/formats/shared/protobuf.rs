@@ -226,6 +226,21 @@ impl<'b> Fields<'b> {
     }
 }
 
+/// The varint at `*pos` in `bytes`, advancing past it; `None` if it runs past the end or
+/// over 64 bits. For sniffing the start of a message that may be cut short.
+pub(crate) fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        value |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
 /// How the entries of a repeated scalar field are encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scalar {

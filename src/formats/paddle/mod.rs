@@ -1,0 +1,126 @@
+//! PaddlePaddle: programs (`.pdmodel` ProgramDesc protobufs, PIR `.json`) and their parameter
+//! streams (`.pdiparams`, 1.x `__params__` and per-variable files).
+//!
+//! A program becomes graphs of operator and value nodes; its persistable variables, sorted
+//! by name, own the records of the parameter file found beside it (or named by `--data`),
+//! and each record becomes a tensor with its exact byte range. A parameter file read alone
+//! is a stream of unnamed records. The structured names a `.pdiparams.info` pickle gives the
+//! variables become metadata. Only record headers are read, never tensor data. The
+//! layout and the rules come from `../shared/reference/paddle.md`.
+
+mod dtype;
+mod info;
+mod legacy;
+mod pairing;
+mod params;
+mod pir;
+mod program;
+pub mod proto;
+mod record;
+pub mod rules;
+mod sniff;
+
+use crate::check::{Findings, Place, RuleGroup};
+use crate::formats::shared::budget::Budget;
+use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::inventory::{ByteRange, FileFormat, Inventory, Section, SectionKind};
+use crate::source::ModelFile;
+use program::Builder;
+use rules::PROGRAM_TOO_LARGE;
+use sniff::Kind;
+use std::path::Path;
+
+/// Protobuf's message size limit, which a `.pdmodel` must stay below.
+const PROTOBUF_LIMIT: u64 = 1 << 31;
+
+/// The PaddlePaddle format.
+pub struct Paddle;
+
+impl Format for Paddle {
+    fn name(&self) -> &'static str {
+        "paddle"
+    }
+
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pdmodel", "pdiparams"]
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        match sniff::kind(bytes) {
+            Some(Kind::Pir | Kind::Params | Kind::SelectedRows) => Detection::Magic,
+            Some(Kind::Program) => Detection::Plausible,
+            None => Detection::No,
+        }
+    }
+
+    fn scan(&self, path: &Path) -> Scan {
+        let name = path
+            .file_name()
+            .map(|n| n.as_encoded_bytes())
+            .unwrap_or_default();
+        match (name, extension(path).as_deref()) {
+            (b"__model__", _) | (_, Some("pdmodel")) => Scan::Model,
+            (b"model", _) | (_, Some("json")) => Scan::ModelIfDetected,
+            (b"__params__" | b"params", _) | (_, Some("pdiparams")) => Scan::Companion,
+            _ => Scan::Skip,
+        }
+    }
+
+    fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
+        let bytes = file.bytes();
+        let size = bytes.len() as u64;
+        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        // Records are packed with no alignment; Paddle copies every tensor as it loads.
+        inv.preferred_alignment = Some(1);
+        let mut budget = Budget::default();
+        let mut b = Builder {
+            inv: &mut inv,
+            budget: &mut budget,
+            out,
+        };
+        let kind = sniff::kind(bytes);
+        if let Some(alone @ (Kind::Params | Kind::SelectedRows)) = kind {
+            let label = crate::escape::path(file.path()).into_owned();
+            let stream = params::Stream {
+                source: file,
+                file: 0,
+                label,
+            };
+            if alone == Kind::Params {
+                b.inv.format_version = "parameter stream".to_owned();
+                params::read(&stream, None, &mut b);
+            } else {
+                b.inv.format_version = "SelectedRows".to_owned();
+                params::read_selected_rows(&stream, &mut b);
+            }
+            pairing::read(file, options.data, &[], &mut b);
+        } else {
+            b.inv.sections.push(Section {
+                file: 0,
+                kind: SectionKind::ModelData,
+                range: ByteRange {
+                    start: 0,
+                    len: size,
+                },
+            });
+            if size >= PROTOBUF_LIMIT && kind == Some(Kind::Program) {
+                let message = format!("the program is {size} bytes; protobuf refuses messages of {PROTOBUF_LIMIT} bytes (2 GiB) or more");
+                b.out.add(&PROGRAM_TOO_LARGE, Place::at(0), message);
+            }
+            let params = if kind == Some(Kind::Pir) {
+                pir::read(bytes, &mut b)
+            } else {
+                let params = legacy::read(bytes, &mut b);
+                legacy::mixed_half_types(&params, b.out);
+                params
+            };
+            pairing::read(file, options.data, &params, &mut b);
+        }
+        inv.fill_gaps();
+        inv
+    }
+}

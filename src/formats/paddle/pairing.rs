@@ -1,0 +1,165 @@
+//! Which parameter files belong to a program, and reading them.
+//!
+//! A program does not name its parameter file: by Paddle's convention `X.pdmodel` and
+//! `X.json` pair with `X.pdiparams` in the same folder, a 1.x `__model__` or `model` with
+//! `__params__` or `params`, and without those with one file per variable, named after it.
+//! `--data FILE` overrides the convention. Files found by convention are checked as data
+//! files (symlinks, special files, hard links) before they are opened.
+
+use super::params::{self, Stream};
+use super::program::{Builder, Param};
+use super::rules::DATA_FILE_UNUSED;
+use crate::check::{Item, Place};
+use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
+use crate::formats::shared::datafiles::{DataFiles, LocationRules};
+use crate::inventory::{FileEntry, FileId, FileRole, SectionKind};
+use crate::source::ModelFile;
+use std::path::Path;
+
+/// Paddle adds no location rules of its own to the shared ones.
+struct PaddleLocations;
+
+impl LocationRules for PaddleLocations {}
+
+/// Where a program's parameters are.
+enum Plan {
+    /// One combined file beside the program, by this name.
+    Combined(Vec<u8>),
+    /// One file per parameter, each named after its variable.
+    PerVariable,
+}
+
+/// The parameter files of the program at `model`, by Paddle's naming convention.
+fn plan(model: &Path) -> Plan {
+    let name = model
+        .file_name()
+        .map(|n| n.as_encoded_bytes())
+        .unwrap_or_default();
+    if name == b"__model__" || name == b"model" {
+        let dir = model.parent().unwrap_or(Path::new("."));
+        for combined in ["__params__", "params"] {
+            if std::fs::symlink_metadata(dir.join(combined)).is_ok() {
+                return Plan::Combined(combined.as_bytes().to_vec());
+            }
+        }
+        return Plan::PerVariable;
+    }
+    let stem = model
+        .file_stem()
+        .map(|s| s.as_encoded_bytes())
+        .unwrap_or_default();
+    let mut combined = stem.to_vec();
+    combined.extend_from_slice(b".pdiparams");
+    Plan::Combined(combined)
+}
+
+/// Reads the parameters of `params`, the program in `model`, from the files `--data` names
+/// (`data`) or else from those beside the program.
+pub fn read(model: &ModelFile, data: &[std::path::PathBuf], params: &[Param], b: &mut Builder<'_>) {
+    let Some((first, rest)) = data.split_first() else {
+        if !params.is_empty() {
+            beside(model, params, b);
+        }
+        return;
+    };
+    let (used, unused) = if params.is_empty() {
+        (None, data)
+    } else {
+        (Some(first), rest)
+    };
+    for path in unused {
+        let why = match used {
+            Some(first) => format!(
+                "a Paddle program reads one parameter file, here {}",
+                crate::escape::path(first)
+            ),
+            None => "the file has no parameters to pair with it".to_owned(),
+        };
+        let message = format!("--data {} is not used: {why}", crate::escape::path(path));
+        b.out.add(&DATA_FILE_UNUSED, Place::FILE, message);
+    }
+    if let Some(first) = used {
+        given(first, params, b);
+    }
+}
+
+/// Reads the parameters from the files beside the program, by Paddle's naming convention.
+fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
+    let mut files = DataFiles::new(model.path(), &PaddleLocations);
+    match plan(model.path()) {
+        Plan::Combined(location) => {
+            if let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) {
+                let info = b.inv.files[id].path.with_extension("pdiparams.info");
+                open(&files, id, params, b);
+                super::info::read(&info, b);
+            }
+        }
+        Plan::PerVariable => {
+            for (i, param) in params.iter().enumerate() {
+                let place = Place::on(Item::Node {
+                    graph: 0,
+                    node: param.node,
+                });
+                if let Some(id) = files.file(param.name.as_bytes(), place, b.inv, b.out) {
+                    open(&files, id, &params[i..=i], b);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the data file `--data` named, trusted as the user's choice.
+fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
+    let id = b.inv.files.len();
+    let file = match ModelFile::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let message = format!("--data {}: {e}", crate::escape::path(path));
+            return b.out.add(&DATA_FILE_MISSING, Place::FILE, message);
+        }
+    };
+    b.inv.files.push(FileEntry {
+        path: path.to_owned(),
+        size: Some(file.bytes().len() as u64),
+        role: FileRole::ExternalData,
+        identity: file.identity(),
+    });
+    stream(&file, id, params, b);
+}
+
+/// Opens the checked data file `id` and reads its records.
+fn open(files: &DataFiles, id: FileId, params: &[Param], b: &mut Builder<'_>) {
+    // Its records' headers are its sections, so the whole-file section goes.
+    b.inv
+        .sections
+        .retain(|s| !(s.file == id && s.kind == SectionKind::ExternalData));
+    let path = b.inv.files[id].path.clone();
+    match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
+        Ok(file) => stream(&file, id, params, b),
+        Err(e) => {
+            let place = Place::FILE.in_file(id);
+            b.out.add(
+                &DATA_FILE_MISSING,
+                place,
+                format!("cannot open the data file: {e}"),
+            );
+        }
+    }
+}
+
+fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
+    let label = file.path().file_name().map_or_else(
+        || file.path().display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let stream = Stream {
+        source: file,
+        file: id,
+        label: crate::escape::sanitize(&label).into_owned(),
+    };
+    params::read(&stream, Some(params), b);
+    if let Some(change) = file.changed() {
+        let place = Place::FILE.in_file(id);
+        b.out.add(&DATA_FILE_MISSING, place, change.to_string());
+    }
+}

@@ -1,0 +1,94 @@
+//! What both program forms (ProgramDesc and PIR JSON) give the parameter reader, and the
+//! graph-building steps they share.
+
+use crate::check::{Findings, Place};
+use crate::formats::shared::budget::{Budget, SUBGRAPH_ENTRIES};
+use crate::inventory::{DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind};
+
+/// A persistable variable of the program: the n-th in byte order of the names owns the n-th
+/// record of the parameter stream.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// The variable's name.
+    pub name: Name,
+    /// The declared element type, if plain.
+    pub dtype: Option<DType>,
+    /// The declared dimensions; `-1` is unknown.
+    pub dims: Option<Vec<i64>>,
+    /// A VOCAB variable, stored as a string map.
+    pub vocab: bool,
+    /// Its value node in the main graph.
+    pub node: NodeId,
+    /// Where the program declares it.
+    pub offset: Option<u64>,
+}
+
+/// Sorts parameters as every Paddle writer and reader does: by the bytes of their names.
+pub fn sort(params: &mut [Param]) {
+    params.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+}
+
+/// A declared shape as inventory dimensions: `-1` (or any negative size) is unknown.
+pub fn shape(dims: &[i64]) -> Vec<Dim> {
+    dims.iter()
+        .map(|&d| match u64::try_from(d) {
+            Ok(d) => Dim::Fixed(d),
+            Err(_) => Dim::Symbolic(Name::from("?")),
+        })
+        .collect()
+}
+
+/// Budget entries a node takes besides its inputs, outputs and attributes.
+const NODE_ENTRIES: u64 = 4;
+
+/// The inventory being built, with the budget it spends and the findings it reports.
+pub struct Builder<'a> {
+    pub inv: &'a mut Inventory,
+    pub budget: &'a mut Budget,
+    pub out: &'a mut Findings,
+}
+
+impl Builder<'_> {
+    /// Takes `n` entries from the budget; false once it has run out.
+    pub fn spend(&mut self, n: u64, offset: Option<u64>) -> bool {
+        self.budget.spend(n, Place::at(offset), self.out)
+    }
+
+    /// Adds a graph named `name`, or nothing once the budget has run out.
+    pub fn graph(&mut self, name: &str, offset: Option<u64>) -> Option<GraphId> {
+        if !self.spend(SUBGRAPH_ENTRIES, offset) {
+            return None;
+        }
+        self.inv.graphs.push(Graph {
+            name: Name::from(name),
+            offset,
+            ..Graph::default()
+        });
+        Some(self.inv.graphs.len() - 1)
+    }
+
+    /// Adds a node to `graph`, paying `extra` entries for its lists; `None` once the budget
+    /// has run out.
+    pub fn node(
+        &mut self,
+        graph: GraphId,
+        name: Name,
+        kind: NodeKind,
+        offset: Option<u64>,
+        extra: u64,
+    ) -> Option<NodeId> {
+        if !self.spend(NODE_ENTRIES.saturating_add(extra), offset) {
+            return None;
+        }
+        let nodes = &mut self.inv.graphs.get_mut(graph)?.nodes;
+        let id = NodeId::try_from(nodes.len()).ok()?;
+        nodes.push(Node { name, kind, offset });
+        Some(id)
+    }
+}
+
+/// The absolute offset of `part`, a slice of `base`.
+pub fn offset_in(base: &[u8], part: &[u8]) -> Option<u64> {
+    let start = (part.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
+    (start.checked_add(part.len())? <= base.len()).then_some(start as u64)
+}
