@@ -140,16 +140,19 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
         );
         return None;
     }
-    check_program_size(program_size, out);
-    section(inv, SectionKind::Header, 0, header_end);
-    section(inv, SectionKind::ModelData, header_end, program_size);
-    let segment_base = segment_base(base, data_size, program_size, size, (24, 32), out);
-    Some(Layout {
-        flatbuffer_end: program_size,
-        segment_base,
-        segment_data_size: data_size,
-        has_header: true,
-    })
+    let segments = Segments {
+        base,
+        data_size,
+        fields_at: (24, 32),
+    };
+    Some(with_header(
+        inv,
+        header_end,
+        program_size,
+        segments,
+        size,
+        out,
+    ))
 }
 
 /// Reads the `FH01` header of a `.ptd` and declares the header and FlatBuffer sections.
@@ -197,27 +200,54 @@ pub fn data(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Lay
         );
         return None;
     };
-    check_program_size(fb_end, out);
+    let segments = Segments {
+        base,
+        data_size,
+        fields_at: (32, 40),
+    };
+    Some(with_header(inv, header_end, fb_end, segments, size, out))
+}
+
+/// The segment fields of a header: base, data size and where the two are stored.
+struct Segments {
+    base: u64,
+    data_size: u64,
+    fields_at: (u64, u64),
+}
+
+/// The layout of a file whose header ends at `header_end` and whose FlatBuffer ends at
+/// `flatbuffer_end` (both checked to lie in the file of `size` bytes), with its sections.
+fn with_header(
+    inv: &mut Inventory,
+    header_end: u64,
+    flatbuffer_end: u64,
+    segments: Segments,
+    size: u64,
+    out: &mut Findings,
+) -> Layout {
+    check_program_size(flatbuffer_end, out);
     section(inv, SectionKind::Header, 0, header_end);
-    section(inv, SectionKind::ModelData, header_end, fb_end);
-    let segment_base = segment_base(base, data_size, fb_end, size, (32, 40), out);
-    Some(Layout {
-        flatbuffer_end: fb_end,
-        segment_base,
-        segment_data_size: data_size,
+    section(inv, SectionKind::ModelData, header_end, flatbuffer_end);
+    Layout {
+        flatbuffer_end,
+        segment_base: segment_base(&segments, flatbuffer_end, size, out),
+        segment_data_size: segments.data_size,
         has_header: true,
-    })
+    }
 }
 
 /// Checks the segment data range; `None` if it cannot be used.
 fn segment_base(
-    base: u64,
-    data_size: u64,
+    segments: &Segments,
     flatbuffer_end: u64,
     size: u64,
-    (base_at, size_at): (u64, u64),
     out: &mut Findings,
 ) -> Option<u64> {
+    let Segments {
+        base,
+        data_size,
+        fields_at: (base_at, size_at),
+    } = *segments;
     if base == 0 && data_size == 0 {
         return None;
     }
