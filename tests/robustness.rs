@@ -4,6 +4,7 @@
 
 mod common;
 
+use rtenx::check::Item;
 use rtenx::check::Severity;
 use rtenx::source::ModelFile;
 use rtenx::{analyze_file, Analysis};
@@ -275,8 +276,8 @@ fn a_file_that_hangs_rten_is_refused_at_once() {
 }
 
 /// Inputs coverage-guided fuzzing found (tests/fixtures/fuzz/<target>/, see FUZZING.md):
-/// each is read without a panic, every finding in the model points inside it, and the
-/// sections come sorted by file and offset.
+/// each is read without a panic, every finding in the model points inside it and at an item
+/// that exists, and the sections come sorted by file and offset.
 #[test]
 fn fuzzer_findings_stay_fixed() {
     let mut seen = 0;
@@ -294,6 +295,19 @@ fn fuzzer_findings_stay_fixed() {
                 "{}: {f:?}",
                 path.display()
             );
+        }
+        let inv = &analysis.inventory;
+        for f in &analysis.findings {
+            let exists = match f.item {
+                Some(Item::Tensor { tensor }) => tensor < inv.tensors.len(),
+                Some(Item::Node { graph, node }) => inv
+                    .graphs
+                    .get(graph)
+                    .is_some_and(|g| g.node(node).is_some()),
+                Some(Item::Graph { graph }) => graph < inv.graphs.len(),
+                _ => true,
+            };
+            assert!(exists, "{}: {f:?} names a missing item", path.display());
         }
         let sections = &analysis.inventory.sections;
         assert!(

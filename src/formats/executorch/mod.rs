@@ -93,6 +93,14 @@ impl Format for ExecuTorch {
             crate::escape::sanitize(&String::from_utf8_lossy(id))
         );
         let expected: &[u8] = if data { DATA_ID } else { PROGRAM_ID };
+        if bytes.len() < 8 {
+            let message = format!(
+                "the file is {} bytes, too short for a FlatBuffer's root offset and identifier",
+                bytes.len()
+            );
+            out.add(&rules::FLATBUFFER_INVALID, Place::at(0), message);
+            return inv;
+        }
         if id != expected {
             let message = format!(
                 "the file identifier is {}; the runtime reads {} files with {} only",

@@ -187,6 +187,16 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
     })
 }
 
+/// The place of the value node that declares `tensor`, for problems found before the tensor
+/// exists.
+fn value_place(tensor: &Tensor, at: u64) -> Place {
+    let node = tensor.node.unwrap_or_default();
+    Place::at(at).item(Item::Node {
+        graph: tensor.graph,
+        node,
+    })
+}
+
 /// Checks a segment index from the program; the segment if it is in range.
 fn segment_index(
     segments: &[Segment],
@@ -304,7 +314,9 @@ impl Walk<'_, '_> {
             return Some(id);
         }
         let id = self.inv.tensors.len();
+        // The tensor exists once it is pushed below; an index problem is the value node's.
         let place = Place::at(at).item(Item::Tensor { tensor: id });
+        let value = value_place(&tensor, at);
         let nbytes = tensor.byte_size;
         let (data, storage) = match &self.constants {
             Constants::Segment(range, offsets) => {
@@ -316,7 +328,7 @@ impl Walk<'_, '_> {
                         "data_buffer_idx {index} is past the constant segment's {} offsets",
                         offsets.len()
                     );
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
                 let data =
@@ -332,7 +344,7 @@ impl Walk<'_, '_> {
                         "data_buffer_idx {index} is past the {} constant buffers",
                         buffers.len()
                     );
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
                 let data = buffer.storage().map(|s| DataRange {
@@ -348,7 +360,7 @@ impl Walk<'_, '_> {
                 let message = format!(
                     "data_buffer_idx {index} names a constant, but the program stores none"
                 );
-                self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                 return None;
             }
         };
@@ -379,6 +391,7 @@ impl Walk<'_, '_> {
         }
         let id = self.inv.tensors.len();
         let place = Place::at(at).item(Item::Tensor { tensor: id });
+        let value = value_place(&tensor, at);
         let list = self.root.mutable_data_segments();
         let count = list.map_or(0, |l| l.len());
         let Some(m) = usize::try_from(which)
@@ -387,7 +400,7 @@ impl Walk<'_, '_> {
             .and_then(|w| Some(list?.get(w)))
         else {
             let message = format!("mutable_data_segments_idx {which} is past the program's {count} mutable data segments");
-            self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+            self.out.add(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };
         let offsets = m.offsets();
@@ -398,7 +411,7 @@ impl Walk<'_, '_> {
         else {
             let message =
                 format!("data_buffer_idx {index} is past the mutable data segment's {n} offsets");
-            self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+            self.out.add(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };
         let segment = self
