@@ -3,6 +3,7 @@
 mod check;
 mod dump;
 mod explain;
+mod generate;
 mod inspect;
 mod progress;
 
@@ -30,6 +31,10 @@ enum Command {
     Dump(dump::DumpArgs),
     /// Browse a model: header, sections, graph, operators, tensors, metadata, findings.
     Inspect(inspect::InspectArgs),
+    /// Write a shell completion script to standard output.
+    Completions(generate::CompletionsArgs),
+    /// Write a manual page (roff) to standard output, or every page into a directory.
+    Man(generate::ManArgs),
 }
 
 /// When to use colour.
@@ -86,6 +91,8 @@ pub fn run() -> ExitCode {
         Command::Explain(a) => explain::run(a),
         Command::Dump(a) => dump::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Completions(a) => generate::completions(a),
+        Command::Man(a) => generate::man(a),
     };
     match result {
         Ok(outcome) => outcome.into(),

@@ -3,8 +3,8 @@
 //! Top level: `{"version": 1, "files": [...], "summary": {...}}`. Each file has `path`,
 //! `format`, `format_version`, `error` (null unless unreadable) and `findings`, each with
 //! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description` and `message`.
-//! Paths are kept byte for byte ([`JsonPath`]). New fields may be added in a version;
-//! removing or changing one bumps `version`.
+//! Paths are kept byte for byte ([`JsonPath`]). `schemas/check.schema.json` describes it. New
+//! fields may be added in a version; removing or changing one bumps `version`.
 
 use super::{FileResult, Summary};
 use crate::escape::JsonPath;

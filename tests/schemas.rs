@@ -1,0 +1,170 @@
+//! The JSON Schemas in schemas/ describe what rtenx writes: the dump of every readable fixture
+//! and the check report of every fixture, of every format, validate against them.
+
+mod common;
+
+use rtenx::report::{self, FileResult, ReportFormat};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schemas")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    assert!(jsonschema::meta::is_valid(&schema), "{name} is no schema");
+    jsonschema::draft202012::new(&schema).unwrap()
+}
+
+/// Panics with every violation if `doc` does not validate.
+fn assert_valid(validator: &jsonschema::Validator, doc: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}:\n{}", errors.join("\n"));
+}
+
+/// Every model file of every fixture folder, as `check` finds them, plus every file of the
+/// formats rtenx only names; and in `tmp`, a file that does not exist and (on Unix) a model whose
+/// path is not UTF-8.
+fn fixture_files(tmp: &Path) -> Vec<PathBuf> {
+    let fixtures = common::fixtures();
+    let found = rtenx::formats::scan::models_in(&fixtures);
+    assert!(found.errors.is_empty(), "{:?}", found.errors.len());
+    let mut files = found.files;
+    for entry in walkdir::WalkDir::new(fixtures.join("foreign")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() && entry.path().extension().is_none_or(|e| e != "tsv") {
+            files.push(entry.into_path());
+        }
+    }
+    // A file that cannot be opened, for the report's error entry.
+    files.push(tmp.join("missing.onnx"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = tmp.join(std::ffi::OsStr::from_bytes(b"odd-\xff.rten"));
+        std::fs::copy(fixtures.join("rten/mlp.rten"), &odd).unwrap();
+        files.push(odd);
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
+#[test]
+fn every_fixture_validates_against_the_schemas() {
+    let (dump_schema, check_schema) = (schema("dump.schema.json"), schema("check.schema.json"));
+    let tmp = tempfile::tempdir().unwrap();
+    let files = fixture_files(tmp.path());
+    let mut formats = BTreeSet::new();
+    let (mut with_sizes, mut byte_names) = (0, 0);
+    let mut results = Vec::new();
+    for path in files {
+        let outcome = rtenx::analyze(&path);
+        if let Ok(analysis) = &outcome {
+            let mut out = Vec::new();
+            rtenx::json_dump::write(&mut out, analysis).unwrap();
+            let doc: Value = serde_json::from_slice(&out).unwrap();
+            assert_valid(&dump_schema, &doc, &format!("dump of {}", path.display()));
+            formats.insert(doc["format"].as_str().unwrap().to_owned());
+            with_sizes += usize::from(doc.get("sizes").is_some());
+            byte_names += usize::from(String::from_utf8(out).unwrap().contains("bytes_base64"));
+        }
+        results.push(FileResult::new(path, outcome).0);
+    }
+    for format in ["rten", "onnx", "executorch", "safetensors", "unknown"] {
+        assert!(formats.contains(format), "no {format} dump in {formats:?}");
+    }
+    assert!(with_sizes > 0);
+    assert!(byte_names > 0 || cfg!(not(unix)));
+
+    let mut out = Vec::new();
+    report::write(ReportFormat::Json, &mut out, &results).unwrap();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    assert_valid(&check_schema, &report, "check report of every fixture");
+    let summary = &report["summary"];
+    for count in ["unreadable", "errors", "warnings", "infos"] {
+        assert!(
+            summary[count].as_u64().unwrap() > 0,
+            "no {count}: {summary}"
+        );
+    }
+}
+
+#[test]
+fn the_command_line_writes_what_the_schemas_describe() {
+    let rtenx = |args: &[&str]| -> Value {
+        let out = assert_cmd::Command::cargo_bin("rtenx")
+            .unwrap()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let dump = rtenx(&["dump", "--json", "tests/fixtures/executorch/xnnpack.pte"]);
+    assert_valid(&schema("dump.schema.json"), &dump, "rtenx dump");
+    let check = rtenx(&["check", "--format", "json", "tests/fixtures/executorch"]);
+    assert_valid(&schema("check.schema.json"), &check, "rtenx check");
+}
+
+#[test]
+fn the_schemas_reject_another_version_and_unknown_shapes() {
+    let analysis = rtenx::analyze(&common::fixtures().join("rten/mlp.rten")).unwrap();
+    let mut out = Vec::new();
+    rtenx::json_dump::write(&mut out, &analysis).unwrap();
+    let good: Value = serde_json::from_slice(&out).unwrap();
+    let dump_schema = schema("dump.schema.json");
+    assert!(dump_schema.is_valid(&good));
+    let broken = |edit: &dyn Fn(&mut Value)| {
+        let mut doc = good.clone();
+        edit(&mut doc);
+        doc
+    };
+    for doc in [
+        broken(&|d| d["schema_version"] = 2.into()),
+        broken(&|d| d["sections"][0]["kind"] = "mystery".into()),
+        broken(&|d| d["tensors"][0]["name"] = serde_json::json!({"bytes": "x"})),
+        broken(&|d| d["graphs"][0]["nodes"][0]["kind"] = "widget".into()),
+        broken(&|d| {
+            d.as_object_mut().unwrap().remove("totals");
+        }),
+    ] {
+        assert!(!dump_schema.is_valid(&doc));
+    }
+
+    let check_schema = schema("check.schema.json");
+    let report = serde_json::json!({
+        "version": 1,
+        "files": [{"path": "m.rten", "format": null, "format_version": null,
+                   "error": "cannot open", "findings": []}],
+        "summary": {"files": 1, "unreadable": 1, "errors": 0, "warnings": 0, "infos": 0},
+    });
+    assert!(check_schema.is_valid(&report));
+    let mut other_version = report.clone();
+    other_version["version"] = 2.into();
+    assert!(!check_schema.is_valid(&other_version));
+    // A file is either read, with a format, or unreadable, with an error: not both.
+    let mut both = report;
+    both["files"][0]["format"] = "rten".into();
+    assert!(!check_schema.is_valid(&both));
+}
+
+#[test]
+fn both_schemas_describe_finding_items_alike() {
+    let read = |name: &str| -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("schemas")
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let item = |doc: Value| doc["$defs"]["item_or_null"].clone();
+    assert_eq!(
+        item(read("dump.schema.json")),
+        item(read("check.schema.json"))
+    );
+}
