@@ -12,8 +12,9 @@ use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Inspect and validate machine-learning model files: RTen (.rten V1/V2) and ONNX (.onnx with
-/// external data).
+/// Inspect and validate machine-learning model files: RTen (.rten V1/V2), ONNX (.onnx with
+/// external data), ExecuTorch (.pte with .ptd) and PaddlePaddle (.pdmodel or PIR .json with
+/// .pdiparams).
 #[derive(Debug, Parser)]
 #[command(name = "rtenx", version, about, propagate_version = true)]
 pub struct Args {
