@@ -36,7 +36,7 @@ pub fn read(
         .unwrap_or_default();
     let mut reader = Entries::new(inv, budget, out);
     let segments = if is_legacy(flatbuffer) {
-        inv_format(reader.inv, "FT01 data, first generation");
+        reader.inv.format_version = "FT01 data, first generation".to_owned();
         let message = "this .ptd has the first FT01 layout (ExecuTorch 0.6, with tensor_alignment and a tensor list); runtimes from 0.7 on read its fields as the current layout's and get garbage";
         reader.out.add(&LEGACY_DATA_FILE, Place::at(0), message);
         let root = verify::verify(
@@ -61,7 +61,7 @@ pub fn read(
         );
         segments
     } else {
-        inv_format(reader.inv, "FT01 data");
+        reader.inv.format_version = "FT01 data".to_owned();
         let root = verify::verify(flatbuffer, fb::root_as_flat_tensor_with_opts, reader.out)?;
         reader.version(root.version(), &root._tab);
         let segments = reader.segments(
@@ -97,10 +97,6 @@ pub fn read(
     };
     segments::declare(&segments, &layout, 0, kind, inv);
     Some(entries).filter(|_| layout.complete())
-}
-
-fn inv_format(inv: &mut Inventory, version: &str) {
-    inv.format_version = version.to_owned();
 }
 
 /// Declares the padding after the last tensor of each segment of a first-generation file,

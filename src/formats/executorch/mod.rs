@@ -12,6 +12,7 @@ mod data_file;
 mod desc;
 mod entries;
 mod header;
+mod instructions;
 mod pairing;
 mod plan;
 mod program;
@@ -39,15 +40,12 @@ const CONSTANT_ALIGNMENT: u64 = 16;
 /// The ExecuTorch formats.
 pub struct ExecuTorch;
 
-/// Which kind of file the identifier names: a program (`ET..`) or data (`FT..`).
-fn kind(bytes: &[u8]) -> Option<&'static str> {
-    let id = flatbuffer::identifier(bytes)?;
-    let version = id[2..].iter().all(u8::is_ascii_alphanumeric);
-    match &id[..2] {
-        b"ET" if version => Some("program"),
-        b"FT" if version => Some("data"),
-        _ => None,
-    }
+/// Whether the file identifier is an ExecuTorch one: `ET` (programs) or `FT` (data files)
+/// and a two-character version.
+fn has_identifier(bytes: &[u8]) -> bool {
+    flatbuffer::identifier(bytes).is_some_and(|id| {
+        matches!(&id[..2], b"ET" | b"FT") && id[2..].iter().all(u8::is_ascii_alphanumeric)
+    })
 }
 
 impl Format for ExecuTorch {
@@ -66,7 +64,7 @@ impl Format for ExecuTorch {
     fn detect(&self, bytes: &[u8]) -> Detection {
         // The identifiers the runtime reads name the format even in a file cut short.
         let known = matches!(bytes.get(4..8), Some(id) if id == PROGRAM_ID || id == DATA_ID);
-        if known || kind(bytes).is_some() {
+        if known || has_identifier(bytes) {
             Detection::Magic
         } else {
             Detection::No

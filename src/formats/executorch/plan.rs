@@ -6,26 +6,24 @@ use super::program::{Delegate, ExternalRef, SegmentUse, Walk};
 use super::rules::{INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
-use crate::inventory::{
-    Attr, AttrValue, EnumValue, Graph, Name, Node, NodeId, NodeKind, Operator, Storage, Tensor,
-    Value,
-};
+use crate::inventory::{Graph, Name, Node, NodeId, NodeKind, Storage, Tensor, Value};
 use std::borrow::Cow;
 
-/// List items a scalar-list argument shows as an attribute.
-const SHOWN_ITEMS: usize = 16;
-
 /// A method's lists, for range checks.
-struct Method<'a> {
-    graph: usize,
-    name: String,
-    values: Option<flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::EValue<'a>>>>,
+pub(super) struct Method<'a> {
+    /// The method's graph.
+    pub graph: usize,
+    /// Its name, escaped for messages.
+    pub name: String,
+    /// Its values.
+    pub values: Option<flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::EValue<'a>>>>,
     /// Whether each value has been given a value yet, for telling outputs from inputs.
-    defined: Vec<bool>,
+    pub defined: Vec<bool>,
 }
 
 impl Method<'_> {
-    fn value_count(&self) -> usize {
+    /// How many values the method has.
+    pub fn value_count(&self) -> usize {
         self.values.map_or(0, |v| v.len())
     }
 }
@@ -113,16 +111,15 @@ impl Walk<'_, '_> {
         method.defined = Vec::new();
         for (i, value) in values.iter().enumerate() {
             let at = value._tab.loc() as u64;
-            // A value costs its node and its dimensions: a FlatBuffer may list one tensor
-            // with many dimensions a million times.
+            // A value costs its node, its dimensions and the items it lists, which are
+            // checked one by one: a FlatBuffer may list one large value a million times.
             let rank = value
                 .val_as_tensor()
                 .and_then(|t| t.sizes())
-                .map_or(0, |s| s.len());
-            if !self
-                .budget
-                .spend(1 + rank.min(64) as u64, Place::at(at), self.out)
-            {
+                .map_or(0, |s| s.len().min(64));
+            let listed = listed_count(&value);
+            let cost = (1 + rank as u64).saturating_add(listed as u64);
+            if !self.budget.spend(cost, Place::at(at), self.out) {
                 return false;
             }
             let node = i as NodeId;
@@ -212,7 +209,7 @@ impl Walk<'_, '_> {
                 } else {
                     value.val_as_tensor_list().and_then(|l| l.items())
                 };
-                self.list_items(method, items, optional, at);
+                self.check_tensor_list(method, items, optional, at);
                 (NodeKind::Value(Value::default()), false)
             }
             fb::KernelTypes::Null => (NodeKind::Value(Value::default()), true),
@@ -227,7 +224,7 @@ impl Walk<'_, '_> {
 
     /// Checks a tensor list's items: values of this method that are tensors (-1, None, in
     /// an optional list).
-    fn list_items(
+    fn check_tensor_list(
         &mut self,
         method: &Method<'_>,
         items: Option<flatbuffers::Vector<'_, i32>>,
@@ -444,199 +441,6 @@ impl Walk<'_, '_> {
         }
         ids
     }
-
-    /// One instruction as a node; false once the budget has run out.
-    fn instruction(
-        &mut self,
-        method: &mut Method<'_>,
-        operators: &[Cow<'static, str>],
-        delegates: &[usize],
-        instruction: fb::Instruction<'_>,
-        chain_len: usize,
-    ) -> bool {
-        let at = instruction._tab.loc() as u64;
-        let node = self.inv.graphs[method.graph].nodes.len() as NodeId;
-        let place = Place::at(at).item(Item::Node {
-            graph: method.graph,
-            node,
-        });
-        let (op_type, args, attrs): (Cow<'static, str>, Vec<i32>, Vec<Attr>) = match instruction
-            .instr_args_type()
-        {
-            fb::InstructionArguments::KernelCall => {
-                let call = instruction.instr_args_as_kernel_call();
-                let op = call.map_or(-1, |c| c.op_index());
-                let name = usize::try_from(op)
-                    .ok()
-                    .and_then(|i| operators.get(i))
-                    .cloned();
-                let name = name.unwrap_or_else(|| {
-                    let message = format!(
-                        "a kernel call of method \"{}\" uses operator {op}, but the method has {}",
-                        method.name,
-                        operators.len()
-                    );
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                    Cow::Owned(format!("#{op}"))
-                });
-                let args: Vec<i32> = call.and_then(|c| c.args()).into_iter().flatten().collect();
-                (name, args, Vec::new())
-            }
-            fb::InstructionArguments::DelegateCall => {
-                let call = instruction.instr_args_as_delegate_call();
-                let index = call.map_or(-1, |c| c.delegate_index());
-                let delegate = usize::try_from(index)
-                    .ok()
-                    .and_then(|i| delegates.get(i))
-                    .and_then(|&d| self.delegates.get(d))
-                    .cloned();
-                let args: Vec<i32> = call.and_then(|c| c.args()).into_iter().flatten().collect();
-                match delegate {
-                    Some(d) => (
-                        Cow::Owned(format!("delegate {}", d.backend.display())),
-                        args,
-                        delegate_attrs(&d),
-                    ),
-                    None => {
-                        let message = format!("a delegate call of method \"{}\" uses delegate {index}, but the method has {}", method.name, delegates.len());
-                        self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                        (Cow::Owned(format!("delegate #{index}")), args, Vec::new())
-                    }
-                }
-            }
-            fb::InstructionArguments::MoveCall => {
-                let call = instruction.instr_args_as_move_call();
-                let args = call.map_or_else(Vec::new, |c| vec![c.move_from(), c.move_to()]);
-                (Cow::Borrowed("move"), args, Vec::new())
-            }
-            fb::InstructionArguments::JumpFalseCall => {
-                let call = instruction.instr_args_as_jump_false_call();
-                let destination = call.map_or(0, |c| c.destination_instruction());
-                if usize::try_from(destination).map_or(true, |d| d >= chain_len) {
-                    let message = format!("a jump in method \"{}\" goes to instruction {destination}, but its chain has {chain_len}", method.name);
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                }
-                let attrs = vec![Attr {
-                    name: Cow::Borrowed("destination"),
-                    value: AttrValue::Int(destination.into()),
-                }];
-                (
-                    Cow::Borrowed("jump_false"),
-                    call.map_or_else(Vec::new, |c| vec![c.cond_value_index()]),
-                    attrs,
-                )
-            }
-            fb::InstructionArguments::FreeCall => {
-                let call = instruction.instr_args_as_free_call();
-                (
-                    Cow::Borrowed("free"),
-                    call.map_or_else(Vec::new, |c| vec![c.value_index()]),
-                    Vec::new(),
-                )
-            }
-            other => {
-                self.inv.graphs[method.graph].nodes.push(Node {
-                    name: Name::default(),
-                    kind: NodeKind::Unknown {
-                        tag: u32::from(other.0),
-                    },
-                    offset: Some(at),
-                });
-                return true;
-            }
-        };
-        if !self.budget.spend(1 + args.len() as u64, place, self.out) {
-            return false;
-        }
-        let moves = op_type == "move";
-        let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
-        attrs.shrink_to_fit();
-        let operator = Operator {
-            op_type,
-            domain: None,
-            attrs: attrs.into_boxed_slice(),
-            inputs: inputs.into_boxed_slice(),
-            outputs: outputs.into_boxed_slice(),
-            subgraphs: Box::new([]),
-        };
-        self.inv.graphs[method.graph].nodes.push(Node {
-            name: Name::default(),
-            kind: NodeKind::Operator(operator),
-            offset: Some(at),
-        });
-        true
-    }
-
-    /// Splits arguments into inputs (values defined before) and outputs (tensors defined
-    /// here), checking each is a value of the method; scalar arguments are shown as
-    /// attributes too.
-    fn connect(
-        &mut self,
-        method: &mut Method<'_>,
-        args: &[i32],
-        moves: bool,
-        place: Place,
-        mut attrs: Vec<Attr>,
-    ) -> (Vec<Option<NodeId>>, Vec<Option<NodeId>>, Vec<Attr>) {
-        let n = method.value_count();
-        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
-        for (pos, &arg) in args.iter().enumerate() {
-            let Some(id) = u32::try_from(arg).ok().filter(|&a| (a as usize) < n) else {
-                let message = format!("argument {pos} of an instruction of method \"{}\" is value {arg}, but the method has {n} values", method.name);
-                self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                continue;
-            };
-            let defined = method.defined.get(id as usize).copied().unwrap_or(true);
-            if (moves && pos == 1) || !defined {
-                if !outputs.contains(&Some(id)) {
-                    outputs.push(Some(id));
-                }
-                continue;
-            }
-            inputs.push(Some(id));
-            // A list argument reads the values it lists, too.
-            let items = method.values.map(|v| list_items(v.get(id as usize)));
-            for item in items.into_iter().flatten() {
-                let fits = usize::try_from(item).is_ok_and(|i| i < n);
-                if fits && self.budget.spend(1, place, self.out) {
-                    inputs.push(Some(item as NodeId));
-                }
-            }
-            if let Some(value) = method.values.and_then(|v| literal(v.get(id as usize))) {
-                attrs.push(Attr {
-                    name: Cow::Owned(format!("arg{pos}")),
-                    value,
-                });
-            }
-        }
-        for id in outputs.iter().flatten() {
-            if let Some(slot) = method.defined.get_mut(*id as usize) {
-                *slot = true;
-            }
-        }
-        (inputs, outputs, attrs)
-    }
-}
-
-/// The value indices a list value holds: tensor lists, optional tensor lists (without their
-/// -1 for None) and int lists, whose items are boxed values.
-fn list_items(value: fb::EValue<'_>) -> Vec<i64> {
-    let items: Option<Vec<i64>> = match value.val_type() {
-        fb::KernelTypes::TensorList => value
-            .val_as_tensor_list()
-            .and_then(|l| l.items())
-            .map(|i| i.iter().map(i64::from).collect()),
-        fb::KernelTypes::OptionalTensorList => value
-            .val_as_optional_tensor_list()
-            .and_then(|l| l.items())
-            .map(|i| i.iter().filter(|&x| x != -1).map(i64::from).collect()),
-        fb::KernelTypes::IntList => value
-            .val_as_int_list()
-            .and_then(|l| l.items())
-            .map(|i| i.iter().collect()),
-        _ => None,
-    };
-    items.unwrap_or_default()
 }
 
 /// The fully qualified name of a tensor value, if it has one.
@@ -647,58 +451,21 @@ fn fqn<'a>(value: &fb::EValue<'a>) -> Option<&'a str> {
         .fully_qualified_name()
 }
 
-/// A scalar value as an attribute, lists cut to [`SHOWN_ITEMS`].
-fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
-    Some(match value.val_type() {
-        fb::KernelTypes::Int => AttrValue::Int(value.val_as_int()?.int_val()),
-        fb::KernelTypes::Double => AttrValue::Float(value.val_as_double()?.double_val() as f32),
-        fb::KernelTypes::Bool => AttrValue::Bool(value.val_as_bool()?.bool_val()),
-        fb::KernelTypes::String => AttrValue::Str(Name::from(
-            value.val_as_string()?.string_val().unwrap_or_default(),
-        )),
-        fb::KernelTypes::DoubleList => AttrValue::Floats(
-            value
-                .val_as_double_list()?
-                .items()?
-                .iter()
-                .take(SHOWN_ITEMS)
-                .map(|d| d as f32)
-                .collect(),
-        ),
-        fb::KernelTypes::BoolList => AttrValue::Ints(
-            value
-                .val_as_bool_list()?
-                .items()?
-                .iter()
-                .take(SHOWN_ITEMS)
-                .map(i64::from)
-                .collect(),
-        ),
-        _ => return None,
-    })
-}
-
-/// What a delegate call shows: backend, where the blob is and how large.
-fn delegate_attrs(d: &Delegate) -> Vec<Attr> {
-    let location = EnumValue {
-        value: i64::from(!d.inline),
-        name: Some(if d.inline { "INLINE" } else { "SEGMENT" }),
-    };
-    let mut attrs = vec![
-        Attr {
-            name: Cow::Borrowed("backend"),
-            value: AttrValue::Str(d.backend.clone()),
-        },
-        Attr {
-            name: Cow::Borrowed("processed"),
-            value: AttrValue::Enum(location),
-        },
-    ];
-    if let Some(bytes) = d.bytes {
-        attrs.push(Attr {
-            name: Cow::Borrowed("bytes"),
-            value: AttrValue::Int(i64::try_from(bytes).unwrap_or(i64::MAX)),
-        });
+/// How many items a list value holds.
+fn listed_count(value: &fb::EValue<'_>) -> usize {
+    match value.val_type() {
+        fb::KernelTypes::TensorList => value
+            .val_as_tensor_list()
+            .and_then(|l| l.items())
+            .map_or(0, |i| i.len()),
+        fb::KernelTypes::OptionalTensorList => value
+            .val_as_optional_tensor_list()
+            .and_then(|l| l.items())
+            .map_or(0, |i| i.len()),
+        fb::KernelTypes::IntList => value
+            .val_as_int_list()
+            .and_then(|l| l.items())
+            .map_or(0, |i| i.len()),
+        _ => 0,
     }
-    attrs
 }
