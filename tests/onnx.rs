@@ -11,10 +11,11 @@ use rtenx::check::Severity;
 use std::fs;
 use std::path::Path;
 
-/// Warnings that onnxruntime treats as errors, by design: OX020 (an unknown external_data key,
-/// such as `basepath`) is valid ONNX that onnx reads, so the issue asks for a warning;
-/// `--deny OX020` makes it fail a check.
-const ONNXRUNTIME_STRICTER: &[&str] = &["OX020"];
+/// Warnings that onnxruntime treats as errors, by design: the models are valid ONNX, so
+/// they are warnings (`--deny` makes them fail a check). OX020: an unknown external_data key,
+/// such as `basepath`, which onnx reads. OX034: an input that shape inference reads, stored as
+/// external data, which onnxruntime cannot read while loading.
+const ONNXRUNTIME_STRICTER: &[&str] = &["OX020", "OX034"];
 
 /// bad/onnx_behaviour.tsv records what onnxruntime 1.32 did with each case when the generator
 /// ran: every case it refuses must be an error here too, or an [`ONNXRUNTIME_STRICTER`] warning.
@@ -222,4 +223,44 @@ fn a_location_that_is_not_utf8_names_the_file_its_bytes_name() {
     // OX024 says rten refuses it, and it does.
     let loaded = rten::ModelOptions::with_all_ops().load_file(dir.join("model.onnx"));
     assert!(loaded.is_err(), "rten loads a non-UTF-8 location");
+}
+
+/// Real PyTorch exports re-saved with `size_threshold=0` (tests/fixtures/onnx/resaved, made by
+/// tests/fixtures/gen/resave_threshold0.py): where onnxruntime refused to load one because
+/// shape inference met external data, rtenx names that node under OX034; where it loaded,
+/// rtenx reports no OX034. Neither is ever an error: the models are valid ONNX.
+#[test]
+fn resaved_real_models_get_ox034_exactly_where_onnxruntime_refuses() {
+    let root = common::fixtures().join("onnx/resaved");
+    let verdicts = fs::read_to_string(root.join("VERDICTS.tsv")).unwrap();
+    let mut checked = 0;
+    for line in verdicts.lines().skip(2) {
+        let (model, ort) = line.split_once('\t').unwrap();
+        let a = rtenx::analyze(&root.join(model).join("model.onnx")).unwrap();
+        assert!(
+            a.findings.iter().all(|f| f.severity != Severity::Error),
+            "{model}: {:?}",
+            a.findings
+        );
+        let flagged: Vec<String> = (a.findings.iter())
+            .filter(|f| f.rule.code == "OX034")
+            .map(|f| f.message.clone())
+            .collect();
+        if ort == "loads" {
+            assert!(flagged.is_empty(), "{model} loads, yet: {flagged:?}");
+        } else {
+            assert!(
+                ort.contains("Cannot parse data from external tensors"),
+                "{ort}"
+            );
+            let node = ort.split("Node (").nth(1).and_then(|s| s.split(')').next());
+            let node = format!("node \"{}\"", node.unwrap());
+            assert!(
+                flagged.iter().any(|m| m.contains(&node)),
+                "{model}: onnxruntime refused at {node}, rtenx said {flagged:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
 }

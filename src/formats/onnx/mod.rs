@@ -12,12 +12,14 @@ mod dtype;
 mod external;
 mod graph_view;
 mod graphs;
+mod initializer_inputs;
 mod locations;
 mod model_view;
 mod node_names;
 mod node_view;
 pub mod proto;
 pub mod rules;
+mod shape_inputs;
 mod sniff;
 mod tensor_view;
 mod tensors;
@@ -154,6 +156,8 @@ impl Format for Onnx {
             budget,
         };
         graphs::read(&model, &mut reader);
+        shape_inputs::check(reader.inv, default_opset(&model), reader.out);
+        initializer_inputs::check(reader.inv, model.ir_version, reader.out);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
             let identities = reader.files.identities();
@@ -162,6 +166,14 @@ impl Format for Onnx {
         inv.fill_gaps();
         inv
     }
+}
+
+/// The version of the default domain (`""` or `ai.onnx`) the model imports, if one.
+fn default_opset(m: &ModelView<'_>) -> Option<i64> {
+    let default = |d: Option<&[u8]>| matches!(d.unwrap_or_default(), b"" | b"ai.onnx");
+    (m.opset_import.iter())
+        .filter(|(domain, _)| default(*domain))
+        .find_map(|&(_, version)| version)
 }
 
 fn text(b: Option<&[u8]>) -> String {

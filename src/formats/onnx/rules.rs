@@ -129,4 +129,27 @@ onnxruntime refuses to load a graph (the main graph or a subgraph) in which two 
 the same non-empty name. Function bodies are exempt, and so are Constant nodes, which \
 onnxruntime turns into initializers first. Rename or clear one of them; the generic RX013 \
 also reports the pair.");
+    SHAPE_INPUT_EXTERNAL = ("OX034", "shape-input-external", Warning,
+        "Valid ONNX, but onnxruntime refuses it: an input its shape inference reads is \
+external data.",
+        "onnx's shape inference reads the values of some inputs when they are initializers: \
+Reshape's and Expand's `shape`, Slice's `starts` and `ends`, the `axes` of Squeeze, Unsqueeze \
+and the Reduce operators, Split's `split`, Resize's `scales` and `sizes`, Tile's `repeats`, \
+Pad's `pads`, TopK's `K`, ConstantOfShape's input, Range's bounds and a few more. onnxruntime \
+runs shape inference while loading and cannot read such an initializer from external data, so \
+it refuses the model (\"Cannot parse data from external tensors. Please load external data \
+into raw data\"); so does `onnx.shape_inference`, and with it the checker's `full_check`. \
+`onnx.save_model(..., save_as_external_data=True, size_threshold=0)` and \
+`convert_attribute=True` move these small tensors out. Save with the default threshold (1024 \
+bytes), or load the model with its external data and save these tensors inline. rtenx reports \
+the input the model names as an initializer of its graph or of a graph enclosing it, for the \
+operators and opset versions whose inference reads it.");
+    INITIALIZER_NOT_INPUT = ("OX035", "initializer-not-input", Error,
+        "An initializer is not a graph input, which IR versions 1 to 3 require.",
+        "Before IR version 4, an initializer was only the default value of a graph input, so \
+every initializer had to be listed in its graph's inputs. onnx.checker refuses an IR 1 to 3 \
+model, in its main graph or a subgraph, with an initializer that is not (`in initializer but \
+not in graph input`); onnxruntime accepts it. Raise `ir_version` to 4 or later if the model \
+only uses features of that version, or list the initializer as an input. rtenx holds sparse \
+initializers, which IR 3 did not have, to the same rule; the checker does not.");
 }
