@@ -30,4 +30,5 @@ et=tests/fixtures/executorch/xnnpack_external/model.pte
 shoot executorch-overview "$et" j j j j j j j j j j j j j j j j j j j j j j j j
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
 shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
+shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7
 echo "wrote screenshots/*.svg"

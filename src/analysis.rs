@@ -74,6 +74,22 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     }
 }
 
+/// What can be known of the file at `path` at once, whatever its size: the file and its
+/// format, detected from its first bytes, with nothing read and nothing checked. The browser
+/// shows this while [`analyze`] runs.
+pub fn preview(path: &Path) -> Result<Analysis, OpenError> {
+    let file = ModelFile::open(path)?;
+    let format = match registry::detect(&file) {
+        Detected::Read(format) => FileFormat::Read(format.name()),
+        Detected::NotRead(foreign) => FileFormat::NotRead(foreign.name),
+        Detected::Unknown => FileFormat::Unknown,
+    };
+    Ok(Analysis {
+        inventory: unread(&file, format),
+        findings: Vec::new(),
+    })
+}
+
 /// The inventory of a file no reader reads: the file and its format.
 fn unread(file: &ModelFile, format: FileFormat) -> Inventory {
     Inventory::of_model(format, file)

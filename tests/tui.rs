@@ -508,3 +508,87 @@ fn tensor_bytes_come_only_from_the_files_that_were_checked() {
         "{swapped}"
     );
 }
+
+/// Polls `app` until its background load is over, for at most a minute.
+fn finish_loading(app: &mut App) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while app.loader.as_ref().is_some_and(|l| l.error().is_none()) {
+        assert!(std::time::Instant::now() < deadline, "the load never ended");
+        app.poll();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn the_browser_shows_the_file_at_once_and_the_model_once_read() {
+    let path = std::path::Path::new("./tests/fixtures/rten/subgraphs.rten");
+    let preview = rtenx::analysis::preview(path).unwrap();
+    // The model is read only once the first frame is drawn.
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let loader = rtenx::tui::loader::Loader::spawn(move || {
+        wait.recv().ok();
+        rtenx::analyze(path).map_err(|e| e.to_string())
+    });
+    let mut app = App::loading(preview, Tab::Overview, loader);
+    assert!(app.busy());
+    let first = screen(&mut app);
+    assert!(first.contains("Opening"), "{first}");
+    assert!(first.contains("format  rten"), "{first}");
+    assert!(first.contains("reading and checking the model"), "{first}");
+    go.send(()).unwrap();
+    finish_loading(&mut app);
+    assert!(app.loader.is_none());
+    let loaded = screen(&mut app);
+    assert!(!loaded.contains("Opening"), "{loaded}");
+    assert!(loaded.contains("rten V2"), "{loaded}");
+    press(&mut app, "3");
+    assert!(
+        screen(&mut app).contains("If"),
+        "the Graph tab shows the loaded model"
+    );
+}
+
+#[test]
+fn a_model_that_cannot_be_read_says_why_and_stops_the_clock() {
+    let path = std::path::Path::new("./tests/fixtures/rten/subgraphs.rten");
+    let preview = rtenx::analysis::preview(path).unwrap();
+    let loader =
+        rtenx::tui::loader::Loader::spawn(|| Err("the file changed while it was read".into()));
+    let mut app = App::loading(preview, Tab::Overview, loader);
+    finish_loading(&mut app);
+    assert!(!app.busy(), "nothing left to wait for");
+    let shown = screen(&mut app);
+    assert!(
+        shown.contains("cannot read the model: the file changed while it was read"),
+        "{shown}"
+    );
+    press(&mut app, "q");
+    assert!(app.quit);
+}
+
+#[test]
+fn the_sizes_view_draws_every_format_and_enter_shows_the_largest_tensor() {
+    for (name, fixture) in [
+        ("sizes_onnx", "onnx/torch_gpt2/model.onnx"),
+        ("sizes_executorch", "executorch/xnnpack_external/model.pte"),
+        ("sizes_paddle", "paddle/mlp_legacy/model.pdmodel"),
+    ] {
+        let mut a = app(fixture, Tab::Sizes);
+        insta::assert_snapshot!(name, screen_of(&mut a, 110, 40));
+    }
+    let mut a = app("onnx/torch_gpt2/model.onnx", Tab::Sizes);
+    let largest = a.analysis.inventory.sizes.last().unwrap().clone();
+    assert_eq!(largest.title, "of the largest tensors");
+    let first = largest.rows[0].clone();
+    // The largest tensors come last: go to the bottom, then up to the first of them.
+    press(&mut a, "G");
+    for _ in 1..largest.rows.len() {
+        a.apply(Action::Up);
+    }
+    a.apply(Action::Copy);
+    assert_eq!(a.copied.as_deref(), Some(&*first.label.display()));
+    press(&mut a, "\n");
+    assert_eq!(a.tab, Tab::Tensors);
+    let shown = a.tabs.tensors.selection(&a.analysis);
+    assert_eq!(shown.as_deref(), Some(&*first.label.display()));
+}

@@ -1,8 +1,9 @@
 //! Where a model's bytes go: tables of byte counts a reader fills in, such as bytes per
 //! method or per backend.
 
-use super::Name;
+use super::{Inventory, Name, NodeKind, Storage, Tensor, TensorId};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One way of dividing the bytes, such as "by backend".
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +24,9 @@ pub struct SizeRow {
     /// How many items (tensors, blobs, instructions) they hold, where that means something.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<u64>,
+    /// The tensor the row is, for rows of single tensors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensor: Option<TensorId>,
 }
 
 impl SizeTable {
@@ -40,6 +44,7 @@ impl SizeRow {
             label: label.into(),
             bytes,
             items,
+            tensor: None,
         }
     }
 }
@@ -47,63 +52,110 @@ impl SizeRow {
 /// Rows a table of the standard breakdowns keeps; the rest are summed in one row.
 const MAX_ROWS: usize = 12;
 
-impl super::Inventory {
+impl Inventory {
     /// Breakdowns every format gets from its tensors: bytes by element type, by storage, by
-    /// layer (the name up to its first number, such as `encoder.layers.3`, or without its
-    /// last part) and the largest tensors. Empty when the model has no tensor data.
+    /// file, by the operator type that reads them, by layer (the name up to its first number,
+    /// such as `encoder.layers.3`, or without its last part) and the largest tensors. Empty
+    /// when the model has no tensor data.
     pub fn standard_sizes(&self) -> Vec<SizeTable> {
-        let stored = |t: &super::Tensor| t.data.map_or(0, |d| d.len);
         if self.tensors.iter().all(|t| stored(t) == 0) {
             return Vec::new();
         }
-        let group = |key: &dyn Fn(&super::Tensor) -> String| {
-            let mut groups: std::collections::HashMap<String, (u64, u64)> = Default::default();
-            for t in &self.tensors {
-                let entry = groups.entry(key(t)).or_default();
-                entry.0 = entry.0.saturating_add(stored(t));
-                entry.1 += 1;
-            }
-            let rows = groups
-                .into_iter()
-                .map(|(label, (bytes, n))| SizeRow::new(label, bytes, Some(n)))
-                .collect();
-            capped(rows)
-        };
-        let dtype = |t: &super::Tensor| t.dtype.map_or("unknown", |d| d.name()).to_owned();
-        let storage = |t: &super::Tensor| {
+        let dtype = |t: &Tensor| t.dtype.map_or("unknown", |d| d.name()).to_owned();
+        let storage = |t: &Tensor| {
             match t.storage {
-                super::Storage::Inline => "inline",
-                super::Storage::External => "external",
-                super::Storage::Missing => "missing",
+                Storage::Inline => "inline",
+                Storage::External => "external",
+                Storage::Missing => "missing",
             }
             .to_owned()
         };
-        let mut largest: Vec<&super::Tensor> = self.tensors.iter().collect();
-        largest.sort_by_key(|t| std::cmp::Reverse(stored(t)));
+        let file = |t: &Tensor| {
+            let file = t.data.and_then(|d| self.files.get(d.file));
+            file.map_or("no data".into(), |f| match f.path.file_name() {
+                Some(name) => name.to_string_lossy().into_owned(),
+                None => f.path.display().to_string(),
+            })
+        };
+        let readers = self.readers();
+        let reader = |id: TensorId, _: &Tensor| {
+            let op = readers.get(id).copied().flatten();
+            op.unwrap_or("no operator").to_owned()
+        };
+        let mut largest: Vec<(TensorId, &Tensor)> = self.tensors.iter().enumerate().collect();
+        largest.sort_by_key(|(_, t)| std::cmp::Reverse(stored(t)));
         let largest = largest
             .into_iter()
             .take(MAX_ROWS)
-            .map(|t| SizeRow::new(t.name.as_bytes(), stored(t), None))
+            .map(|(id, t)| SizeRow {
+                tensor: Some(id),
+                ..SizeRow::new(t.name.as_bytes(), stored(t), None)
+            })
             .collect();
+        let table = |title, key: &dyn Fn(TensorId, &Tensor) -> String| SizeTable {
+            title,
+            rows: self.grouped(key),
+        };
         vec![
-            SizeTable {
-                title: "by element type",
-                rows: group(&dtype),
-            },
-            SizeTable {
-                title: "by storage",
-                rows: group(&storage),
-            },
-            SizeTable {
-                title: "by layer",
-                rows: group(&|t| layer(&t.name.display())),
-            },
+            table("by element type", &|_, t| dtype(t)),
+            table("by storage", &|_, t| storage(t)),
+            table("by file", &|_, t| file(t)),
+            table("by operator type", &reader),
+            table("by layer", &|_, t| layer(&t.name.display())),
             SizeTable {
                 title: "of the largest tensors",
                 rows: largest,
             },
         ]
     }
+
+    /// Tensor bytes and counts grouped by `key`, largest first, capped at [`MAX_ROWS`].
+    fn grouped(&self, key: &dyn Fn(TensorId, &Tensor) -> String) -> Vec<SizeRow> {
+        let mut groups: HashMap<String, (u64, u64)> = HashMap::new();
+        for (id, t) in self.tensors.iter().enumerate() {
+            let entry = groups.entry(key(id, t)).or_default();
+            entry.0 = entry.0.saturating_add(stored(t));
+            entry.1 += 1;
+        }
+        let rows = groups
+            .into_iter()
+            .map(|(label, (bytes, n))| SizeRow::new(label, bytes, Some(n)))
+            .collect();
+        capped(rows)
+    }
+
+    /// For each tensor, the type of the first operator that reads it: as an input, or, for a
+    /// tensor held by an operator's attribute, that operator.
+    fn readers(&self) -> Vec<Option<&str>> {
+        let mut readers = vec![None; self.tensors.len()];
+        for graph in &self.graphs {
+            for node in &graph.nodes {
+                let NodeKind::Operator(op) = &node.kind else {
+                    continue;
+                };
+                for input in op.inputs.iter().flatten() {
+                    if let Some(NodeKind::Constant { tensor }) = graph.node(*input).map(|n| &n.kind)
+                    {
+                        if let Some(slot @ None) = readers.get_mut(*tensor) {
+                            *slot = Some(&*op.op_type);
+                        }
+                    }
+                }
+            }
+        }
+        for (t, slot) in self.tensors.iter().zip(&mut readers) {
+            let holder = t.node.and_then(|n| self.graphs.get(t.graph)?.node(n));
+            if let (None, Some(NodeKind::Operator(op))) = (&slot, holder.map(|n| &n.kind)) {
+                *slot = Some(&*op.op_type);
+            }
+        }
+        readers
+    }
+}
+
+/// The bytes a tensor's data takes in its file.
+fn stored(t: &Tensor) -> u64 {
+    t.data.map_or(0, |d| d.len)
 }
 
 /// The layer a tensor name belongs to: up to and including its first numeric part

@@ -4,6 +4,7 @@
 
 use super::event::Event;
 use super::keys::{self, Action, Mode};
+use super::loader::{Loader, Update};
 use super::tab::Tab;
 use super::tabs::Tabs;
 use crate::analysis::Analysis;
@@ -24,6 +25,8 @@ pub struct App {
     pub quit: bool,
     /// Text the user copied, for the terminal to put on the clipboard (OSC 52).
     pub copied: Option<String>,
+    /// The model being read in the background, while `analysis` is only its preview.
+    pub loader: Option<Loader>,
     /// Moves between tabs that tabs asked for, in order.
     events: VecDeque<Event>,
 }
@@ -38,7 +41,17 @@ impl App {
             help: false,
             quit: false,
             copied: None,
+            loader: None,
             events: VecDeque::new(),
+        }
+    }
+
+    /// A browser showing `preview` (see [`crate::analysis::preview`]) until `loader` has
+    /// read the model, opened on `tab`.
+    pub fn loading(preview: Analysis, tab: Tab, loader: Loader) -> Self {
+        App {
+            loader: Some(loader),
+            ..App::new(preview, tab)
         }
     }
 
@@ -107,14 +120,27 @@ impl App {
         }
     }
 
-    /// Takes the statistics worker's news; true if the screen should be redrawn.
+    /// Takes the background threads' news; true if the screen should be redrawn.
     pub fn poll(&mut self) -> bool {
+        if let Some(loader) = &mut self.loader {
+            match loader.poll() {
+                Update::None => {}
+                Update::Changed => return true,
+                Update::Loaded(loaded) => {
+                    self.analysis = loaded.analysis;
+                    self.tabs = loaded.tabs;
+                    self.loader = None;
+                    return true;
+                }
+            }
+        }
         self.tabs.tensors.poll()
     }
 
-    /// True while statistics are being computed.
+    /// True while the model is read or statistics are computed, so the screen shows time
+    /// passing.
     pub fn busy(&self) -> bool {
-        self.tabs.tensors.busy()
+        self.loader.as_ref().is_some_and(|l| l.error().is_none()) || self.tabs.tensors.busy()
     }
 
     fn switch(&mut self, tab: Tab) {

@@ -71,7 +71,7 @@ pub static BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Char('1')],
-        label: "1-6",
+        label: "1-7",
         action: Action::Tab(Tab::Overview),
         help: "go to tab",
         tabs: &[],
@@ -108,6 +108,13 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('6')],
         label: "",
         action: Action::Tab(Tab::Findings),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('7')],
+        label: "",
+        action: Action::Tab(Tab::Sizes),
         help: "",
         tabs: &[],
     },
@@ -200,7 +207,7 @@ pub static BINDINGS: &[Binding] = &[
         label: "Enter",
         action: Action::Follow,
         help: "jump to it",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Findings],
+        tabs: &[Tab::Graph, Tab::Operators, Tab::Findings, Tab::Sizes],
     },
     Binding {
         keys: &[Backspace, Char('b')],
@@ -214,7 +221,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "y",
         action: Action::Copy,
         help: "copy",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
+        tabs: &[
+            Tab::Graph,
+            Tab::Operators,
+            Tab::Tensors,
+            Tab::Findings,
+            Tab::Sizes,
+        ],
     },
     Binding {
         keys: &[Char('s')],

@@ -16,6 +16,8 @@ pub mod filtered_list;
 mod help;
 pub mod keys;
 mod list;
+pub mod loader;
+mod loading;
 mod screen;
 mod tab;
 pub mod tabs;
@@ -29,7 +31,6 @@ pub use screen::draw;
 pub use tab::Tab;
 pub use theme::Theme;
 
-use crate::analysis::Analysis;
 use keys::Action;
 use ratatui::crossterm::event::{
     self as terminal_event, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
@@ -39,9 +40,9 @@ use ratatui::crossterm::execute;
 use std::io;
 use std::time::Duration;
 
-/// Runs the browser on the terminal until the user quits. The terminal is restored on
-/// return, on panic and on a signal that ends the process.
-pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
+/// Runs the browser `app` on the terminal until the user quits, and gives it back. The
+/// terminal is restored on return, on panic and on a signal that ends the process.
+pub fn run(mut app: App) -> io::Result<App> {
     #[cfg(unix)]
     terminal::arm();
     let mut terminal = ratatui::try_init().inspect_err(|_| {
@@ -54,7 +55,6 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
         hook(info);
     }));
     let _ = execute!(io::stdout(), EnableMouseCapture);
-    let mut app = App::new(analysis, tab);
     let theme = Theme::from_env();
     let result = (|| -> io::Result<()> {
         let mut redraw = true;
@@ -64,13 +64,16 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
                 terminal.draw(|frame| draw(frame, &mut app, theme))?;
                 redraw = false;
             }
-            // While statistics run, wake up to show progress; otherwise wait for input.
+            // While the model is read or statistics run, wake up to show progress; otherwise
+            // wait for input.
             let timeout = if app.busy() {
                 Duration::from_millis(50)
             } else {
                 Duration::from_secs(3600)
             };
             if !terminal_event::poll(timeout)? {
+                // The loading screen shows the time passing.
+                redraw |= app.loader.is_some();
                 continue;
             }
             redraw = true;
@@ -98,5 +101,5 @@ pub fn run(analysis: Analysis, tab: Tab) -> io::Result<()> {
     ratatui::restore();
     #[cfg(unix)]
     terminal::disarm();
-    result
+    result.map(|()| app)
 }

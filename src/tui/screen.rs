@@ -4,6 +4,7 @@ use super::app::App;
 use super::filter::TextFilter;
 use super::help;
 use super::keys;
+use super::loading;
 use super::tab::Tab;
 use super::theme::Theme;
 use crate::escape::sanitize;
@@ -21,8 +22,13 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
     ])
     .areas(frame.area());
     tab_bar(frame, bar, app, theme);
+    if let Some(loader) = &app.loader {
+        loading::draw(frame, body, &app.analysis, loader, theme);
+    } else {
+        let current = app.tabs.get(app.tab);
+        current.draw(frame, body, &app.analysis, theme);
+    }
     let current = app.tabs.get(app.tab);
-    current.draw(frame, body, &app.analysis, theme);
     let typing = current.filter().filter(|f| f.typing());
     match app.copied.take() {
         Some(text) => frame.render_widget(copied(&text, theme), keys_area),

@@ -1,4 +1,4 @@
-//! The six tabs by name: their order, titles and `--tab` values.
+//! The seven tabs by name: their order, titles and `--tab` values.
 
 /// The tabs, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -15,17 +15,20 @@ pub enum Tab {
     Tensors,
     /// Check results.
     Findings,
+    /// Where the bytes go.
+    Sizes,
 }
 
 impl Tab {
     /// Every tab, in display order.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Overview,
         Tab::Layout,
         Tab::Graph,
         Tab::Operators,
         Tab::Tensors,
         Tab::Findings,
+        Tab::Sizes,
     ];
 
     /// Title in the tab bar.
@@ -37,6 +40,7 @@ impl Tab {
             Tab::Operators => "Operators",
             Tab::Tensors => "Tensors",
             Tab::Findings => "Findings",
+            Tab::Sizes => "Sizes",
         }
     }
 

@@ -5,6 +5,7 @@ pub mod graph;
 pub mod layout;
 pub mod operators;
 pub mod overview;
+pub mod sizes;
 pub mod tensors;
 
 use super::component::Component;
@@ -15,6 +16,7 @@ use graph::GraphTab;
 use layout::LayoutTab;
 use operators::OperatorsTab;
 use overview::OverviewTab;
+use sizes::SizesTab;
 use tensors::TensorsTab;
 
 /// Every tab's state.
@@ -31,6 +33,8 @@ pub struct Tabs {
     pub tensors: TensorsTab,
     /// Findings.
     pub findings: FindingsTab,
+    /// Sizes.
+    pub sizes: SizesTab,
 }
 
 impl Tabs {
@@ -44,6 +48,7 @@ impl Tabs {
             operators: OperatorsTab::new(inv),
             tensors: TensorsTab::new(inv),
             findings: FindingsTab::new(&analysis.findings),
+            sizes: SizesTab::new(inv),
         }
     }
 
@@ -56,6 +61,7 @@ impl Tabs {
             Tab::Operators => &mut self.operators,
             Tab::Tensors => &mut self.tensors,
             Tab::Findings => &mut self.findings,
+            Tab::Sizes => &mut self.sizes,
         }
     }
 }
