@@ -508,3 +508,59 @@ fn tensor_bytes_come_only_from_the_files_that_were_checked() {
         "{swapped}"
     );
 }
+
+#[test]
+fn the_graph_lists_operators_with_what_flows_in_and_out() {
+    let mut a = app("rten/convnet.rten", Tab::Graph);
+    let inv = &a.analysis.inventory;
+    let ops = inv.graphs[0]
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, rtenx::inventory::NodeKind::Operator(_)))
+        .count();
+    assert_eq!(a.tabs.graph.rows().len(), ops, "one row per operator");
+    insta::assert_snapshot!("graph_operators_rten", screen(&mut a));
+    press(&mut a, "a");
+    assert!(a.tabs.graph.all_nodes());
+    assert_eq!(
+        a.tabs.graph.rows().len(),
+        inv_nodes(&a),
+        "a lists every node"
+    );
+    press(&mut a, "a");
+    assert_eq!(a.tabs.graph.rows().len(), ops);
+}
+
+fn inv_nodes(a: &App) -> usize {
+    a.analysis.inventory.graphs[0].nodes.len()
+}
+
+/// Opens the neighbourhood of the first node `query` finds in `fixture`, drawn once so that
+/// the arrows know the boxes.
+fn neighbourhood(fixture: &str, query: &str) -> App {
+    let mut a = app(fixture, Tab::Graph);
+    press(&mut a, &format!("/{query}\n"));
+    assert!(!a.tabs.graph.rows().is_empty(), "{fixture} has {query}");
+    press(&mut a, "v");
+    screen(&mut a);
+    a
+}
+
+#[test]
+fn the_neighbourhood_view_renders_on_every_format() {
+    for (name, fixture, op) in [
+        ("rten", "rten/convnet.rten", "op:BatchNormalization"),
+        ("onnx", "onnx/torch_gpt2/model.onnx", "op:Add"),
+        (
+            "executorch",
+            "executorch/xnnpack_external/model.pte",
+            "delegate",
+        ),
+        ("paddle", "paddle/mlp_pir/inference.json", "matmul"),
+    ] {
+        let mut a = neighbourhood(fixture, op);
+        let centre = a.tabs.graph.neighbourhood().expect("the view is open").0;
+        assert_eq!(Some(centre), a.tabs.graph.selected_node());
+        insta::assert_snapshot!(format!("neighbourhood_{name}"), screen(&mut a));
+    }
+}

@@ -1,8 +1,13 @@
-//! Graph: every node of one graph in order, and the selected node's details with links to
-//! follow (its inputs, outputs and subgraphs).
+//! Graph: the operators of one graph in order (or every node), each with what flows in and
+//! out, the selected node's details with links to follow, and its neighbourhood drawn as
+//! boxes; searched with a small query language ([`query`]).
 
+mod diagram;
 mod draw;
 mod index;
+mod neighbourhood;
+pub mod query;
+mod rows;
 
 use crate::analysis::Analysis;
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
@@ -13,6 +18,8 @@ use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
 use crate::tui::theme::Theme;
 use index::GraphIndex;
+use neighbourhood::{Item, Layout, Move};
+use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
@@ -32,13 +39,26 @@ struct Place {
     node: NodeId,
 }
 
+/// The neighbourhood view: the node in the middle, the box chosen, and the boxes as last
+/// drawn (moves between them follow what is on screen).
+#[derive(Debug, Clone, Default)]
+struct Diagram {
+    centre: NodeId,
+    selected: usize,
+    layout: Layout,
+}
+
 /// The Graph tab: the graph shown, the nodes the filters keep, and where links have led.
 pub struct GraphTab {
     graph: GraphId,
     /// Nodes of `graph` passing the filters.
     list: FilteredList<NodeId>,
+    /// List every node, not only operators.
+    all_nodes: bool,
     /// Show only operators of this type.
     op_filter: Option<String>,
+    /// The neighbourhood view, while it is open.
+    diagram: Option<Diagram>,
     /// The chosen link of the selected node.
     link: usize,
     history: Vec<Place>,
@@ -51,8 +71,10 @@ impl GraphTab {
     pub fn new(inv: &Inventory) -> Self {
         GraphTab {
             graph: 0,
-            list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None)),
+            list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None, false)),
+            all_nodes: false,
             op_filter: None,
+            diagram: None,
             link: 0,
             history: Vec::new(),
             index: None,
@@ -77,6 +99,28 @@ impl GraphTab {
     /// The selected node.
     pub fn selected_node(&self) -> Option<NodeId> {
         self.list.selected()
+    }
+
+    /// Bytes the producer and consumer index of the graph shown holds, once built.
+    pub fn index_bytes(&self) -> Option<usize> {
+        self.index.as_ref().map(GraphIndex::bytes)
+    }
+
+    /// True if every node is listed, not only operators.
+    pub fn all_nodes(&self) -> bool {
+        self.all_nodes
+    }
+
+    /// The node in the middle of the neighbourhood view and the box chosen in it, while the
+    /// view is open.
+    pub fn neighbourhood(&self) -> Option<(NodeId, Option<NodeId>)> {
+        self.diagram.as_ref().map(|d| {
+            let chosen = match d.layout.boxes.get(d.selected).map(|b| b.item) {
+                Some(Item::Node(n)) => Some(n),
+                _ => None,
+            };
+            (d.centre, chosen)
+        })
     }
 
     /// Producers and consumers of the graph shown, built on first use.
@@ -122,19 +166,54 @@ impl GraphTab {
         }
     }
 
-    /// Shows `node` of `graph`, clearing the filters that would hide it; false, and nothing
-    /// changed, if there is no such graph.
+    /// Shows `node` of `graph`, clearing the filters that would hide it (and listing every
+    /// node if it is not an operator); false, and nothing changed, if there is no such graph.
     pub fn show(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) -> bool {
-        if graph >= inv.graphs.len() {
+        let Some(g) = inv.graphs.get(graph) else {
             return false;
-        }
-        self.graph = graph;
+        };
         self.list.clear_filter();
         self.op_filter = None;
-        self.link = 0;
+        if !matches!(g.node(node).map(|n| &n.kind), Some(NodeKind::Operator(_))) {
+            self.all_nodes = true;
+        }
+        self.graph = graph;
         self.refresh(inv);
-        self.list.select_row(self.list.position(node).unwrap_or(0));
+        self.go(inv, graph, node);
         true
+    }
+
+    /// Moves to `node` of `graph`, keeping the filters: the list selects it if it is listed,
+    /// and the neighbourhood view centres on it.
+    fn go(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
+        if graph != self.graph {
+            self.graph = graph;
+            self.refresh(inv);
+        }
+        self.link = 0;
+        self.list.select_row(self.list.position(node).unwrap_or(0));
+        if let Some(d) = &mut self.diagram {
+            *d = Diagram {
+                centre: node,
+                ..Diagram::default()
+            };
+        }
+    }
+
+    /// Goes to `node` of `graph`, remembering where the user was for the back key.
+    fn go_remembered(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
+        let here = self
+            .diagram
+            .as_ref()
+            .map(|d| d.centre)
+            .or(self.selected_node());
+        if let Some(node) = here {
+            self.history.push(Place {
+                graph: self.graph,
+                node,
+            });
+        }
+        self.go(inv, graph, node);
     }
 
     /// Shows only the operators of type `op` in the main graph, from the top.
@@ -146,7 +225,7 @@ impl GraphTab {
         self.list.select_row(0);
     }
 
-    /// Enter: follows the chosen link, remembering where it started.
+    /// Enter in the list: follows the chosen link, remembering where it started.
     fn follow(&mut self, inv: &Inventory) {
         let links = self.links(inv);
         let Some(&link) = links.get(self.link.min(links.len().saturating_sub(1))) else {
@@ -160,49 +239,137 @@ impl GraphTab {
         }
         let (graph, node) = match link {
             Link::Node(node) => (self.graph, node),
-            Link::Graph(graph) => (graph, 0),
+            Link::Graph(graph) => (graph, first_operator(inv, graph)),
         };
         self.show(inv, graph, node);
     }
 
-    /// Makes the rows again after the graph or the operator filter changed.
+    /// Enter in the neighbourhood: the chosen box becomes the centre, or its subgraph is
+    /// entered.
+    fn centre_chosen(&mut self, inv: &Inventory) {
+        let Some(d) = &self.diagram else { return };
+        match d.layout.boxes.get(d.selected).map(|b| b.item) {
+            Some(Item::Node(node)) => self.go_remembered(inv, self.graph, node),
+            Some(Item::Graph(graph)) if graph < inv.graphs.len() => {
+                self.go_remembered(inv, graph, first_operator(inv, graph))
+            }
+            _ => {}
+        }
+    }
+
+    /// `n` and `N`: the next or previous row, around the end; the neighbourhood centres on it.
+    fn next_match(&mut self, inv: &Inventory, forward: bool) {
+        let rows = self.list.rows();
+        if rows.is_empty() {
+            return;
+        }
+        let here = self
+            .diagram
+            .as_ref()
+            .map(|d| d.centre)
+            .or(self.selected_node());
+        let row = here.and_then(|n| self.list.position(n));
+        let next = match (row, forward) {
+            (Some(r), true) => (r + 1) % rows.len(),
+            (Some(r), false) => r.checked_sub(1).unwrap_or(rows.len() - 1),
+            (None, _) => 0,
+        };
+        let node = rows[next];
+        self.go(inv, self.graph, node);
+    }
+
+    /// `p`: from a subgraph to the operator that owns it.
+    fn leave_subgraph(&mut self, inv: &Inventory) {
+        if let Some(parent) = inv.graphs.get(self.graph).and_then(|g| g.parent) {
+            self.go_remembered(inv, parent.graph, parent.node);
+        }
+    }
+
+    /// The arrows in the neighbourhood view; false for any other action.
+    fn move_box(&mut self, action: Action) -> bool {
+        let Some(d) = &mut self.diagram else {
+            return false;
+        };
+        let step = match action {
+            Action::Up => Move::Up,
+            Action::Down => Move::Down,
+            Action::PrevLink => Move::Left,
+            Action::NextLink => Move::Right,
+            _ => return false,
+        };
+        d.selected = d.layout.step(d.selected, step);
+        true
+    }
+
+    /// `v`: opens the neighbourhood of the selected node, or closes it and selects its centre.
+    fn toggle_view(&mut self, inv: &Inventory) {
+        match self.diagram.take() {
+            Some(d) => self.go(inv, self.graph, d.centre),
+            None => {
+                if let Some(centre) = self.selected_node() {
+                    self.diagram = Some(Diagram {
+                        centre,
+                        ..Diagram::default()
+                    });
+                }
+            }
+        }
+    }
+
+    /// Makes the rows again after the graph or a filter changed.
     fn refresh(&mut self, inv: &Inventory) {
         let rows = node_rows(
             inv,
             self.graph,
             self.list.filter(),
             self.op_filter.as_deref(),
+            self.all_nodes,
         );
         self.list.set_rows(rows);
     }
 }
 
-/// The nodes of graph `graph` whose names contain the filter, only operators of type
-/// `op_filter` if there is one.
+/// The first operator of `graph`, or its first node if it has none.
+fn first_operator(inv: &Inventory, graph: GraphId) -> NodeId {
+    let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
+    (0u32..)
+        .zip(nodes)
+        .find(|(_, n)| matches!(n.kind, NodeKind::Operator(_)))
+        .map_or(0, |(i, _)| i)
+}
+
+/// The operators (every node if `all_nodes`) of graph `graph` that match the filter as a
+/// [`Query`], only operators of type `op_filter` if there is one; none if the query is wrong.
 fn node_rows(
     inv: &Inventory,
     graph: GraphId,
     filter: &TextFilter,
     op_filter: Option<&str>,
+    all_nodes: bool,
 ) -> Vec<NodeId> {
-    inv.graphs.get(graph).map_or_else(Vec::new, |g| {
-        (0u32..)
-            .zip(&g.nodes)
-            .filter(|(_, n)| filter.matches_name(&n.name))
-            .filter(|(_, n)| match (op_filter, &n.kind) {
-                (None, _) => true,
-                (Some(op), NodeKind::Operator(o)) => o.op_type == op,
-                _ => false,
-            })
-            .map(|(i, _)| i)
-            .collect()
-    })
+    let (Some(g), Ok(query)) = (inv.graphs.get(graph), Query::parse(filter.text())) else {
+        return Vec::new();
+    };
+    (0u32..)
+        .zip(&g.nodes)
+        .filter(|(_, n)| match (op_filter, &n.kind) {
+            (Some(op), NodeKind::Operator(o)) => o.op_type == op,
+            (None, NodeKind::Operator(_)) => true,
+            _ => all_nodes && op_filter.is_none(),
+        })
+        .filter(|&(id, _)| query.matches(inv, g, id))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 impl Component for GraphTab {
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let graph = analysis.inventory.graphs.get(self.graph)?;
-        let node = graph.node(self.selected_node()?)?;
+        let node = match self.neighbourhood() {
+            Some((_, chosen)) => chosen?,
+            None => self.selected_node()?,
+        };
+        let node = graph.node(node)?;
         match (&node.kind, node.name.is_empty()) {
             (crate::inventory::NodeKind::Operator(op), true) => Some(op.op_type.to_string()),
             _ => Some(String::from_utf8_lossy(node.name.as_bytes()).into_owned()),
@@ -214,23 +381,43 @@ impl Component for GraphTab {
         if action == Action::ClearFilter {
             self.op_filter = None;
         }
-        let (graph, op_filter) = (self.graph, self.op_filter.as_deref());
-        if self
-            .list
-            .handle(action, |filter| node_rows(inv, graph, filter, op_filter))
-        {
+        if self.move_box(action) {
+            return None;
+        }
+        let (graph, op_filter, all) = (self.graph, self.op_filter.as_deref(), self.all_nodes);
+        if self.list.handle(action, |filter| {
+            node_rows(inv, graph, filter, op_filter, all)
+        }) {
             self.link = 0;
             return None;
         }
+        let diagram = self.diagram.is_some();
         match action {
             Action::NextLink => self.link = self.link.saturating_add(1),
             Action::PrevLink => self.link = self.link.saturating_sub(1),
+            Action::Follow if diagram => self.centre_chosen(inv),
             Action::Follow => self.follow(inv),
             Action::Back => {
                 if let Some(place) = self.history.pop() {
-                    self.show(inv, place.graph, place.node);
+                    if diagram {
+                        self.go(inv, place.graph, place.node);
+                    } else {
+                        self.show(inv, place.graph, place.node);
+                    }
                 }
             }
+            Action::View => self.toggle_view(inv),
+            Action::AllNodes => {
+                let here = self.selected_node();
+                self.all_nodes = !self.all_nodes;
+                self.refresh(inv);
+                if let Some(node) = here {
+                    self.list.select_row(self.list.position(node).unwrap_or(0));
+                }
+            }
+            Action::NextMatch => self.next_match(inv, true),
+            Action::PrevMatch => self.next_match(inv, false),
+            Action::Parent => self.leave_subgraph(inv),
             _ => {}
         }
         None
