@@ -564,3 +564,127 @@ fn the_neighbourhood_view_renders_on_every_format() {
         insta::assert_snapshot!(format!("neighbourhood_{name}"), screen(&mut a));
     }
 }
+
+#[test]
+fn arrows_move_through_the_neighbourhood_and_enter_recentres() {
+    let mut a = neighbourhood("rten/convnet.rten", "op:BatchNormalization");
+    let (bn, chosen) = a.tabs.graph.neighbourhood().unwrap();
+    assert_eq!(chosen, Some(bn), "the centre is chosen first");
+    press(&mut a, "k");
+    let pool = a.tabs.graph.neighbourhood().unwrap().1.expect("a producer");
+    let inv = &a.analysis.inventory;
+    assert_eq!(inv.graphs[0].nodes[pool as usize].name.display(), "pool1");
+    press(&mut a, "\n");
+    assert_eq!(
+        a.tabs.graph.neighbourhood().unwrap().0,
+        pool,
+        "Enter recentres"
+    );
+    screen(&mut a);
+    press(&mut a, "j");
+    let (_, below) = a.tabs.graph.neighbourhood().unwrap();
+    assert_eq!(below, Some(bn), "below MaxPool: BatchNormalization again");
+    press(&mut a, "kb");
+    assert_eq!(a.tabs.graph.neighbourhood().unwrap().0, bn, "b goes back");
+    assert_eq!(
+        graph_filter(&a),
+        "op:BatchNormalization",
+        "the search is kept"
+    );
+    press(&mut a, "v");
+    assert_eq!(a.tabs.graph.neighbourhood(), None);
+    assert_eq!(a.tabs.graph.selected_node(), Some(bn));
+}
+
+#[test]
+fn subgraphs_are_entered_and_left_from_the_neighbourhood() {
+    for fixture in ["rten/subgraphs.rten", "onnx/subgraphs/model.onnx"] {
+        let mut a = neighbourhood(fixture, "op:If");
+        let if_node = a.tabs.graph.neighbourhood().unwrap().0;
+        press(&mut a, "l");
+        let s = screen(&mut a);
+        assert!(
+            s.contains("subgraph"),
+            "{fixture}: subgraph boxes beside If\n{s}"
+        );
+        if fixture.starts_with("rten") {
+            insta::assert_snapshot!("neighbourhood_subgraphs", s);
+        }
+        assert_eq!(
+            a.tabs.graph.neighbourhood().unwrap().1,
+            None,
+            "a subgraph box"
+        );
+        press(&mut a, "\n");
+        let sub = a.tabs.graph.graph();
+        assert_ne!(sub, 0, "{fixture}: entered a subgraph");
+        let s = screen(&mut a);
+        let crumb = format!("› graph {sub}");
+        assert!(s.contains("main") && s.contains(&crumb), "breadcrumb:\n{s}");
+        if fixture.starts_with("rten") {
+            insta::assert_snapshot!("neighbourhood_subgraph_entered", s);
+        }
+        press(&mut a, "p");
+        assert_eq!(a.tabs.graph.graph(), 0, "p leaves the subgraph");
+        assert_eq!(a.tabs.graph.neighbourhood().unwrap().0, if_node);
+    }
+}
+
+#[test]
+fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
+    let mut a = app("rten/convnet.rten", Tab::Graph);
+    let op_of = |a: &App, id: u32| {
+        let node = &a.analysis.inventory.graphs[0].nodes[id as usize];
+        match &node.kind {
+            rtenx::inventory::NodeKind::Operator(op) => op.op_type.to_string(),
+            _ => "not an operator".into(),
+        }
+    };
+    press(&mut a, "/op:conv\n");
+    let convs = a.tabs.graph.rows().to_vec();
+    assert_eq!(convs.len(), 2);
+    assert!(convs.iter().all(|&c| op_of(&a, c) == "Conv"));
+    assert!(screen(&mut a).contains("· 2 matches"));
+    press(&mut a, "n");
+    assert_eq!(a.tabs.graph.selected_node(), Some(convs[1]));
+    press(&mut a, "n");
+    assert_eq!(
+        a.tabs.graph.selected_node(),
+        Some(convs[0]),
+        "n wraps around"
+    );
+    press(&mut a, "N");
+    assert_eq!(a.tabs.graph.selected_node(), Some(convs[1]));
+    // conv1 has strides [2, 2] and conv2 [1, 1]: an attribute compared as text.
+    press(&mut a, "/ strides=2,2\n");
+    assert_eq!(a.tabs.graph.rows(), &convs[..1]);
+    press(&mut a, "\x1b/op:conv groups>1\n");
+    assert!(a.tabs.graph.rows().is_empty(), "no grouped convolution");
+    press(&mut a, "\x1b/shape:*,8,4,4\n");
+    let rows = a.tabs.graph.rows().to_vec();
+    assert!(
+        rows.len() >= 2,
+        "MaxPool writes and BatchNormalization reads [N,8,4,4]"
+    );
+    press(&mut a, "\x1ba/dtype:f32 shape:8\n");
+    let inv = &a.analysis.inventory;
+    let mut constants = 0;
+    for &id in a.tabs.graph.rows() {
+        // Constants of that shape, and the operators reading them.
+        match &inv.graphs[0].nodes[id as usize].kind {
+            rtenx::inventory::NodeKind::Constant { tensor } => {
+                assert_eq!(inv.tensors[*tensor].shape, [8]);
+                constants += 1;
+            }
+            rtenx::inventory::NodeKind::Operator(_) => {}
+            other => panic!("no value has the fixed shape [8]: {other:?}"),
+        }
+    }
+    assert!(constants > 0);
+    press(&mut a, "\x1b/nope:1\n");
+    let s = screen(&mut a);
+    assert!(
+        s.contains("unknown key nope") && a.tabs.graph.rows().is_empty(),
+        "{s}"
+    );
+}

@@ -5,7 +5,8 @@ use super::draw::breadcrumb;
 use super::neighbourhood::{layout, Item, Joint, Placed};
 use super::rows::{flow, kind, label, name, tail, type_text};
 use super::GraphTab;
-use crate::inventory::{Graph, Inventory, NodeId, NodeKind};
+use crate::escape::sanitize;
+use crate::inventory::{AttrValue, Graph, GraphId, Inventory, NodeId, NodeKind};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -73,17 +74,11 @@ fn text(inv: &Inventory, graph: &Graph, placed: &Placed) -> Vec<Line<'static>> {
         Item::More(n) => vec![Line::raw(format!("+{n} more"))],
         Item::Graph(g) => {
             let sub = inv.graphs.get(g);
-            let count = sub.map_or(0, |s| {
-                s.nodes
-                    .iter()
-                    .filter(|n| matches!(n.kind, NodeKind::Operator(_)))
-                    .count()
-            });
-            let name = sub.map_or_else(String::new, |s| tail(&s.name.display(), 32));
+            let nodes = sub.map_or(0, |s| s.nodes.len());
             vec![
                 Line::raw(format!("subgraph {g}")),
-                Line::raw(name),
-                Line::raw(format!("{count} operators")),
+                Line::raw(sub.map_or_else(String::new, |s| subgraph_name(inv, g, s))),
+                Line::raw(format!("{nodes} nodes")),
             ]
         }
         Item::Node(id) if placed.level == 0 => centre_text(inv, graph, id),
@@ -99,6 +94,29 @@ fn text(inv: &Inventory, graph: &Graph, placed: &Placed) -> Vec<Line<'static>> {
             ]
         }
     }
+}
+
+/// A subgraph's name, or else the name of the attribute of its operator that holds it (such
+/// as `then_branch`).
+fn subgraph_name(inv: &Inventory, id: GraphId, sub: &Graph) -> String {
+    if !sub.name.is_empty() {
+        return tail(&sub.name.display(), 32);
+    }
+    let owner = sub
+        .parent
+        .and_then(|p| inv.graphs.get(p.graph)?.node(p.node));
+    let Some(NodeKind::Operator(op)) = owner.map(|n| &n.kind) else {
+        return String::new();
+    };
+    let holds = |value: &AttrValue| match value {
+        AttrValue::Graph(r) => r.graph == id,
+        AttrValue::Graphs(rs) => rs.iter().any(|r| r.graph == id),
+        _ => false,
+    };
+    op.attrs
+        .iter()
+        .find(|a| holds(&a.value))
+        .map_or_else(String::new, |a| tail(&sanitize(&a.name), 32))
 }
 
 /// The centre's lines: its kind and name, then what flows in and out of an operator, or a

@@ -7,7 +7,8 @@
 //! - `dtype:f16`: a value or constant of that element type, or an operator reading or writing one;
 //! - `shape:1,3,*,*` (brackets optional, `*` any size): the same for a shape;
 //! - `group>1`, also `=`, `!=`, `<`, `<=`, `>=`: an operator attribute compared with a number,
-//!   or with `=` and `!=` with the attribute as text, such as `auto_pad=SAME_UPPER`.
+//!   or with `=` and `!=` with the attribute as text, such as `auto_pad=SAME_UPPER` or
+//!   `strides=2,2`.
 
 use crate::inventory::display::attr_text;
 use crate::inventory::{AttrValue, DType, Dim, Graph, Inventory, Node, NodeId, NodeKind};
@@ -216,11 +217,13 @@ fn compare(inv: &Inventory, attr: &AttrValue, cmp: Cmp, value: &str) -> bool {
             Cmp::Ge => a >= b,
         };
     }
-    let text: String = attr_text(inv, attr)
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '"')
-        .collect();
-    let equal = text.eq_ignore_ascii_case(value);
+    // Lists compare without brackets, quotes or spaces: `strides=2,2`.
+    let bare = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '[' | ']'))
+            .collect()
+    };
+    let equal = bare(&attr_text(inv, attr)).eq_ignore_ascii_case(&bare(value));
     match cmp {
         Cmp::Eq => equal,
         Cmp::Ne => !equal,

@@ -53,7 +53,7 @@ pub fn label(graph: &Graph, id: NodeId) -> String {
 }
 
 /// A value's or constant's element type and shape, such as `f32[1,3,32,32]`; empty for an
-/// operator.
+/// operator or a value of unknown type.
 pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
     match graph.node(id).map(|n| &n.kind) {
         Some(NodeKind::Value(v)) => {
@@ -63,9 +63,10 @@ pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
                     Dim::Symbolic(s) => tail(&s.display(), 12),
                 })
             });
-            match dims {
-                Some(dims) => format!("{}{}", dtype_text(v.dtype), compact(dims)),
-                None => dtype_text(v.dtype).to_owned(),
+            match (dims, v.dtype) {
+                (Some(dims), dtype) => format!("{}{}", dtype_text(dtype), compact(dims)),
+                (None, Some(dtype)) => dtype.name().to_owned(),
+                (None, None) => String::new(),
             }
         }
         Some(NodeKind::Constant { tensor }) => {
@@ -94,7 +95,7 @@ fn compact(dims: impl ExactSizeIterator<Item = String>) -> String {
 /// `name dtype[shape]`, or the name alone when nothing is known of the type.
 pub fn value_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
     match type_text(inv, graph, id) {
-        t if t.is_empty() || t == "?" => name(graph, id),
+        t if t.is_empty() => name(graph, id),
         t => format!("{} {t}", name(graph, id)),
     }
 }
