@@ -202,6 +202,7 @@ fn help_lists_the_bindings_and_closes() {
     for b in keys::BINDINGS.iter().filter(|b| !b.label.is_empty()) {
         assert!(s.contains(b.help), "help lacks {}", b.help);
     }
+    assert!(s.contains("op:Conv") && s.contains("group>1"), "the search terms: {s}");
     press(&mut a, "\x1b");
     assert!(!a.help && !a.quit);
 }
