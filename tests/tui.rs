@@ -202,7 +202,10 @@ fn help_lists_the_bindings_and_closes() {
     for b in keys::BINDINGS.iter().filter(|b| !b.label.is_empty()) {
         assert!(s.contains(b.help), "help lacks {}", b.help);
     }
-    assert!(s.contains("op:Conv") && s.contains("group>1"), "the search terms: {s}");
+    assert!(
+        s.contains("op:Conv") && s.contains("group>1"),
+        "the search terms: {s}"
+    );
     press(&mut a, "\x1b");
     assert!(!a.help && !a.quit);
 }
@@ -226,8 +229,11 @@ fn control_characters_in_names_are_escaped_on_screen() {
     let bytes = common::mlp_with_escape_in_a_name();
     let file = rtenx::source::ModelFile::in_memory("esc.rten", bytes);
     let mut a = App::new(rtenx::analyze_file(&file), Tab::Graph);
-    let s = screen(&mut a);
-    assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
+    for keys in ["", "a", "v"] {
+        press(&mut a, keys); // the operator list, every node, the neighbourhood
+        let s = screen(&mut a);
+        assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
+    }
 }
 
 #[test]
@@ -595,6 +601,15 @@ fn arrows_move_through_the_neighbourhood_and_enter_recentres() {
     press(&mut a, "v");
     assert_eq!(a.tabs.graph.neighbourhood(), None);
     assert_eq!(a.tabs.graph.selected_node(), Some(bn));
+    press(&mut a, "v\x1b");
+    assert_eq!(a.tabs.graph.neighbourhood(), None, "Esc closes the view");
+    assert_eq!(
+        graph_filter(&a),
+        "op:BatchNormalization",
+        "and keeps the search"
+    );
+    press(&mut a, "\x1b\x1b");
+    assert!(a.quit, "then clears the search, then quits");
 }
 
 #[test]

@@ -36,7 +36,10 @@ pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
             ])
         })
         .collect();
-    lines.push(Line::styled("/ in tab 3 searches; all terms must match:", theme.heading()));
+    lines.push(Line::styled(
+        "/ in tab 3 searches; all terms must match:",
+        theme.heading(),
+    ));
     lines.extend(QUERY.iter().map(|&(term, what)| {
         Line::from(vec![
             Span::styled(format!("  {term:<20}"), theme.heading()),

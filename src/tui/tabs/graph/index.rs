@@ -138,29 +138,40 @@ pub(super) mod tests {
         inv
     }
 
+    /// x -> a -> y; x -> b -> z; (y, z, c) -> m -> w -> r; 30 more readers of w; and an
+    /// operator reading node 99, which does not exist. Returns the inventory and m.
+    pub fn diamond() -> (Inventory, NodeId) {
+        let value = || node(NodeKind::Value(Value::default()));
+        let mut nodes = vec![
+            value(),                                // 0 x
+            op(&[0], &[3]),                         // 1 a
+            op(&[0], &[4]),                         // 2 b
+            value(),                                // 3 y
+            value(),                                // 4 z
+            op(&[3, 4, 8], &[6]),                   // 5 m
+            value(),                                // 6 w
+            op(&[6], &[]),                          // 7 r
+            node(NodeKind::Constant { tensor: 0 }), // 8 c
+        ];
+        nodes.extend((0..30).map(|_| op(&[6], &[])));
+        nodes.push(op(&[99], &[]));
+        (inventory(nodes), 5)
+    }
+
     #[test]
     fn producers_and_consumers_of_a_branch_and_a_merge() {
-        // x -> a -> y; x -> b -> z; (y, z, out-of-range 99) -> c -> w
-        let value = || node(NodeKind::Value(Value::default()));
-        let inv = inventory(vec![
-            value(),               // 0 x
-            op(&[0], &[3]),        // 1 a
-            op(&[0], &[4]),        // 2 b
-            value(),               // 3 y
-            value(),               // 4 z
-            op(&[3, 4, 99], &[6]), // 5 c
-            value(),               // 6 w
-        ]);
+        let (inv, m) = diamond();
         let index = GraphIndex::build(&inv, 0);
         assert_eq!(index.consumers(0), [1, 2]);
-        assert_eq!(index.consumers(3), [5]);
-        assert_eq!(index.consumers(6), [] as [u32; 0]);
+        assert_eq!(index.consumers(3), [m]);
+        assert_eq!(index.consumers(6).len(), 31);
+        assert_eq!(index.consumers(7), [] as [u32; 0]);
         assert_eq!(index.consumers(99), [] as [u32; 0]);
         assert_eq!(
             (index.producer(3), index.producer(6), index.producer(0)),
-            (Some(1), Some(5), None)
+            (Some(1), Some(m), None)
         );
-        assert_eq!(index.bytes(), 4 * (7 + 8 + 4));
+        assert_eq!(index.bytes(), 4 * (40 + 41 + 36), "40 nodes, 36 links");
         assert_eq!(GraphIndex::build(&inv, 7).consumers(0), [] as [u32; 0]);
     }
 }

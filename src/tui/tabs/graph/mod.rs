@@ -378,6 +378,11 @@ impl Component for GraphTab {
 
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
+        if action == Action::ClearFilter && !self.list.filter().typing() && self.diagram.is_some() {
+            // Esc leaves the neighbourhood view first, then clears the filters.
+            self.toggle_view(inv);
+            return None;
+        }
         if action == Action::ClearFilter {
             self.op_filter = None;
         }
@@ -431,7 +436,8 @@ impl Component for GraphTab {
         Some(self.list.filter())
     }
 
+    /// Also true in the neighbourhood view, which Esc closes.
     fn filtered(&self) -> bool {
-        !self.list.filter().is_empty() || self.op_filter.is_some()
+        !self.list.filter().is_empty() || self.op_filter.is_some() || self.diagram.is_some()
     }
 }

@@ -321,27 +321,8 @@ impl Layout {
 
 #[cfg(test)]
 mod tests {
-    use super::super::index::tests::{inventory, node, op};
+    use super::super::index::tests::diamond;
     use super::*;
-    use crate::inventory::Value;
-
-    /// x -> a -> y; x -> b -> z; (y, z, c) -> m -> w -> r; and 30 readers of w.
-    fn diamond() -> (crate::inventory::Inventory, NodeId) {
-        let value = || node(NodeKind::Value(Value::default()));
-        let mut nodes = vec![
-            value(),                                // 0 x
-            op(&[0], &[3]),                         // 1 a
-            op(&[0], &[4]),                         // 2 b
-            value(),                                // 3 y
-            value(),                                // 4 z
-            op(&[3, 4, 8], &[6]),                   // 5 m
-            value(),                                // 6 w
-            op(&[6], &[]),                          // 7 r
-            node(NodeKind::Constant { tensor: 0 }), // 8 c
-        ];
-        nodes.extend((0..30).map(|_| op(&[6], &[])));
-        (inventory(nodes), 5)
-    }
 
     #[test]
     fn neighbours_skip_constants_and_merge_repeats() {
