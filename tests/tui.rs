@@ -704,3 +704,69 @@ fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
         "{s}"
     );
 }
+
+/// Every model file under `dir` (recursively) of at most 4 MiB.
+fn small_models(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let small = entry.metadata().is_ok_and(|m| m.len() <= 4 << 20);
+        let model = ["rten", "onnx", "pte", "pdmodel", "json"]
+            .iter()
+            .any(|e| path.extension().is_some_and(|x| x == *e));
+        if path.is_dir() {
+            small_models(&path, out);
+        } else if small && model {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_good_or_bad_survives_the_graph_views_and_their_keys() {
+    let mut models = Vec::new();
+    for format in ["rten", "onnx", "executorch", "paddle"] {
+        small_models(&common::fixtures().join(format), &mut models);
+    }
+    assert!(models.len() > 100, "{} fixtures", models.len());
+    let mut terminal = Terminal::new(TestBackend::new(90, 30)).unwrap();
+    for path in models {
+        let Ok(analysis) = rtenx::analyze(&path) else {
+            continue;
+        };
+        let mut a = App::new(analysis, Tab::Graph);
+        // The list, every node, the neighbourhood, its boxes, subgraphs, matches and back.
+        for keys in [
+            "",
+            "a",
+            "a",
+            "v",
+            "k",
+            "\n",
+            "j",
+            "j",
+            "l",
+            "\n",
+            "h",
+            "p",
+            "n",
+            "N",
+            "b",
+            "/op:x dtype:f32 shape:* a>1 y=z\n",
+            "n",
+            "\x1b",
+            "\x1b",
+        ] {
+            press(&mut a, keys);
+            terminal
+                .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: true }))
+                .unwrap();
+        }
+        let shown = path.display();
+        assert_eq!(
+            a.tabs.graph.neighbourhood(),
+            None,
+            "{shown}: Esc closed the view"
+        );
+        assert_eq!(graph_filter(&a), "", "{shown}: and cleared the search");
+    }
+}

@@ -1,12 +1,13 @@
 //! Graph: the operators of one graph in order (or every node), each with what flows in and
 //! out, the selected node's details with links to follow, and its neighbourhood drawn as
-//! boxes; searched with a small query language ([`query`]).
+//! boxes; searched with a small query language (see `query.rs`).
 
 mod diagram;
 mod draw;
 mod index;
+mod navigate;
 mod neighbourhood;
-pub mod query;
+mod query;
 mod rows;
 
 use crate::analysis::Analysis;
@@ -18,7 +19,7 @@ use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
 use crate::tui::theme::Theme;
 use index::GraphIndex;
-use neighbourhood::{Item, Layout, Move};
+use neighbourhood::{Item, Layout};
 use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
@@ -183,39 +184,6 @@ impl GraphTab {
         true
     }
 
-    /// Moves to `node` of `graph`, keeping the filters: the list selects it if it is listed,
-    /// and the neighbourhood view centres on it.
-    fn go(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
-        if graph != self.graph {
-            self.graph = graph;
-            self.refresh(inv);
-        }
-        self.link = 0;
-        self.list.select_row(self.list.position(node).unwrap_or(0));
-        if let Some(d) = &mut self.diagram {
-            *d = Diagram {
-                centre: node,
-                ..Diagram::default()
-            };
-        }
-    }
-
-    /// Goes to `node` of `graph`, remembering where the user was for the back key.
-    fn go_remembered(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
-        let here = self
-            .diagram
-            .as_ref()
-            .map(|d| d.centre)
-            .or(self.selected_node());
-        if let Some(node) = here {
-            self.history.push(Place {
-                graph: self.graph,
-                node,
-            });
-        }
-        self.go(inv, graph, node);
-    }
-
     /// Shows only the operators of type `op` in the main graph, from the top.
     pub fn filter_operator(&mut self, inv: &Inventory, op: String) {
         self.op_filter = Some(op);
@@ -223,97 +191,6 @@ impl GraphTab {
         self.graph = 0;
         self.refresh(inv);
         self.list.select_row(0);
-    }
-
-    /// Enter in the list: follows the chosen link, remembering where it started.
-    fn follow(&mut self, inv: &Inventory) {
-        let links = self.links(inv);
-        let Some(&link) = links.get(self.link.min(links.len().saturating_sub(1))) else {
-            return;
-        };
-        if let Some(node) = self.selected_node() {
-            self.history.push(Place {
-                graph: self.graph,
-                node,
-            });
-        }
-        let (graph, node) = match link {
-            Link::Node(node) => (self.graph, node),
-            Link::Graph(graph) => (graph, first_operator(inv, graph)),
-        };
-        self.show(inv, graph, node);
-    }
-
-    /// Enter in the neighbourhood: the chosen box becomes the centre, or its subgraph is
-    /// entered.
-    fn centre_chosen(&mut self, inv: &Inventory) {
-        let Some(d) = &self.diagram else { return };
-        match d.layout.boxes.get(d.selected).map(|b| b.item) {
-            Some(Item::Node(node)) => self.go_remembered(inv, self.graph, node),
-            Some(Item::Graph(graph)) if graph < inv.graphs.len() => {
-                self.go_remembered(inv, graph, first_operator(inv, graph))
-            }
-            _ => {}
-        }
-    }
-
-    /// `n` and `N`: the next or previous row, around the end; the neighbourhood centres on it.
-    fn next_match(&mut self, inv: &Inventory, forward: bool) {
-        let rows = self.list.rows();
-        if rows.is_empty() {
-            return;
-        }
-        let here = self
-            .diagram
-            .as_ref()
-            .map(|d| d.centre)
-            .or(self.selected_node());
-        let row = here.and_then(|n| self.list.position(n));
-        let next = match (row, forward) {
-            (Some(r), true) => (r + 1) % rows.len(),
-            (Some(r), false) => r.checked_sub(1).unwrap_or(rows.len() - 1),
-            (None, _) => 0,
-        };
-        let node = rows[next];
-        self.go(inv, self.graph, node);
-    }
-
-    /// `p`: from a subgraph to the operator that owns it.
-    fn leave_subgraph(&mut self, inv: &Inventory) {
-        if let Some(parent) = inv.graphs.get(self.graph).and_then(|g| g.parent) {
-            self.go_remembered(inv, parent.graph, parent.node);
-        }
-    }
-
-    /// The arrows in the neighbourhood view; false for any other action.
-    fn move_box(&mut self, action: Action) -> bool {
-        let Some(d) = &mut self.diagram else {
-            return false;
-        };
-        let step = match action {
-            Action::Up => Move::Up,
-            Action::Down => Move::Down,
-            Action::PrevLink => Move::Left,
-            Action::NextLink => Move::Right,
-            _ => return false,
-        };
-        d.selected = d.layout.step(d.selected, step);
-        true
-    }
-
-    /// `v`: opens the neighbourhood of the selected node, or closes it and selects its centre.
-    fn toggle_view(&mut self, inv: &Inventory) {
-        match self.diagram.take() {
-            Some(d) => self.go(inv, self.graph, d.centre),
-            None => {
-                if let Some(centre) = self.selected_node() {
-                    self.diagram = Some(Diagram {
-                        centre,
-                        ..Diagram::default()
-                    });
-                }
-            }
-        }
     }
 
     /// Makes the rows again after the graph or a filter changed.
@@ -327,15 +204,6 @@ impl GraphTab {
         );
         self.list.set_rows(rows);
     }
-}
-
-/// The first operator of `graph`, or its first node if it has none.
-fn first_operator(inv: &Inventory, graph: GraphId) -> NodeId {
-    let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
-    (0u32..)
-        .zip(nodes)
-        .find(|(_, n)| matches!(n.kind, NodeKind::Operator(_)))
-        .map_or(0, |(i, _)| i)
 }
 
 /// The operators (every node if `all_nodes`) of graph `graph` that match the filter as a
