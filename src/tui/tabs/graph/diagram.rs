@@ -24,19 +24,18 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     ) else {
         return;
     };
-    let chosen = d.layout.boxes.get(d.selected).map(|b| b.item);
-    let status = match chosen {
+    let block = Block::bordered();
+    d.layout = layout(graph, index, d.centre, block.inner(area));
+    d.selected = d.selected.min(d.layout.boxes.len().saturating_sub(1));
+    let status = match d.layout.boxes.get(d.selected).map(|b| b.item) {
         Some(Item::Node(n)) => format!(" {} ", label(graph, n)),
         Some(Item::Graph(g)) => format!(" graph {g} · Enter goes in "),
         _ => String::new(),
     };
-    let block = Block::bordered()
+    let block = block
         .title(format!(" neighbourhood · {} ", breadcrumb(inv, tab.graph)))
         .title_bottom(Line::from(status).right_aligned());
-    let inner = block.inner(area);
     frame.render_widget(block, area);
-    d.layout = layout(graph, index, d.centre, inner);
-    d.selected = d.selected.min(d.layout.boxes.len().saturating_sub(1));
     for (i, placed) in d.layout.boxes.iter().enumerate() {
         let style = if i == d.selected {
             theme.selected()
