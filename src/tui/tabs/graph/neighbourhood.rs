@@ -7,7 +7,8 @@ use super::index::GraphIndex;
 use crate::inventory::{Graph, GraphId, NodeId, NodeKind};
 use ratatui::layout::Rect;
 
-/// Links of one node looked at for its neighbours: a node with more is shown in part.
+/// Neighbours of one node looked at (repeats count): a node with more is shown in part, so
+/// that a hostile file listing millions of links cannot slow a frame.
 const SCAN: usize = 4096;
 /// Height of a neighbour's box.
 const BOX_H: u16 = 4;
@@ -73,7 +74,8 @@ pub struct Layout {
     pub joints: Vec<Joint>,
 }
 
-/// Up to `limit` distinct neighbours of `id`, and how many more there are. The producers of
+/// Up to `limit` distinct neighbours of `id`, and how many more there are (at least, for a
+/// node with more than [`SCAN`] links). The producers of
 /// an operator are the operators writing its inputs, and the inputs no operator writes except
 /// constants (graph inputs); its consumers are the operators reading its outputs, and the
 /// outputs nothing reads (graph outputs). A value's are its writer and readers.
@@ -84,50 +86,40 @@ pub fn neighbours(
     dir: Dir,
     limit: usize,
 ) -> (Vec<NodeId>, usize) {
+    let op = match graph.node(id).map(|n| &n.kind) {
+        Some(NodeKind::Operator(op)) => Some(op),
+        Some(_) => None,
+        None => return (Vec::new(), 0),
+    };
+    // Every neighbour found, repeats too, in order; each costs one of the `SCAN` looked at.
+    let candidates: Box<dyn Iterator<Item = NodeId>> = match (op, dir) {
+        (Some(op), Dir::Up) => Box::new(op.inputs.iter().flatten().filter_map(|&input| {
+            let kind = graph.node(input).map(|n| &n.kind);
+            match index.producer(input) {
+                Some(p) => Some(p),
+                None => matches!(kind, Some(NodeKind::Value(_))).then_some(input),
+            }
+        })),
+        (Some(op), Dir::Down) => Box::new(op.outputs.iter().flatten().flat_map(|&output| {
+            // An output nothing reads stands for itself (a graph output).
+            let readers = index.consumers(output);
+            let alone = readers.is_empty().then_some(output);
+            readers.iter().copied().chain(alone)
+        })),
+        (None, Dir::Up) => Box::new(index.producer(id).into_iter()),
+        (None, Dir::Down) => Box::new(index.consumers(id).iter().copied()),
+    };
     let mut found: Vec<NodeId> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut unscanned = 0;
-    let mut add = |n: NodeId| {
-        if seen.insert(n) {
+    let mut looked = 0;
+    for n in candidates.take(SCAN + 1) {
+        looked += 1;
+        if looked <= SCAN && seen.insert(n) {
             found.push(n);
         }
-    };
-    match graph.node(id).map(|n| &n.kind) {
-        Some(NodeKind::Operator(op)) => {
-            let links = match dir {
-                Dir::Up => &op.inputs,
-                Dir::Down => &op.outputs,
-            };
-            unscanned = links.len().saturating_sub(SCAN);
-            for &link in links.iter().take(SCAN).flatten() {
-                match dir {
-                    Dir::Up => match index.producer(link) {
-                        Some(p) => add(p),
-                        None => {
-                            let kind = graph.node(link).map(|n| &n.kind);
-                            if matches!(kind, Some(NodeKind::Value(_))) {
-                                add(link);
-                            }
-                        }
-                    },
-                    Dir::Down => match index.consumers(link) {
-                        [] => add(link),
-                        readers => readers.iter().take(SCAN).for_each(|&r| add(r)),
-                    },
-                }
-            }
-        }
-        Some(_) => match dir {
-            Dir::Up => index.producer(id).into_iter().for_each(&mut add),
-            Dir::Down => {
-                let readers = index.consumers(id);
-                unscanned = readers.len().saturating_sub(SCAN);
-                readers.iter().take(SCAN).for_each(|&r| add(r));
-            }
-        },
-        None => {}
     }
-    let more = found.len().saturating_sub(limit) + unscanned;
+    // Past `SCAN` the count is a lower bound: at least one more.
+    let more = found.len().saturating_sub(limit) + usize::from(looked > SCAN);
     found.truncate(limit);
     (found, more)
 }
@@ -183,7 +175,8 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
     };
     // The centre, with as many subgraph boxes on its right as leave it 24 columns.
     let fit = (area.width.saturating_sub(24) / (SUB_W + 1)) as usize;
-    let subs: Vec<Item> = capped(subgraphs.iter().map(|&g| g as NodeId).collect(), 0, fit)
+    let shown = subgraphs.iter().take(fit).map(|&g| g as NodeId).collect();
+    let subs: Vec<Item> = capped(shown, subgraphs.len().saturating_sub(fit), fit)
         .into_iter()
         .map(|item| match item {
             Item::Node(g) => Item::Graph(g as GraphId),
@@ -339,6 +332,22 @@ mod tests {
         assert_eq!((readers, more), (vec![7, 9, 10, 11], 27));
         assert_eq!(neighbours(g, &index, 7, Dir::Down, 4), (vec![], 0));
         assert_eq!(neighbours(g, &index, 0, Dir::Down, 4), (vec![1, 2], 0));
+    }
+
+    #[test]
+    fn a_node_with_many_readers_costs_a_bounded_look() {
+        use super::super::index::tests::{inventory, node, op};
+        let mut nodes = vec![node(NodeKind::Value(Default::default()))];
+        nodes.extend((0..10_000).map(|_| op(&[0], &[])));
+        let inv = inventory(nodes);
+        let index = GraphIndex::build(&inv, 0);
+        let (shown, more) = neighbours(&inv.graphs[0], &index, 0, Dir::Down, 5);
+        assert_eq!(shown, [1, 2, 3, 4, 5]);
+        assert_eq!(
+            more,
+            SCAN - 5 + 1,
+            "the rest counted as far as looked, and one more"
+        );
     }
 
     #[test]
