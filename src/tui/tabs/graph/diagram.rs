@@ -1,7 +1,7 @@
 //! Drawing the neighbourhood view: the boxes of [`super::neighbourhood::layout`] and the
 //! lines between them.
 
-use super::draw::breadcrumb;
+use super::draw::{breadcrumb, search_status};
 use super::neighbourhood::{layout, Item, Joint, Placed};
 use super::rows::{flow, kind, label, name, tail, type_text};
 use super::GraphTab;
@@ -17,6 +17,7 @@ use ratatui::Frame;
 /// Draws the neighbourhood of the tab's centre in `area`, and keeps the layout for the keys.
 pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
     tab.index(inv);
+    let search = search_status(tab);
     let (Some(graph), Some(index), Some(d)) = (
         inv.graphs.get(tab.graph),
         tab.index.as_ref(),
@@ -33,7 +34,11 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
         _ => String::new(),
     };
     let block = block
-        .title(format!(" neighbourhood · {} ", breadcrumb(inv, tab.graph)))
+        .title(format!(
+            " neighbourhood · {} {}",
+            breadcrumb(inv, tab.graph),
+            search
+        ))
         .title_bottom(Line::from(status).right_aligned());
     frame.render_widget(block, area);
     for (i, placed) in d.layout.boxes.iter().enumerate() {

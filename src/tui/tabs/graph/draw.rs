@@ -27,13 +27,7 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     if let Some(op) = &tab.op_filter {
         title.push_str(&format!("· {} only ", crate::escape::sanitize(op)));
     }
-    let filter = tab.list.filter().text();
-    if !filter.is_empty() {
-        match Query::parse(filter) {
-            Ok(_) => title.push_str(&format!("· {} matches ", tab.list.rows().len())),
-            Err(e) => title.push_str(&format!("· {} ", crate::escape::sanitize(&e))),
-        }
-    }
+    title.push_str(&search_status(tab));
     tab.list.draw(frame, list, &title, theme, |id| {
         let (kind, name, flow) = summary(inv, graph, id);
         Line::from(vec![
@@ -58,6 +52,21 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
             .block(Block::bordered().title(title)),
         detail,
     );
+}
+
+/// The search's match count, or what is wrong with the query; empty without a search.
+pub fn search_status(tab: &GraphTab) -> String {
+    let filter = tab.list.filter().text();
+    if filter.is_empty() {
+        return String::new();
+    }
+    match Query::parse(filter) {
+        Ok(_) => match tab.list.rows().len() {
+            1 => "· 1 match ".to_owned(),
+            n => format!("· {n} matches "),
+        },
+        Err(e) => format!("· {} ", crate::escape::sanitize(&e)),
+    }
 }
 
 /// Where `graph` is: the operators and subgraphs leading to it from a graph with no parent,
