@@ -770,3 +770,62 @@ fn every_fixture_good_or_bad_survives_the_graph_views_and_their_keys() {
         assert_eq!(graph_filter(&a), "", "{shown}: and cleared the search");
     }
 }
+
+#[test]
+fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
+    use rtenx::inventory::{FileEntry, FileFormat, FileRole, Graph, Node, NodeKind, Operator};
+    const LINKS: u32 = 1_000_000;
+    let node = |kind| Node {
+        name: "n".into(),
+        kind,
+        offset: None,
+    };
+    let op = |inputs: Box<[Option<u32>]>| {
+        node(NodeKind::Operator(Operator {
+            op_type: "Sum".into(),
+            domain: None,
+            attrs: Box::new([]),
+            inputs,
+            outputs: Box::new([]),
+            subgraphs: Box::new([]),
+        }))
+    };
+    // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.
+    let mut nodes = vec![node(NodeKind::Value(Default::default()))];
+    nodes.push(op(vec![Some(0); LINKS as usize].into()));
+    nodes.extend((0..3).map(|_| op(Box::new([Some(0)]))));
+    let file = FileEntry {
+        path: "many.rten".into(),
+        size: Some(0),
+        role: FileRole::Model,
+        identity: None,
+    };
+    let mut inventory = rtenx::inventory::Inventory::new(FileFormat::Read("rten"), "", file);
+    inventory.graphs.push(Graph {
+        nodes,
+        ..Graph::default()
+    });
+    let analysis = rtenx::Analysis {
+        inventory,
+        findings: Vec::new(),
+    };
+    let mut a = App::new(analysis, Tab::Graph);
+    let s = screen(&mut a);
+    assert!(s.contains(&format!("n, n, n +{} →", LINKS - 3)), "{s}");
+    assert_eq!(a.tabs.graph.links(&a.analysis.inventory).len(), 256);
+    let tall = screen_of(&mut a, 200, 700);
+    assert!(
+        tall.contains(&format!("… and {} more", LINKS - 256)),
+        "{tall}"
+    );
+    press(&mut a, "v");
+    let s = screen(&mut a);
+    // Above: node 0 once, and a box saying the links past 4,096 were not read. Below: none.
+    assert!(s.contains("+0 more") && s.contains("(not all read)"), "{s}");
+    press(&mut a, "k\n");
+    let s = screen(&mut a);
+    assert!(
+        s.contains("+") && s.contains("more"),
+        "node 0's readers, cut: {s}"
+    );
+}

@@ -75,7 +75,13 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
 /// The lines inside a box.
 fn text(inv: &Inventory, graph: &Graph, placed: &Placed) -> Vec<Line<'static>> {
     match placed.item {
-        Item::More(n) => vec![Line::raw(format!("+{n} more"))],
+        Item::More { count, partial } => {
+            let mut lines = vec![Line::raw(format!("+{count} more"))];
+            if partial {
+                lines.push(Line::raw("(not all read)"));
+            }
+            lines
+        }
         Item::Graph(g) => {
             let sub = inv.graphs.get(g);
             let nodes = sub.map_or(0, |s| s.nodes.len());

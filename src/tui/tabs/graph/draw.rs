@@ -2,7 +2,7 @@
 
 use super::query::Query;
 use super::rows::{kind, label, name, summary};
-use super::{GraphTab, Link};
+use super::{GraphTab, Link, SHOWN};
 use crate::inventory::display::{attr_text, dims_text, dtype_text, shape_text};
 use crate::inventory::{Graph, GraphId, Inventory, NodeId, NodeKind};
 use crate::tui::theme::Theme;
@@ -134,34 +134,39 @@ fn details(
                 lines.push(Line::raw(format!("domain {domain}")));
             }
             lines.push(Line::styled("attributes", theme.dim()));
-            for a in op.attrs.iter() {
+            for a in op.attrs.iter().take(SHOWN) {
                 lines.push(Line::raw(format!(
                     "  {} = {}",
                     a.name,
                     attr_text(inv, &a.value)
                 )));
             }
+            lines.extend(more(op.attrs.len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
-            for &input in op.inputs.iter().flatten() {
+            for &input in op.inputs.iter().flatten().take(SHOWN) {
                 let by = index
                     .and_then(|i| i.producer(input))
                     .map_or("graph input or constant".to_owned(), |p| label(graph, p));
                 lines.push(link_line(format!("{}  ← {by}", label(graph, input))));
             }
+            lines.extend(more(op.inputs.len(), theme));
             lines.push(Line::styled("outputs (read by)", theme.dim()));
-            for &output in op.outputs.iter().flatten() {
-                let readers = index
-                    .map_or(&[][..], |i| i.consumers(output))
-                    .iter()
-                    .map(|&c| format!("#{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+            for &output in op.outputs.iter().flatten().take(SHOWN) {
+                let all = index.map_or(&[][..], |i| i.consumers(output));
+                let mut readers: Vec<String> =
+                    all.iter().take(8).map(|c| format!("#{c}")).collect();
+                if all.len() > 8 {
+                    readers.push(format!("+{}", all.len() - 8));
+                }
+                let readers = readers.join(", ");
                 lines.push(link_line(format!("{}  → {readers}", label(graph, output))));
             }
-            for &g in op.subgraphs.iter() {
+            lines.extend(more(op.outputs.len(), theme));
+            for &g in op.subgraphs.iter().take(SHOWN) {
                 let nodes = inv.graphs.get(g).map_or(0, |g| g.nodes.len());
                 lines.push(link_line(format!("subgraph {g} ({nodes} nodes)")));
             }
+            lines.extend(more(op.subgraphs.len(), theme));
             return lines;
         }
         Some(NodeKind::Value(v)) => lines.push(Line::raw(format!(
@@ -188,5 +193,12 @@ fn details(
             lines.push(link_line(label(graph, other)));
         }
     }
+    let readers = index.map_or(0, |i| i.consumers(id).len());
+    lines.extend(more(readers, theme));
     lines
+}
+
+/// `… and N more` under a list of `total` items cut at [`SHOWN`].
+fn more(total: usize, theme: Theme) -> Option<Line<'static>> {
+    (total > SHOWN).then(|| Line::styled(format!("  … and {} more", total - SHOWN), theme.dim()))
 }

@@ -24,6 +24,10 @@ use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
+/// Links of each kind (inputs, outputs, readers...) listed in the detail pane: more than a
+/// screen holds, and few enough that a node with millions costs nothing per frame.
+const SHOWN: usize = 256;
+
 /// What a link of the selected node leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Link {
@@ -135,7 +139,7 @@ impl GraphTab {
     }
 
     /// The links of the selected node: inputs, outputs and subgraphs of an operator, in that
-    /// order; the writer and readers of a value or constant.
+    /// order; the writer and readers of a value or constant. Each list stops at [`SHOWN`].
     pub fn links(&mut self, inv: &Inventory) -> Vec<Link> {
         let Some(id) = self.selected_node() else {
             return Vec::new();
@@ -145,14 +149,14 @@ impl GraphTab {
         };
         match &node.kind {
             NodeKind::Operator(op) => {
-                let mut links: Vec<Link> = op
-                    .inputs
-                    .iter()
-                    .chain(op.outputs.iter())
-                    .flatten()
-                    .map(|&n| Link::Node(n))
-                    .collect();
-                links.extend(op.subgraphs.iter().map(|&g| Link::Graph(g)));
+                let ends = |ends: &[Option<NodeId>]| {
+                    let shown = ends.iter().flatten().take(SHOWN);
+                    shown.map(|&n| Link::Node(n)).collect::<Vec<_>>()
+                };
+                let mut links = ends(&op.inputs);
+                links.extend(ends(&op.outputs));
+                let subgraphs = op.subgraphs.iter().take(SHOWN);
+                links.extend(subgraphs.map(|&g| Link::Graph(g)));
                 links
             }
             _ => {
@@ -160,7 +164,7 @@ impl GraphTab {
                 index
                     .producer(id)
                     .into_iter()
-                    .chain(index.consumers(id).iter().copied())
+                    .chain(index.consumers(id).iter().take(SHOWN).copied())
                     .map(Link::Node)
                     .collect()
             }

@@ -38,8 +38,14 @@ pub enum Item {
     Node(NodeId),
     /// A subgraph of the centre.
     Graph(GraphId),
-    /// Neighbours left out.
-    More(usize),
+    /// Neighbours left out: how many, and whether links past [`SCAN`] were not read (so
+    /// there may be more).
+    More {
+        /// Distinct neighbours found and not shown.
+        count: usize,
+        /// Some links were not read.
+        partial: bool,
+    },
 }
 
 /// A box on screen: its row (negative above the centre) and place.
@@ -85,11 +91,11 @@ pub fn neighbours(
     id: NodeId,
     dir: Dir,
     limit: usize,
-) -> (Vec<NodeId>, usize) {
+) -> (Vec<NodeId>, More) {
     let op = match graph.node(id).map(|n| &n.kind) {
         Some(NodeKind::Operator(op)) => Some(op),
         Some(_) => None,
-        None => return (Vec::new(), 0),
+        None => return (Vec::new(), More::default()),
     };
     // Every neighbour found, repeats too, in order; each costs one of the `SCAN` looked at.
     let candidates: Box<dyn Iterator<Item = NodeId>> = match (op, dir) {
@@ -118,21 +124,34 @@ pub fn neighbours(
             found.push(n);
         }
     }
-    // Past `SCAN` the count is a lower bound: at least one more.
-    let more = found.len().saturating_sub(limit) + usize::from(looked > SCAN);
+    let more = More {
+        count: found.len().saturating_sub(limit),
+        partial: looked > SCAN,
+    };
     found.truncate(limit);
     (found, more)
 }
 
-/// Up to `fit` items for `ids`, the last one `+N more` if they do not all fit.
-fn capped(mut ids: Vec<NodeId>, more: usize, fit: usize) -> Vec<Item> {
-    let total = ids.len() + more;
-    if total > fit {
+/// What [`neighbours`] left out: see [`Item::More`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct More {
+    count: usize,
+    partial: bool,
+}
+
+/// Up to `fit` items for `ids`, the last one `+N more` if they do not all fit or some links
+/// were not read.
+fn capped(mut ids: Vec<NodeId>, more: More, fit: usize) -> Vec<Item> {
+    let total = ids.len() + more.count;
+    if total > fit || (more.partial && ids.len() >= fit) {
         ids.truncate(fit.saturating_sub(1));
     }
     let mut items: Vec<Item> = ids.into_iter().map(Item::Node).collect();
-    if total > items.len() && fit > 0 {
-        items.push(Item::More(total - items.len()));
+    if (total > items.len() || more.partial) && fit > 0 {
+        items.push(Item::More {
+            count: total - items.len(),
+            partial: more.partial,
+        });
     }
     items
 }
@@ -176,7 +195,11 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
     // The centre, with as many subgraph boxes on its right as leave it 24 columns.
     let fit = (area.width.saturating_sub(24) / (SUB_W + 1)) as usize;
     let shown = subgraphs.iter().take(fit).map(|&g| g as NodeId).collect();
-    let subs: Vec<Item> = capped(shown, subgraphs.len().saturating_sub(fit), fit)
+    let left = More {
+        count: subgraphs.len().saturating_sub(fit),
+        partial: false,
+    };
+    let subs: Vec<Item> = capped(shown, left, fit)
         .into_iter()
         .map(|item| match item {
             Item::Node(g) => Item::Graph(g as GraphId),
@@ -317,21 +340,31 @@ mod tests {
     use super::super::index::tests::diamond;
     use super::*;
 
+    fn exact(count: usize) -> More {
+        More {
+            count,
+            partial: false,
+        }
+    }
+
     #[test]
     fn neighbours_skip_constants_and_merge_repeats() {
         let (inv, m) = diamond();
         let g = &inv.graphs[0];
         let index = GraphIndex::build(&inv, 0);
-        assert_eq!(neighbours(g, &index, m, Dir::Up, 9), (vec![1, 2], 0));
+        assert_eq!(neighbours(g, &index, m, Dir::Up, 9), (vec![1, 2], exact(0)));
         assert_eq!(
             neighbours(g, &index, 1, Dir::Up, 9),
-            (vec![0], 0),
+            (vec![0], exact(0)),
             "a graph input"
         );
         let (readers, more) = neighbours(g, &index, m, Dir::Down, 4);
-        assert_eq!((readers, more), (vec![7, 9, 10, 11], 27));
-        assert_eq!(neighbours(g, &index, 7, Dir::Down, 4), (vec![], 0));
-        assert_eq!(neighbours(g, &index, 0, Dir::Down, 4), (vec![1, 2], 0));
+        assert_eq!((readers, more), (vec![7, 9, 10, 11], exact(27)));
+        assert_eq!(neighbours(g, &index, 7, Dir::Down, 4), (vec![], exact(0)));
+        assert_eq!(
+            neighbours(g, &index, 0, Dir::Down, 4),
+            (vec![1, 2], exact(0))
+        );
     }
 
     #[test]
@@ -343,11 +376,11 @@ mod tests {
         let index = GraphIndex::build(&inv, 0);
         let (shown, more) = neighbours(&inv.graphs[0], &index, 0, Dir::Down, 5);
         assert_eq!(shown, [1, 2, 3, 4, 5]);
-        assert_eq!(
-            more,
-            SCAN - 5 + 1,
-            "the rest counted as far as looked, and one more"
-        );
+        let looked = More {
+            count: SCAN - 5,
+            partial: true,
+        };
+        assert_eq!(more, looked, "the rest counted as far as looked at");
     }
 
     #[test]
@@ -372,7 +405,13 @@ mod tests {
         );
         // 80 columns hold 5 first-hop boxes: 4 readers and "+27 more".
         assert_eq!(level(1).len(), 5);
-        assert_eq!(level(1)[4], Item::More(27));
+        assert_eq!(
+            level(1)[4],
+            Item::More {
+                count: 27,
+                partial: false
+            }
+        );
         for b in &out.boxes {
             assert!(b.rect.right() <= 80 && b.rect.bottom() <= 25, "{b:?}");
         }
