@@ -1,8 +1,13 @@
 //! Browser benchmarks on large synthetic models (written once under `target/bench-data/`):
-//! - `tui/frame-1m-nodes`: one Graph-view frame of a 1M-node model while scrolling;
+//! - `tui/frame-1m-nodes`: one frame of the Graph tab's operator list of a 1M-node model
+//!   while paging down;
+//! - `tui/neighbourhood-1m-nodes`: one frame of the neighbourhood view of the same model,
+//!   centred on the next operator down the chain each time;
 //! - `tui/first-frame-4gib`: open a 4 GiB model and draw the first frame;
 //! - `tui/first-frame-1m-nodes`: open the 1M-node model and draw the first frame, while the
 //!   model is read on the background thread, as `rtenx inspect` does.
+//!
+//! It also prints what building the producer/consumer index costs on the 1M-node model.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -28,13 +33,35 @@ fn frames(c: &mut Criterion) {
     let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Graph);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let theme = Theme { color: true };
+    let start = std::time::Instant::now();
     terminal.draw(|f| draw(f, &mut app, theme)).unwrap(); // builds the graph index once
+    let nodes = app.analysis.inventory.graphs[0].nodes.len();
+    let bytes = app.tabs.graph.index_bytes().unwrap_or(0);
+    eprintln!(
+        "first Graph frame (builds the index): {:.1} ms; index: {bytes} bytes for {nodes} nodes, \
+         {:.1} bytes a node",
+        start.elapsed().as_secs_f64() * 1e3,
+        bytes as f64 / nodes as f64
+    );
     c.bench_function("tui/frame-1m-nodes", |b| {
         b.iter(|| {
             app.apply(Action::PageDown);
             terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
         })
     });
+    app.apply(Action::Top);
+    app.apply(Action::View);
+    terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+    c.bench_function("tui/neighbourhood-1m-nodes", |b| {
+        b.iter(|| {
+            // Choose the consumer below the centre and make it the centre.
+            app.apply(Action::Down);
+            app.apply(Action::Follow);
+            terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+        })
+    });
+    let (centre, _) = app.tabs.graph.neighbourhood().unwrap_or_default();
+    eprintln!("the neighbourhood moved down the chain to node {centre}");
 }
 
 fn first_frame(c: &mut Criterion) {

@@ -21,7 +21,9 @@ shoot() { # NAME FIXTURE KEYS...
 rten=tests/fixtures/rten/subgraphs.rten
 shoot overview "$rten"
 shoot layout tests/fixtures/onnx/external_one_file/model.onnx 2 j j j
-shoot graph "$rten" 3 j j j j j j j j
+shoot graph tests/fixtures/rten/convnet.rten 3 j
+shoot neighbourhood tests/fixtures/onnx/torch_gpt2/model.onnx 3 / "op:Add h.0/Add" Enter v
+shoot neighbourhood-subgraphs "$rten" 3 / op:If Enter v l
 shoot operators tests/fixtures/rten/convnet.rten 4
 shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6

@@ -57,7 +57,7 @@ fn inspect_on_a_terminal_opens_the_browser_and_quits_cleanly() {
         "entered the alternate screen"
     );
     assert!(
-        screen.contains("Graph") && screen.contains("loop_scale"),
+        screen.contains("Graph") && screen.contains("operators") && screen.contains("Relu"),
         "drew the Graph view"
     );
     assert!(
@@ -92,4 +92,42 @@ fn a_signal_restores_the_terminal_before_it_ends_the_browser() {
     for mode in ["icanon", "echo", "isig"] {
         assert!(modes.contains(&mode), "{mode} restored: {modes:?}");
     }
+}
+
+#[test]
+fn the_neighbourhood_view_is_driven_by_keys_on_a_terminal() {
+    // Search for the If, open its neighbourhood, move to its first subgraph box, enter it,
+    // leave it with p, and quit.
+    let (screen, ok) = run_in_pty(b"/op:If\rvl\rpq");
+    assert!(ok, "rtenx did not exit cleanly:\n{screen}");
+    assert!(screen.contains("neighbourhood"), "opened the view");
+    assert!(screen.contains("then_branch"), "drew the subgraph boxes");
+    assert!(
+        text_of(&screen).contains("If\"if\"›graph1"),
+        "entered the subgraph, with the breadcrumb"
+    );
+    assert!(screen.contains("\x1b[?1049l"), "terminal restored");
+}
+
+/// The characters written, without escape sequences or spaces: the terminal skips cells that
+/// did not change with a cursor move, so the words of a line are not always written side by
+/// side.
+fn text_of(screen: &str) -> String {
+    let mut text = String::new();
+    let mut chars = screen.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // A CSI sequence ends with a letter (or `~`).
+            '\x1b' => {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() || c == '~' {
+                        break;
+                    }
+                }
+            }
+            c if c.is_whitespace() => {}
+            c => text.push(c),
+        }
+    }
+    text
 }

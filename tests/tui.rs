@@ -202,6 +202,10 @@ fn help_lists_the_bindings_and_closes() {
     for b in keys::BINDINGS.iter().filter(|b| !b.label.is_empty()) {
         assert!(s.contains(b.help), "help lacks {}", b.help);
     }
+    assert!(
+        s.contains("op:Conv") && s.contains("group>1"),
+        "the search terms: {s}"
+    );
     press(&mut a, "\x1b");
     assert!(!a.help && !a.quit);
 }
@@ -225,8 +229,11 @@ fn control_characters_in_names_are_escaped_on_screen() {
     let bytes = common::mlp_with_escape_in_a_name();
     let file = rtenx::source::ModelFile::in_memory("esc.rten", bytes);
     let mut a = App::new(rtenx::analyze_file(&file), Tab::Graph);
-    let s = screen(&mut a);
-    assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
+    for keys in ["", "a", "v"] {
+        press(&mut a, keys); // the operator list, every node, the neighbourhood
+        let s = screen(&mut a);
+        assert!(!s.contains('\x1b') && s.contains("\\u{1b}"), "{s}");
+    }
 }
 
 #[test]
@@ -591,4 +598,318 @@ fn the_sizes_view_draws_every_format_and_enter_shows_the_largest_tensor() {
     assert_eq!(a.tab, Tab::Tensors);
     let shown = a.tabs.tensors.selection(&a.analysis);
     assert_eq!(shown.as_deref(), Some(&*first.label.display()));
+}
+
+#[test]
+fn the_graph_lists_operators_with_what_flows_in_and_out() {
+    let mut a = app("rten/convnet.rten", Tab::Graph);
+    let inv = &a.analysis.inventory;
+    let ops = inv.graphs[0]
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, rtenx::inventory::NodeKind::Operator(_)))
+        .count();
+    assert_eq!(a.tabs.graph.rows().len(), ops, "one row per operator");
+    insta::assert_snapshot!("graph_operators_rten", screen(&mut a));
+    press(&mut a, "a");
+    assert!(a.tabs.graph.all_nodes());
+    assert_eq!(
+        a.tabs.graph.rows().len(),
+        inv_nodes(&a),
+        "a lists every node"
+    );
+    press(&mut a, "a");
+    assert_eq!(a.tabs.graph.rows().len(), ops);
+}
+
+fn inv_nodes(a: &App) -> usize {
+    a.analysis.inventory.graphs[0].nodes.len()
+}
+
+/// Opens the neighbourhood of the first node `query` finds in `fixture`, drawn once so that
+/// the arrows know the boxes.
+fn neighbourhood(fixture: &str, query: &str) -> App {
+    let mut a = app(fixture, Tab::Graph);
+    press(&mut a, &format!("/{query}\n"));
+    assert!(!a.tabs.graph.rows().is_empty(), "{fixture} has {query}");
+    press(&mut a, "v");
+    screen(&mut a);
+    a
+}
+
+#[test]
+fn the_neighbourhood_view_renders_on_every_format() {
+    for (name, fixture, op) in [
+        ("rten", "rten/convnet.rten", "op:BatchNormalization"),
+        ("onnx", "onnx/torch_gpt2/model.onnx", "op:Add"),
+        (
+            "executorch",
+            "executorch/xnnpack_external/model.pte",
+            "delegate",
+        ),
+        ("paddle", "paddle/mlp_pir/inference.json", "matmul"),
+    ] {
+        let mut a = neighbourhood(fixture, op);
+        let centre = a.tabs.graph.neighbourhood().expect("the view is open").0;
+        assert_eq!(Some(centre), a.tabs.graph.selected_node());
+        insta::assert_snapshot!(format!("neighbourhood_{name}"), screen(&mut a));
+    }
+}
+
+#[test]
+fn arrows_move_through_the_neighbourhood_and_enter_recentres() {
+    let mut a = neighbourhood("rten/convnet.rten", "op:BatchNormalization");
+    let (bn, chosen) = a.tabs.graph.neighbourhood().unwrap();
+    assert_eq!(chosen, Some(bn), "the centre is chosen first");
+    press(&mut a, "k");
+    let pool = a.tabs.graph.neighbourhood().unwrap().1.expect("a producer");
+    let inv = &a.analysis.inventory;
+    assert_eq!(inv.graphs[0].nodes[pool as usize].name.display(), "pool1");
+    press(&mut a, "\n");
+    assert_eq!(
+        a.tabs.graph.neighbourhood().unwrap().0,
+        pool,
+        "Enter recentres"
+    );
+    screen(&mut a);
+    press(&mut a, "j");
+    let (_, below) = a.tabs.graph.neighbourhood().unwrap();
+    assert_eq!(below, Some(bn), "below MaxPool: BatchNormalization again");
+    press(&mut a, "kb");
+    assert_eq!(a.tabs.graph.neighbourhood().unwrap().0, bn, "b goes back");
+    assert_eq!(
+        graph_filter(&a),
+        "op:BatchNormalization",
+        "the search is kept"
+    );
+    press(&mut a, "v");
+    assert_eq!(a.tabs.graph.neighbourhood(), None);
+    assert_eq!(a.tabs.graph.selected_node(), Some(bn));
+    press(&mut a, "v\x1b");
+    assert_eq!(a.tabs.graph.neighbourhood(), None, "Esc closes the view");
+    assert_eq!(
+        graph_filter(&a),
+        "op:BatchNormalization",
+        "and keeps the search"
+    );
+    press(&mut a, "\x1b\x1b");
+    assert!(a.quit, "then clears the search, then quits");
+}
+
+#[test]
+fn subgraphs_are_entered_and_left_from_the_neighbourhood() {
+    for fixture in ["rten/subgraphs.rten", "onnx/subgraphs/model.onnx"] {
+        let mut a = neighbourhood(fixture, "op:If");
+        let if_node = a.tabs.graph.neighbourhood().unwrap().0;
+        press(&mut a, "l");
+        let s = screen(&mut a);
+        assert!(
+            s.contains("subgraph"),
+            "{fixture}: subgraph boxes beside If\n{s}"
+        );
+        if fixture.starts_with("rten") {
+            insta::assert_snapshot!("neighbourhood_subgraphs", s);
+        }
+        assert_eq!(
+            a.tabs.graph.neighbourhood().unwrap().1,
+            None,
+            "a subgraph box"
+        );
+        press(&mut a, "\n");
+        let sub = a.tabs.graph.graph();
+        assert_ne!(sub, 0, "{fixture}: entered a subgraph");
+        let s = screen(&mut a);
+        let crumb = format!("› graph {sub}");
+        assert!(s.contains("main") && s.contains(&crumb), "breadcrumb:\n{s}");
+        if fixture.starts_with("rten") {
+            insta::assert_snapshot!("neighbourhood_subgraph_entered", s);
+        }
+        press(&mut a, "p");
+        assert_eq!(a.tabs.graph.graph(), 0, "p leaves the subgraph");
+        assert_eq!(a.tabs.graph.neighbourhood().unwrap().0, if_node);
+    }
+}
+
+#[test]
+fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
+    let mut a = app("rten/convnet.rten", Tab::Graph);
+    let op_of = |a: &App, id: u32| {
+        let node = &a.analysis.inventory.graphs[0].nodes[id as usize];
+        match &node.kind {
+            rtenx::inventory::NodeKind::Operator(op) => op.op_type.to_string(),
+            _ => "not an operator".into(),
+        }
+    };
+    press(&mut a, "/op:conv\n");
+    let convs = a.tabs.graph.rows().to_vec();
+    assert_eq!(convs.len(), 2);
+    assert!(convs.iter().all(|&c| op_of(&a, c) == "Conv"));
+    assert!(screen(&mut a).contains("· 2 matches"));
+    press(&mut a, "n");
+    assert_eq!(a.tabs.graph.selected_node(), Some(convs[1]));
+    press(&mut a, "n");
+    assert_eq!(
+        a.tabs.graph.selected_node(),
+        Some(convs[0]),
+        "n wraps around"
+    );
+    press(&mut a, "N");
+    assert_eq!(a.tabs.graph.selected_node(), Some(convs[1]));
+    // conv1 has strides [2, 2] and conv2 [1, 1]: an attribute compared as text.
+    press(&mut a, "/ strides=2,2\n");
+    assert_eq!(a.tabs.graph.rows(), &convs[..1]);
+    press(&mut a, "\x1b/op:conv groups>1\n");
+    assert!(a.tabs.graph.rows().is_empty(), "no grouped convolution");
+    press(&mut a, "\x1b/shape:*,8,4,4\n");
+    let rows = a.tabs.graph.rows().to_vec();
+    assert!(
+        rows.len() >= 2,
+        "MaxPool writes and BatchNormalization reads [N,8,4,4]"
+    );
+    press(&mut a, "\x1ba/dtype:f32 shape:8\n");
+    let inv = &a.analysis.inventory;
+    let mut constants = 0;
+    for &id in a.tabs.graph.rows() {
+        // Constants of that shape, and the operators reading them.
+        match &inv.graphs[0].nodes[id as usize].kind {
+            rtenx::inventory::NodeKind::Constant { tensor } => {
+                assert_eq!(inv.tensors[*tensor].shape, [8]);
+                constants += 1;
+            }
+            rtenx::inventory::NodeKind::Operator(_) => {}
+            other => panic!("no value has the fixed shape [8]: {other:?}"),
+        }
+    }
+    assert!(constants > 0);
+    press(&mut a, "\x1b/nope:1\n");
+    let s = screen(&mut a);
+    assert!(
+        s.contains("unknown key nope") && a.tabs.graph.rows().is_empty(),
+        "{s}"
+    );
+}
+
+/// Every model file under `dir` (recursively) of at most 4 MiB.
+fn small_models(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let small = entry.metadata().is_ok_and(|m| m.len() <= 4 << 20);
+        let model = ["rten", "onnx", "pte", "pdmodel", "json"]
+            .iter()
+            .any(|e| path.extension().is_some_and(|x| x == *e));
+        if path.is_dir() {
+            small_models(&path, out);
+        } else if small && model {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_good_or_bad_survives_the_graph_views_and_their_keys() {
+    let mut models = Vec::new();
+    for format in ["rten", "onnx", "executorch", "paddle"] {
+        small_models(&common::fixtures().join(format), &mut models);
+    }
+    assert!(models.len() > 100, "{} fixtures", models.len());
+    let mut terminal = Terminal::new(TestBackend::new(90, 30)).unwrap();
+    for path in models {
+        let Ok(analysis) = rtenx::analyze(&path) else {
+            continue;
+        };
+        let mut a = App::new(analysis, Tab::Graph);
+        // The list, every node, the neighbourhood, its boxes, subgraphs, matches and back.
+        for keys in [
+            "",
+            "a",
+            "a",
+            "v",
+            "k",
+            "\n",
+            "j",
+            "j",
+            "l",
+            "\n",
+            "h",
+            "p",
+            "n",
+            "N",
+            "b",
+            "/op:x dtype:f32 shape:* a>1 y=z\n",
+            "n",
+            "\x1b",
+            "\x1b",
+        ] {
+            press(&mut a, keys);
+            terminal
+                .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: true }))
+                .unwrap();
+        }
+        let shown = path.display();
+        assert_eq!(
+            a.tabs.graph.neighbourhood(),
+            None,
+            "{shown}: Esc closed the view"
+        );
+        assert_eq!(graph_filter(&a), "", "{shown}: and cleared the search");
+    }
+}
+
+#[test]
+fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
+    use rtenx::inventory::{FileEntry, FileFormat, FileRole, Graph, Node, NodeKind, Operator};
+    const LINKS: u32 = 1_000_000;
+    let node = |kind| Node {
+        name: "n".into(),
+        kind,
+        offset: None,
+    };
+    let op = |inputs: Box<[Option<u32>]>| {
+        node(NodeKind::Operator(Operator {
+            op_type: "Sum".into(),
+            domain: None,
+            attrs: Box::new([]),
+            inputs,
+            outputs: Box::new([]),
+            subgraphs: Box::new([]),
+        }))
+    };
+    // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.
+    let mut nodes = vec![node(NodeKind::Value(Default::default()))];
+    nodes.push(op(vec![Some(0); LINKS as usize].into()));
+    nodes.extend((0..3).map(|_| op(Box::new([Some(0)]))));
+    let file = FileEntry {
+        path: "many.rten".into(),
+        size: Some(0),
+        role: FileRole::Model,
+        identity: None,
+    };
+    let mut inventory = rtenx::inventory::Inventory::new(FileFormat::Read("rten"), "", file);
+    inventory.graphs.push(Graph {
+        nodes,
+        ..Graph::default()
+    });
+    let analysis = rtenx::Analysis {
+        inventory,
+        findings: Vec::new(),
+    };
+    let mut a = App::new(analysis, Tab::Graph);
+    let s = screen(&mut a);
+    assert!(s.contains(&format!("n, n, n +{} →", LINKS - 3)), "{s}");
+    assert_eq!(a.tabs.graph.links(&a.analysis.inventory).len(), 256);
+    let tall = screen_of(&mut a, 200, 700);
+    assert!(
+        tall.contains(&format!("… and {} more", LINKS - 256)),
+        "{tall}"
+    );
+    press(&mut a, "v");
+    let s = screen(&mut a);
+    // Above: node 0 once, and a box saying the links past 4,096 were not read. Below: none.
+    assert!(s.contains("+0 more") && s.contains("(not all read)"), "{s}");
+    press(&mut a, "k\n");
+    let s = screen(&mut a);
+    assert!(
+        s.contains("+") && s.contains("more"),
+        "node 0's readers, cut: {s}"
+    );
 }

@@ -8,9 +8,18 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
+/// The Graph tab's search terms (see `tabs::graph::query`).
+const QUERY: [(&str, &str); 5] = [
+    ("text", "in the name or op type"),
+    ("op:Conv", "operators of a type"),
+    ("dtype:f16", "values of a type, ops using them"),
+    ("shape:1,3,*,*", "the same for a shape"),
+    ("group>1 pad=SAME", "attributes: = != < <= > >="),
+];
+
 /// Draws every binding in a box centred in `area`.
 pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
-    let lines: Vec<Line> = keys::BINDINGS
+    let mut lines: Vec<Line> = keys::BINDINGS
         .iter()
         .filter(|b| !b.label.is_empty())
         .map(|b| {
@@ -27,6 +36,16 @@ pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
             ])
         })
         .collect();
+    lines.push(Line::styled(
+        "/ in tab 3 searches; all terms must match:",
+        theme.heading(),
+    ));
+    lines.extend(QUERY.iter().map(|&(term, what)| {
+        Line::from(vec![
+            Span::styled(format!("  {term:<20}"), theme.heading()),
+            Span::raw(what),
+        ])
+    }));
     let height = (lines.len() as u16 + 2).min(area.height);
     let width = 64.min(area.width);
     let popup = Rect {

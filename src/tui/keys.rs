@@ -32,6 +32,11 @@ pub enum Action {
     Reverse,
     Stats,
     Copy,
+    View,
+    AllNodes,
+    NextMatch,
+    PrevMatch,
+    Parent,
 }
 
 /// A key binding.
@@ -182,10 +187,31 @@ pub static BINDINGS: &[Binding] = &[
         tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
     },
     Binding {
+        keys: &[Char('v')],
+        label: "v",
+        action: Action::View,
+        help: "neighbourhood/list",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('n')],
+        label: "n N",
+        action: Action::NextMatch,
+        help: "next/previous match",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('N')],
+        label: "",
+        action: Action::PrevMatch,
+        help: "",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
         keys: &[Char('l'), Right],
         label: "h l ← →",
         action: Action::NextLink,
-        help: "choose input/output",
+        help: "choose link or box",
         tabs: &[Tab::Graph],
     },
     Binding {
@@ -214,6 +240,20 @@ pub static BINDINGS: &[Binding] = &[
         label: "b Bksp",
         action: Action::Back,
         help: "back",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('p')],
+        label: "p",
+        action: Action::Parent,
+        help: "leave subgraph",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('a')],
+        label: "a",
+        action: Action::AllNodes,
+        help: "operators/all nodes",
         tabs: &[Tab::Graph],
     },
     Binding {

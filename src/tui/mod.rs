@@ -59,7 +59,15 @@ pub fn run(mut app: App) -> io::Result<App> {
     let result = (|| -> io::Result<()> {
         let mut redraw = true;
         while !app.quit {
+            let loading = app.loader.is_some();
             redraw |= app.poll();
+            if loading && app.loader.is_none() {
+                // The model replaces the loading screen: draw it whole, not as a diff.
+                // (`clear` would ask the terminal where its cursor is, which not every
+                // terminal answers; a resize to the same size clears without asking.)
+                let size = terminal.size()?;
+                terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            }
             if redraw {
                 terminal.draw(|frame| draw(frame, &mut app, theme))?;
                 redraw = false;

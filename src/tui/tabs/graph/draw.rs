@@ -1,59 +1,40 @@
-//! Drawing the Graph tab: the node list (virtualised) and the selected node's details.
+//! Drawing the Graph tab's list view: the rows (virtualised) and the selected node's details.
 
-use super::{GraphTab, Link};
+use super::query::Query;
+use super::rows::{kind, label, name, summary};
+use super::{GraphTab, Link, SHOWN};
 use crate::inventory::display::{attr_text, dims_text, dtype_text, shape_text};
-use crate::inventory::{Graph, Inventory, NodeId, NodeKind};
+use crate::inventory::{Graph, GraphId, Inventory, NodeId, NodeKind};
 use crate::tui::theme::Theme;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
-/// One-word description of a node.
-fn kind(graph: &Graph, id: NodeId) -> String {
-    match graph.node(id).map(|n| &n.kind) {
-        Some(NodeKind::Operator(op)) => op.op_type.to_string(),
-        Some(NodeKind::Value(_)) => "value".into(),
-        Some(NodeKind::Constant { .. }) => "const".into(),
-        Some(NodeKind::Unknown { tag }) => format!("?{tag}"),
-        None => "missing".into(),
-    }
-}
-
-fn name(graph: &Graph, id: NodeId) -> String {
-    graph
-        .node(id)
-        .map(|n| n.name.display().into_owned())
-        .unwrap_or_default()
-}
-
-fn label(graph: &Graph, id: NodeId) -> String {
-    format!("#{id} {} \"{}\"", kind(graph, id), name(graph, id))
-}
-
 /// Draws `tab` in `area`.
 pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+    if tab.diagram.is_some() {
+        return super::diagram::draw(tab, frame, area, inv, theme);
+    }
     let [list, detail] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     tab.index(inv); // Built once per graph, so that the detail pane below can read it.
     let Some(graph) = inv.graphs.get(tab.graph) else {
         return;
     };
-    let mut title = format!(" graph {} ", tab.graph);
-    if let Some(parent) = graph.parent {
-        title.push_str(&format!(
-            "(subgraph of graph {} node {}) ",
-            parent.graph, parent.node
-        ));
-    }
+    let what = if tab.all_nodes { "nodes" } else { "operators" };
+    let mut title = format!(" {what} · {} ", breadcrumb(inv, tab.graph));
     if let Some(op) = &tab.op_filter {
-        title.push_str(&format!("· {op} only "));
+        title.push_str(&format!("· {} only ", crate::escape::sanitize(op)));
     }
+    title.push_str(&search_status(tab));
     tab.list.draw(frame, list, &title, theme, |id| {
+        let (kind, name, flow) = summary(inv, graph, id);
         Line::from(vec![
-            Span::styled(format!("{id:>7} "), theme.dim()),
-            Span::styled(format!("{:<18} ", kind(graph, id)), theme.heading()),
-            Span::raw(name(graph, id)),
+            Span::styled(format!("{id:>6} "), theme.dim()),
+            Span::styled(format!("{kind:<14} "), theme.heading()),
+            Span::raw(format!("{name:<12} ")),
+            Span::styled(flow, theme.dim()),
         ])
     });
     let lines = match tab.selected_node() {
@@ -71,6 +52,57 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
             .block(Block::bordered().title(title)),
         detail,
     );
+}
+
+/// The search's match count, or what is wrong with the query; empty without a search.
+pub fn search_status(tab: &GraphTab) -> String {
+    let filter = tab.list.filter().text();
+    if filter.is_empty() {
+        return String::new();
+    }
+    match Query::parse(filter) {
+        Ok(_) => match tab.list.rows().len() {
+            1 => "· 1 match ".to_owned(),
+            n => format!("· {n} matches "),
+        },
+        Err(e) => format!("· {} ", crate::escape::sanitize(&e)),
+    }
+}
+
+/// Where `graph` is: the operators and subgraphs leading to it from a graph with no parent,
+/// such as `main › If "if" › graph 1 "then"`.
+pub fn breadcrumb(inv: &Inventory, graph: GraphId) -> String {
+    let mut steps = vec![graph_name(inv, graph)];
+    let mut at = graph;
+    // Bounded, so that parents that loop in a hostile file cannot hang the frame.
+    for _ in 0..128 {
+        let Some(parent) = inv.graphs.get(at).and_then(|g| g.parent) else {
+            break;
+        };
+        if let Some(g) = inv.graphs.get(parent.graph) {
+            steps.push(format!(
+                "{} \"{}\"",
+                kind(g, parent.node),
+                name(g, parent.node)
+            ));
+        }
+        steps.push(graph_name(inv, parent.graph));
+        at = parent.graph;
+    }
+    steps.reverse();
+    steps.join(" › ")
+}
+
+/// `main` for graph 0, else `graph N`, with the graph's name if it has one.
+fn graph_name(inv: &Inventory, graph: GraphId) -> String {
+    let base = match graph {
+        0 => "main".to_owned(),
+        g => format!("graph {g}"),
+    };
+    match inv.graphs.get(graph).map(|g| &g.name) {
+        Some(n) if !n.is_empty() => format!("{base} \"{}\"", super::rows::tail(&n.display(), 32)),
+        _ => base,
+    }
 }
 
 /// The details of node `id`, with its links numbered in the order [`GraphTab::links`] gives
@@ -102,34 +134,39 @@ fn details(
                 lines.push(Line::raw(format!("domain {domain}")));
             }
             lines.push(Line::styled("attributes", theme.dim()));
-            for a in op.attrs.iter() {
+            for a in op.attrs.iter().take(SHOWN) {
                 lines.push(Line::raw(format!(
                     "  {} = {}",
                     a.name,
                     attr_text(inv, &a.value)
                 )));
             }
+            lines.extend(more(op.attrs.len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
-            for &input in op.inputs.iter().flatten() {
+            for &input in op.inputs.iter().flatten().take(SHOWN) {
                 let by = index
                     .and_then(|i| i.producer(input))
                     .map_or("graph input or constant".to_owned(), |p| label(graph, p));
                 lines.push(link_line(format!("{}  ← {by}", label(graph, input))));
             }
+            lines.extend(more(op.inputs.len(), theme));
             lines.push(Line::styled("outputs (read by)", theme.dim()));
-            for &output in op.outputs.iter().flatten() {
-                let readers = index
-                    .map_or(&[][..], |i| i.consumers(output))
-                    .iter()
-                    .map(|&c| format!("#{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+            for &output in op.outputs.iter().flatten().take(SHOWN) {
+                let all = index.map_or(&[][..], |i| i.consumers(output));
+                let mut readers: Vec<String> =
+                    all.iter().take(8).map(|c| format!("#{c}")).collect();
+                if all.len() > 8 {
+                    readers.push(format!("+{}", all.len() - 8));
+                }
+                let readers = readers.join(", ");
                 lines.push(link_line(format!("{}  → {readers}", label(graph, output))));
             }
-            for &g in op.subgraphs.iter() {
+            lines.extend(more(op.outputs.len(), theme));
+            for &g in op.subgraphs.iter().take(SHOWN) {
                 let nodes = inv.graphs.get(g).map_or(0, |g| g.nodes.len());
                 lines.push(link_line(format!("subgraph {g} ({nodes} nodes)")));
             }
+            lines.extend(more(op.subgraphs.len(), theme));
             return lines;
         }
         Some(NodeKind::Value(v)) => lines.push(Line::raw(format!(
@@ -156,5 +193,12 @@ fn details(
             lines.push(link_line(label(graph, other)));
         }
     }
+    let readers = index.map_or(0, |i| i.consumers(id).len());
+    lines.extend(more(readers, theme));
     lines
+}
+
+/// `… and N more` under a list of `total` items cut at [`SHOWN`].
+fn more(total: usize, theme: Theme) -> Option<Line<'static>> {
+    (total > SHOWN).then(|| Line::styled(format!("  … and {} more", total - SHOWN), theme.dim()))
 }

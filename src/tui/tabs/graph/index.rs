@@ -1,55 +1,68 @@
-//! Who produces and who consumes each value of a graph, for the Graph view's detail pane.
+//! Who produces and who consumes each node of a graph, built once per graph as compact arrays
+//! of `u32` (compressed sparse rows): 8 bytes a node and 4 a link.
 
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
 
-/// Producer and consumers of every node of one graph, in compressed form: built with two
-/// passes over the operators and no allocation per node.
+/// No producer.
+const NONE: u32 = u32::MAX;
+
+/// Producer and consumers of every node of one graph.
 pub struct GraphIndex {
     /// The graph indexed.
     pub graph: GraphId,
-    producer: Vec<Option<NodeId>>,
-    starts: Vec<usize>,
+    /// The operator writing each node, or [`NONE`].
+    producer: Vec<u32>,
+    /// Node `i` is read by `consumers[starts[i]..starts[i + 1]]`.
+    starts: Vec<u32>,
     consumers: Vec<NodeId>,
 }
 
 impl GraphIndex {
-    /// Indexes graph `graph` of `inv` (an empty index if it does not exist).
+    /// Indexes graph `graph` of `inv` (an empty index if it does not exist). Links past
+    /// `u32::MAX` in all are left out, so no count can overflow.
     pub fn build(inv: &Inventory, graph: GraphId) -> Self {
         let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
-        let n = nodes.len();
-        let mut producer = vec![None; n];
-        let mut counts = vec![0usize; n + 1];
+        let n = nodes.len().min(NONE as usize - 1);
+        let mut producer = vec![NONE; n];
+        let mut counts = vec![0u32; n];
         let ops = (0u32..)
-            .zip(nodes)
+            .zip(&nodes[..n])
             .filter_map(|(id, node)| match &node.kind {
                 NodeKind::Operator(op) => Some((id, op)),
                 _ => None,
             });
+        let mut total = 0u32;
         for (id, op) in ops.clone() {
             for &out in op.outputs.iter().flatten() {
                 if let Some(slot) = producer.get_mut(out as usize) {
-                    *slot = Some(id);
+                    *slot = id;
                 }
             }
             for &input in op.inputs.iter().flatten() {
-                if let Some(c) = counts.get_mut(input as usize) {
+                if let (Some(c), Some(t)) = (counts.get_mut(input as usize), total.checked_add(1)) {
                     *c += 1;
+                    total = t;
                 }
             }
         }
         let mut starts = Vec::with_capacity(n + 1);
-        let mut total = 0;
-        for c in &counts[..n] {
-            starts.push(total);
-            total += c;
+        let mut at = 0u32;
+        for c in &counts {
+            starts.push(at);
+            at += c; // The counts sum to `total`, a u32.
         }
-        starts.push(total);
-        let mut fill = starts.clone();
-        let mut consumers = vec![0; total];
+        starts.push(at);
+        let mut fill = counts; // Reused as each node's next free slot.
+        fill.copy_from_slice(&starts[..n]);
+        let mut consumers = vec![0; total as usize];
         for (id, op) in ops {
             for &input in op.inputs.iter().flatten() {
-                if let Some(pos) = fill.get_mut(input as usize) {
-                    consumers[*pos] = id;
+                let i = input as usize;
+                let (Some(pos), Some(&end)) = (fill.get_mut(i), starts.get(i + 1)) else {
+                    continue;
+                };
+                if *pos < end {
+                    consumers[*pos as usize] = id;
                     *pos += 1;
                 }
             }
@@ -64,15 +77,101 @@ impl GraphIndex {
 
     /// The operator that writes `node`, if any.
     pub fn producer(&self, node: NodeId) -> Option<NodeId> {
-        self.producer.get(node as usize).copied().flatten()
+        self.producer
+            .get(node as usize)
+            .copied()
+            .filter(|&p| p != NONE)
     }
 
     /// The operators that read `node`.
     pub fn consumers(&self, node: NodeId) -> &[NodeId] {
         let i = node as usize;
         match (self.starts.get(i), self.starts.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.consumers[a..b],
+            (Some(&a), Some(&b)) => self.consumers.get(a as usize..b as usize).unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// Bytes the index holds.
+    pub fn bytes(&self) -> usize {
+        4 * (self.producer.capacity() + self.starts.capacity() + self.consumers.capacity())
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::inventory::{FileEntry, FileFormat, FileRole, Graph, Node, Operator, Value};
+
+    pub fn node(kind: NodeKind) -> Node {
+        Node {
+            name: "n".into(),
+            kind,
+            offset: None,
+        }
+    }
+
+    pub fn op(inputs: &[u32], outputs: &[u32]) -> Node {
+        node(NodeKind::Operator(Operator {
+            op_type: "Op".into(),
+            domain: None,
+            attrs: Box::new([]),
+            inputs: inputs.iter().map(|&i| Some(i)).collect(),
+            outputs: outputs.iter().map(|&i| Some(i)).collect(),
+            subgraphs: Box::new([]),
+        }))
+    }
+
+    /// An inventory whose main graph is `nodes`.
+    pub fn inventory(nodes: Vec<Node>) -> Inventory {
+        let file = FileEntry {
+            path: "m".into(),
+            size: Some(0),
+            role: FileRole::Model,
+            identity: None,
+        };
+        let mut inv = Inventory::new(FileFormat::Read("rten"), "", file);
+        inv.graphs.push(Graph {
+            nodes,
+            ..Graph::default()
+        });
+        inv
+    }
+
+    /// x -> a -> y; x -> b -> z; (y, z, c) -> m -> w -> r; 30 more readers of w; and an
+    /// operator reading node 99, which does not exist. Returns the inventory and m.
+    pub fn diamond() -> (Inventory, NodeId) {
+        let value = || node(NodeKind::Value(Value::default()));
+        let mut nodes = vec![
+            value(),                                // 0 x
+            op(&[0], &[3]),                         // 1 a
+            op(&[0], &[4]),                         // 2 b
+            value(),                                // 3 y
+            value(),                                // 4 z
+            op(&[3, 4, 8], &[6]),                   // 5 m
+            value(),                                // 6 w
+            op(&[6], &[]),                          // 7 r
+            node(NodeKind::Constant { tensor: 0 }), // 8 c
+        ];
+        nodes.extend((0..30).map(|_| op(&[6], &[])));
+        nodes.push(op(&[99], &[]));
+        (inventory(nodes), 5)
+    }
+
+    #[test]
+    fn producers_and_consumers_of_a_branch_and_a_merge() {
+        let (inv, m) = diamond();
+        let index = GraphIndex::build(&inv, 0);
+        assert_eq!(index.consumers(0), [1, 2]);
+        assert_eq!(index.consumers(3), [m]);
+        assert_eq!(index.consumers(6).len(), 31);
+        assert_eq!(index.consumers(7), [] as [u32; 0]);
+        assert_eq!(index.consumers(99), [] as [u32; 0]);
+        assert_eq!(
+            (index.producer(3), index.producer(6), index.producer(0)),
+            (Some(1), Some(m), None)
+        );
+        assert_eq!(index.bytes(), 4 * (40 + 41 + 36), "40 nodes, 36 links");
+        assert_eq!(GraphIndex::build(&inv, 7).consumers(0), [] as [u32; 0]);
     }
 }

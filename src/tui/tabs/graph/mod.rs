@@ -1,8 +1,14 @@
-//! Graph: every node of one graph in order, and the selected node's details with links to
-//! follow (its inputs, outputs and subgraphs).
+//! Graph: the operators of one graph in order (or every node), each with what flows in and
+//! out, the selected node's details with links to follow, and its neighbourhood drawn as
+//! boxes; searched with a small query language (see `query.rs`).
 
+mod diagram;
 mod draw;
 mod index;
+mod navigate;
+mod neighbourhood;
+mod query;
+mod rows;
 
 use crate::analysis::Analysis;
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
@@ -13,8 +19,14 @@ use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
 use crate::tui::theme::Theme;
 use index::GraphIndex;
+use neighbourhood::{Item, Layout};
+use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
+
+/// Links of each kind (inputs, outputs, readers...) listed in the detail pane: more than a
+/// screen holds, and few enough that a node with millions costs nothing per frame.
+const SHOWN: usize = 256;
 
 /// What a link of the selected node leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,13 +44,26 @@ struct Place {
     node: NodeId,
 }
 
+/// The neighbourhood view: the node in the middle, the box chosen, and the boxes as last
+/// drawn (moves between them follow what is on screen).
+#[derive(Debug, Clone, Default)]
+struct Diagram {
+    centre: NodeId,
+    selected: usize,
+    layout: Layout,
+}
+
 /// The Graph tab: the graph shown, the nodes the filters keep, and where links have led.
 pub struct GraphTab {
     graph: GraphId,
     /// Nodes of `graph` passing the filters.
     list: FilteredList<NodeId>,
+    /// List every node, not only operators.
+    all_nodes: bool,
     /// Show only operators of this type.
     op_filter: Option<String>,
+    /// The neighbourhood view, while it is open.
+    diagram: Option<Diagram>,
     /// The chosen link of the selected node.
     link: usize,
     history: Vec<Place>,
@@ -51,8 +76,10 @@ impl GraphTab {
     pub fn new(inv: &Inventory) -> Self {
         GraphTab {
             graph: 0,
-            list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None)),
+            list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None, false)),
+            all_nodes: false,
             op_filter: None,
+            diagram: None,
             link: 0,
             history: Vec::new(),
             index: None,
@@ -79,6 +106,28 @@ impl GraphTab {
         self.list.selected()
     }
 
+    /// Bytes the producer and consumer index of the graph shown holds, once built.
+    pub fn index_bytes(&self) -> Option<usize> {
+        self.index.as_ref().map(GraphIndex::bytes)
+    }
+
+    /// True if every node is listed, not only operators.
+    pub fn all_nodes(&self) -> bool {
+        self.all_nodes
+    }
+
+    /// The node in the middle of the neighbourhood view and the box chosen in it, while the
+    /// view is open.
+    pub fn neighbourhood(&self) -> Option<(NodeId, Option<NodeId>)> {
+        self.diagram.as_ref().map(|d| {
+            let chosen = match d.layout.boxes.get(d.selected).map(|b| b.item) {
+                Some(Item::Node(n)) => Some(n),
+                _ => None,
+            };
+            (d.centre, chosen)
+        })
+    }
+
     /// Producers and consumers of the graph shown, built on first use.
     fn index(&mut self, inv: &Inventory) -> &GraphIndex {
         let graph = self.graph;
@@ -90,7 +139,7 @@ impl GraphTab {
     }
 
     /// The links of the selected node: inputs, outputs and subgraphs of an operator, in that
-    /// order; the writer and readers of a value or constant.
+    /// order; the writer and readers of a value or constant. Each list stops at [`SHOWN`].
     pub fn links(&mut self, inv: &Inventory) -> Vec<Link> {
         let Some(id) = self.selected_node() else {
             return Vec::new();
@@ -100,14 +149,14 @@ impl GraphTab {
         };
         match &node.kind {
             NodeKind::Operator(op) => {
-                let mut links: Vec<Link> = op
-                    .inputs
-                    .iter()
-                    .chain(op.outputs.iter())
-                    .flatten()
-                    .map(|&n| Link::Node(n))
-                    .collect();
-                links.extend(op.subgraphs.iter().map(|&g| Link::Graph(g)));
+                let ends = |ends: &[Option<NodeId>]| {
+                    let shown = ends.iter().flatten().take(SHOWN);
+                    shown.map(|&n| Link::Node(n)).collect::<Vec<_>>()
+                };
+                let mut links = ends(&op.inputs);
+                links.extend(ends(&op.outputs));
+                let subgraphs = op.subgraphs.iter().take(SHOWN);
+                links.extend(subgraphs.map(|&g| Link::Graph(g)));
                 links
             }
             _ => {
@@ -115,25 +164,27 @@ impl GraphTab {
                 index
                     .producer(id)
                     .into_iter()
-                    .chain(index.consumers(id).iter().copied())
+                    .chain(index.consumers(id).iter().take(SHOWN).copied())
                     .map(Link::Node)
                     .collect()
             }
         }
     }
 
-    /// Shows `node` of `graph`, clearing the filters that would hide it; false, and nothing
-    /// changed, if there is no such graph.
+    /// Shows `node` of `graph`, clearing the filters that would hide it (and listing every
+    /// node if it is not an operator); false, and nothing changed, if there is no such graph.
     pub fn show(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) -> bool {
-        if graph >= inv.graphs.len() {
+        let Some(g) = inv.graphs.get(graph) else {
             return false;
-        }
-        self.graph = graph;
+        };
         self.list.clear_filter();
         self.op_filter = None;
-        self.link = 0;
+        if !matches!(g.node(node).map(|n| &n.kind), Some(NodeKind::Operator(_))) {
+            self.all_nodes = true;
+        }
+        self.graph = graph;
         self.refresh(inv);
-        self.list.select_row(self.list.position(node).unwrap_or(0));
+        self.go(inv, graph, node);
         true
     }
 
@@ -146,63 +197,51 @@ impl GraphTab {
         self.list.select_row(0);
     }
 
-    /// Enter: follows the chosen link, remembering where it started.
-    fn follow(&mut self, inv: &Inventory) {
-        let links = self.links(inv);
-        let Some(&link) = links.get(self.link.min(links.len().saturating_sub(1))) else {
-            return;
-        };
-        if let Some(node) = self.selected_node() {
-            self.history.push(Place {
-                graph: self.graph,
-                node,
-            });
-        }
-        let (graph, node) = match link {
-            Link::Node(node) => (self.graph, node),
-            Link::Graph(graph) => (graph, 0),
-        };
-        self.show(inv, graph, node);
-    }
-
-    /// Makes the rows again after the graph or the operator filter changed.
+    /// Makes the rows again after the graph or a filter changed.
     fn refresh(&mut self, inv: &Inventory) {
         let rows = node_rows(
             inv,
             self.graph,
             self.list.filter(),
             self.op_filter.as_deref(),
+            self.all_nodes,
         );
         self.list.set_rows(rows);
     }
 }
 
-/// The nodes of graph `graph` whose names contain the filter, only operators of type
-/// `op_filter` if there is one.
+/// The operators (every node if `all_nodes`) of graph `graph` that match the filter as a
+/// [`Query`], only operators of type `op_filter` if there is one; none if the query is wrong.
 fn node_rows(
     inv: &Inventory,
     graph: GraphId,
     filter: &TextFilter,
     op_filter: Option<&str>,
+    all_nodes: bool,
 ) -> Vec<NodeId> {
-    inv.graphs.get(graph).map_or_else(Vec::new, |g| {
-        (0u32..)
-            .zip(&g.nodes)
-            .filter(|(_, n)| filter.matches_name(&n.name))
-            .filter(|(_, n)| match (op_filter, &n.kind) {
-                (None, _) => true,
-                (Some(op), NodeKind::Operator(o)) => o.op_type == op,
-                _ => false,
-            })
-            .map(|(i, _)| i)
-            .collect()
-    })
+    let (Some(g), Ok(query)) = (inv.graphs.get(graph), Query::parse(filter.text())) else {
+        return Vec::new();
+    };
+    (0u32..)
+        .zip(&g.nodes)
+        .filter(|(_, n)| match (op_filter, &n.kind) {
+            (Some(op), NodeKind::Operator(o)) => o.op_type == op,
+            (None, NodeKind::Operator(_)) => true,
+            _ => all_nodes && op_filter.is_none(),
+        })
+        .filter(|&(id, _)| query.matches(inv, g, id))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 impl Component for GraphTab {
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let graph = analysis.inventory.graphs.get(self.graph)?;
-        let node = graph.node(self.selected_node()?)?;
+        let node = match self.neighbourhood() {
+            Some((_, chosen)) => chosen?,
+            None => self.selected_node()?,
+        };
+        let node = graph.node(node)?;
         match (&node.kind, node.name.is_empty()) {
             (crate::inventory::NodeKind::Operator(op), true) => Some(op.op_type.to_string()),
             _ => Some(String::from_utf8_lossy(node.name.as_bytes()).into_owned()),
@@ -211,26 +250,51 @@ impl Component for GraphTab {
 
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
+        if action == Action::ClearFilter && !self.list.filter().typing() && self.diagram.is_some() {
+            // Esc leaves the neighbourhood view first, then clears the filters.
+            self.toggle_view(inv);
+            return None;
+        }
         if action == Action::ClearFilter {
             self.op_filter = None;
         }
-        let (graph, op_filter) = (self.graph, self.op_filter.as_deref());
-        if self
-            .list
-            .handle(action, |filter| node_rows(inv, graph, filter, op_filter))
-        {
+        if self.move_box(action) {
+            return None;
+        }
+        let (graph, op_filter, all) = (self.graph, self.op_filter.as_deref(), self.all_nodes);
+        if self.list.handle(action, |filter| {
+            node_rows(inv, graph, filter, op_filter, all)
+        }) {
             self.link = 0;
             return None;
         }
+        let diagram = self.diagram.is_some();
         match action {
             Action::NextLink => self.link = self.link.saturating_add(1),
             Action::PrevLink => self.link = self.link.saturating_sub(1),
+            Action::Follow if diagram => self.centre_chosen(inv),
             Action::Follow => self.follow(inv),
             Action::Back => {
                 if let Some(place) = self.history.pop() {
-                    self.show(inv, place.graph, place.node);
+                    if diagram {
+                        self.go(inv, place.graph, place.node);
+                    } else {
+                        self.show(inv, place.graph, place.node);
+                    }
                 }
             }
+            Action::View => self.toggle_view(inv),
+            Action::AllNodes => {
+                let here = self.selected_node();
+                self.all_nodes = !self.all_nodes;
+                self.refresh(inv);
+                if let Some(node) = here {
+                    self.list.select_row(self.list.position(node).unwrap_or(0));
+                }
+            }
+            Action::NextMatch => self.next_match(inv, true),
+            Action::PrevMatch => self.next_match(inv, false),
+            Action::Parent => self.leave_subgraph(inv),
             _ => {}
         }
         None
@@ -244,7 +308,8 @@ impl Component for GraphTab {
         Some(self.list.filter())
     }
 
+    /// Also true in the neighbourhood view, which Esc closes.
     fn filtered(&self) -> bool {
-        !self.list.filter().is_empty() || self.op_filter.is_some()
+        !self.list.filter().is_empty() || self.op_filter.is_some() || self.diagram.is_some()
     }
 }

@@ -1,0 +1,140 @@
+//! Moves in the Graph tab: following links, choosing and centring boxes of the neighbourhood,
+//! stepping through search matches, entering and leaving subgraphs, and going back.
+
+use super::neighbourhood::{Item, Move};
+use super::{Diagram, GraphTab, Link, Place};
+use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
+use crate::tui::keys::Action;
+
+impl GraphTab {
+    /// Moves to `node` of `graph`, keeping the filters: the list selects it if it is listed,
+    /// and the neighbourhood view centres on it.
+    pub(super) fn go(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
+        if graph != self.graph {
+            self.graph = graph;
+            self.refresh(inv);
+        }
+        self.link = 0;
+        self.list.select_row(self.list.position(node).unwrap_or(0));
+        if let Some(d) = &mut self.diagram {
+            *d = Diagram {
+                centre: node,
+                ..Diagram::default()
+            };
+        }
+    }
+
+    /// The node the user is at: the neighbourhood's centre, or else the list's selection.
+    fn here(&self) -> Option<NodeId> {
+        self.diagram
+            .as_ref()
+            .map(|d| d.centre)
+            .or(self.selected_node())
+    }
+
+    /// Remembers where the user is, for the back key.
+    fn remember(&mut self) {
+        if let Some(node) = self.here() {
+            self.history.push(Place {
+                graph: self.graph,
+                node,
+            });
+        }
+    }
+
+    /// Goes to `node` of `graph`, remembering where the user was.
+    fn go_remembered(&mut self, inv: &Inventory, graph: GraphId, node: NodeId) {
+        self.remember();
+        self.go(inv, graph, node);
+    }
+
+    /// Enter in the list: follows the chosen link, remembering where it started.
+    pub(super) fn follow(&mut self, inv: &Inventory) {
+        let links = self.links(inv);
+        let Some(&link) = links.get(self.link.min(links.len().saturating_sub(1))) else {
+            return;
+        };
+        self.remember();
+        let (graph, node) = match link {
+            Link::Node(node) => (self.graph, node),
+            Link::Graph(graph) => (graph, first_operator(inv, graph)),
+        };
+        self.show(inv, graph, node);
+    }
+
+    /// Enter in the neighbourhood: the chosen box becomes the centre, or its subgraph is
+    /// entered.
+    pub(super) fn centre_chosen(&mut self, inv: &Inventory) {
+        let Some(d) = &self.diagram else { return };
+        match d.layout.boxes.get(d.selected).map(|b| b.item) {
+            Some(Item::Node(node)) => self.go_remembered(inv, self.graph, node),
+            Some(Item::Graph(graph)) if graph < inv.graphs.len() => {
+                self.go_remembered(inv, graph, first_operator(inv, graph))
+            }
+            _ => {}
+        }
+    }
+
+    /// `n` and `N`: the next or previous row, around the end; the neighbourhood centres on it.
+    pub(super) fn next_match(&mut self, inv: &Inventory, forward: bool) {
+        let rows = self.list.rows();
+        if rows.is_empty() {
+            return;
+        }
+        let row = self.here().and_then(|n| self.list.position(n));
+        let next = match (row, forward) {
+            (Some(r), true) => (r + 1) % rows.len(),
+            (Some(r), false) => r.checked_sub(1).unwrap_or(rows.len() - 1),
+            (None, _) => 0,
+        };
+        let node = rows[next];
+        self.go(inv, self.graph, node);
+    }
+
+    /// `p`: from a subgraph to the operator that owns it.
+    pub(super) fn leave_subgraph(&mut self, inv: &Inventory) {
+        if let Some(parent) = inv.graphs.get(self.graph).and_then(|g| g.parent) {
+            self.go_remembered(inv, parent.graph, parent.node);
+        }
+    }
+
+    /// The arrows in the neighbourhood view; false for any other action.
+    pub(super) fn move_box(&mut self, action: Action) -> bool {
+        let Some(d) = &mut self.diagram else {
+            return false;
+        };
+        let step = match action {
+            Action::Up => Move::Up,
+            Action::Down => Move::Down,
+            Action::PrevLink => Move::Left,
+            Action::NextLink => Move::Right,
+            _ => return false,
+        };
+        d.selected = d.layout.step(d.selected, step);
+        true
+    }
+
+    /// `v`: opens the neighbourhood of the selected node, or closes it and selects its centre.
+    pub(super) fn toggle_view(&mut self, inv: &Inventory) {
+        match self.diagram.take() {
+            Some(d) => self.go(inv, self.graph, d.centre),
+            None => {
+                if let Some(centre) = self.selected_node() {
+                    self.diagram = Some(Diagram {
+                        centre,
+                        ..Diagram::default()
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The first operator of `graph`, or its first node if it has none.
+fn first_operator(inv: &Inventory, graph: GraphId) -> NodeId {
+    let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
+    (0u32..)
+        .zip(nodes)
+        .find(|(_, n)| matches!(n.kind, NodeKind::Operator(_)))
+        .map_or(0, |(i, _)| i)
+}
