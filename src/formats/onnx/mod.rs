@@ -18,11 +18,13 @@ mod node_names;
 mod node_view;
 pub mod proto;
 pub mod rules;
+mod schema;
 mod sniff;
 mod tensor_view;
 mod tensors;
 #[cfg(test)]
 mod test_rng;
+mod types;
 mod value_view;
 
 use crate::check::{Finding, Findings, Item, Place, RuleGroup};
@@ -53,6 +55,8 @@ struct Reader<'a> {
     checksums: Vec<datafiles::checksum::Recorded>,
     /// Entries the model may still add.
     budget: Budget,
+    /// Opset imports and local functions, for the schema checks.
+    schemas: schema::Context,
 }
 
 impl<'a> Reader<'a> {
@@ -152,13 +156,16 @@ impl Format for Onnx {
             files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
             budget,
+            schemas: schema::Context::default(),
         };
         graphs::read(&model, &mut reader);
+        let schemas = std::mem::take(&mut reader.schemas);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
             let identities = reader.files.identities();
             datafiles::checksum::verify(&inv, &checksums, identities, options.progress, out);
         }
+        types::check(&inv, &schemas, out);
         inv.fill_gaps();
         inv
     }
