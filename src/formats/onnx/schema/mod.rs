@@ -114,6 +114,9 @@ fn is_known_domain(domain: &str) -> bool {
     is_standard(domain) || CONTRIB.contains(&domain)
 }
 
+/// A function's (canonical domain, name).
+type FunctionId = (Box<[u8]>, Box<[u8]>);
+
 /// What the schema checks need to know about a model: the opset imports of each graph and
 /// the model-local functions, which nodes may call in any domain.
 #[derive(Debug, Default)]
@@ -123,7 +126,7 @@ pub struct Context {
     /// Index into `opsets` for each graph, by graph id.
     pub graph_opsets: Vec<usize>,
     /// (canonical domain, name) of each model-local function.
-    pub functions: std::collections::HashSet<(Box<[u8]>, Box<[u8]>), ahash::RandomState>,
+    pub functions: std::collections::HashSet<FunctionId, ahash::RandomState>,
 }
 
 impl Context {
