@@ -21,11 +21,13 @@ pub(in crate::formats::onnx) fn check_node(
     if opsets.is_empty() {
         return;
     }
-    let op = Name::from(n.op_type);
-    let domain = Name::from(super::canonical(n.domain));
+    // Names are built only for findings: the usual node costs no allocation.
+    let op = || Name::from(n.op_type);
+    let domain = || Name::from(super::canonical(n.domain));
     let schema = match opsets.resolve(n.domain, n.op_type) {
         Resolved::Found(schema) => schema,
         Resolved::NotImported => {
+            let (op, domain) = (op(), domain());
             let message =
                 format!("operator {op} is in domain \"{domain}\", which has no opset import here");
             return out.add(&DOMAIN_NOT_IMPORTED, place, message);
@@ -37,6 +39,7 @@ pub(in crate::formats::onnx) fn check_node(
                 Some(first) => format!("; it first appears in version {first}"),
                 None => String::new(),
             };
+            let (op, domain) = (op(), domain());
             let contrib = !super::is_standard(&domain.display());
             let rule = if contrib {
                 &UNKNOWN_CONTRIB_OPERATOR
@@ -52,17 +55,16 @@ pub(in crate::formats::onnx) fn check_node(
     if schema.contrib {
         return;
     }
-    let what = format!("{op}-{} ({domain})", schema.since);
     if schema.deprecated {
         let version = opsets.version(n.domain).unwrap_or_default();
         let message = format!(
-            "operator {op} is deprecated since version {}, and opset version {version} is imported",
-            schema.since
+            "operator {} is deprecated since version {}, and opset version {version} is imported",
+            schema.name, schema.since
         );
         return out.add(&UNKNOWN_OPERATOR, place, message);
     }
     arity(
-        &what,
+        schema,
         "input",
         &n.inputs,
         schema.inputs,
@@ -71,7 +73,7 @@ pub(in crate::formats::onnx) fn check_node(
         out,
     );
     arity(
-        &what,
+        schema,
         "output",
         &n.outputs,
         schema.outputs,
@@ -79,12 +81,12 @@ pub(in crate::formats::onnx) fn check_node(
         place,
         out,
     );
-    attributes_of(&what, schema, attributes, place, out);
+    attributes_of(schema, attributes, place, out);
 }
 
 /// Holds `names` (a node's inputs or outputs) to the schema's bounds and required ones.
 fn arity(
-    what: &str,
+    what: &Schema,
     side: &str,
     names: &[&[u8]],
     (min, max): (u32, u32),
@@ -140,23 +142,23 @@ fn type_name(ty: i32) -> String {
 
 /// Unknown, mistyped and missing attributes.
 fn attributes_of(
-    what: &str,
     schema: &Schema,
     attributes: &[AttributeView<'_>],
     place: Place,
     out: &mut Findings,
 ) {
     for a in attributes {
-        let name = Name::from(a.name);
+        let name = || Name::from(a.name);
         match schema.attr(a.name) {
             None => {
-                let message = format!("{what} has no attribute \"{name}\"");
+                let message = format!("{schema} has no attribute \"{}\"", name());
                 out.add(&UNKNOWN_ATTRIBUTE, place, message);
             }
             Some(spec) => match a.r#type {
                 Some(ty) if ty != spec.ty => {
                     let message = format!(
-                        "attribute \"{name}\" of {what} is of type {}, not {}",
+                        "attribute \"{}\" of {schema} is of type {}, not {}",
+                        name(),
                         type_name(ty),
                         type_name(spec.ty)
                     );
@@ -169,7 +171,7 @@ fn attributes_of(
     for spec in schema.attrs.iter().filter(|s| s.required) {
         if !attributes.iter().any(|a| a.name == spec.name.as_bytes()) {
             let message = format!(
-                "{what} requires attribute \"{}\" ({}), which the node lacks",
+                "{schema} requires attribute \"{}\" ({}), which the node lacks",
                 spec.name,
                 type_name(spec.ty)
             );

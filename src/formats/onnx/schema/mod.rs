@@ -81,13 +81,8 @@ impl Opsets {
         let Some(version) = self.version(domain) else {
             return Resolved::NotImported;
         };
-        let (Ok(domain), Ok(op)) = (
-            std::str::from_utf8(canonical(domain)),
-            std::str::from_utf8(op_type),
-        ) else {
-            return Resolved::Custom;
-        };
-        match table::table().get(domain).and_then(|ops| ops.get(op)) {
+        let domain = canonical(domain);
+        match table::table().get(domain).and_then(|ops| ops.get(op_type)) {
             Some(versions) => match versions.iter().rev().find(|s| s.since <= version) {
                 Some(schema) => Resolved::Found(schema),
                 None => Resolved::Unknown {
@@ -110,8 +105,8 @@ pub fn is_standard(domain: &str) -> bool {
 }
 
 /// Whether the table lists operators of `domain` (standard or contrib).
-fn is_known_domain(domain: &str) -> bool {
-    is_standard(domain) || CONTRIB.contains(&domain)
+fn is_known_domain(domain: &[u8]) -> bool {
+    (STANDARD.iter().chain(&CONTRIB)).any(|d| d.as_bytes() == domain)
 }
 
 /// A function's (canonical domain, name).

@@ -93,6 +93,13 @@ pub struct Schema {
     pub types: Box<[TypeVar]>,
 }
 
+/// `Cast-13 (ai.onnx)`.
+impl std::fmt::Display for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{} ({})", self.name, self.since, self.domain)
+    }
+}
+
 impl Schema {
     /// The attribute named `name`.
     pub fn attr(&self, name: &[u8]) -> Option<&AttrSpec> {
@@ -109,11 +116,12 @@ impl Schema {
     }
 }
 
-/// Every schema version, by domain and operator, oldest first.
-pub type Table = HashMap<&'static str, Ops>;
+/// Every schema version, by domain and operator, oldest first. Keyed by bytes, as nodes
+/// name them, so that a lookup needs no UTF-8 check.
+pub type Table = HashMap<&'static [u8], Ops>;
 
 /// Every schema version of one domain's operators, oldest first.
-pub type Ops = HashMap<&'static str, Vec<Schema>>;
+pub type Ops = HashMap<&'static [u8], Vec<Schema>>;
 
 /// The parsed table.
 pub fn table() -> &'static Table {
@@ -125,8 +133,8 @@ pub fn table() -> &'static Table {
             .filter(|l| !l.starts_with('#'))
             .filter_map(parse)
         {
-            (table.entry(schema.domain).or_default())
-                .entry(schema.name)
+            (table.entry(schema.domain.as_bytes()).or_default())
+                .entry(schema.name.as_bytes())
                 .or_default()
                 .push(schema);
         }
@@ -222,11 +230,11 @@ mod tests {
         for line in lines {
             assert!(parse(line).is_some(), "cannot parse {line:?}");
         }
-        let cast = &table()["ai.onnx"]["Cast"];
+        let cast = &table()[&b"ai.onnx"[..]][&b"Cast"[..]];
         assert!(cast.windows(2).all(|w| w[0].since < w[1].since));
         let v13 = cast.iter().find(|s| s.since == 13).expect("Cast-13");
         assert_eq!(v13.attr(b"to").map(|a| (a.ty, a.required)), Some((2, true)));
         assert!(v13.types[0].allowed.has(10) && !v13.types[0].allowed.has(17));
-        assert!(table()["com.microsoft"].contains_key("FusedMatMul"));
+        assert!(table()[&b"com.microsoft"[..]].contains_key(&b"FusedMatMul"[..]));
     }
 }

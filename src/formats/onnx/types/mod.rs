@@ -84,9 +84,7 @@ impl<'i> GraphTypes<'i> {
                         let name = self.graph.node(output.unwrap_or_default());
                         let name = name.map(|n| n.name.display().into_owned());
                         let message = format!(
-                            "{}-{} computes output {i} (\"{}\") as {}, but its declared type is {}",
-                            op.op_type,
-                            schema.since,
+                            "{schema} computes output {i} (\"{}\") as {}, but its declared type is {}",
                             name.unwrap_or_default(),
                             ty.name(),
                             declared.name()
@@ -121,7 +119,6 @@ impl<'i> GraphTypes<'i> {
                     (var.allowed, Some((v as usize, var.name)))
                 }
             };
-            let what = format!("{}-{}", op.op_type, schema.since);
             if allowed.tensors != 0 && !to_onnx(ty).is_some_and(|c| allowed.has(c)) {
                 let accepted = (1..=26)
                     .filter(|&c| allowed.has(c))
@@ -130,7 +127,7 @@ impl<'i> GraphTypes<'i> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 broken.get_or_insert(format!(
-                    "input {i} of {what} is {}, which it does not accept (it takes {accepted})",
+                    "input {i} of {schema} is {}, which it does not accept (it takes {accepted})",
                     ty.name()
                 ));
                 continue;
@@ -140,7 +137,7 @@ impl<'i> GraphTypes<'i> {
                 match bound.get(v).copied().flatten() {
                     Some(other) if other != ty => {
                         broken.get_or_insert(format!(
-                            "type variable {name} of {what} is bound to {} and, by input {i}, to {}",
+                            "type variable {name} of {schema} is bound to {} and, by input {i}, to {}",
                             other.name(),
                             ty.name()
                         ));
