@@ -150,3 +150,44 @@ impl Context {
                 .contains(&(canonical(domain).into(), name.into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn since(opsets: &Opsets, domain: &[u8], op: &[u8]) -> Option<i64> {
+        match opsets.resolve(domain, op) {
+            Resolved::Found(schema) => Some(schema.since),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn an_operator_follows_its_latest_version_at_or_below_the_import() {
+        let opsets = Opsets::new([(&b""[..], 12), (b"ai.onnx.ml", 3)]);
+        assert_eq!(since(&opsets, b"", b"Cast"), Some(9));
+        assert_eq!(since(&opsets, b"ai.onnx", b"Cast"), Some(9));
+        let later = Opsets::new([(&b"ai.onnx"[..], 5), (b"", 13)]);
+        assert_eq!(
+            since(&later, b"", b"Cast"),
+            Some(13),
+            "the last import wins"
+        );
+        assert!(matches!(
+            opsets.resolve(b"", b"Gelu"),
+            Resolved::Unknown {
+                version: 12,
+                first: Some(20)
+            }
+        ));
+        assert!(matches!(
+            opsets.resolve(b"com.example", b"Gelu"),
+            Resolved::NotImported
+        ));
+        let custom = Opsets::new([(&b"com.example"[..], 1)]);
+        assert!(matches!(
+            custom.resolve(b"com.example", b"Gelu"),
+            Resolved::Custom
+        ));
+    }
+}
