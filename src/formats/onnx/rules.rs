@@ -130,7 +130,7 @@ the same non-empty name. Function bodies are exempt, and so are Constant nodes, 
 onnxruntime turns into initializers first. Rename or clear one of them; the generic RX013 \
 also reports the pair.");
 
-    UNKNOWN_OPERATOR = ("OX036", "unknown-operator", Error,
+    UNKNOWN_OPERATOR = ("OX036", "operator-not-in-opset", Error,
         "A node's operator does not exist in the opset version its domain imports.",
         "The schema an operator follows is its latest version at or below the opset version \
 the model (or, in a function body, the function) imports for its domain. A standard-domain \
