@@ -137,8 +137,8 @@ the model (or, in a function body, the function) imports for its domain. A stand
 operator with no such version, or whose version there is deprecated (such as Upsample from \
 opset 10), is refused by onnx.checker (\"No Op registered for ...\") and by onnxruntime. Fix \
 the opset import or replace the operator. Nodes that call a model-local function, and \
-domains other than the standard ones (ai.onnx, ai.onnx.ml, ai.onnx.training, \
-ai.onnx.preview.training) and onnxruntime's contrib domains, are not checked.");
+domains other than the standard ones (ai.onnx, ai.onnx.ml, ai.onnx.training) are not \
+checked here: OX044 covers onnxruntime's contrib domains and ONNX's preview domains.");
     OPERATOR_ARITY = ("OX037", "operator-arity", Error,
         "A node has too few or too many inputs or outputs, or leaves a required one empty.",
         "Each operator version declares how many inputs and outputs it takes, counting optional \
@@ -182,9 +182,11 @@ check and onnxruntime refuse a node whose input breaks a constraint (\"Type para
 of Optype (Add) bound to different types\"). Only element types known without shape \
 inference are checked.");
     UNKNOWN_CONTRIB_OPERATOR = ("OX044", "unknown-contrib-operator", Warning,
-        "A node uses an onnxruntime contrib domain operator that onnxruntime does not ship.",
+        "A node uses an unknown operator of an onnxruntime contrib domain or an ONNX preview domain.",
         "The com.microsoft and com.microsoft.nchwc domains are defined by onnxruntime, not \
 by ONNX; rtenx knows the operators onnxruntime 1.32 registers there. Another version may \
 add or drop some, so an unknown one is a warning: onnxruntime refuses the model if it has \
-no kernel for it.");
+no kernel for it. onnx.checker does not check the operators of the preview domains \
+(ai.onnx.preview, ai.onnx.preview.training) either, so an operator onnx 1.23 does not define \
+there is a warning too.");
 }

@@ -40,11 +40,10 @@ pub(in crate::formats::onnx) fn check_node(
                 None => String::new(),
             };
             let (op, domain) = (op(), domain());
-            let contrib = !super::is_standard(&domain.display());
-            let rule = if contrib {
-                &UNKNOWN_CONTRIB_OPERATOR
-            } else {
+            let rule = if super::refuses_unknown(&domain.display()) {
                 &UNKNOWN_OPERATOR
+            } else {
+                &UNKNOWN_CONTRIB_OPERATOR
             };
             let message = format!(
                 "domain \"{domain}\" at opset version {version} has no operator {op}{since}"

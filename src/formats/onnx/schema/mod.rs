@@ -7,17 +7,17 @@ pub mod table;
 pub(super) use check::check_node;
 pub use table::Schema;
 
-/// The domains whose operators ONNX itself defines.
-const STANDARD: [&str; 5] = [
-    "ai.onnx",
-    "ai.onnx.ml",
-    "ai.onnx.training",
+/// The domains whose operators ONNX itself defines, and onnx.checker holds to them.
+const STANDARD: [&str; 3] = ["ai.onnx", "ai.onnx.ml", "ai.onnx.training"];
+
+/// Other domains in the table, whose unknown operators onnx.checker lets pass: ONNX's
+/// preview domains and onnxruntime's contrib domains (as `schema/gen_onnx_ops.py` lists them).
+const OTHERS: [&str; 4] = [
     "ai.onnx.preview.training",
     "ai.onnx.preview",
+    "com.microsoft",
+    "com.microsoft.nchwc",
 ];
-
-/// The onnxruntime contrib domains in the table (as `schema/gen_onnx_ops.py` lists them).
-const CONTRIB: [&str; 2] = ["com.microsoft", "com.microsoft.nchwc"];
 
 /// A domain name as the table spells it: the default domain is `ai.onnx`.
 pub fn canonical(domain: &[u8]) -> &[u8] {
@@ -99,14 +99,15 @@ impl Opsets {
     }
 }
 
-/// Whether `domain` is a standard domain.
-pub fn is_standard(domain: &str) -> bool {
+/// Whether onnx.checker refuses an unknown operator of `domain`: it does for ai.onnx,
+/// ai.onnx.ml and ai.onnx.training, not for the preview domains.
+pub fn refuses_unknown(domain: &str) -> bool {
     STANDARD.contains(&domain)
 }
 
 /// Whether the table lists operators of `domain` (standard or contrib).
 fn is_known_domain(domain: &[u8]) -> bool {
-    (STANDARD.iter().chain(&CONTRIB)).any(|d| d.as_bytes() == domain)
+    (STANDARD.iter().chain(&OTHERS)).any(|d| d.as_bytes() == domain)
 }
 
 /// A function's (canonical domain, name).
