@@ -224,3 +224,58 @@ fn a_location_that_is_not_utf8_names_the_file_its_bytes_name() {
     let loaded = rten::ModelOptions::with_all_ops().load_file(dir.join("model.onnx"));
     assert!(loaded.is_err(), "rten loads a non-UTF-8 location");
 }
+
+/// 20,000 chained Relu nodes, each with an attribute Relu does not have and a declared
+/// output type that differs from its input's: the schema and type findings are capped per
+/// rule like any other, and each node is still checked.
+#[test]
+fn schema_and_type_findings_on_many_nodes_are_capped() {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{
+        type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto,
+    };
+    let nodes = 20_000;
+    let name = |i: usize| format!("v{i}");
+    let typed = |name: String, elem_type: i32| ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem_type),
+                shape: None,
+            })),
+        }),
+    };
+    let graph = GraphProto {
+        node: (0..nodes)
+            .map(|i| {
+                NodeProto {
+                    input: vec![name(i).into()],
+                    output: vec![name(i + 1).into()],
+                    op_type: Some("Relu".into()),
+                    attribute: vec![AttributeProto {
+                        name: Some("alpha".into()),
+                        r#type: Some(1),
+                        f: Some(0.5),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }
+                .encode_to_vec()
+                .into()
+            })
+            .collect(),
+        input: vec![typed(name(0), 1)],
+        output: vec![typed(name(nodes), 1)],
+        // The values between are declared float16, which a float Relu cannot compute.
+        value_info: (1..nodes).map(|i| typed(name(i), 10)).collect(),
+        ..Default::default()
+    };
+    let bytes = ModelProto::with_graph(&graph, 21).encode_to_vec();
+    let file = rtenx::source::ModelFile::in_memory("relus.onnx", bytes);
+    let a = rtenx::analyze_file(&file);
+    let count = |code: &str| a.findings.iter().filter(|f| f.rule.code == code).count();
+    assert_eq!(count("OX038"), rtenx::check::PER_RULE + 1);
+    assert_eq!(count("OX042"), rtenx::check::PER_RULE + 1);
+    let more = format!("{} more OX038 findings", nodes - rtenx::check::PER_RULE);
+    assert!(a.findings.iter().any(|f| f.message.starts_with(&more)));
+}
