@@ -167,13 +167,13 @@ onnx.checker refuses it (\"No opset import for domain\"), and so does onnxruntim
     TYPE_MISMATCH = ("OX042", "type-mismatch", Error,
         "A value's declared element type differs from the one its node computes.",
         "rtenx infers element types through each graph, from graph inputs, initializers, \
-Constant nodes, attributes that name a type (Cast's `to`, `dtype`, `output_dtype`) and the \
-operators' type constraints, and compares them with the types value_info and graph outputs \
+Constant nodes, attributes that name a type (Cast's `to`, `dtype`, `output_dtype`), the \
+operators' type constraints and, in subgraphs, the outer values they read, and compares them with the types value_info and graph outputs \
 declare. A mismatch is what `onnx.checker.check_model(full_check=True)` reports as \
 \"Inferred elem type differs from existing elem type\", and onnxruntime refuses the model; a \
 float16 conversion that leaves a declared type at float is the usual cause. Where a type \
-cannot be known without shape inference or a subgraph's outer values, it is left unknown \
-and nothing is reported; shapes are not checked.");
+cannot be known without shape inference (or an operator's output type depends on its input \
+values), it is left unknown and nothing is reported; shapes are not checked.");
     TYPE_CONSTRAINT = ("OX043", "type-constraint", Error,
         "A node's input has an element type its operator does not accept.",
         "Each operator version constrains its inputs to sets of types, and inputs that share \

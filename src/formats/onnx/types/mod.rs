@@ -3,10 +3,12 @@
 //!
 //! Types flow from graph inputs, initializers and declared value types through each node in
 //! order: a node's output type comes from its schema (a fixed type, or a type variable bound
-//! by an input) or from an attribute that names it (see [`outputs`]). What cannot be known
-//! without shape inference, a subgraph's outer values or an unknown operator is left unknown,
-//! and unknown types are never reported. Per graph, one byte per node is kept.
+//! by an input) or from an attribute that names it (see [`outputs`]). A subgraph starts from
+//! the types its enclosing graphs found for the values it captures. What cannot be known
+//! without shape inference or for an unknown operator is left unknown, and unknown types are
+//! never reported. One byte per node is kept.
 
+mod captures;
 mod outputs;
 
 use super::dtype::{from_onnx, to_onnx};
@@ -18,8 +20,19 @@ use crate::inventory::{DType, Graph, GraphId, Inventory, NodeId, NodeKind, Opera
 
 /// Infers element types through every graph of `inv` and reports where they disagree.
 pub(super) fn check(inv: &Inventory, cx: &Context, out: &mut Findings) {
+    let mut outer = captures::Outer::default();
+    // Each graph's types, by graph id: subgraphs come after the graphs that enclose them.
+    let mut known = Vec::with_capacity(inv.graphs.len());
     for (id, graph) in inv.graphs.iter().enumerate() {
-        GraphTypes::new(inv, graph, id).run(cx, out);
+        let mut types = GraphTypes::new(inv, graph, id);
+        if !graph.captures.is_empty() {
+            for (node, ty) in outer.types(inv, id, &known) {
+                if let Some(slot) = types.known.get_mut(node as usize) {
+                    *slot = Some(ty);
+                }
+            }
+        }
+        known.push(types.run(cx, out));
     }
 }
 
@@ -53,7 +66,8 @@ impl<'i> GraphTypes<'i> {
         self.known.get(id? as usize).copied().flatten()
     }
 
-    fn run(mut self, cx: &Context, out: &mut Findings) {
+    /// Infers and checks the graph's nodes in order; returns the types it knows then.
+    fn run(mut self, cx: &Context, out: &mut Findings) -> Vec<Option<DType>> {
         let opsets = cx.of(self.id);
         let mut bound = Vec::new();
         for (index, node) in self.graph.nodes.iter().enumerate() {
@@ -72,7 +86,9 @@ impl<'i> GraphTypes<'i> {
             bound.clear();
             bound.resize(schema.types.len(), None);
             if let Some(message) = self.bind(op, schema, &mut bound) {
+                // Which type the outputs take is then unclear: they keep their declared ones.
                 out.add(&TYPE_CONSTRAINT, place, message);
+                continue;
             }
             let computed = outputs::computed(self.inv, &self, op, schema, &bound);
             for (i, (&output, ty)) in op.outputs.iter().zip(computed).enumerate() {
@@ -97,6 +113,7 @@ impl<'i> GraphTypes<'i> {
                 }
             }
         }
+        self.known
     }
 
     /// Binds the schema's type variables to the known input types; the first input that
