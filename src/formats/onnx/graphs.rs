@@ -13,6 +13,7 @@ use super::model_view::{FunctionView, ModelView};
 use super::node_names::NodeNames;
 use super::node_view::NodeView;
 use super::rules::*;
+use super::schema;
 use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
@@ -67,6 +68,14 @@ struct Scope<'b> {
 pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
     let mut queue = VecDeque::new();
     let mut scopes: Vec<Scope<'b>> = Vec::new();
+    let opsets = |pairs: &[(Option<&'b [u8]>, Option<i64>)]| {
+        schema::Opsets::new(
+            pairs
+                .iter()
+                .map(|&(d, v)| (d.unwrap_or_default(), v.unwrap_or(0))),
+        )
+    };
+    r.schemas.opsets.push(opsets(&model.opset_import));
     let main = model.graph.unwrap_or_default();
     let id = new_graph(r, Name::default());
     queue.push_back(Job {
@@ -112,6 +121,11 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
         label.push(b':');
         label.extend_from_slice(f.name.unwrap_or_default());
         let id = new_graph(r, Name::from(&label[..]));
+        let functions = &mut r.schemas.functions;
+        let domain = schema::canonical(f.domain.unwrap_or_default());
+        functions.insert((domain.into(), f.name.unwrap_or_default().into()));
+        r.schemas.opsets.push(opsets(&f.opset_import));
+        r.schemas.assign(id, r.schemas.opsets.len() - 1);
         queue.push_back(Job {
             body: Body::Function(f),
             id,
@@ -537,6 +551,11 @@ impl<'b> GraphReader<'_, 'b> {
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().nodes.len() as NodeId;
         self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
+        let place = Place::at(at).item(Item::Node {
+            graph: self.id,
+            node: op_id,
+        });
+        schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out);
         if let Some(names) = &mut self.node_names {
             if let Some(twice) = names.see(n, self.id, op_id, at) {
                 self.r.out.push(twice);
@@ -608,6 +627,14 @@ impl<'b> GraphReader<'_, 'b> {
             return None;
         }
         let id = self.r.inv.graphs.len();
+        let opsets = self
+            .r
+            .schemas
+            .graph_opsets
+            .get(self.id)
+            .copied()
+            .unwrap_or(0);
+        self.r.schemas.assign(id, opsets);
         self.r.inv.graphs.push(Graph {
             parent: Some(SubgraphOf {
                 graph: self.id,

@@ -19,12 +19,14 @@ mod node_names;
 mod node_view;
 pub mod proto;
 pub mod rules;
+mod schema;
 mod shape_inputs;
 mod sniff;
 mod tensor_view;
 mod tensors;
 #[cfg(test)]
 mod test_rng;
+mod types;
 mod value_view;
 
 use crate::check::{Finding, Findings, Item, Place, RuleGroup};
@@ -55,6 +57,8 @@ struct Reader<'a> {
     checksums: Vec<datafiles::checksum::Recorded>,
     /// Entries the model may still add.
     budget: Budget,
+    /// Opset imports and local functions, for the schema checks.
+    schemas: schema::Context,
 }
 
 impl<'a> Reader<'a> {
@@ -154,26 +158,21 @@ impl Format for Onnx {
             files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
             budget,
+            schemas: schema::Context::default(),
         };
         graphs::read(&model, &mut reader);
-        shape_inputs::check(reader.inv, default_opset(&model), reader.out);
+        shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);
         initializer_inputs::check(reader.inv, model.ir_version, reader.out);
+        let schemas = std::mem::take(&mut reader.schemas);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
             let identities = reader.files.identities();
             datafiles::checksum::verify(&inv, &checksums, identities, options.progress, out);
         }
+        types::check(&inv, &schemas, out);
         inv.fill_gaps();
         inv
     }
-}
-
-/// The version of the default domain (`""` or `ai.onnx`) the model imports, if one.
-fn default_opset(m: &ModelView<'_>) -> Option<i64> {
-    let default = |d: Option<&[u8]>| matches!(d.unwrap_or_default(), b"" | b"ai.onnx");
-    (m.opset_import.iter())
-        .filter(|(domain, _)| default(*domain))
-        .find_map(|&(_, version)| version)
 }
 
 fn text(b: Option<&[u8]>) -> String {

@@ -42,6 +42,8 @@ pub(super) struct FunctionView<'b> {
     /// Encoded NodeProtos and AttributeProtos.
     pub(super) nodes: Vec<&'b [u8]>,
     pub(super) attributes: Vec<&'b [u8]>,
+    /// (domain, version) of each opset import.
+    pub(super) opset_import: Vec<Pair<'b>>,
     /// List entries beyond the budget: counted, not kept.
     pub(super) dropped: u64,
 }
@@ -145,8 +147,7 @@ impl<'b> FunctionView<'b> {
                 (5, Value::Bytes(b)) => keep(&mut f.outputs, b, &mut room, dropped),
                 (7, Value::Bytes(b)) => keep(&mut f.nodes, b, &mut room, dropped),
                 (11, Value::Bytes(b)) => keep(&mut f.attributes, b, &mut room, dropped),
-                // Opset imports are checked, not kept.
-                (9, Value::Bytes(b)) => drop(pair(b)?),
+                (9, Value::Bytes(b)) => keep(&mut f.opset_import, pair(b)?, &mut room, dropped),
                 (1 | 4 | 5 | 7 | 9 | 10 | 11, other) => {
                     return Err(WireError::unexpected(number, other, at))
                 }
@@ -291,6 +292,13 @@ mod tests {
         assert_eq!(list(&f.outputs), function.output);
         assert_eq!(list(&f.nodes), function.node);
         assert_eq!(list(&f.attributes), function.attribute_proto);
+        let opsets: Vec<_> = (f.opset_import.iter())
+            .map(|&(domain, version)| OperatorSetIdProto {
+                domain: owned(domain),
+                version,
+            })
+            .collect();
+        assert_eq!(opsets, function.opset_import);
         true
     }
 

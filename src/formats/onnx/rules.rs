@@ -152,4 +152,64 @@ model, in its main graph or a subgraph, with an initializer that is not (`in ini
 not in graph input`); onnxruntime accepts it. Raise `ir_version` to 4 or later if the model \
 only uses features of that version, or list the initializer as an input. rtenx holds sparse \
 initializers, which IR 3 did not have, to the same rule; the checker does not.");
+
+    UNKNOWN_OPERATOR = ("OX036", "operator-not-in-opset", Error,
+        "A node's operator does not exist in the opset version its domain imports.",
+        "The schema an operator follows is its latest version at or below the opset version \
+the model (or, in a function body, the function) imports for its domain. A standard-domain \
+operator with no such version, or whose version there is deprecated (such as Upsample from \
+opset 10), is refused by onnx.checker (\"No Op registered for ...\") and by onnxruntime. Fix \
+the opset import or replace the operator. Nodes that call a model-local function, and \
+domains other than the standard ones (ai.onnx, ai.onnx.ml, ai.onnx.training) are not \
+checked here: OX044 covers onnxruntime's contrib domains and ONNX's preview domains.");
+    OPERATOR_ARITY = ("OX037", "operator-arity", Error,
+        "A node has too few or too many inputs or outputs, or leaves a required one empty.",
+        "Each operator version declares how many inputs and outputs it takes, counting optional \
+and variadic ones (an empty name marks an omitted optional input or output). onnx.checker and \
+onnxruntime refuse a node outside those bounds, or one that leaves a required (single) input \
+or output empty.");
+    UNKNOWN_ATTRIBUTE = ("OX038", "unknown-attribute", Error,
+        "A node has an attribute its operator version does not define.",
+        "onnx.checker refuses an attribute the operator's schema does not list \
+(\"Unrecognized attribute\"), and so does onnxruntime when it resolves the graph. The \
+attribute may belong to another version of the operator: check the opset import.");
+    ATTRIBUTE_TYPE = ("OX039", "attribute-type", Error,
+        "A node's attribute has a different type than its operator declares.",
+        "AttributeProto.type must be the type the schema gives the attribute (an INT for \
+Cast's `to`, a GRAPH for If's branches, ...); onnx.checker refuses a mismatch (\"Mismatched \
+attribute type\"), and onnxruntime reads the wrong field or refuses the model.");
+    ATTRIBUTE_MISSING = ("OX040", "attribute-missing", Error,
+        "A node lacks an attribute its operator requires.",
+        "Some attributes have no default, such as Cast's `to` or If's branches; onnx.checker \
+and onnxruntime refuse a node without them (\"Required attribute ... is missing\").");
+    DOMAIN_NOT_IMPORTED = ("OX041", "domain-not-imported", Error,
+        "A node's domain has no opset import.",
+        "Every domain a node uses must appear in the model's opset_import (for a node in a \
+function body: the function's opset_import), or no version of its operators is selected. \
+onnx.checker refuses it (\"No opset import for domain\"), and so does onnxruntime.");
+    TYPE_MISMATCH = ("OX042", "type-mismatch", Error,
+        "A value's declared element type differs from the one its node computes.",
+        "rtenx infers element types through each graph, from graph inputs, initializers, \
+Constant nodes, attributes that name a type (Cast's `to`, `dtype`, `output_dtype`), the \
+operators' type constraints and, in subgraphs, the outer values they read, and compares them with the types value_info and graph outputs \
+declare. A mismatch is what `onnx.checker.check_model(full_check=True)` reports as \
+\"Inferred elem type differs from existing elem type\", and onnxruntime refuses the model; a \
+float16 conversion that leaves a declared type at float is the usual cause. Where a type \
+cannot be known without shape inference (or an operator's output type depends on its input \
+values), it is left unknown and nothing is reported; shapes are not checked.");
+    TYPE_CONSTRAINT = ("OX043", "type-constraint", Error,
+        "A node's input has an element type its operator does not accept.",
+        "Each operator version constrains its inputs to sets of types, and inputs that share \
+a type variable must have one type (Add's two inputs, for instance). onnx.checker's full \
+check and onnxruntime refuse a node whose input breaks a constraint (\"Type parameter (T) \
+of Optype (Add) bound to different types\"). Only element types known without shape \
+inference are checked.");
+    UNKNOWN_CONTRIB_OPERATOR = ("OX044", "unknown-contrib-operator", Warning,
+        "A node uses an unknown operator of an onnxruntime contrib domain or an ONNX preview domain.",
+        "The com.microsoft and com.microsoft.nchwc domains are defined by onnxruntime, not \
+by ONNX; rtenx knows the operators onnxruntime 1.32 registers there. Another version may \
+add or drop some, so an unknown one is a warning: onnxruntime refuses the model if it has \
+no kernel for it. onnx.checker does not check the operators of the preview domains \
+(ai.onnx.preview, ai.onnx.preview.training) either, so an operator onnx 1.23 does not define \
+there is a warning too.");
 }

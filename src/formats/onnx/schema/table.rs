@@ -1,0 +1,240 @@
+//! The operator schema table, `schema/onnx_ops.tsv` (written by `schema/gen_onnx_ops.py`
+//! from onnx's and onnxruntime's own schemas), parsed on first use.
+//!
+//! The table is 60 kB of text compiled in with `include_str!`: parsing it takes well under a
+//! millisecond, and only models that reach a schema lookup pay for it.
+
+use ahash::HashMap;
+use std::sync::OnceLock;
+
+const TABLE: &str = include_str!("../../../../schema/onnx_ops.tsv");
+
+/// The type of a formal input or output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    /// A type constraint, by its index in [`Schema::types`].
+    Var(u8),
+    /// A fixed type.
+    Fixed(Allowed),
+}
+
+/// A set of types: tensor element types as a bitmask (bit n for ONNX data type n), and
+/// whether non-tensor types (sequences, maps, optionals, sparse tensors) belong to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowed {
+    pub tensors: u32,
+    pub others: bool,
+}
+
+impl Allowed {
+    /// Whether a dense tensor of ONNX data type `code` belongs to the set.
+    pub fn has(self, code: i32) -> bool {
+        u32::try_from(code)
+            .ok()
+            .and_then(|c| 1u32.checked_shl(c))
+            .is_some_and(|bit| self.tensors & bit != 0)
+    }
+
+    /// The one tensor element type of a set that holds nothing else.
+    pub fn single(self) -> Option<i32> {
+        (!self.others && self.tensors.count_ones() == 1)
+            .then(|| self.tensors.trailing_zeros() as i32)
+    }
+}
+
+/// How many values a formal parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    Single,
+    Optional,
+    /// Any number; `homogeneous` when they all share one type.
+    Variadic {
+        homogeneous: bool,
+    },
+}
+
+/// A formal input or output.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub ty: ParamType,
+    pub arity: Arity,
+}
+
+/// An attribute the operator accepts.
+#[derive(Debug)]
+pub struct AttrSpec {
+    pub name: &'static str,
+    /// AttributeProto.AttributeType number.
+    pub ty: i32,
+    pub required: bool,
+}
+
+/// A type constraint.
+#[derive(Debug)]
+pub struct TypeVar {
+    pub name: &'static str,
+    pub allowed: Allowed,
+}
+
+/// One version of one operator.
+#[derive(Debug)]
+pub struct Schema {
+    pub domain: &'static str,
+    pub name: &'static str,
+    pub since: i64,
+    pub deprecated: bool,
+    /// A contrib operator of onnxruntime: only its name and version are known.
+    pub contrib: bool,
+    pub inputs: (u32, u32),
+    pub outputs: (u32, u32),
+    pub formal_inputs: Box<[Param]>,
+    pub formal_outputs: Box<[Param]>,
+    pub attrs: Box<[AttrSpec]>,
+    pub types: Box<[TypeVar]>,
+}
+
+/// `Cast-13 (ai.onnx)`.
+impl std::fmt::Display for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{} ({})", self.name, self.since, self.domain)
+    }
+}
+
+impl Schema {
+    /// The attribute named `name`.
+    pub fn attr(&self, name: &[u8]) -> Option<&AttrSpec> {
+        self.attrs.iter().find(|a| a.name.as_bytes() == name)
+    }
+
+    /// The formal parameter that actual input or output `index` binds to.
+    pub fn formal(params: &[Param], index: usize) -> Option<&Param> {
+        params.get(index).or_else(|| {
+            params
+                .last()
+                .filter(|p| matches!(p.arity, Arity::Variadic { .. }))
+        })
+    }
+}
+
+/// Every schema version, by domain and operator, oldest first. Keyed by bytes, as nodes
+/// name them, so that a lookup needs no UTF-8 check.
+pub type Table = HashMap<&'static [u8], Ops>;
+
+/// Every schema version of one domain's operators, oldest first.
+pub type Ops = HashMap<&'static [u8], Vec<Schema>>;
+
+/// The parsed table.
+pub fn table() -> &'static Table {
+    static PARSED: OnceLock<Table> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        let mut table = Table::default();
+        for schema in TABLE
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(parse)
+        {
+            (table.entry(schema.domain.as_bytes()).or_default())
+                .entry(schema.name.as_bytes())
+                .or_default()
+                .push(schema);
+        }
+        table
+    })
+}
+
+/// One line of the table; `None` for a malformed one (the table is generated, and
+/// `tests::every_line_parses` holds it to the format).
+fn parse(line: &'static str) -> Option<Schema> {
+    let f: Vec<&'static str> = line.split('\t').collect();
+    let [domain, name, since, flags, min_in, max_in, min_out, max_out, inputs, outputs, attrs, types] =
+        f[..]
+    else {
+        return None;
+    };
+    let list = |s: &'static str| s.split(' ').filter(|w| *w != "-" && !w.is_empty());
+    let types: Box<[TypeVar]> = list(types)
+        .map(|t| {
+            let (name, mask) = t.split_once('=')?;
+            Some(TypeVar {
+                name,
+                allowed: allowed(mask)?,
+            })
+        })
+        .collect::<Option<_>>()?;
+    let params = |s: &'static str| -> Option<Box<[Param]>> {
+        list(s)
+            .map(|p| {
+                let (ty, arity) = match p.as_bytes().last() {
+                    Some(b'?') => (&p[..p.len() - 1], Arity::Optional),
+                    Some(b'*') => (&p[..p.len() - 1], Arity::Variadic { homogeneous: true }),
+                    Some(b'~') => (&p[..p.len() - 1], Arity::Variadic { homogeneous: false }),
+                    _ => (p, Arity::Single),
+                };
+                let ty = match ty.strip_prefix('#') {
+                    Some(mask) => ParamType::Fixed(allowed(mask)?),
+                    None => ParamType::Var(types.iter().position(|t| t.name == ty)? as u8),
+                };
+                Some(Param { ty, arity })
+            })
+            .collect()
+    };
+    let attrs = list(attrs)
+        .map(|a| {
+            let (name, ty) = a.split_once(':')?;
+            let (ty, required) = match ty.strip_suffix('!') {
+                Some(ty) => (ty, true),
+                None => (ty, false),
+            };
+            Some(AttrSpec {
+                name,
+                ty: ty.parse().ok()?,
+                required,
+            })
+        })
+        .collect::<Option<_>>()?;
+    let count = |s: &str| (s == "-").then_some(0).or_else(|| s.parse().ok());
+    Some(Schema {
+        domain,
+        name,
+        since: since.parse().ok()?,
+        deprecated: flags.contains('d'),
+        contrib: flags.contains('c'),
+        inputs: (count(min_in)?, count(max_in)?),
+        outputs: (count(min_out)?, count(max_out)?),
+        formal_inputs: params(inputs)?,
+        formal_outputs: params(outputs)?,
+        attrs,
+        types,
+    })
+}
+
+/// A `MASK[+]` type set.
+fn allowed(mask: &str) -> Option<Allowed> {
+    let (hex, others) = match mask.strip_suffix('+') {
+        Some(hex) => (hex, true),
+        None => (mask, false),
+    };
+    Some(Allowed {
+        tensors: u32::from_str_radix(hex, 16).ok()?,
+        others,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_parses() {
+        let lines = TABLE.lines().filter(|l| !l.starts_with('#'));
+        for line in lines {
+            assert!(parse(line).is_some(), "cannot parse {line:?}");
+        }
+        let cast = &table()[&b"ai.onnx"[..]][&b"Cast"[..]];
+        assert!(cast.windows(2).all(|w| w[0].since < w[1].since));
+        let v13 = cast.iter().find(|s| s.since == 13).expect("Cast-13");
+        assert_eq!(v13.attr(b"to").map(|a| (a.ty, a.required)), Some((2, true)));
+        assert!(v13.types[0].allowed.has(10) && !v13.types[0].allowed.has(17));
+        assert!(table()[&b"com.microsoft"[..]].contains_key(&b"FusedMatMul"[..]));
+    }
+}

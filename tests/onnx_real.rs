@@ -1,0 +1,72 @@
+//! Real models from PyPI wheels and real exporters (tests/fixtures/gen/onnx_real_models.py)
+//! against the verdicts onnx.checker (full_check) and onnxruntime gave when they were made
+//! (tests/fixtures/onnx/real/manifest.tsv): rtenx reports an error wherever both refuse a
+//! model, and none wherever both accept it. Models too large to commit are listed in the
+//! manifest but not checked here; the script's `--corpus` run checks them all.
+
+mod common;
+
+use rtenx::check::Severity;
+use std::fs;
+
+#[test]
+fn rtenx_agrees_with_onnx_and_onnxruntime_on_real_models() {
+    let dir = common::fixtures().join("onnx/real");
+    let manifest = fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+    let (mut accepted, mut refused, mut wrong) = (0, 0, Vec::new());
+    for line in manifest.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [name, _, _, checker, runtime, _] = cols[..] else {
+            panic!("bad manifest row {line}")
+        };
+        let path = dir.join(format!("{name}.onnx"));
+        if !path.exists() {
+            continue;
+        }
+        let both_accept = checker == "accept" && runtime == "accept";
+        let both_refuse = checker.starts_with("refuse") && runtime.starts_with("refuse");
+        let analysis = rtenx::analyze(&path).unwrap();
+        let errors: Vec<String> = (analysis.findings.iter())
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{} {}", f.rule.code, f.message))
+            .collect();
+        if both_accept {
+            accepted += 1;
+            if !errors.is_empty() {
+                wrong.push(format!("{name}: both accept, rtenx says {errors:?}"));
+            }
+        } else if both_refuse {
+            refused += 1;
+            if errors.is_empty() {
+                wrong.push(format!(
+                    "{name}: both refuse ({checker}), rtenx finds no error"
+                ));
+            }
+        }
+    }
+    assert!(
+        accepted >= 8 && refused >= 2,
+        "{accepted} accepted, {refused} refused"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The case: onnxconverter-common's float16 conversion leaves the model's last Cast
+/// computing float16 into a value declared float.
+#[test]
+fn a_float16_conversion_that_leaves_a_cast_declared_float_is_a_type_mismatch() {
+    let path = common::fixtures().join("onnx/real/cast_tail_fp16_keepio.onnx");
+    let analysis = rtenx::analyze(&path).unwrap();
+    let mismatch: Vec<&str> = (analysis.findings.iter())
+        .filter(|f| f.rule.code == "OX042")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(mismatch.len(), 1, "{:?}", analysis.findings);
+    assert!(
+        mismatch[0].contains("Cast")
+            && mismatch[0].contains("as f32")
+            && mismatch[0].contains("f16"),
+        "{}",
+        mismatch[0]
+    );
+}
