@@ -14,17 +14,11 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rtenx::synth::{
     self,
-    rten::{bench_file, Spec},
+    rten::{four_gib, million_nodes},
 };
 
 fn check(c: &mut Criterion) {
-    let path = bench_file(
-        "big4g.rten",
-        Spec {
-            layers: 4000,
-            weight_bytes: 1_073_741,
-        },
-    );
+    let path = four_gib();
     let mut group = c.benchmark_group("check/4gib-12k-nodes");
     group.bench_function("rtenx analyze", |b| {
         b.iter(|| {
@@ -40,13 +34,7 @@ fn check(c: &mut Criterion) {
 }
 
 fn dump(c: &mut Criterion) {
-    let path = bench_file(
-        "nodes1m.rten",
-        Spec {
-            layers: 500_000,
-            weight_bytes: 0,
-        },
-    );
+    let path = million_nodes();
     let mut group = c.benchmark_group("dump/1m-nodes");
     group.sample_size(10);
     group.bench_function("rtenx analyze + dump --json", |b| {

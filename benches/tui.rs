@@ -16,20 +16,14 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use rtenx::synth::rten::{bench_file, Spec};
+use rtenx::synth::rten::{four_gib, million_nodes};
 use rtenx::tui::keys::Action;
 use rtenx::tui::loader::Loader;
 use rtenx::tui::{draw, App, Tab, Theme};
 use std::time::{Duration, Instant};
 
 fn frames(c: &mut Criterion) {
-    let path = bench_file(
-        "nodes1m.rten",
-        Spec {
-            layers: 500_000,
-            weight_bytes: 0,
-        },
-    );
+    let path = million_nodes();
     let mut app = App::new(rtenx::analyze(&path).unwrap(), Tab::Graph);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let theme = Theme { color: true };
@@ -65,13 +59,7 @@ fn frames(c: &mut Criterion) {
 }
 
 fn first_frame(c: &mut Criterion) {
-    let path = bench_file(
-        "big4g.rten",
-        Spec {
-            layers: 4000,
-            weight_bytes: 1_073_741,
-        },
-    );
+    let path = four_gib();
     let mut group = c.benchmark_group("tui");
     group.sample_size(20);
     group.bench_function("first-frame-4gib", |b| {
@@ -87,13 +75,7 @@ fn first_frame(c: &mut Criterion) {
 }
 
 fn first_frame_while_loading(c: &mut Criterion) {
-    let path = bench_file(
-        "nodes1m.rten",
-        Spec {
-            layers: 500_000,
-            weight_bytes: 0,
-        },
-    );
+    let path = million_nodes();
     let mut group = c.benchmark_group("tui");
     group.sample_size(10);
     group.bench_function("first-frame-1m-nodes", |b| {

@@ -21,6 +21,30 @@ pub fn bench_file(name: &str, spec: Spec) -> PathBuf {
     super::bench_data(name, |path| write(path, &spec))
 }
 
+/// `target/bench-data/nodes1m.rten`: a chain of 500,000 operators and their values, 1,000,001
+/// nodes in all (53 MiB).
+pub fn million_nodes() -> PathBuf {
+    bench_file(
+        "nodes1m.rten",
+        Spec {
+            layers: 500_000,
+            weight_bytes: 0,
+        },
+    )
+}
+
+/// `target/bench-data/big4g.rten`: 4,000 layers of 1 MB external weights, 12,001 nodes (4 GiB,
+/// sparse).
+pub fn four_gib() -> PathBuf {
+    bench_file(
+        "big4g.rten",
+        Spec {
+            layers: 4000,
+            weight_bytes: 1_073_741,
+        },
+    )
+}
+
 /// Writes the file described by `spec` to `path`.
 pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
     let elems = u32::try_from(spec.weight_bytes / 4).expect("weights per layer fit u32 elements");
