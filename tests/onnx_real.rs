@@ -70,3 +70,20 @@ fn a_float16_conversion_that_leaves_a_cast_declared_float_is_a_type_mismatch() {
         mismatch[0]
     );
 }
+
+/// ONNX-ML operators keep their weights in float-list attributes: skl2onnx's
+/// LinearRegression on iris (4 features, one target) has 4 coefficients and 1 intercept and
+/// no tensor at all, so its 5 parameters are all in attributes; a PyTorch export has none.
+#[test]
+fn weights_held_in_attributes_count_as_parameters() {
+    let dir = common::fixtures().join("onnx");
+    let totals = |path: &str| rtenx::analyze(&dir.join(path)).unwrap().inventory.totals();
+    let linear = totals("real/skl_linear.onnx");
+    assert_eq!((linear.tensors, linear.parameters), (0, 5));
+    assert_eq!(linear.attribute_parameters, 5);
+    let forest = totals("real/skl_forest.onnx");
+    assert!(forest.attribute_parameters > 0 && forest.parameters == forest.attribute_parameters);
+    let gpt2 = totals("torch_gpt2/model.onnx");
+    assert_eq!(gpt2.attribute_parameters, 0);
+    assert!(gpt2.parameters > 5000);
+}

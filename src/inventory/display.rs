@@ -248,8 +248,12 @@ fn tensors(inv: &Inventory) -> Part {
         .iter()
         .filter(|t| t.storage == Storage::Inline)
         .count();
+    let in_attributes = match t.attribute_parameters {
+        0 => String::new(),
+        n => format!(" ({n} in attributes)"),
+    };
     let mut lines = vec![format!(
-        "{} constants ({} external, {inline} inline), {} parameters, {}",
+        "{} constants ({} external, {inline} inline), {} parameters{in_attributes}, {}",
         t.tensors,
         t.external,
         t.parameters,

@@ -125,8 +125,12 @@ pub struct RuntimeRequirement {
 pub struct Totals {
     /// Number of constant tensors.
     pub tensors: u64,
-    /// Sum of element counts (saturating).
+    /// Sum of element counts (saturating), with the numbers of float-list attributes.
     pub parameters: u64,
+    /// The part of `parameters` that float-list attributes hold: the thresholds and leaf
+    /// weights of tree ensembles, the coefficients of linear models and the like, which
+    /// ONNX-ML operators keep in attributes rather than tensors.
+    pub attribute_parameters: u64,
     /// Sum of byte sizes (saturating).
     pub bytes: u64,
     /// Tensors stored outside the graph structure.
@@ -177,9 +181,11 @@ impl Inventory {
         });
     }
 
-    /// Parameter and byte totals over all constants.
+    /// Parameter and byte totals over all constants, and the numbers held in float-list
+    /// attributes.
     pub fn totals(&self) -> Totals {
-        self.tensors
+        let mut totals = self
+            .tensors
             .iter()
             .fold(Totals::default(), |mut t, tensor| {
                 t.tensors += 1;
@@ -189,7 +195,21 @@ impl Inventory {
                     t.external += 1;
                 }
                 t
+            });
+        let floats = (self.graphs.iter().flat_map(|g| &g.nodes))
+            .filter_map(|n| match &n.kind {
+                NodeKind::Operator(op) => Some(op.attrs.iter()),
+                _ => None,
             })
+            .flatten()
+            .map(|a| match &a.value {
+                AttrValue::Floats(values) => values.len() as u64,
+                _ => 0,
+            })
+            .fold(0u64, u64::saturating_add);
+        totals.attribute_parameters = floats;
+        totals.parameters = totals.parameters.saturating_add(floats);
+        totals
     }
 
     /// Operator counts by type over all graphs, most frequent first, ties by name.
