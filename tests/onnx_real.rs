@@ -87,3 +87,19 @@ fn weights_held_in_attributes_count_as_parameters() {
     assert_eq!(gpt2.attribute_parameters, 0);
     assert!(gpt2.parameters > 5000);
 }
+
+/// skl2onnx's ZipMap output is a sequence of maps, which prints as its type rather than as an
+/// unknown tensor.
+#[test]
+fn a_zipmap_output_prints_as_a_sequence_of_maps() {
+    let path = common::fixtures().join("onnx/real/skl_forest_zipmap.onnx");
+    let inv = rtenx::analyze(&path).unwrap().inventory;
+    let graph = &inv.graphs[0];
+    let types: Vec<Option<&str>> = (graph.outputs.iter())
+        .filter_map(|&id| match &graph.node(id)?.kind {
+            rtenx::inventory::NodeKind::Value(v) => Some(v.composite.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(types, [None, Some("seq(map(i64, tensor(f32)))")]);
+}

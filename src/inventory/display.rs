@@ -2,7 +2,8 @@
 //! and attribute values, and the whole model described part by part.
 
 use super::{
-    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeTable, Storage, Tensor, TensorId,
+    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeTable, Storage, Tensor,
+    TensorId, Value,
 };
 use crate::escape::sanitize;
 use humansize::{format_size, BINARY};
@@ -202,18 +203,22 @@ fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part 
                 return format!("#{id} (out of range)");
             };
             let (dtype, shape) = match &node.kind {
-                NodeKind::Value(v) => (v.dtype, shape_text(v.shape.as_deref())),
+                // A sequence or map has no element type of its own: its text says it all.
+                NodeKind::Value(Value {
+                    composite: Some(text),
+                    ..
+                }) => ("", text.clone()),
+                NodeKind::Value(v) => (dtype_text(v.dtype), shape_text(v.shape.as_deref())),
                 NodeKind::Constant { tensor } => match inv.tensors.get(*tensor) {
-                    Some(t) => (t.dtype, format!("{} (constant)", dims_text(&t.shape))),
-                    None => (None, String::new()),
+                    Some(t) => (
+                        dtype_text(t.dtype),
+                        format!("{} (constant)", dims_text(&t.shape)),
+                    ),
+                    None => (dtype_text(None), String::new()),
                 },
-                _ => (None, "(not a value)".into()),
+                _ => (dtype_text(None), "(not a value)".into()),
             };
-            format!(
-                "{:<24} {:<5} {shape}",
-                node.name.display(),
-                dtype_text(dtype)
-            )
+            format!("{:<24} {dtype:<5} {shape}", node.name.display())
         })
         .collect();
     Part {

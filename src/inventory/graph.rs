@@ -105,6 +105,10 @@ pub struct Value {
     pub dtype: Option<DType>,
     /// Shape, if known.
     pub shape: Option<Vec<Dim>>,
+    /// A type that is not a tensor, as text, such as `seq(map(string, f32))` (ONNX
+    /// sequences, maps and optionals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composite: Option<String>,
 }
 
 /// One dimension of a value's shape.

@@ -151,6 +151,7 @@ impl Walk<'_, '_> {
                 NodeKind::Value(Value {
                     dtype: Some(dtype),
                     shape: Some(shape),
+                    composite: None,
                 }),
                 true,
             )
@@ -297,6 +298,7 @@ impl Walk<'_, '_> {
                     .map(|&d| crate::inventory::Dim::Fixed(d))
                     .collect(),
             ),
+            composite: None,
         });
         if external {
             let key = Name::from(

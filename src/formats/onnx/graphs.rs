@@ -779,5 +779,6 @@ fn value(ty: Option<&TypeView>) -> Value {
     Value {
         dtype: t.elem_type.and_then(from_onnx),
         shape,
+        composite: t.composite.clone(),
     }
 }

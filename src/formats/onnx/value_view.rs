@@ -11,12 +11,15 @@ pub(super) enum DimView<'b> {
     Unknown,
 }
 
-/// A tensor or sparse tensor type (the other TypeProto kinds are not read).
+/// A tensor or sparse tensor type; a sequence, map or optional type only as text.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct TypeView<'b> {
     pub(super) sparse: bool,
     pub(super) elem_type: Option<i32>,
     pub(super) shape: Option<Vec<DimView<'b>>>,
+    /// A sequence, map or optional type, such as `seq(map(string, f32))`, for display only:
+    /// schema/onnx.proto leaves these kinds out, so prost skips them as unknown fields.
+    pub(super) composite: Option<String>,
 }
 
 /// The fields of a ValueInfoProto.
@@ -49,7 +52,9 @@ impl<'b> ValueView<'b> {
             }
         }
         // An empty TypeProto has no kind: prost leaves its oneof unset.
-        v.ty = kind.filter(|t| t.elem_type.is_some() || t.shape.is_some() || t.sparse);
+        v.ty = kind.filter(|t| {
+            t.elem_type.is_some() || t.shape.is_some() || t.sparse || t.composite.is_some()
+        });
         Ok(v)
     }
 }
@@ -65,6 +70,10 @@ fn merge_type<'b>(
     for field in fields(bytes) {
         let Field { at, number, value } = field?;
         let sparse = match (number, value) {
+            (4 | 5 | 9, Value::Bytes(_)) => {
+                ty.composite = Some(composite_text(bytes, 0));
+                continue;
+            }
             (1, Value::Bytes(_)) => false,
             (8, Value::Bytes(_)) => true,
             (1 | 8, other) => return Err(WireError::unexpected(number, other, at)),
@@ -93,6 +102,67 @@ fn merge_type<'b>(
         }
     }
     Ok(())
+}
+
+/// How deep [`composite_text`] describes nested types before it writes `…`.
+const MAX_TYPE_DEPTH: usize = 4;
+
+/// A TypeProto as text: `tensor(f32)`, `seq(map(string, f32))`, `optional(tensor(i64))`.
+/// Fields that do not decode read as `?`, as prost skips these kinds unread.
+fn composite_text(bytes: &[u8], depth: usize) -> String {
+    if depth >= MAX_TYPE_DEPTH {
+        return "…".to_owned();
+    }
+    let elem = |e: u64| {
+        let dtype = i32::try_from(e).ok().and_then(super::dtype::from_onnx);
+        dtype.map_or("?", |d| d.name())
+    };
+    let mut text = "?".to_owned();
+    for field in fields(bytes) {
+        let Ok(Field { number, value, .. }) = field else {
+            return "?".to_owned();
+        };
+        let Value::Bytes(inner) = value else {
+            continue;
+        };
+        let first = |number: u32| {
+            fields(inner).find_map(|f| match f {
+                Ok(Field {
+                    number: n, value, ..
+                }) if n == number => Some(value),
+                _ => None,
+            })
+        };
+        let nested = |number| match first(number) {
+            Some(Value::Bytes(b)) => composite_text(b, depth + 1),
+            _ => "?".to_owned(),
+        };
+        text = match number {
+            1 | 8 => {
+                let e = match first(1) {
+                    Some(Value::Varint(e)) => elem(e),
+                    _ => "?",
+                };
+                let kind = if number == 1 {
+                    "tensor"
+                } else {
+                    "sparse_tensor"
+                };
+                format!("{kind}({e})")
+            }
+            4 => format!("seq({})", nested(1)),
+            5 => {
+                let key = match first(1) {
+                    Some(Value::Varint(e)) => elem(e),
+                    _ => "?",
+                };
+                format!("map({key}, {})", nested(2))
+            }
+            9 => format!("optional({})", nested(1)),
+            _ => continue,
+        };
+    }
+    text
 }
 
 /// Appends the dimensions of a TensorShapeProto to `dims`.
@@ -184,6 +254,7 @@ mod tests {
             sparse,
             elem_type: t.elem_type,
             shape: t.shape.as_ref().map(|s| s.dim.iter().map(dim).collect()),
+            composite: None,
         };
         (t.elem_type.is_some() || t.shape.is_some() || t.sparse).then_some(t)
     }
@@ -201,8 +272,53 @@ mod tests {
             return false;
         };
         assert_eq!(view.name, v.name.as_deref());
-        assert_eq!(view.ty, v.r#type.as_ref().and_then(as_view), "{bytes:02x?}");
+        // The composite text is ours alone: prost skips those kinds as unknown fields.
+        let tensor_part = view.ty.map(|t| TypeView {
+            composite: None,
+            ..t
+        });
+        let tensor_part =
+            tensor_part.filter(|t| t.elem_type.is_some() || t.shape.is_some() || t.sparse);
+        assert_eq!(
+            tensor_part,
+            v.r#type.as_ref().and_then(as_view),
+            "{bytes:02x?}"
+        );
         true
+    }
+
+    /// A length-delimited field `number` holding `inner`.
+    fn field(number: u8, inner: &[u8]) -> Vec<u8> {
+        let mut out = vec![number << 3 | 2, inner.len() as u8];
+        out.extend_from_slice(inner);
+        out
+    }
+
+    #[test]
+    fn sequences_maps_and_optionals_read_as_text() {
+        use super::composite_text;
+        // tensor_type { elem_type: FLOAT }
+        let float = field(1, &[0x08, 1]);
+        // map_type { key_type: INT64, value_type: float }
+        let map = field(5, &[&[0x08, 7][..], &field(2, &float)].concat());
+        let seq = field(4, &field(1, &map));
+        assert_eq!(composite_text(&seq, 0), "seq(map(i64, tensor(f32)))");
+        assert_eq!(
+            composite_text(&field(9, &field(1, &float)), 0),
+            "optional(tensor(f32))"
+        );
+        // Deeper than four levels, and undecodable bytes, read as marks, never as errors.
+        let mut deep = float.clone();
+        for _ in 0..6 {
+            deep = field(4, &field(1, &deep));
+        }
+        assert_eq!(composite_text(&deep, 0), "seq(seq(seq(seq(…))))");
+        assert_eq!(composite_text(&field(4, &[0xff]), 0), "seq(?)");
+        let bytes = field(2, &seq);
+        let value = ValueView::read(&bytes, u64::MAX).unwrap();
+        let ty = value.ty.unwrap();
+        assert_eq!(ty.composite.as_deref(), Some("seq(map(i64, tensor(f32)))"));
+        assert_eq!((ty.elem_type, ty.shape), (None, None));
     }
 
     #[test]

@@ -243,6 +243,7 @@ impl<'b> Reader<'_, 'b, '_> {
         let value = Value {
             dtype: dtype.and_then(dtype::plain),
             shape: dims.as_deref().map(shape),
+            composite: None,
         };
         let Some(node) = self
             .b

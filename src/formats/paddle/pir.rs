@@ -197,6 +197,7 @@ impl<'j> Reader<'_, '_, 'j> {
         let kind = NodeKind::Value(Value {
             dtype,
             shape: dims.as_deref().map(shape),
+            composite: None,
         });
         let label = name.map_or_else(|| format!("%{id}"), str::to_owned);
         let node = self

@@ -257,7 +257,11 @@ impl<'a, 'i> Walker<'a, 'i> {
                 })
                 .collect()
         });
-        Value { dtype, shape }
+        Value {
+            dtype,
+            shape,
+            composite: None,
+        }
     }
 
     fn constant(

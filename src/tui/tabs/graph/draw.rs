@@ -169,11 +169,10 @@ fn details(
             lines.extend(more(op.subgraphs.len(), theme));
             return lines;
         }
-        Some(NodeKind::Value(v)) => lines.push(Line::raw(format!(
-            "{} {}",
-            dtype_text(v.dtype),
-            shape_text(v.shape.as_deref())
-        ))),
+        Some(NodeKind::Value(v)) => lines.push(Line::raw(match &v.composite {
+            Some(text) => text.clone(),
+            None => format!("{} {}", dtype_text(v.dtype), shape_text(v.shape.as_deref())),
+        })),
         Some(NodeKind::Constant { tensor }) => {
             if let Some(t) = inv.tensors.get(*tensor) {
                 lines.push(Line::raw(format!(

@@ -63,10 +63,11 @@ pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
                     Dim::Symbolic(s) => tail(&s.display(), 12),
                 })
             });
-            match (dims, v.dtype) {
-                (Some(dims), dtype) => format!("{}{}", dtype_text(dtype), compact(dims)),
-                (None, Some(dtype)) => dtype.name().to_owned(),
-                (None, None) => String::new(),
+            match (dims, v.dtype, &v.composite) {
+                (_, _, Some(text)) => text.clone(),
+                (Some(dims), dtype, None) => format!("{}{}", dtype_text(dtype), compact(dims)),
+                (None, Some(dtype), None) => dtype.name().to_owned(),
+                (None, None, None) => String::new(),
             }
         }
         Some(NodeKind::Constant { tensor }) => {
@@ -165,6 +166,7 @@ mod tests {
             node(NodeKind::Value(Value {
                 dtype: Some(crate::inventory::DType::F16),
                 shape: Some(shape.into_iter().map(Dim::Fixed).collect()),
+                composite: None,
             }))
         };
         let mut nodes = vec![value(vec![1, 3]), value((0..20).collect())];
