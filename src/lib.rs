@@ -7,7 +7,7 @@
 //! locked, and no offset read from it is trusted.
 //!
 //! ```
-//! use rtenx::{analyze, Severity};
+//! use rtenx::{analyze, escape::sanitize, Severity};
 //! use std::path::Path;
 //!
 //! let analysis = analyze(Path::new("tests/fixtures/rten/mlp.rten"))?;
@@ -15,7 +15,7 @@
 //! assert_eq!(inventory.format.name(), "rten");
 //! assert!(inventory.totals().parameters > 0);
 //! for (op_type, count) in inventory.operator_histogram() {
-//!     println!("{op_type}: {count}");
+//!     println!("{}: {count}", sanitize(op_type));
 //! }
 //! assert!(!analysis.has_errors());
 //!
@@ -28,8 +28,9 @@
 //! # Ok::<(), rtenx::OpenError>(())
 //! ```
 //!
-//! Names in an inventory come from the file and are untrusted: print them through
-//! [`Name::display`](inventory::Name::display), which escapes control characters.
+//! Names in an inventory and messages in findings come from the file and are untrusted:
+//! print them through [`Name::display`](inventory::Name::display) and
+//! [`escape::sanitize`], which escape control characters.
 //! [`write_dump`] writes the document `rtenx dump --json` writes.
 //!
 //! **Stability.** The library is pre-1.0: the items shown in this documentation may change in
@@ -42,7 +43,6 @@
 
 mod analysis;
 pub mod check;
-#[doc(hidden)]
 pub mod escape;
 #[doc(hidden)]
 pub mod formats;
