@@ -12,12 +12,12 @@ import sysconfig
 def find_rtenx_bin() -> str:
     """Returns the path of the rtenx binary installed with this package."""
     exe = "rtenx" + (sysconfig.get_config_var("EXE") or "")
-    schemes = [sysconfig.get_default_scheme()]
-    user = sysconfig.get_preferred_scheme("user") if sys.version_info >= (3, 10) else None
-    if user:
-        schemes.append(user)
-    for scheme in schemes:
-        path = os.path.join(sysconfig.get_path("scripts", scheme), exe)
+    if sys.version_info >= (3, 10):
+        user = sysconfig.get_preferred_scheme("user")
+    else:
+        user = f"{os.name}_user"
+    for folder in (sysconfig.get_path("scripts"), sysconfig.get_path("scripts", user)):
+        path = os.path.join(folder, exe)
         if os.path.isfile(path):
             return path
     raise FileNotFoundError(f"the {exe} binary is not installed beside this package")
