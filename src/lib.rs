@@ -33,10 +33,11 @@
 //! [`escape::sanitize`], which escape control characters.
 //! [`write_dump`] writes the document `rtenx dump --json` writes.
 //!
-//! **Stability.** The library is pre-1.0: the items shown in this documentation may change in
-//! any 0.x release, and such a change is named in the release notes. Modules hidden from this
-//! documentation serve the `rtenx` command and its tests and are not part of the API. The JSON
-//! documents are versioned separately and more strictly (see the README, "JSON schema").
+//! **Stability.** The library is pre-1.0: a release that changes the items shown in this
+//! documentation incompatibly increases the minor version (0.1 to 0.2), and a patch release
+//! never does. Modules hidden from this documentation serve the `rtenx` command and its tests
+//! and are not part of the API. The JSON documents are versioned separately and more strictly
+//! (see the README, "JSON schema").
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
