@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Tries the rtenx-check pre-commit hook of this repository for real: in a temporary git
 # repository holding a good and a bad RTen model, `pre-commit try-repo` must pass on the good
-# one and fail, naming the rule, on the bad one. Needs pre-commit (`pip install pre-commit`)
-# and cargo, which pre-commit uses to build the hook (a release build, the first time).
-# It tries the committed state of this repository (try-repo uses a shadow commit when the
-# work tree has changes). CI does not run it, so that CI needs no Python.
+# one and fail, naming the rule, on the bad one. pre-commit builds the hook with pip (maturin,
+# see pyproject.toml). It tries the committed state of this repository plus any changes in the
+# work tree (try-repo makes a shadow commit of them). Needs Python 3 (venv, pip) and cargo;
+# tests/packaging.rs runs it.
 set -euo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-command -v pre-commit >/dev/null || { echo "needs pre-commit: pip install pre-commit" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/packaging-env.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

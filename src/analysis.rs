@@ -1,6 +1,6 @@
 //! The pipeline: open, detect, read, run the format-neutral rules.
 
-use crate::check::{generic, Finding, Findings, Place};
+use crate::check::{generic, Counts, Finding, Findings, Place, Severity};
 use crate::formats::registry::{self, Detected};
 use crate::formats::ReadOptions;
 use crate::inventory::{FileFormat, Inventory};
@@ -16,12 +16,41 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
 }
 
-/// Opens, reads and checks the model file at `path`.
+impl Analysis {
+    /// How many findings there are of each severity.
+    pub fn counts(&self) -> Counts {
+        Counts::of(&self.findings)
+    }
+
+    /// Whether any finding is an error: what makes `rtenx check` exit with 1.
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
+/// Opens, reads and checks the model file at `path`, and the data files it refers to.
+///
+/// Problems in the model are findings, not errors: `Err` means the file could not be read at
+/// all (it is missing, not a regular file, or changed while it was read).
 pub fn analyze(path: &Path) -> Result<Analysis, OpenError> {
     analyze_with(path, &ReadOptions::default())
 }
 
-/// Like [`analyze`], with options.
+/// Like [`analyze`], with options: data files to pair with the model, checksum verification.
+///
+/// ```
+/// use rtenx::{analyze_with, ReadOptions};
+/// use std::path::Path;
+///
+/// // An ExecuTorch program whose weights live in a separate `.ptd` file.
+/// let dir = Path::new("tests/fixtures/executorch/external");
+/// let data = [dir.join("_default_external_constant.ptd")];
+/// let options = ReadOptions { data: &data, ..ReadOptions::default() };
+/// let analysis = analyze_with(&dir.join("linear.pte"), &options)?;
+/// assert_eq!(analysis.inventory.files.len(), 2);
+/// assert_eq!(analysis.counts().errors, 0);
+/// # Ok::<(), rtenx::OpenError>(())
+/// ```
 pub fn analyze_with(path: &Path, options: &ReadOptions) -> Result<Analysis, OpenError> {
     let file = ModelFile::open(path)?;
     let analysis = analyze_file_with(&file, options);

@@ -129,7 +129,7 @@ impl<F: Formatter> Formatter for SafeJson<F> {
 
 #[cfg(test)]
 mod tests {
-    use super::{clip, excerpt, sanitize, write_json, JsonPath};
+    use super::{clip, excerpt, sanitize, write_json};
 
     #[test]
     fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {
@@ -165,6 +165,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn paths_that_are_not_utf8_serialize_as_bytes() {
+        use super::JsonPath;
         use std::os::unix::ffi::OsStrExt;
         use std::path::Path;
         let odd = Path::new(std::ffi::OsStr::from_bytes(b"a\xffb"));

@@ -295,3 +295,35 @@ fn many_files_are_reported_in_order_as_if_checked_one_by_one() {
         assert_eq!(file, &json(&[path])["files"][0], "{path}");
     }
 }
+
+/// The text report's colours follow `--color`, then `NO_COLOR`, `CLICOLOR_FORCE` and
+/// `CLICOLOR`; output to a pipe, as here, is plain unless forced.
+#[test]
+fn colour_follows_the_flag_and_the_environment() {
+    let coloured = |flag: &str, env: &[(&str, &str)]| {
+        let mut cmd = Command::cargo_bin("rtenx").unwrap();
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+        for var in ["NO_COLOR", "CLICOLOR_FORCE", "CLICOLOR"] {
+            cmd.env_remove(var);
+        }
+        let out = cmd
+            .envs(env.iter().copied())
+            .args([
+                "check",
+                flag,
+                &format!("{BAD}/RT006-tensor-data-inside-model.rten"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        out.stdout.contains(&0x1b)
+    };
+    assert!(!coloured("--color=auto", &[]), "a pipe is plain");
+    assert!(coloured("--color=auto", &[("CLICOLOR_FORCE", "1")]));
+    assert!(!coloured(
+        "--color=auto",
+        &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]
+    ));
+    assert!(coloured("--color=always", &[("NO_COLOR", "1")]));
+    assert!(!coloured("--color=never", &[("CLICOLOR_FORCE", "1")]));
+}

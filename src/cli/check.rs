@@ -110,17 +110,19 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
         result
     });
     progress.finish();
-    let format = match args.format {
-        Format::Text => ReportFormat::Text {
-            color: args.color.enabled(),
-            all: args.all,
-        },
-        Format::Json => ReportFormat::Json,
-        Format::Sarif => ReportFormat::Sarif,
-        Format::Github => ReportFormat::Github,
+    let stdout = io::stdout().lock();
+    let (format, out): (ReportFormat, Box<dyn Write>) = match args.format {
+        Format::Text => {
+            let out = args.color.stream(stdout);
+            let color = out.current_choice() != anstream::ColorChoice::Never;
+            let all = args.all;
+            (ReportFormat::Text { color, all }, Box::new(out))
+        }
+        Format::Json => (ReportFormat::Json, Box::new(stdout)),
+        Format::Sarif => (ReportFormat::Sarif, Box::new(stdout)),
+        Format::Github => (ReportFormat::Github, Box::new(stdout)),
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(out);
     report::write(format, &mut out, &results)?;
     out.flush()?;
     let summary = Summary::of(&results);

@@ -8,7 +8,7 @@ mod inspect;
 mod progress;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -41,7 +41,8 @@ enum Command {
 /// When to use colour.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Colour when writing to a terminal and `NO_COLOR` is unset.
+    /// Colour on a terminal that supports it, as `NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR` and
+    /// `TERM` allow.
     #[default]
     Auto,
     /// Always colour.
@@ -51,16 +52,15 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Whether to colour standard output.
-    pub fn enabled(self) -> bool {
-        match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        }
+    /// `out` with this choice applied by anstream: styles passed through, turned into console
+    /// calls on a Windows console without ANSI support, or stripped.
+    pub fn stream<W: anstream::stream::RawStream>(self, out: W) -> anstream::AutoStream<W> {
+        let choice = match self {
+            ColorChoice::Auto => anstream::ColorChoice::Auto,
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+        };
+        anstream::AutoStream::new(out, choice)
     }
 }
 

@@ -4,22 +4,30 @@ use super::fold::Folder;
 use super::{FileResult, Summary};
 use crate::check::Severity;
 use crate::escape::{self, sanitize};
+use anstyle::{AnsiColor, Style};
 use std::io::{self, Write};
 
-fn paint(color: bool, code: &str, text: &str) -> String {
+/// `text` in `style` when colouring. Every `text` painted here is sanitized or rtenx's own,
+/// so the only escape sequences in the output are these styles, which the caller's stream
+/// (anstream) passes on, translates for the Windows console, or strips.
+fn paint(color: bool, style: Style, text: &str) -> String {
     if color {
-        format!("\x1b[{code}m{text}\x1b[0m")
+        format!("{style}{text}{style:#}")
     } else {
         text.to_owned()
     }
 }
 
-fn severity_color(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "1;31",
-        Severity::Warning => "1;33",
-        Severity::Info => "1;36",
-    }
+fn bold(color: AnsiColor) -> Style {
+    color.on_default().bold()
+}
+
+fn severity_style(s: Severity) -> Style {
+    bold(match s {
+        Severity::Error => AnsiColor::Red,
+        Severity::Warning => AnsiColor::Yellow,
+        Severity::Info => AnsiColor::Cyan,
+    })
 }
 
 pub(super) fn write(
@@ -30,7 +38,7 @@ pub(super) fn write(
 ) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
-            let label = paint(color, "1;31", "error");
+            let label = paint(color, bold(AnsiColor::Red), "error");
             writeln!(w, "{label}: cannot read {}", sanitize(&e.to_string()))?;
             continue;
         }
@@ -41,7 +49,7 @@ pub(super) fn write(
             }
             let head = paint(
                 color,
-                severity_color(f.severity),
+                severity_style(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
             writeln!(w, "{head}: {}", sanitize(&f.message))?;
@@ -50,7 +58,7 @@ pub(super) fn write(
                 Some(o) => format!("{path} @ {o} (0x{o:x})"),
                 None => path.into_owned(),
             };
-            let arrow = paint(color, "1;34", "-->");
+            let arrow = paint(color, bold(AnsiColor::Blue), "-->");
             match &place.item {
                 Some(item) => writeln!(w, "  {arrow} {at}, {}", sanitize(item))?,
                 None => writeln!(w, "  {arrow} {at}")?,
@@ -59,7 +67,7 @@ pub(super) fn write(
         for held in folder.held() {
             let head = paint(
                 color,
-                severity_color(held.severity),
+                severity_style(held.severity),
                 &format!("{}[{}]", held.severity, held.rule.code),
             );
             writeln!(
@@ -82,6 +90,11 @@ mod tests {
 
     /// Text output for one file with five infos of one code and two errors of another.
     fn output(all: bool) -> String {
+        render(false, all, "error")
+    }
+
+    /// The same file, coloured or not, its errors' messages starting with `error`.
+    fn render(color: bool, all: bool, error: &str) -> String {
         let main = FileEntry {
             path: "m.onnx".into(),
             size: Some(0),
@@ -92,7 +105,7 @@ mod tests {
             .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, Place::FILE, format!("info {i}")))
             .collect();
         findings.extend(
-            (0..2).map(|i| Finding::new(&OPSET_MISSING, Place::FILE, format!("error {i}"))),
+            (0..2).map(|i| Finding::new(&OPSET_MISSING, Place::FILE, format!("{error} {i}"))),
         );
         let analysis = crate::Analysis {
             inventory: Inventory::new(FileFormat::Read("onnx"), "", main),
@@ -100,7 +113,7 @@ mod tests {
         };
         let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];
         let mut out = Vec::new();
-        write(&mut out, &results, false, all).unwrap();
+        write(&mut out, &results, color, all).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -122,5 +135,16 @@ mod tests {
             all.contains("info 4") && !all.contains("more like this"),
             "{all}"
         );
+    }
+
+    #[test]
+    fn colour_comes_only_from_rtenx_styles() {
+        let text = render(true, false, "\x1b[2Jerror");
+        let red = bold(AnsiColor::Red);
+        assert!(
+            text.contains(&format!("{red}error[OX004]{red:#}: \\u{{1b}}[2Jerror 0")),
+            "{text}"
+        );
+        assert!(!text.contains("\x1b[2J"), "{text}");
     }
 }

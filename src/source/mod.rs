@@ -183,7 +183,8 @@ impl ModelFile {
                 path: path.to_owned(),
                 source,
             })?;
-            // Only a hint: readers go from the start to the end.
+            // Only a hint: readers go from the start to the end. Windows has no such hint.
+            #[cfg(unix)]
             let _ = map.advise(memmap2::Advice::Sequential);
             let watch = guard::watch(map.as_ptr(), map.len());
             Bytes::from_owner(Watched { _watch: watch, map })

@@ -1,7 +1,9 @@
 //! Hostile fixtures: `fixtures/<format>/bad/manifest.tsv`, one schema for every format
 //! (tests/fixtures/gen/README.md, "Hostile-fixture manifests").
 
-use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::path::Path;
+use std::path::PathBuf;
 
 /// The manifest's header line: its columns, in order.
 const HEADER: &str = "case\tcode\toffset\titem\tsetup\twhat";
