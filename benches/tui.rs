@@ -83,7 +83,7 @@ fn first_frame_while_loading(c: &mut Criterion) {
             let mut timed = Duration::ZERO;
             for _ in 0..iterations {
                 let start = Instant::now();
-                let preview = rtenx::analysis::preview(&path).unwrap();
+                let preview = rtenx::preview(&path).unwrap();
                 let reading = path.clone();
                 let loader =
                     Loader::spawn(move || rtenx::analyze(&reading).map_err(|e| e.to_string()));

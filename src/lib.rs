@@ -63,7 +63,7 @@ pub mod synth;
 #[doc(hidden)]
 pub mod tui;
 
-pub use analysis::{analyze, analyze_with, Analysis};
+pub use analysis::{analyze, analyze_with, preview, Analysis};
 #[doc(hidden)]
 pub use analysis::{analyze_file, analyze_file_with};
 pub use check::{Finding, Severity};

@@ -529,7 +529,7 @@ fn finish_loading(app: &mut App) {
 #[test]
 fn the_browser_shows_the_file_at_once_and_the_model_once_read() {
     let path = std::path::Path::new("./tests/fixtures/rten/subgraphs.rten");
-    let preview = rtenx::analysis::preview(path).unwrap();
+    let preview = rtenx::preview(path).unwrap();
     // The model is read only once the first frame is drawn.
     let (go, wait) = std::sync::mpsc::channel::<()>();
     let loader = rtenx::tui::loader::Loader::spawn(move || {
@@ -558,7 +558,7 @@ fn the_browser_shows_the_file_at_once_and_the_model_once_read() {
 #[test]
 fn a_model_that_cannot_be_read_says_why_and_stops_the_clock() {
     let path = std::path::Path::new("./tests/fixtures/rten/subgraphs.rten");
-    let preview = rtenx::analysis::preview(path).unwrap();
+    let preview = rtenx::preview(path).unwrap();
     let loader =
         rtenx::tui::loader::Loader::spawn(|| Err("the file changed while it was read".into()));
     let mut app = App::loading(preview, Tab::Overview, loader);

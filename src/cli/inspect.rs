@@ -40,7 +40,7 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
 /// Opens the browser on what is known of the file at once, and reads the model on a
 /// background thread meanwhile.
 fn browse(args: InspectArgs) -> io::Result<Outcome> {
-    let preview = match rtenx::analysis::preview(&args.file) {
+    let preview = match rtenx::preview(&args.file) {
         Ok(preview) => preview,
         Err(e) => {
             super::complain(e);

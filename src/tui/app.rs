@@ -46,7 +46,7 @@ impl App {
         }
     }
 
-    /// A browser showing `preview` (see [`crate::analysis::preview`]) until `loader` has
+    /// A browser showing `preview` (see [`crate::preview`]) until `loader` has
     /// read the model, opened on `tab`.
     pub fn loading(preview: Analysis, tab: Tab, loader: Loader) -> Self {
         App {
