@@ -11,66 +11,65 @@ use crate::check::{Findings, Item, Place};
 use crate::inventory::{Graph, GraphId, Inventory, Name, NodeId, NodeKind, Operator, Storage};
 use std::collections::HashMap;
 
-/// Inputs read as data, for the default domain: op type, the first opset version the entry
-/// holds for, and the input indices with their names. An op's entry is the last one whose
-/// version is at most the imported opset. Each was taken from onnx's shape inference
-/// (`getInputData`) and refused by onnxruntime 1.32 in a test model.
-const READ_AS_DATA: &[(&str, i64, Inputs)] = &[
-    ("BlackmanWindow", 17, &[(0, "size")]),
-    ("CenterCropPad", 18, &[(1, "shape")]),
-    ("Col2Im", 18, &[(1, "image_shape"), (2, "block_shape")]),
-    ("ConstantOfShape", 9, &[(0, "input")]),
-    ("DFT", 17, &[(1, "dft_length")]),
-    ("DFT", 20, &[(1, "dft_length"), (2, "axis")]),
-    ("Expand", 8, &[(1, "shape")]),
-    ("HammingWindow", 17, &[(0, "size")]),
-    ("HannWindow", 17, &[(0, "size")]),
-    (
-        "MelWeightMatrix",
-        17,
-        &[(0, "num_mel_bins"), (1, "dft_length")],
-    ),
-    ("OneHot", 9, &[(1, "depth")]),
-    ("Pad", 11, &[(1, "pads")]),
-    ("Pad", 18, &[(1, "pads"), (3, "axes")]),
-    ("Range", 11, &[(0, "start"), (1, "limit"), (2, "delta")]),
-    ("ReduceL1", 18, &[(1, "axes")]),
-    ("ReduceL2", 18, &[(1, "axes")]),
-    ("ReduceLogSum", 18, &[(1, "axes")]),
-    ("ReduceLogSumExp", 18, &[(1, "axes")]),
-    ("ReduceMax", 18, &[(1, "axes")]),
-    ("ReduceMean", 18, &[(1, "axes")]),
-    ("ReduceMin", 18, &[(1, "axes")]),
-    ("ReduceProd", 18, &[(1, "axes")]),
-    ("ReduceSum", 13, &[(1, "axes")]),
-    ("ReduceSumSquare", 18, &[(1, "axes")]),
-    ("Reshape", 5, &[(1, "shape")]),
-    ("Resize", 10, &[(1, "scales")]),
-    ("Resize", 11, &[(2, "scales"), (3, "sizes")]),
-    ("STFT", 17, &[(1, "frame_step"), (3, "frame_length")]),
-    ("Slice", 10, SLICE),
-    ("Split", 13, &[(1, "split")]),
-    ("SplitToSequence", 11, &[(1, "split")]),
-    ("Squeeze", 13, &[(1, "axes")]),
-    ("Tile", 6, &[(1, "repeats")]),
-    ("TopK", 10, &[(1, "K")]),
-    ("Unsqueeze", 13, &[(1, "axes")]),
-    ("Upsample", 9, &[(1, "scales")]),
-];
-
 /// Input indices with their names in the operator's schema.
 type Inputs = &'static [(usize, &'static str)];
+
+/// Inputs that shape inference reads as data, for an operator of the default domain: for each
+/// opset version from which they hold, the input indices with their names. Each was taken from
+/// onnx's shape inference (`getInputData`) and refused by onnxruntime 1.32 in a test model. A
+/// `match` rather than a table, because this runs for every operator of the model.
+fn entries(op_type: &str) -> &'static [(i64, Inputs)] {
+    match op_type {
+        "BlackmanWindow" => &[(17, &[(0, "size")])],
+        "CenterCropPad" => &[(18, &[(1, "shape")])],
+        "Col2Im" => &[(18, &[(1, "image_shape"), (2, "block_shape")])],
+        "ConstantOfShape" => &[(9, &[(0, "input")])],
+        "DFT" => &[
+            (17, &[(1, "dft_length")]),
+            (20, &[(1, "dft_length"), (2, "axis")]),
+        ],
+        "Expand" => &[(8, &[(1, "shape")])],
+        "HammingWindow" => &[(17, &[(0, "size")])],
+        "HannWindow" => &[(17, &[(0, "size")])],
+        "MelWeightMatrix" => &[(17, &[(0, "num_mel_bins"), (1, "dft_length")])],
+        "OneHot" => &[(9, &[(1, "depth")])],
+        "Pad" => &[(11, &[(1, "pads")]), (18, &[(1, "pads"), (3, "axes")])],
+        "Range" => &[(11, &[(0, "start"), (1, "limit"), (2, "delta")])],
+        "ReduceL1" => &[(18, &[(1, "axes")])],
+        "ReduceL2" => &[(18, &[(1, "axes")])],
+        "ReduceLogSum" => &[(18, &[(1, "axes")])],
+        "ReduceLogSumExp" => &[(18, &[(1, "axes")])],
+        "ReduceMax" => &[(18, &[(1, "axes")])],
+        "ReduceMean" => &[(18, &[(1, "axes")])],
+        "ReduceMin" => &[(18, &[(1, "axes")])],
+        "ReduceProd" => &[(18, &[(1, "axes")])],
+        "ReduceSum" => &[(13, &[(1, "axes")])],
+        "ReduceSumSquare" => &[(18, &[(1, "axes")])],
+        "Reshape" => &[(5, &[(1, "shape")])],
+        "Resize" => &[(10, &[(1, "scales")]), (11, &[(2, "scales"), (3, "sizes")])],
+        "STFT" => &[(17, &[(1, "frame_step"), (3, "frame_length")])],
+        "Slice" => &[(10, SLICE)],
+        "Split" => &[(13, &[(1, "split")])],
+        "SplitToSequence" => &[(11, &[(1, "split")])],
+        "Squeeze" => &[(13, &[(1, "axes")])],
+        "Tile" => &[(6, &[(1, "repeats")])],
+        "TopK" => &[(10, &[(1, "K")])],
+        "Unsqueeze" => &[(13, &[(1, "axes")])],
+        "Upsample" => &[(9, &[(1, "scales")])],
+        _ => &[],
+    }
+}
 
 /// Slice reads its inputs as data only when every one of them that is present is an
 /// initializer; otherwise inference stops before reading any.
 const SLICE: Inputs = &[(1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")];
 
-/// The inputs of `op_type` that shape inference reads as data at `opset`.
+/// The inputs of `op_type` that shape inference reads as data at `opset`: those of the last
+/// entry whose version is at most `opset`.
 fn read_as_data(op_type: &str, opset: i64) -> Inputs {
-    READ_AS_DATA
-        .iter()
-        .rfind(|(op, since, _)| *op == op_type && *since <= opset)
-        .map_or(&[], |(_, _, inputs)| inputs)
+    (entries(op_type).iter())
+        .rfind(|(since, _)| *since <= opset)
+        .map_or(&[], |(_, inputs)| inputs)
 }
 
 /// Reports every input of a default-domain operator, in every graph, that shape inference
@@ -221,6 +220,7 @@ mod tests {
         assert_eq!(indices("Unsqueeze", 13), [1]);
         assert!(indices("ReduceMean", 17).is_empty());
         assert_eq!(indices("ReduceSum", 13), [1]);
+        assert_eq!(indices("MelWeightMatrix", 17), [0, 1]);
         assert!(indices("MatMul", 21).is_empty());
     }
 }
