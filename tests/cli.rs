@@ -2,24 +2,9 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::rtenx;
 
-/// Runs rtenx from the repository root, so paths in the output are stable.
-fn rtenx(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("rtenx")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (
-        text(out.stdout),
-        text(out.stderr),
-        out.status.code().unwrap(),
-    )
-}
+use assert_cmd::Command;
 
 const BAD: &str = "tests/fixtures/rten/bad";
 

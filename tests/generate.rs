@@ -1,22 +1,10 @@
 //! `rtenx completions` and `rtenx man`: what they write is generated from the real command line.
 
-use assert_cmd::Command;
+mod common;
+
+use common::rtenx;
 
 const COMMANDS: [&str; 6] = ["check", "explain", "dump", "inspect", "completions", "man"];
-
-fn rtenx(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("rtenx")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (
-        text(out.stdout),
-        text(out.stderr),
-        out.status.code().unwrap(),
-    )
-}
 
 #[test]
 fn completions_cover_every_shell_and_command() {

@@ -5,6 +5,24 @@ pub mod hostile;
 
 use std::path::{Path, PathBuf};
 
+/// Runs the `rtenx` binary from the package root with colour off: stdout, stderr and the
+/// exit code.
+pub fn rtenx(args: &[&str]) -> (String, String, i32) {
+    let out = assert_cmd::Command::cargo_bin("rtenx")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        text(out.stdout),
+        text(out.stderr),
+        out.status.code().unwrap(),
+    )
+}
+
 /// The fixtures folder.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
