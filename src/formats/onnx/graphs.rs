@@ -555,7 +555,11 @@ impl<'b> GraphReader<'_, 'b> {
             graph: self.id,
             node: op_id,
         });
-        schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out);
+        if let Some(found) =
+            schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out)
+        {
+            self.r.schemas.found(self.id, op_id, found);
+        }
         if let Some(names) = &mut self.node_names {
             if let Some(twice) = names.see(n, self.id, op_id, at) {
                 self.r.out.push(twice);

@@ -98,6 +98,7 @@ pub(crate) fn fields(buf: &[u8]) -> Fields<'_> {
 impl<'b> Iterator for Fields<'b> {
     type Item = Result<Field<'b>, WireError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed || self.pos >= self.buf.len() {
             return None;
@@ -109,6 +110,8 @@ impl<'b> Iterator for Fields<'b> {
 }
 
 impl<'b> Fields<'b> {
+    #[cold]
+    #[inline(never)]
     fn error(&self, at: usize, what: impl Into<String>) -> WireError {
         WireError {
             what: what.into(),
@@ -116,6 +119,7 @@ impl<'b> Fields<'b> {
         }
     }
 
+    #[inline(always)]
     fn field(&mut self) -> Result<Field<'b>, WireError> {
         let at = self.pos;
         let (number, wire_type) = self.key()?;
@@ -131,6 +135,7 @@ impl<'b> Fields<'b> {
     }
 
     /// A field key: its tag and wire type.
+    #[inline(always)]
     fn key(&mut self) -> Result<(u32, u8), WireError> {
         let at = self.pos;
         let key = self.varint()?;
@@ -146,6 +151,7 @@ impl<'b> Fields<'b> {
     }
 
     /// A value of any wire type but the group markers.
+    #[inline(always)]
     fn value(&mut self, wire_type: u8) -> Result<Value<'b>, WireError> {
         Ok(match wire_type {
             VARINT => Value::Varint(self.varint()?),
@@ -180,8 +186,22 @@ impl<'b> Fields<'b> {
         Ok(*bytes)
     }
 
-    /// A base-128 varint of at most 10 bytes whose value fits 64 bits.
+    /// A base-128 varint of at most 10 bytes whose value fits 64 bits. Most keys and
+    /// lengths are one byte, which takes the short path.
+    #[inline(always)]
     fn varint(&mut self) -> Result<u64, WireError> {
+        match self.buf.get(self.pos) {
+            Some(&byte) if byte < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(byte))
+            }
+            _ => self.long_varint(),
+        }
+    }
+
+    /// [`Self::varint`] of more than one byte, or cut off.
+    #[inline(never)]
+    fn long_varint(&mut self) -> Result<u64, WireError> {
         let at = self.pos;
         let mut value = 0u64;
         for (i, &byte) in self.buf[at..].iter().take(10).enumerate() {

@@ -9,6 +9,8 @@ use crate::formats::onnx::rules::*;
 use crate::inventory::Name;
 
 /// Checks node `n` of graph `graph` and its decoded `attributes`; findings go to `place`.
+/// Returns the schema whose types the node follows: none for an unknown, deprecated or
+/// contrib operator, whose types are not known.
 pub(in crate::formats::onnx) fn check_node(
     cx: &Context,
     graph: usize,
@@ -16,10 +18,10 @@ pub(in crate::formats::onnx) fn check_node(
     attributes: &[AttributeView<'_>],
     place: Place,
     out: &mut Findings,
-) {
+) -> Option<&'static Schema> {
     let opsets = cx.of(graph);
     if opsets.is_empty() {
-        return;
+        return None;
     }
     // Names are built only for findings: the usual node costs no allocation.
     let op = || Name::from(n.op_type);
@@ -30,10 +32,11 @@ pub(in crate::formats::onnx) fn check_node(
             let (op, domain) = (op(), domain());
             let message =
                 format!("operator {op} is in domain \"{domain}\", which has no opset import here");
-            return out.add(&DOMAIN_NOT_IMPORTED, place, message);
+            out.add(&DOMAIN_NOT_IMPORTED, place, message);
+            return None;
         }
-        Resolved::Custom => return,
-        _ if cx.is_function(n.domain, n.op_type) => return,
+        Resolved::Custom => return None,
+        _ if cx.is_function(n.domain, n.op_type) => return None,
         Resolved::Unknown { version, first } => {
             let since = match first {
                 Some(first) => format!("; it first appears in version {first}"),
@@ -48,11 +51,12 @@ pub(in crate::formats::onnx) fn check_node(
             let message = format!(
                 "domain \"{domain}\" at opset version {version} has no operator {op}{since}"
             );
-            return out.add(rule, place, message);
+            out.add(rule, place, message);
+            return None;
         }
     };
     if schema.contrib {
-        return;
+        return None;
     }
     if schema.deprecated {
         let version = opsets.version(n.domain).unwrap_or_default();
@@ -60,7 +64,8 @@ pub(in crate::formats::onnx) fn check_node(
             "operator {} is deprecated since version {}, and opset version {version} is imported",
             schema.name, schema.since
         );
-        return out.add(&UNKNOWN_OPERATOR, place, message);
+        out.add(&UNKNOWN_OPERATOR, place, message);
+        return None;
     }
     arity(
         schema,
@@ -81,6 +86,7 @@ pub(in crate::formats::onnx) fn check_node(
         out,
     );
     attributes_of(schema, attributes, place, out);
+    Some(schema)
 }
 
 /// Holds `names` (a node's inputs or outputs) to the schema's bounds and required ones.

@@ -7,6 +7,8 @@ pub mod table;
 pub(super) use check::check_node;
 pub use table::Schema;
 
+use crate::inventory::NodeId;
+
 /// The domains whose operators ONNX itself defines, and onnx.checker holds to them.
 const STANDARD: [&str; 3] = ["ai.onnx", "ai.onnx.ml", "ai.onnx.training"];
 
@@ -82,7 +84,8 @@ impl Opsets {
             return Resolved::NotImported;
         };
         let domain = canonical(domain);
-        match table::table().get(domain).and_then(|ops| ops.get(op_type)) {
+        let versions = table::table().get(domain).and_then(|ops| ops.get(op_type));
+        match versions.map(table::Versions::all) {
             Some(versions) => match versions.iter().rev().find(|s| s.since <= version) {
                 Some(schema) => Resolved::Found(schema),
                 None => Resolved::Unknown {
@@ -123,6 +126,9 @@ pub struct Context {
     pub graph_opsets: Vec<usize>,
     /// (canonical domain, name) of each model-local function.
     pub functions: std::collections::HashSet<FunctionId, ahash::RandomState>,
+    /// The schema each operator node follows, by graph id, in node order: what
+    /// [`check_node`] resolved, kept for the type inference.
+    found: Vec<Vec<(NodeId, &'static Schema)>>,
 }
 
 impl Context {
@@ -141,6 +147,19 @@ impl Context {
             imports: Vec::new(),
         };
         self.opsets.get(index).unwrap_or(&NONE)
+    }
+
+    /// Records that node `node` of graph `graph` follows `schema`.
+    pub fn found(&mut self, graph: usize, node: NodeId, schema: &'static Schema) {
+        if self.found.len() <= graph {
+            self.found.resize_with(graph + 1, Vec::new);
+        }
+        self.found[graph].push((node, schema));
+    }
+
+    /// The schemas the operators of graph `graph` follow, in node order.
+    pub fn schemas(&self, graph: usize) -> &[(NodeId, &'static Schema)] {
+        self.found.get(graph).map_or(&[], Vec::as_slice)
     }
 
     /// Whether a model-local function is named (`domain`, `name`).

@@ -1,8 +1,10 @@
 //! The operator schema table, `schema/onnx_ops.tsv` (written by `schema/gen_onnx_ops.py`
 //! from onnx's and onnxruntime's own schemas), parsed on first use.
 //!
-//! The table is 60 kB of text compiled in with `include_str!`: parsing it takes well under a
-//! millisecond, and only models that reach a schema lookup pay for it.
+//! The table is 60 kB of text compiled in with `include_str!`. The first lookup indexes its
+//! lines by domain and operator (a scan for two tabs a line), and an operator's versions are
+//! parsed when a node first uses it: a model pays for the few dozen operators it has, not
+//! for all 800 schemas.
 
 use ahash::HashMap;
 use std::sync::OnceLock;
@@ -116,30 +118,64 @@ impl Schema {
     }
 }
 
-/// Every schema version, by domain and operator, oldest first. Keyed by bytes, as nodes
-/// name them, so that a lookup needs no UTF-8 check.
+/// Every operator, by domain and name. Keyed by bytes, as nodes name them, so that a
+/// lookup needs no UTF-8 check.
 pub type Table = HashMap<&'static [u8], Ops>;
 
-/// Every schema version of one domain's operators, oldest first.
-pub type Ops = HashMap<&'static [u8], Vec<Schema>>;
+/// Every operator of one domain, by name.
+pub type Ops = HashMap<&'static [u8], Versions>;
 
-/// The parsed table.
+/// The lines of one operator's versions, parsed on first use.
+#[derive(Debug)]
+pub struct Versions {
+    lines: &'static str,
+    parsed: OnceLock<Box<[Schema]>>,
+}
+
+impl Versions {
+    /// Every version of the operator, oldest first.
+    pub fn all(&self) -> &[Schema] {
+        self.parsed
+            .get_or_init(|| self.lines.lines().filter_map(parse).collect())
+    }
+}
+
+/// The table, indexed on first use. An operator's lines are consecutive (the generator
+/// sorts them), so each operator's versions are one slice of the text.
 pub fn table() -> &'static Table {
-    static PARSED: OnceLock<Table> = OnceLock::new();
-    PARSED.get_or_init(|| {
+    static INDEX: OnceLock<Table> = OnceLock::new();
+    INDEX.get_or_init(|| {
         let mut table = Table::default();
-        for schema in TABLE
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(parse)
-        {
-            (table.entry(schema.domain.as_bytes()).or_default())
-                .entry(schema.name.as_bytes())
-                .or_default()
-                .push(schema);
+        let mut run: Option<(&str, &str, usize)> = None;
+        let mut at = 0;
+        for line in TABLE.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let mut fields = line.splitn(3, '\t');
+            let (Some(domain), Some(name)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            if line.starts_with('#') || run.is_some_and(|(d, n, _)| (d, n) == (domain, name)) {
+                continue;
+            }
+            if let Some((d, n, from)) = run.replace((domain, name, start)) {
+                add(&mut table, d, n, &TABLE[from..start]);
+            }
+        }
+        if let Some((d, n, from)) = run {
+            add(&mut table, d, n, &TABLE[from..]);
         }
         table
     })
+}
+
+/// Adds one operator, whose versions are `lines`, to the table.
+fn add(table: &mut Table, domain: &'static str, name: &'static str, lines: &'static str) {
+    let versions = Versions {
+        lines,
+        parsed: OnceLock::new(),
+    };
+    (table.entry(domain.as_bytes()).or_default()).insert(name.as_bytes(), versions);
 }
 
 /// One line of the table; `None` for a malformed one (the table is generated, and
@@ -227,14 +263,24 @@ mod tests {
     #[test]
     fn every_line_parses() {
         let lines = TABLE.lines().filter(|l| !l.starts_with('#'));
-        for line in lines {
+        for line in lines.clone() {
             assert!(parse(line).is_some(), "cannot parse {line:?}");
         }
-        let cast = &table()[&b"ai.onnx"[..]][&b"Cast"[..]];
+        let cast = table()[&b"ai.onnx"[..]][&b"Cast"[..]].all();
         assert!(cast.windows(2).all(|w| w[0].since < w[1].since));
         let v13 = cast.iter().find(|s| s.since == 13).expect("Cast-13");
         assert_eq!(v13.attr(b"to").map(|a| (a.ty, a.required)), Some((2, true)));
         assert!(v13.types[0].allowed.has(10) && !v13.types[0].allowed.has(17));
         assert!(table()[&b"com.microsoft"[..]].contains_key(&b"FusedMatMul"[..]));
+        let indexed: usize = table()
+            .values()
+            .flat_map(|ops| ops.values())
+            .map(|v| v.all().len())
+            .sum();
+        assert_eq!(
+            indexed,
+            lines.clone().count(),
+            "each operator's lines are consecutive"
+        );
     }
 }

@@ -14,7 +14,7 @@ mod outputs;
 use super::dtype::{from_onnx, to_onnx};
 use super::rules::{TYPE_CONSTRAINT, TYPE_MISMATCH};
 use super::schema::table::{Arity, ParamType, Schema};
-use super::schema::{Context, Resolved};
+use super::schema::Context;
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{DType, Graph, GraphId, Inventory, NodeId, NodeKind, Operator};
 
@@ -68,16 +68,15 @@ impl<'i> GraphTypes<'i> {
 
     /// Infers and checks the graph's nodes in order; returns the types it knows then.
     fn run(mut self, cx: &Context, out: &mut Findings) -> Vec<Option<DType>> {
-        let opsets = cx.of(self.id);
+        // The schema check resolved each operator as the graph was read, in node order.
+        let mut schemas = cx.schemas(self.id).iter().peekable();
         let mut bound = Vec::new();
         for (index, node) in self.graph.nodes.iter().enumerate() {
             let NodeKind::Operator(op) = &node.kind else {
                 continue;
             };
-            let domain = op.domain.as_deref().unwrap_or_default().as_bytes();
-            let schema = match opsets.resolve(domain, op.op_type.as_bytes()) {
-                Resolved::Found(s) if !s.contrib && !s.deprecated => s,
-                _ => continue,
+            let Some(&(_, schema)) = schemas.next_if(|&&(n, _)| n as usize == index) else {
+                continue;
             };
             let place = Place::at(node.offset).item(Item::Node {
                 graph: self.id,
