@@ -555,10 +555,9 @@ impl<'b> GraphReader<'_, 'b> {
             graph: self.id,
             node: op_id,
         });
-        if let Some(found) =
-            schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out)
-        {
-            self.r.schemas.found(self.id, op_id, found);
+        let schema = schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out);
+        if let Some(schema) = schema {
+            self.r.schemas.found(self.id, op_id, schema);
         }
         if let Some(names) = &mut self.node_names {
             if let Some(twice) = names.see(n, self.id, op_id, at) {
@@ -603,7 +602,11 @@ impl<'b> GraphReader<'_, 'b> {
         }
         let domain = (!n.domain.is_empty()).then(|| String::from_utf8_lossy(n.domain).into_owned());
         self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
-            op_type: Cow::Owned(String::from_utf8_lossy(n.op_type).into_owned()),
+            // A known operator's name is the table's: no copy for each node.
+            op_type: match schema {
+                Some(schema) => Cow::Borrowed(schema.name),
+                None => Cow::Owned(String::from_utf8_lossy(n.op_type).into_owned()),
+            },
             domain,
             attrs,
             inputs: inputs.into(),

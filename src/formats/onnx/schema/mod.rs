@@ -33,8 +33,17 @@ pub fn canonical(domain: &[u8]) -> &[u8] {
 /// The opset imports that apply to a graph: the model's, or a function's own.
 #[derive(Debug, Default, Clone)]
 pub struct Opsets {
-    /// (canonical domain, version).
-    imports: Vec<(Box<[u8]>, i64)>,
+    imports: Vec<Import>,
+}
+
+/// One domain's opset import.
+#[derive(Debug, Clone)]
+struct Import {
+    /// The domain, canonical.
+    domain: Box<[u8]>,
+    version: i64,
+    /// The domain's operators in the table, looked up once rather than for every node.
+    ops: Option<&'static table::Ops>,
 }
 
 /// What a node's (domain, op_type) resolves to under a graph's opset imports.
@@ -55,11 +64,15 @@ impl Opsets {
     /// Opsets from (domain, version) pairs as a ModelProto or FunctionProto lists them; the
     /// last import of a domain wins, as in onnx.
     pub fn new<'b>(pairs: impl IntoIterator<Item = (&'b [u8], i64)>) -> Self {
-        let mut imports: Vec<(Box<[u8]>, i64)> = Vec::new();
+        let mut imports: Vec<Import> = Vec::new();
         for (domain, version) in pairs {
             let domain = canonical(domain);
-            imports.retain(|(d, _)| &d[..] != domain);
-            imports.push((domain.into(), version));
+            imports.retain(|i| &i.domain[..] != domain);
+            imports.push(Import {
+                domain: domain.into(),
+                version,
+                ops: table::table().get(domain),
+            });
         }
         Opsets { imports }
     }
@@ -69,23 +82,27 @@ impl Opsets {
         self.imports.is_empty()
     }
 
+    fn import(&self, domain: &[u8]) -> Option<&Import> {
+        let domain = canonical(domain);
+        self.imports.iter().find(|i| &i.domain[..] == domain)
+    }
+
     /// The imported version of `domain`.
     pub fn version(&self, domain: &[u8]) -> Option<i64> {
-        let domain = canonical(domain);
-        self.imports
-            .iter()
-            .find(|(d, _)| &d[..] == domain)
-            .map(|&(_, v)| v)
+        self.import(domain).map(|i| i.version)
     }
 
     /// The schema `op_type` of `domain` follows here.
     pub fn resolve(&self, domain: &[u8], op_type: &[u8]) -> Resolved {
-        let Some(version) = self.version(domain) else {
+        let Some(import) = self.import(domain) else {
             return Resolved::NotImported;
         };
-        let domain = canonical(domain);
-        let versions = table::table().get(domain).and_then(|ops| ops.get(op_type));
-        match versions.map(table::Versions::all) {
+        let version = import.version;
+        match import
+            .ops
+            .and_then(|ops| ops.get(op_type))
+            .map(table::Versions::all)
+        {
             Some(versions) => match versions.iter().rev().find(|s| s.since <= version) {
                 Some(schema) => Resolved::Found(schema),
                 None => Resolved::Unknown {
@@ -93,7 +110,7 @@ impl Opsets {
                     first: versions.first().map(|s| s.since),
                 },
             },
-            None if is_known_domain(domain) => Resolved::Unknown {
+            None if is_known_domain(&import.domain) => Resolved::Unknown {
                 version,
                 first: None,
             },

@@ -70,7 +70,7 @@ impl<'i> GraphTypes<'i> {
     fn run(mut self, cx: &Context, out: &mut Findings) -> Vec<Option<DType>> {
         // The schema check resolved each operator as the graph was read, in node order.
         let mut schemas = cx.schemas(self.id).iter().peekable();
-        let mut bound = Vec::new();
+        let (mut bound, mut computed) = (Vec::new(), Vec::new());
         for (index, node) in self.graph.nodes.iter().enumerate() {
             let NodeKind::Operator(op) = &node.kind else {
                 continue;
@@ -89,8 +89,8 @@ impl<'i> GraphTypes<'i> {
                 out.add(&TYPE_CONSTRAINT, place, message);
                 continue;
             }
-            let computed = outputs::computed(self.inv, &self, op, schema, &bound);
-            for (i, (&output, ty)) in op.outputs.iter().zip(computed).enumerate() {
+            outputs::computed(self.inv, &self, op, schema, &bound, &mut computed);
+            for (i, (&output, &ty)) in op.outputs.iter().zip(&computed).enumerate() {
                 let Some(slot) = output.and_then(|o| self.known.get_mut(o as usize)) else {
                     continue;
                 };

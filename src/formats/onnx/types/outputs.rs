@@ -5,21 +5,21 @@ use crate::formats::onnx::dtype::from_onnx;
 use crate::formats::onnx::schema::table::{Arity, ParamType, Schema};
 use crate::inventory::{AttrValue, DType, Inventory, Operator};
 
-/// The type of each output of `op`, as far as it is known: from an attribute that names it,
-/// from a control-flow body's declared outputs, or from the schema (a fixed type, or a type
-/// variable that an input bound).
+/// The type of each output of `op`, as far as it is known, into `computed`: from an
+/// attribute that names it, from a control-flow body's declared outputs, or from the schema
+/// (a fixed type, or a type variable that an input bound).
 pub(super) fn computed(
     inv: &Inventory,
     types: &GraphTypes<'_>,
     op: &Operator,
     schema: &Schema,
     bound: &[Option<DType>],
-) -> Vec<Option<DType>> {
-    let mut computed: Vec<Option<DType>> = (0..op.outputs.len())
-        .map(|i| from_schema(schema, bound, i))
-        .collect();
+    computed: &mut Vec<Option<DType>>,
+) {
+    computed.clear();
+    computed.extend((0..op.outputs.len()).map(|i| from_schema(schema, bound, i)));
     if schema.domain != "ai.onnx" {
-        return computed;
+        return;
     }
     let int = |name: &str| {
         op.attrs
@@ -51,14 +51,16 @@ pub(super) fn computed(
             None => Some(DType::F32),
         },
         "If" | "Loop" | "Scan" => {
-            return control_flow(inv, op).unwrap_or(computed);
+            if let Some(outputs) = control_flow(inv, op) {
+                *computed = outputs;
+            }
+            return;
         }
-        _ => return computed,
+        _ => return,
     };
     if let Some(slot) = computed.first_mut() {
         *slot = first;
     }
-    computed
 }
 
 /// Output `i`'s type from the schema alone.
