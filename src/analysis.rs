@@ -73,8 +73,10 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
         Detected::Read(format) => {
             let mut inventory = format.read(file, options, &mut findings);
             inventory.sort_sections();
-            let standard = inventory.standard_sizes();
-            inventory.sizes.extend(standard);
+            if options.size_tables {
+                let standard = inventory.standard_sizes();
+                inventory.sizes.extend(standard);
+            }
             generic::run(&inventory, file.bytes(), &mut findings);
             inventory
         }
@@ -130,5 +132,35 @@ fn unknown_message(file: &ModelFile) -> String {
     match bytes.len() {
         0 => "the file is empty".to_owned(),
         n => format!("{n}-byte file starting with {head} matches no format rtenx knows"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(path: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(path)
+    }
+
+    #[test]
+    fn size_tables_are_built_unless_turned_off_and_change_no_finding() {
+        let path = fixture("onnx/external_one_file/model.onnx");
+        let full = analyze(&path).unwrap();
+        let titles: Vec<&str> = full.inventory.sizes.iter().map(|t| t.title).collect();
+        assert!(
+            titles.contains(&"by element type") && titles.contains(&"by layer"),
+            "{titles:?}"
+        );
+        let options = ReadOptions {
+            size_tables: false,
+            ..ReadOptions::default()
+        };
+        let lean = analyze_with(&path, &options).unwrap();
+        assert!(lean.inventory.sizes.is_empty());
+        let codes = |a: &Analysis| a.findings.iter().map(|f| f.rule.code).collect::<Vec<_>>();
+        assert_eq!(codes(&full), codes(&lean));
     }
 }

@@ -72,6 +72,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
         verify_checksums: args.verify_checksums,
         progress: Some(&report),
         data: &args.data.files,
+        size_tables: false,
     };
     let mut paths = Vec::new();
     let mut usage_problem = false;

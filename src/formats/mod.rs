@@ -75,7 +75,6 @@ pub fn extension(path: &Path) -> Option<String> {
 }
 
 /// What a reader does beyond reading structure.
-#[derive(Default)]
 pub struct ReadOptions<'a> {
     /// Hash external data files and compare them with the checksums the model records.
     /// This is the only option that reads tensor bytes.
@@ -86,4 +85,19 @@ pub struct ReadOptions<'a> {
     /// record where its data lives (ExecuTorch `.ptd`, Paddle `.pdiparams`). Readers use
     /// the ones they need and report the rest; without any, they look beside the model.
     pub data: &'a [PathBuf],
+    /// Break tensor bytes down into the standard size tables of [`Inventory::sizes`] (by
+    /// element type, file, operator type, layer, ...), which the browser and `dump` show.
+    /// On by default; `check`, whose reports do not show them, turns it off.
+    pub size_tables: bool,
+}
+
+impl Default for ReadOptions<'_> {
+    fn default() -> Self {
+        ReadOptions {
+            verify_checksums: false,
+            progress: None,
+            data: &[],
+            size_tables: true,
+        }
+    }
 }

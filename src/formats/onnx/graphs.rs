@@ -13,7 +13,7 @@ use super::model_view::{FunctionView, ModelView};
 use super::node_names::NodeNames;
 use super::node_view::NodeView;
 use super::rules::*;
-use super::schema;
+use super::schema::{self, Schema};
 use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtype::from_onnx, Reader};
@@ -566,7 +566,7 @@ impl<'b> GraphReader<'_, 'b> {
         }
         let attrs: Box<[Attr]> = attributes
             .drain(..)
-            .map(|a| self.attribute(a, op_id))
+            .map(|a| self.attribute(a, op_id, schema))
             .collect();
         let subgraphs = attrs
             .iter()
@@ -728,7 +728,8 @@ impl<'b> GraphReader<'_, 'b> {
         refs
     }
 
-    fn attribute(&mut self, mut a: AttributeView<'b>, op: NodeId) -> Attr {
+    /// Decodes attribute `a` of node `op`, which follows `schema` if it is known.
+    fn attribute(&mut self, mut a: AttributeView<'b>, op: NodeId, schema: Option<&Schema>) -> Attr {
         let tensors = self.attribute_tensors(&a, Some(op));
         let graphs: Vec<GraphRef> =
             a.g.iter()
@@ -753,10 +754,12 @@ impl<'b> GraphReader<'_, 'b> {
             _ if !tensors.is_empty() => AttrValue::Tensors(tensors),
             _ => AttrValue::Str(Name::from("<unsupported attribute type>")),
         };
-        Attr {
-            name: Cow::Owned(String::from_utf8_lossy(a.name).into_owned()),
-            value,
-        }
+        // An attribute the schema knows is named by the table: no copy for each node.
+        let name = match schema.and_then(|s| s.attr(a.name)) {
+            Some(spec) => Cow::Borrowed(spec.name),
+            None => Cow::Owned(String::from_utf8_lossy(a.name).into_owned()),
+        };
+        Attr { name, value }
     }
 }
 
