@@ -1,11 +1,12 @@
-//! Benchmarks on large synthetic `.rten` files (written once, as sparse files, under
-//! `target/bench-data/`):
+//! Benchmarks on large synthetic model files (written once, as sparse files, under
+//! `target/bench-data/`). The `check/` ones run the analysis as `rtenx check` does, without
+//! the size tables that only `inspect` and `dump` show:
 //! - `check/4gib-12k-nodes`: rtenx's full analysis of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
-//!   external weights of 4 MiB fill a 4 GiB `.ptd`, with the size breakdown.
+//!   external weights of 4 MiB fill a 4 GiB `.ptd`.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -16,13 +17,24 @@ use rtenx::synth::{
     self,
     rten::{four_gib, million_nodes},
 };
+use rtenx::{Analysis, ReadOptions};
+use std::path::Path;
+
+/// The analysis `rtenx check` runs.
+fn as_check(path: &Path) -> Analysis {
+    let options = ReadOptions {
+        size_tables: false,
+        ..ReadOptions::default()
+    };
+    rtenx::analyze_with(path, &options).unwrap()
+}
 
 fn check(c: &mut Criterion) {
     let path = four_gib();
     let mut group = c.benchmark_group("check/4gib-12k-nodes");
-    group.bench_function("rtenx analyze", |b| {
+    group.bench_function("rtenx check", |b| {
         b.iter(|| {
-            let a = rtenx::analyze(&path).unwrap();
+            let a = as_check(&path);
             assert_eq!(a.inventory.graphs[0].nodes.len(), 12_001);
         })
     });
@@ -52,7 +64,7 @@ fn onnx(c: &mut Criterion) {
     });
     c.bench_function("check/onnx-20k-nodes", |b| {
         b.iter(|| {
-            let a = rtenx::analyze(&path).unwrap();
+            let a = as_check(&path);
             assert_eq!(a.inventory.tensors.len(), 20_000);
         })
     });
@@ -64,7 +76,7 @@ fn executorch(c: &mut Criterion) {
     });
     c.bench_function("check/executorch-100k-instructions", |b| {
         b.iter(|| {
-            let a = rtenx::analyze(&path).unwrap();
+            let a = as_check(&path);
             assert_eq!(a.inventory.tensors.len(), 1024);
             assert!(a.findings.is_empty(), "{:?}", a.findings.first());
         })
