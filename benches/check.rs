@@ -1,7 +1,7 @@
 //! Benchmarks on large synthetic model files (written once, as sparse files, under
 //! `target/bench-data/`). The `check/` ones run the analysis as `rtenx check` does, without
 //! the size tables that only `inspect` and `dump` show:
-//! - `check/4gib-12k-nodes`: rtenx's full analysis of a 4 GiB V2 file with 12k nodes,
+//! - `check/4gib-12k-nodes`: rtenx's check of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;

@@ -74,7 +74,7 @@ pub fn extension(path: &Path) -> Option<String> {
     Some(ext.to_ascii_lowercase())
 }
 
-/// What a reader does beyond reading structure.
+/// What reading a model does beyond reading its structure.
 pub struct ReadOptions<'a> {
     /// Hash external data files and compare them with the checksums the model records.
     /// This is the only option that reads tensor bytes.

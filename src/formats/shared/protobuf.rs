@@ -203,8 +203,9 @@ impl<'b> Fields<'b> {
     #[inline(never)]
     fn long_varint(&mut self) -> Result<u64, WireError> {
         let at = self.pos;
+        let rest = self.buf.get(at..).unwrap_or_default();
         let mut value = 0u64;
-        for (i, &byte) in self.buf[at..].iter().take(10).enumerate() {
+        for (i, &byte) in rest.iter().take(10).enumerate() {
             value |= u64::from(byte & 0x7f) << (7 * i);
             if byte < 0x80 {
                 if i == 9 && byte > 1 {

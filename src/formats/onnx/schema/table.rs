@@ -1,8 +1,8 @@
 //! The operator schema table, `schema/onnx_ops.tsv` (written by `schema/gen_onnx_ops.py`
 //! from onnx's and onnxruntime's own schemas), parsed on first use.
 //!
-//! The table is 60 kB of text compiled in with `include_str!`. The first lookup indexes its
-//! lines by domain and operator (a scan for two tabs a line), and an operator's versions are
+//! The table is 60 kB of text compiled in with `include_str!`. Its first use (a model's opset
+//! imports) indexes its lines by domain and operator (a scan for two tabs a line), and an operator's versions are
 //! parsed when a node first uses it: a model pays for the few dozen operators it has, not
 //! for all 800 schemas.
 
