@@ -7,6 +7,8 @@
 //! (Linux only); the cases run one after the other in one test.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use prost::Message;
 use rtenx::formats::onnx::proto::{GraphProto, ModelProto, TensorProto};
 
@@ -338,4 +340,14 @@ fn shared_executorch_tables_are_paid_for_each_time() {
     let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
     assert!(codes.contains(&"RX016"), "{:?}", analysis.findings);
     assert!(grown < 300 * 1024, "peak RSS grew by {grown} KiB");
+}
+
+/// The bounded runner measures a real child: the binary on a committed model stays small and
+/// quick, and reports its exit code.
+#[test]
+fn the_bounded_runner_measures_the_child() {
+    let run = common::bounded::run(&["check", "tests/fixtures/rten/mlp.rten"]);
+    run.assert_bounded("mlp.rten");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.rss_mb > 0);
 }

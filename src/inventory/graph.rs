@@ -1,8 +1,7 @@
 //! Graphs, nodes and attributes.
 
-use super::{DType, Name, TensorId};
+use super::{DType, Name, Symbol, TensorId};
 use serde::Serialize;
-use std::borrow::Cow;
 
 /// Index into [`super::Inventory::graphs`].
 pub type GraphId = usize;
@@ -84,7 +83,7 @@ pub enum NodeKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Operator {
     /// Operator type, such as `Conv`; unknown types read as `#<number>`.
-    pub op_type: Cow<'static, str>,
+    pub op_type: Symbol,
     /// Operator domain or namespace, if the format has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
@@ -125,7 +124,7 @@ pub enum Dim {
 #[derive(Debug, Clone, Serialize)]
 pub struct Attr {
     /// Attribute name.
-    pub name: Cow<'static, str>,
+    pub name: Symbol,
     /// Decoded value.
     pub value: AttrValue,
 }

@@ -12,6 +12,7 @@ mod layout;
 mod name;
 mod overlaps;
 mod sizes;
+mod symbol;
 mod tensor;
 
 pub use dtype::DType;
@@ -23,6 +24,7 @@ pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use name::Name;
 pub use overlaps::Overlap;
 pub use sizes::{SizeRow, SizeTable};
+pub use symbol::Symbol;
 pub use tensor::{DataRange, Storage, Tensor, TensorId};
 
 use serde::Serialize;

@@ -1,15 +1,20 @@
-//! Names from model files, kept byte for byte.
+//! Names from model files, kept byte for byte, and shared rather than copied.
 
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// A name or string from a model file.
 ///
 /// Files may hold names that are not UTF-8, so the bytes are kept as they are. JSON output
 /// writes UTF-8 names as strings and any other name as `{"bytes_base64": "..."}`.
+///
+/// A name is a shared handle: cloning it copies no bytes, so a string that a file refers to
+/// a thousand times costs one copy and a thousand handles (see
+/// [`crate::formats::shared::budget::Interner`]).
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Name(Box<[u8]>);
+pub struct Name(Arc<[u8]>);
 
 impl Name {
     /// The name as UTF-8, if it is.
@@ -44,6 +49,12 @@ impl From<&str> for Name {
 impl From<String> for Name {
     fn from(s: String) -> Self {
         Name(s.into_bytes().into())
+    }
+}
+
+impl From<Vec<u8>> for Name {
+    fn from(b: Vec<u8>) -> Self {
+        Name(b.into())
     }
 }
 

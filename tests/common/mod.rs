@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+pub mod bounded;
 pub mod hostile;
 
 use std::path::{Path, PathBuf};

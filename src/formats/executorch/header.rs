@@ -6,6 +6,7 @@ use super::rules::{
     SEGMENT_BASE_INVALID,
 };
 use crate::check::{Findings, Place};
+use crate::formats::shared::bytes::{le_u32, le_u64};
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Magic of a `.pte` extended header.
@@ -34,20 +35,6 @@ pub struct Layout {
     pub has_header: bool,
 }
 
-fn u32_at(bytes: &[u8], at: u64) -> Option<u32> {
-    let at = usize::try_from(at).ok()?;
-    Some(u32::from_le_bytes(
-        bytes.get(at..at.checked_add(4)?)?.try_into().ok()?,
-    ))
-}
-
-fn u64_at(bytes: &[u8], at: u64) -> Option<u64> {
-    let at = usize::try_from(at).ok()?;
-    Some(u64::from_le_bytes(
-        bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
-    ))
-}
-
 /// A header's fields, recorded as properties as they are read.
 struct Fields<'a> {
     bytes: &'a [u8],
@@ -64,13 +51,13 @@ impl Layout {
 
 impl Fields<'_> {
     fn u32(&mut self, key: &str, at: u64) -> Option<u32> {
-        let value = u32_at(self.bytes, at)?;
+        let value = le_u32(self.bytes, at)?;
         self.inv.property(key, value, Some(at));
         Some(value)
     }
 
     fn u64(&mut self, key: &str, at: u64) -> Option<u64> {
-        let value = u64_at(self.bytes, at)?;
+        let value = le_u64(self.bytes, at)?;
         self.inv.property(key, value, Some(at));
         Some(value)
     }
@@ -301,8 +288,8 @@ fn looks_corrupt(bytes: &[u8], min_length: u32, magic: &[u8; 4], out: &mut Findi
     let Some(found) = bytes.get(8..12) else {
         return false;
     };
-    let length = u32_at(bytes, 12).unwrap_or(0);
-    let end = u64_at(bytes, 16).unwrap_or(0);
+    let length = le_u32(bytes, 12).unwrap_or(0);
+    let end = le_u64(bytes, 16).unwrap_or(0);
     let plausible_length = (min_length..=min_length + 8).contains(&length);
     let near = found.iter().zip(magic).filter(|(a, b)| a == b).count() >= 2;
     if !(plausible_length && near && end > u64::from(length) && end <= size) {

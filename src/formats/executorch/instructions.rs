@@ -6,8 +6,9 @@ use super::program::{Delegate, Walk};
 use super::rules::INDEX_OUT_OF_RANGE;
 use super::schema::program as fb;
 use crate::check::{Item, Place};
-use crate::inventory::{Attr, AttrValue, EnumValue, Name, Node, NodeId, NodeKind, Operator};
-use std::borrow::Cow;
+use crate::inventory::{
+    Attr, AttrValue, EnumValue, Name, Node, NodeId, NodeKind, Operator, Symbol,
+};
 
 /// List items a scalar-list argument shows as an attribute.
 const SHOWN_ITEMS: usize = 16;
@@ -17,7 +18,7 @@ impl Walk<'_, '_> {
     pub(super) fn instruction(
         &mut self,
         method: &mut Method<'_>,
-        operators: &[Cow<'static, str>],
+        operators: &[Symbol],
         delegates: &[usize],
         instruction: fb::Instruction<'_>,
         chain_len: usize,
@@ -28,7 +29,7 @@ impl Walk<'_, '_> {
             graph: method.graph,
             node,
         });
-        let (op_type, args, attrs): (Cow<'static, str>, Vec<i32>, Vec<Attr>) = match instruction
+        let (op_type, args, attrs): (Symbol, Vec<i32>, Vec<Attr>) = match instruction
             .instr_args_type()
         {
             fb::InstructionArguments::KernelCall => {
@@ -45,7 +46,7 @@ impl Walk<'_, '_> {
                         operators.len()
                     );
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                    Cow::Owned(format!("#{op}"))
+                    Symbol::from(format!("#{op}"))
                 });
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
                 (name, args, Vec::new())
@@ -61,21 +62,21 @@ impl Walk<'_, '_> {
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
                 match delegate {
                     Some(d) => (
-                        Cow::Owned(format!("delegate {}", d.backend.display())),
+                        Symbol::from(format!("delegate {}", d.backend.display())),
                         args,
                         delegate_attrs(&d),
                     ),
                     None => {
                         let message = format!("a delegate call of method \"{}\" uses delegate {index}, but the method has {}", method.name, delegates.len());
                         self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                        (Cow::Owned(format!("delegate #{index}")), args, Vec::new())
+                        (Symbol::from(format!("delegate #{index}")), args, Vec::new())
                     }
                 }
             }
             fb::InstructionArguments::MoveCall => {
                 let call = instruction.instr_args_as_move_call();
                 let args = call.map_or_else(Vec::new, |c| vec![c.move_from(), c.move_to()]);
-                (Cow::Borrowed("move"), args, Vec::new())
+                (Symbol::Static("move"), args, Vec::new())
             }
             fb::InstructionArguments::JumpFalseCall => {
                 let call = instruction.instr_args_as_jump_false_call();
@@ -85,11 +86,11 @@ impl Walk<'_, '_> {
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                 }
                 let attrs = vec![Attr {
-                    name: Cow::Borrowed("destination"),
+                    name: Symbol::Static("destination"),
                     value: AttrValue::Int(destination.into()),
                 }];
                 (
-                    Cow::Borrowed("jump_false"),
+                    Symbol::Static("jump_false"),
                     call.map_or_else(Vec::new, |c| vec![c.cond_value_index()]),
                     attrs,
                 )
@@ -97,7 +98,7 @@ impl Walk<'_, '_> {
             fb::InstructionArguments::FreeCall => {
                 let call = instruction.instr_args_as_free_call();
                 (
-                    Cow::Borrowed("free"),
+                    Symbol::Static("free"),
                     call.map_or_else(Vec::new, |c| vec![c.value_index()]),
                     Vec::new(),
                 )
@@ -185,7 +186,7 @@ impl Walk<'_, '_> {
             }
             if let Some(value) = method.values.and_then(|v| literal(v.get(id as usize))) {
                 attrs.push(Attr {
-                    name: Cow::Owned(format!("arg{pos}")),
+                    name: Symbol::from(format!("arg{pos}")),
                     value,
                 });
             }
@@ -265,17 +266,17 @@ fn delegate_attrs(d: &Delegate) -> Vec<Attr> {
     };
     let mut attrs = vec![
         Attr {
-            name: Cow::Borrowed("backend"),
+            name: Symbol::Static("backend"),
             value: AttrValue::Str(d.backend.clone()),
         },
         Attr {
-            name: Cow::Borrowed("processed"),
+            name: Symbol::Static("processed"),
             value: AttrValue::Enum(location),
         },
     ];
     if let Some(bytes) = d.bytes {
         attrs.push(Attr {
-            name: Cow::Borrowed("bytes"),
+            name: Symbol::Static("bytes"),
             value: AttrValue::Int(i64::try_from(bytes).unwrap_or(i64::MAX)),
         });
     }

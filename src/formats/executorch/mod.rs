@@ -24,6 +24,7 @@ mod verify;
 
 use crate::check::{Findings, Place, RuleGroup};
 use crate::formats::shared::budget::Budget;
+use crate::formats::shared::bytes::len;
 use crate::formats::shared::flatbuffer;
 use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{FileFormat, Inventory};
@@ -115,7 +116,7 @@ impl Format for ExecuTorch {
         }
         // Unclaimed bytes are reported only when every part of the file could be placed.
         if data {
-            if data_file::read(bytes, &mut inv, &mut Budget::default(), out).is_some() {
+            if data_file::read(bytes, &mut inv, &mut Budget::for_file(len(bytes)), out).is_some() {
                 inv.fill_gaps();
             }
             inv.sizes = breakdown::data(&inv);

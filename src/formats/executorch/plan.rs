@@ -6,8 +6,7 @@ use super::program::{Delegate, ExternalRef, SegmentUse, Walk};
 use super::rules::{INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
-use crate::inventory::{Graph, Name, Node, NodeId, NodeKind, Storage, Tensor, Value};
-use std::borrow::Cow;
+use crate::inventory::{Graph, Name, Node, NodeId, NodeKind, Storage, Symbol, Tensor, Value};
 
 /// A method's lists, for range checks.
 pub(super) struct Method<'a> {
@@ -377,7 +376,7 @@ impl Walk<'_, '_> {
     }
 
     /// Operator names as `name.overload`.
-    fn operators(&mut self, plan: &fb::ExecutionPlan<'_>) -> Vec<Cow<'static, str>> {
+    fn operators(&mut self, plan: &fb::ExecutionPlan<'_>) -> Vec<Symbol> {
         let mut names = Vec::new();
         for op in plan.operators().into_iter().flatten() {
             if !self
@@ -386,11 +385,12 @@ impl Walk<'_, '_> {
             {
                 break;
             }
-            let name = crate::escape::sanitize(op.name().unwrap_or_default()).into_owned();
-            names.push(Cow::Owned(match op.overload().filter(|o| !o.is_empty()) {
-                Some(overload) => format!("{name}.{}", crate::escape::sanitize(overload)),
-                None => name,
-            }));
+            // Kept as the file spells it: outputs escape it, the inventory does not.
+            let name = op.name().unwrap_or_default();
+            names.push(match op.overload().filter(|o| !o.is_empty()) {
+                Some(overload) => Symbol::from(format!("{name}.{overload}")),
+                None => Symbol::from(name.to_owned()),
+            });
         }
         names
     }

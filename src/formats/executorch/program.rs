@@ -10,6 +10,7 @@ use super::segments::{self, Segment};
 use super::verify;
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::budget::Budget;
+use crate::formats::shared::bytes::{len, offset_in};
 use crate::inventory::{
     DataRange, GraphId, Inventory, Name, NodeId, SectionKind, Storage, Tensor, TensorId,
 };
@@ -122,7 +123,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
     let flatbuffer = bytes.get(..usize::try_from(layout.flatbuffer_end).ok()?)?;
     let root = verify::verify(flatbuffer, fb::root_as_program_with_opts, out)?;
     inv.property("version", root.version(), Some(root._tab.loc() as u64));
-    let mut budget = Budget::default();
+    let mut budget = Budget::for_file(len(bytes));
     let list = root.segments().into_iter().flatten();
     let list = list.map(|s| (s.offset(), s.size(), s._tab.loc() as u64));
     let segments = segments::read(list, &layout, &mut budget, out);
@@ -347,12 +348,12 @@ impl Walk<'_, '_> {
                     self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
-                let data = buffer.storage().map(|s| DataRange {
-                    file: 0,
-                    offset: (s.bytes().as_ptr() as usize)
-                        .saturating_sub(self.bytes.as_ptr() as usize)
-                        as u64,
-                    len: s.len() as u64,
+                let data = buffer.storage().and_then(|s| {
+                    Some(DataRange {
+                        file: 0,
+                        offset: offset_in(self.bytes, s.bytes())?,
+                        len: s.len() as u64,
+                    })
                 });
                 (data, Storage::Inline)
             }

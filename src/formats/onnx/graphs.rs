@@ -21,9 +21,8 @@ use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
-    SubgraphOf, TensorRef, Value,
+    SubgraphOf, Symbol, TensorRef, Value,
 };
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A graph-like body: an encoded GraphProto in the file, or a function.
@@ -604,8 +603,8 @@ impl<'b> GraphReader<'_, 'b> {
         self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
             // A known operator's name is the table's: no copy for each node.
             op_type: match schema {
-                Some(schema) => Cow::Borrowed(schema.name),
-                None => Cow::Owned(String::from_utf8_lossy(n.op_type).into_owned()),
+                Some(schema) => Symbol::Static(schema.name),
+                None => Symbol::from_bytes(n.op_type),
             },
             domain,
             attrs,
@@ -756,8 +755,8 @@ impl<'b> GraphReader<'_, 'b> {
         };
         // An attribute the schema knows is named by the table: no copy for each node.
         let name = match schema.and_then(|s| s.attr(a.name)) {
-            Some(spec) => Cow::Borrowed(spec.name),
-            None => Cow::Owned(String::from_utf8_lossy(a.name).into_owned()),
+            Some(spec) => Symbol::Static(spec.name),
+            None => Symbol::from_bytes(a.name),
         };
         Attr { name, value }
     }

@@ -31,6 +31,7 @@ mod value_view;
 
 use crate::check::{Finding, Findings, Item, Place, RuleGroup};
 use crate::formats::shared::budget::{Budget, MAX_ENTRIES};
+use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
@@ -66,10 +67,8 @@ impl<'a> Reader<'a> {
     /// embedded message and name lies inside it; anything else reads as empty.
     fn in_file(&self, bytes: &[u8]) -> &'a [u8] {
         let base: &'a [u8] = self.base;
-        let start = (bytes.as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
-        start
-            .checked_add(bytes.len())
-            .and_then(|end| base.get(start..end))
+        offset_in(base, bytes)
+            .and_then(|start| range(base, start, len(bytes)))
             .unwrap_or_default()
     }
 
@@ -97,8 +96,7 @@ impl<'a> Reader<'a> {
 
     /// Absolute offset of `bytes` in the model file.
     fn offset(&self, bytes: &[u8]) -> Option<u64> {
-        let start = (bytes.as_ptr() as usize).checked_sub(self.base.as_ptr() as usize)?;
-        (start.checked_add(bytes.len())? <= self.base.len()).then_some(start as u64)
+        offset_in(self.base, bytes)
     }
 }
 
@@ -146,7 +144,7 @@ impl Format for Onnx {
                 return inv;
             }
         };
-        let mut budget = Budget::default();
+        let mut budget = Budget::for_file(size);
         if model.dropped > 0 {
             budget.spend(u64::MAX, Place::at(0), out);
         }

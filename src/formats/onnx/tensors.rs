@@ -6,6 +6,7 @@ use super::rules::*;
 use super::tensor_view::{TensorView, Typed};
 use super::Reader;
 use crate::check::{generic, Item, Place};
+use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::datafiles::checksum::Recorded;
 use crate::inventory::{DType, DataRange, GraphId, Name, NodeId, Storage, Tensor, TensorId};
 
@@ -127,10 +128,9 @@ impl Reader<'_> {
                     "STRING tensor stores its data in raw_data",
                 );
             }
-            let offset = (raw.as_ptr() as usize).checked_sub(self.base.as_ptr() as usize);
-            let range = offset.filter(|&o| o <= self.base.len()).map(|o| DataRange {
+            let range = offset_in(self.base, raw).map(|offset| DataRange {
                 file: 0,
-                offset: o as u64,
+                offset,
                 len: raw.len() as u64,
             });
             return (Storage::Inline, range);

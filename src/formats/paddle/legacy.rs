@@ -5,15 +5,15 @@
 //! for: the fields of a block are walked twice (variables, then ops) instead of being kept.
 
 use super::dtype;
-use super::program::{offset_in, shape, sort, Builder, Param};
+use super::program::{shape, sort, Builder, Param};
 use super::record;
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
+use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
 use crate::inventory::{
-    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
+    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Symbol, Value,
 };
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Variable types that have no record in the parameter stream, though persistable.
@@ -365,7 +365,7 @@ impl<'b> Reader<'_, 'b, '_> {
             }
         }
         let operator = Operator {
-            op_type: Cow::Owned(op_type.clone()),
+            op_type: Symbol::from(op_type.clone()),
             domain: None,
             attrs: attrs.into(),
             inputs: inputs.clone().into(),
@@ -510,7 +510,7 @@ impl<'b> Reader<'_, 'b, '_> {
             _ => return Ok(None),
         };
         Ok(Some(Attr {
-            name: Cow::Owned(String::from_utf8_lossy(name).into_owned()),
+            name: Symbol::from_bytes(name),
             value,
         }))
     }

@@ -76,7 +76,7 @@ impl Format for Paddle {
         let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
         // Records are packed with no alignment; Paddle copies every tensor as it loads.
         inv.preferred_alignment = Some(1);
-        let mut budget = Budget::default();
+        let mut budget = Budget::for_file(size);
         let mut b = Builder {
             inv: &mut inv,
             budget: &mut budget,

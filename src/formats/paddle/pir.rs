@@ -11,9 +11,8 @@ use super::program::{shape, sort, Builder, Param};
 use super::rules::*;
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Item, Place};
-use crate::inventory::{Attr, AttrValue, GraphId, Name, NodeId, NodeKind, Operator, Value};
+use crate::inventory::{Attr, AttrValue, GraphId, Name, NodeId, NodeKind, Operator, Symbol, Value};
 use serde_json::Value as Json;
-use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 /// The largest JSON program read: parsed JSON takes several times its size in memory.
@@ -257,7 +256,7 @@ impl<'j> Reader<'_, '_, 'j> {
         let attrs: Vec<Attr> = attrs_json.iter().filter_map(convert).collect();
         let (domain, op_type) = split(name);
         let operator = Operator {
-            op_type: Cow::Owned(op_type.to_owned()),
+            op_type: Symbol::from(op_type.to_owned()),
             domain,
             attrs: attrs.into(),
             inputs: inputs.clone().into(),
@@ -352,7 +351,7 @@ fn convert(a: &Json) -> Option<Attr> {
         _ => return None,
     };
     Some(Attr {
-        name: Cow::Owned(name.to_owned()),
+        name: Symbol::from(name.to_owned()),
         value,
     })
 }

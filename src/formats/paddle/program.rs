@@ -86,9 +86,3 @@ impl Builder<'_> {
         Some(id)
     }
 }
-
-/// The absolute offset of `part`, a slice of `base`.
-pub fn offset_in(base: &[u8], part: &[u8]) -> Option<u64> {
-    let start = (part.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
-    (start.checked_add(part.len())? <= base.len()).then_some(start as u64)
-}

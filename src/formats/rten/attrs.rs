@@ -2,8 +2,7 @@
 
 use super::table_types::{AttrTable, Field, FieldKind};
 use crate::formats::shared::flatbuffer::RawTable;
-use crate::inventory::{Attr, AttrValue, EnumValue};
-use std::borrow::Cow;
+use crate::inventory::{Attr, AttrValue, EnumValue, Symbol};
 
 /// An attribute table's decoded fields and what the decoder noticed.
 #[derive(Default)]
@@ -26,7 +25,7 @@ pub fn decode(table: &'static AttrTable, raw: RawTable<'_>) -> Decoded {
         }
         if let Some(value) = value(field, raw, &mut out.unknown_enums) {
             out.attrs.push(Attr {
-                name: Cow::Borrowed(field.name),
+                name: Symbol::Static(field.name),
                 value,
             });
         }

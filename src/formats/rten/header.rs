@@ -2,6 +2,7 @@
 
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
+use crate::formats::shared::bytes::{le_u32, le_u64};
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Length of the V2 header.
@@ -23,18 +24,6 @@ pub struct Container {
     pub tensor_data_offset: Option<u64>,
     /// True for V1 files.
     pub v1: bool,
-}
-
-fn u32_at(bytes: &[u8], pos: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(
-        bytes.get(pos..pos + 4)?.try_into().ok()?,
-    ))
-}
-
-fn u64_at(bytes: &[u8], pos: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(
-        bytes.get(pos..pos + 8)?.try_into().ok()?,
-    ))
 }
 
 /// Reads the container layout, records header fields and sections, and reports problems.
@@ -68,13 +57,13 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
         return None;
     }
     push_section(inv, SectionKind::Header, 0, HEADER_LEN);
-    let version = u32_at(bytes, 4)?;
-    let model_offset = u64_at(bytes, 8)?;
-    let model_len = u64_at(bytes, 16)?;
-    let tdo = u64_at(bytes, 24)?;
+    let version = le_u32(bytes, 4)?;
+    let model_offset = le_u64(bytes, 8)?;
+    let model_len = le_u64(bytes, 16)?;
+    let tdo = le_u64(bytes, 24)?;
     if version != 2 {
-        let fork_offset = u64_at(bytes, 4)?;
-        let fork_len = u64_at(bytes, 12)?;
+        let fork_offset = le_u64(bytes, 4)?;
+        let fork_len = le_u64(bytes, 12)?;
         if fork_offset == FORK_HEADER_LEN
             && fork_offset.checked_add(fork_len).is_some_and(|e| e <= size)
         {

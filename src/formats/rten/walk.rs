@@ -11,12 +11,12 @@ use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
 use crate::check::{generic, Findings, Item, Place};
 use crate::formats::shared::budget::{Budget, SUBGRAPH_ENTRIES};
+use crate::formats::shared::bytes::len;
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
     Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
-    Name, Node, NodeKind, Operator, Storage, SubgraphOf, Tensor, Value,
+    Name, Node, NodeKind, Operator, Storage, SubgraphOf, Symbol, Tensor, Value,
 };
-use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// Vtable slots of `Graph` fields (4 + 2 * field id).
@@ -53,7 +53,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             inv,
             out,
             version: MinVersion::new(),
-            budget: Budget::default(),
+            budget: Budget::for_file(len(buf)),
         }
     }
 
@@ -384,11 +384,11 @@ impl<'a, 'i> Walker<'a, 'i> {
         let item = Item::Node { graph, node: index };
         let ty = op.type_().0;
         let info = OPERATORS.get(usize::from(ty));
-        let op_type: Cow<'static, str> = match info {
+        let op_type: Symbol = match info {
             Some(info) => {
                 self.version
                     .require(info.since, || format!("operator {}", info.name));
-                Cow::Borrowed(info.name)
+                Symbol::Static(info.name)
             }
             None => {
                 self.out.add(
@@ -399,7 +399,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                         OPERATORS.len() - 1
                     ),
                 );
-                Cow::Owned(format!("#{ty}"))
+                Symbol::from(format!("#{ty}"))
             }
         };
         let mut attrs = self.attrs(op, &op_type, at, item);
@@ -451,7 +451,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                     });
                     queue.push_back((sub, id));
                     attrs.push(Attr {
-                        name: Cow::Borrowed(name),
+                        name: Symbol::Static(name),
                         value: AttrValue::Graph(GraphRef { graph: id }),
                     });
                     subgraphs.push(id);

@@ -1,63 +1,157 @@
-//! A bound on what one model may add to the inventory.
+//! A bound on what one model may add to the inventory, in entries and in bytes copied.
 //!
 //! Hostile files can declare millions of empty entries in a few bytes each, or point many
-//! times at one shared table; every reader spends from one budget per model for each entry it
-//! keeps, and stops adding entries once it runs out, which is reported once (RX016).
+//! times at one shared table or string; every reader spends from one budget per model for
+//! each entry it keeps and each byte it copies out of the file, and stops adding once it runs
+//! out, which is reported once (RX016). Strings a file refers to more than once are copied
+//! once, through an [`Interner`], so a thousand references to one name cost a thousand
+//! handles and one copy.
 
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Findings, Place};
+use crate::inventory::Name;
+use std::collections::HashMap;
 
-/// Entries (nodes, node inputs and outputs, tensors, attributes, list values, ...) one model
-/// may add: a bound on memory and work for hostile files, far above any real model.
+/// Entries (nodes, node inputs and outputs, tensors, attributes, list values, memo entries,
+/// ...) one model may add: a bound on memory and work for hostile files, far above any real
+/// model.
 pub const MAX_ENTRIES: u64 = 1 << 22;
+
+/// Bytes one model may copy out of its file beyond the file's own size. Names and strings
+/// read once per place in the file never need more than the file holds; the allowance covers
+/// the text readers make themselves (such as `name.overload`) and keeps a small file small.
+pub const EXTRA_BYTES: u64 = 64 << 20;
 
 /// Entries a subgraph costs: its graph, scope and queue entry take about as much memory as 32
 /// nodes or values, so millions of empty subgraphs run the budget out early.
 pub const SUBGRAPH_ENTRIES: u64 = 32;
 
-/// The entries one model may still add.
+/// The entries and bytes one model may still add.
 #[derive(Debug)]
 pub struct Budget {
-    left: u64,
+    entries: u64,
+    bytes: u64,
     over: bool,
 }
 
 impl Default for Budget {
+    /// The budget of an empty file: the entry limit and [`EXTRA_BYTES`].
     fn default() -> Self {
-        Budget {
-            left: MAX_ENTRIES,
-            over: false,
-        }
+        Budget::for_file(0)
     }
 }
 
 impl Budget {
+    /// The budget of a model file of `len` bytes: [`MAX_ENTRIES`] entries, and `len` plus
+    /// [`EXTRA_BYTES`] bytes copied.
+    pub fn for_file(len: u64) -> Self {
+        Budget {
+            entries: MAX_ENTRIES,
+            bytes: len.saturating_add(EXTRA_BYTES),
+            over: false,
+        }
+    }
+
     /// Takes `n` entries. The first time the budget runs out, reports RX016 at `place`; then,
     /// and from then on, returns false, and the caller adds nothing more.
     pub fn spend(&mut self, n: u64, place: Place, out: &mut Findings) -> bool {
-        if let Some(left) = self.left.checked_sub(n).filter(|_| !self.over) {
-            self.left = left;
-            return true;
+        match self.entries.checked_sub(n).filter(|_| !self.over) {
+            Some(left) => {
+                self.entries = left;
+                true
+            }
+            None => self.run_out(place, out, || {
+                format!(
+                    "the model holds more than {MAX_ENTRIES} nodes, values, tensors, attributes \
+                     and list values; rtenx reads it up to here"
+                )
+            }),
         }
+    }
+
+    /// Takes `n` bytes of text copied out of the file, with the same contract as
+    /// [`Budget::spend`].
+    pub fn copy(&mut self, n: u64, place: Place, out: &mut Findings) -> bool {
+        match self.bytes.checked_sub(n).filter(|_| !self.over) {
+            Some(left) => {
+                self.bytes = left;
+                true
+            }
+            None => self.run_out(place, out, || {
+                format!(
+                    "the model's names and strings need more than the file's size plus {EXTRA_BYTES} \
+                     bytes of memory (this one is {n} bytes); rtenx reads it up to here"
+                )
+            }),
+        }
+    }
+
+    fn run_out(&mut self, place: Place, out: &mut Findings, message: impl Fn() -> String) -> bool {
         if !self.over {
             self.over = true;
-            let message = format!(
-                "the model holds more than {MAX_ENTRIES} nodes, values, tensors, attributes and \
-list values; rtenx reads it up to here"
-            );
-            out.add(&TOO_LARGE_TO_READ, place, message);
+            out.add(&TOO_LARGE_TO_READ, place, message());
         }
         false
     }
 
     /// Entries left, for decoders that keep list values up to a limit.
     pub fn left(&self) -> u64 {
-        self.left
+        self.entries
     }
 
     /// Whether the budget ran out.
     pub fn exhausted(&self) -> bool {
         self.over
+    }
+}
+
+/// Names read from one file, each copied once per place in the file that holds it: a
+/// reader that meets the same string again (a shared FlatBuffer string, a name captured by
+/// many blocks, a pickle memo entry) gets a handle to the first copy.
+#[derive(Debug, Default)]
+pub struct Interner {
+    names: HashMap<(u64, u64), Name>,
+}
+
+impl Interner {
+    /// The name stored at `offset` in the file and `len` bytes long there, made by `text`
+    /// (its decoded bytes) the first time and shared after that. A new name pays one entry
+    /// and its bytes; once the budget is out, the name is empty.
+    pub fn name_at(
+        &mut self,
+        offset: u64,
+        len: u64,
+        text: impl FnOnce() -> Vec<u8>,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Name {
+        if let Some(name) = self.names.get(&(offset, len)) {
+            return name.clone();
+        }
+        let place = Place::at(offset);
+        if !budget.spend(1, place, out) || !budget.copy(len, place, out) {
+            return Name::default();
+        }
+        let name = Name::from(text());
+        self.names.insert((offset, len), name.clone());
+        name
+    }
+
+    /// The name `bytes`, a slice of `file`; bytes from elsewhere are copied as they are met.
+    pub fn name(
+        &mut self,
+        file: &[u8],
+        bytes: &[u8],
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Name {
+        let offset = super::bytes::offset_in(file, bytes);
+        let len = bytes.len() as u64;
+        match offset {
+            Some(offset) => self.name_at(offset, len, || bytes.to_vec(), budget, out),
+            None if budget.copy(len, Place::FILE, out) => Name::from(bytes),
+            None => Name::default(),
+        }
     }
 }
 
@@ -72,8 +166,41 @@ mod tests {
         assert!(budget.spend(MAX_ENTRIES - 1, Place::FILE, &mut out));
         assert!(!budget.spend(2, Place::at(7), &mut out));
         assert!(!budget.spend(1, Place::at(9), &mut out), "stays out");
+        assert!(!budget.copy(1, Place::at(9), &mut out), "bytes too");
         assert!(budget.exhausted());
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].offset, Some(7));
+    }
+
+    #[test]
+    fn bytes_copied_are_bounded_by_the_file_size_and_the_allowance() {
+        let mut out = Findings::default();
+        let mut budget = Budget::for_file(1000);
+        assert!(budget.copy(EXTRA_BYTES + 1000, Place::FILE, &mut out));
+        assert!(!budget.copy(1, Place::at(3), &mut out));
+        assert_eq!(out.len(), 1);
+        assert!(out[0].message.contains("bytes"), "{}", out[0].message);
+    }
+
+    #[test]
+    fn a_string_referred_to_many_times_is_copied_once() {
+        let file = b"....a-long-shared-name....".to_vec();
+        let name = &file[4..22];
+        let mut out = Findings::default();
+        let mut budget = Budget::for_file(0);
+        let mut interner = Interner::default();
+        let first = interner.name(&file, name, &mut budget, &mut out);
+        let left = (budget.left(), budget.bytes);
+        for _ in 0..1000 {
+            let again = interner.name(&file, name, &mut budget, &mut out);
+            assert!(std::ptr::eq(again.as_bytes(), first.as_bytes()));
+        }
+        assert_eq!((budget.left(), budget.bytes), left, "repeats cost nothing");
+        assert_eq!(first.as_bytes(), b"a-long-shared-name");
+        // A slice that is not part of the file is copied and paid for each time.
+        let elsewhere = b"a-long-shared-name".to_vec();
+        interner.name(&file, &elsewhere, &mut budget, &mut out);
+        assert_eq!(budget.bytes, left.1 - 18);
+        assert!(out.is_empty());
     }
 }

@@ -9,25 +9,20 @@ mod raw;
 
 pub use raw::{RawTable, Scalar};
 
+use super::bytes::le_u32;
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
-
-fn u32_at(bytes: &[u8], pos: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(
-        bytes.get(pos..pos.checked_add(4)?)?.try_into().ok()?,
-    ))
-}
 
 /// True if `bytes` start like a FlatBuffer: a 4-aligned root offset inside the buffer that
 /// leads to a table whose vtable is inside the buffer and has a plausible length.
 pub fn plausible_root(bytes: &[u8]) -> bool {
     let len = bytes.len() as u64;
-    let Some(root) = u32_at(bytes, 0).map(u64::from) else {
+    let Some(root) = le_u32(bytes, 0).map(u64::from) else {
         return false;
     };
     if len < 12 || root < 4 || root % 4 != 0 || root + 4 > len {
         return false;
     }
-    let Some(soffset) = u32_at(bytes, root as usize).map(|s| s as i32) else {
+    let Some(soffset) = le_u32(bytes, root).map(|s| s as i32) else {
         return false;
     };
     let vtable = root as i64 - i64::from(soffset);

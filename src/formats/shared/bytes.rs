@@ -1,0 +1,152 @@
+//! The one bounds-checked way readers take numbers and slices out of file bytes.
+//!
+//! Positions and lengths are `u64`, as files state them: nothing here casts a file's number
+//! to `usize` before checking it, adds without overflow checks, or indexes a slice. Every
+//! read returns `None` when it does not fit, and readers turn that into a finding.
+
+/// `len` bytes at `start`, if they lie inside `bytes`.
+pub fn range(bytes: &[u8], start: u64, len: u64) -> Option<&[u8]> {
+    let start = usize::try_from(start).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    bytes.get(start..end)
+}
+
+/// The bytes from `start` to the end, if `start` lies inside `bytes` (or at its end).
+pub fn from(bytes: &[u8], start: u64) -> Option<&[u8]> {
+    bytes.get(usize::try_from(start).ok()?..)
+}
+
+/// The `N` bytes at `at`.
+pub fn array<const N: usize>(bytes: &[u8], at: u64) -> Option<[u8; N]> {
+    range(bytes, at, N as u64)?.try_into().ok()
+}
+
+/// The byte at `at`.
+pub fn u8_at(bytes: &[u8], at: u64) -> Option<u8> {
+    bytes.get(usize::try_from(at).ok()?).copied()
+}
+
+/// The little-endian `u16` at `at`.
+pub fn le_u16(bytes: &[u8], at: u64) -> Option<u16> {
+    array(bytes, at).map(u16::from_le_bytes)
+}
+
+/// The little-endian `u32` at `at`.
+pub fn le_u32(bytes: &[u8], at: u64) -> Option<u32> {
+    array(bytes, at).map(u32::from_le_bytes)
+}
+
+/// The little-endian `u64` at `at`.
+pub fn le_u64(bytes: &[u8], at: u64) -> Option<u64> {
+    array(bytes, at).map(u64::from_le_bytes)
+}
+
+/// Where `part`, a slice of `base`, starts in `base`; `None` for a slice from elsewhere.
+pub fn offset_in(base: &[u8], part: &[u8]) -> Option<u64> {
+    let start = (part.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= base.len()).then_some(start as u64)
+}
+
+/// The length of `bytes` as a file position.
+pub fn len(bytes: &[u8]) -> u64 {
+    bytes.len() as u64
+}
+
+/// A position in file bytes that reads forward: each read either takes its bytes and moves
+/// on, or returns `None` and stays where it was.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at `pos` in `bytes`.
+    pub fn new(bytes: &'a [u8], pos: u64) -> Self {
+        Cursor { bytes, pos }
+    }
+
+    /// The absolute position of the next byte.
+    pub fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Bytes left after the position (0 past the end).
+    pub fn remaining(&self) -> u64 {
+        len(self.bytes).saturating_sub(self.pos)
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: u64) -> Option<&'a [u8]> {
+        let taken = range(self.bytes, self.pos, n)?;
+        self.pos += n;
+        Some(taken)
+    }
+
+    /// The next `N` bytes as an array.
+    pub fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N as u64)?.try_into().ok()
+    }
+
+    /// The next byte.
+    pub fn u8(&mut self) -> Option<u8> {
+        self.array::<1>().map(|[b]| b)
+    }
+
+    /// The next little-endian `u16`.
+    pub fn le_u16(&mut self) -> Option<u16> {
+        self.array().map(u16::from_le_bytes)
+    }
+
+    /// The next little-endian `u32`.
+    pub fn le_u32(&mut self) -> Option<u32> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    /// The next little-endian `u64`.
+    pub fn le_u64(&mut self) -> Option<u64> {
+        self.array().map(u64::from_le_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_past_the_end_or_overflowing_are_none() {
+        let bytes = [1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(le_u32(&bytes, 0), Some(1));
+        assert_eq!(le_u64(&bytes, 4), Some(2));
+        assert_eq!(le_u64(&bytes, 5), None);
+        assert_eq!(le_u32(&bytes, u64::MAX - 1), None);
+        assert_eq!(range(&bytes, 8, u64::MAX), None);
+        assert_eq!(range(&bytes, 12, 0), Some(&[][..]));
+        assert_eq!(from(&bytes, 13), None);
+        assert_eq!(u8_at(&bytes, 4), Some(2));
+    }
+
+    #[test]
+    fn a_cursor_moves_only_on_success() {
+        let bytes = [7, 1, 0, 0, 0];
+        let mut c = Cursor::new(&bytes, 0);
+        assert_eq!(c.u8(), Some(7));
+        assert_eq!(c.le_u64(), None);
+        assert_eq!(c.pos(), 1);
+        assert_eq!(c.le_u32(), Some(1));
+        assert_eq!(c.remaining(), 0);
+        assert_eq!(c.take(1), None);
+    }
+
+    #[test]
+    fn offsets_of_slices_inside_and_outside() {
+        let base = [0u8; 16];
+        assert_eq!(offset_in(&base, &base[3..9]), Some(3));
+        assert_eq!(offset_in(&base, &base[16..]), Some(16));
+        let other = [0u8; 4];
+        assert_eq!(offset_in(&base[4..], &base[..2]), None);
+        // Distinct live buffers never overlap, so a non-empty slice of another is never inside.
+        assert_eq!(offset_in(&base, &other), None);
+    }
+}
