@@ -105,9 +105,20 @@ fn page(rule: &Rule, cases: &[hostile::Case]) -> String {
         severity = rule.severity,
         group = group_of(rule).title,
         formerly = formerly(rule),
-        explanation = escape(rule.explanation),
+        explanation = explanation(rule),
         fixtures = fixtures(rule, cases),
     )
+}
+
+/// A rule's explanation as Markdown: rules written as doc comments are Markdown already;
+/// the older plain-text explanations are escaped.
+fn explanation(rule: &Rule) -> String {
+    let text = rule.explanation();
+    if text.starts_with("## ") {
+        text
+    } else {
+        escape(&text)
+    }
 }
 
 fn index(rules: &[&Rule]) -> String {

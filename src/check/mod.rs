@@ -8,7 +8,8 @@ mod finding;
 mod findings;
 pub mod generic;
 mod overrides;
-mod rule;
+#[doc(hidden)]
+pub mod rule;
 
 pub use finding::{Finding, Item, Place};
 pub use findings::{Findings, PER_RULE};

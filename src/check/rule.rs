@@ -47,8 +47,32 @@ pub struct Rule {
     pub severity: Severity,
     /// One-line summary.
     pub summary: &'static str,
-    /// What the rule checks, why it matters and how to fix it.
-    pub explanation: &'static str,
+    /// What the rule checks, why it matters and how to fix it: the rule's doc comment after
+    /// its first line, as written (see [`Rule::explanation`]).
+    pub doc: &'static str,
+}
+
+impl Rule {
+    /// The explanation as Markdown: the doc comment's lines without the one space that
+    /// follows `///`, and without blank lines around it.
+    pub fn explanation(&self) -> String {
+        let lines: Vec<&str> = (self.doc.lines())
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect();
+        lines.join("\n").trim_matches('\n').to_owned()
+    }
+}
+
+/// A doc comment's line without the space that follows `///`, at compile time.
+#[doc(hidden)]
+pub const fn doc_line(line: &'static str) -> &'static str {
+    match line.as_bytes() {
+        [b' ', rest @ ..] => match std::str::from_utf8(rest) {
+            Ok(text) => text,
+            Err(_) => line,
+        },
+        _ => line,
+    }
 }
 
 /// A family of rules that share a code prefix: the format-neutral rules, the data-file rules,
@@ -77,21 +101,47 @@ pub struct Moved {
 }
 
 /// Declares a rule group: each rule as a constant, plus `RULES` listing them and `GROUP`
-/// holding the prefix, in one place.
+/// holding the prefix, in one place. A rule's doc comment is its text: the first line is the
+/// summary, the rest the explanation that `rtenx explain` and `docs/rules/` show, in Markdown
+/// with the sections `## What it does`, `## Why` and `## How to fix`.
 ///
 /// ```
 /// rtenx::rules! {
 ///     group = ("ZZ", "Examples");
-///     EXAMPLE = ("ZZ001", "example-rule", Warning,
-///         "One-line summary.",
-///         "A longer explanation of what is checked and why.");
+///     /// One-line summary.
+///     ///
+///     /// ## What it does
+///     /// A longer explanation of what is checked.
+///     EXAMPLE = ("ZZ001", "example-rule", Warning);
 /// }
 /// assert_eq!(RULES.len(), 1);
 /// assert_eq!(GROUP.prefix, "ZZ");
-/// assert_eq!(EXAMPLE.code, "ZZ001");
+/// assert_eq!(EXAMPLE.summary, "One-line summary.");
+/// assert_eq!(EXAMPLE.explanation(), "## What it does\nA longer explanation of what is checked.");
 /// ```
 #[macro_export]
 macro_rules! rules {
+    (
+        group = ($prefix:literal, $title:literal $(, moved: [$($old:literal => $new:path),+ $(,)?])?);
+        $(
+            #[doc = $summary:literal]
+            $(#[doc = $doc:literal])*
+            $ident:ident = ($code:literal, $name:literal, $sev:ident);
+        )+
+    ) => {
+        $(
+            #[doc = $summary]
+            $(#[doc = $doc])*
+            pub static $ident: $crate::check::Rule = $crate::check::Rule {
+                code: $code,
+                name: $name,
+                severity: $crate::check::Severity::$sev,
+                summary: $crate::check::rule::doc_line($summary),
+                doc: concat!($($doc, "\n"),*),
+            };
+        )+
+        $crate::rules!(@group $prefix, $title, [$($ident),+] $(, [$($old => $new),+])?);
+    };
     (
         group = ($prefix:literal, $title:literal $(, moved: [$($old:literal => $new:path),+ $(,)?])?);
         $($ident:ident = ($code:literal, $name:literal, $sev:ident, $summary:literal, $explanation:literal);)+
@@ -103,9 +153,12 @@ macro_rules! rules {
                 name: $name,
                 severity: $crate::check::Severity::$sev,
                 summary: $summary,
-                explanation: $explanation,
+                doc: $explanation,
             };
         )+
+        $crate::rules!(@group $prefix, $title, [$($ident),+] $(, [$($old => $new),+])?);
+    };
+    (@group $prefix:literal, $title:literal, [$($ident:ident),+] $(, [$($old:literal => $new:path),+])?) => {
         /// Every rule declared in this module, in code order.
         pub static RULES: &[&$crate::check::Rule] = &[$(&$ident),+];
         /// This module's rules with their code prefix.

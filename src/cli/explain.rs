@@ -21,7 +21,7 @@ fn rule_json(r: &Rule) -> serde_json::Value {
         "name": r.name,
         "severity": r.severity,
         "summary": r.summary,
-        "explanation": r.explanation,
+        "explanation": r.explanation(),
     })
 }
 
@@ -69,7 +69,7 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
                 "{old} is the code this rule had before; it is now {new}.\n"
             )?;
         }
-        writeln!(out, "{}\n\n{}", rule.summary, rule.explanation)?;
+        writeln!(out, "{}\n\n{}", rule.summary, rule.explanation())?;
     }
     Ok(Outcome::Clean)
 }

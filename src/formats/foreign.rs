@@ -41,12 +41,6 @@ pub static FOREIGN: &[Foreign] = &[
         detect: safetensors,
     },
     Foreign {
-        name: "gguf",
-        title: "a GGUF model",
-        extensions: &["gguf"],
-        detect: |b| magic(b.starts_with(b"GGUF")),
-    },
-    Foreign {
         name: "numpy-npy",
         title: "a NumPy array (.npy)",
         extensions: &["npy"],

@@ -8,6 +8,7 @@
 
 pub mod executorch;
 pub mod foreign;
+pub mod gguf;
 pub mod onnx;
 pub mod paddle;
 pub mod registry;

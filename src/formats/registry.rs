@@ -16,6 +16,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::onnx::Onnx,
     &super::executorch::ExecuTorch,
     &super::paddle::Paddle,
+    &super::gguf::Gguf,
 ];
 
 /// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.
@@ -106,7 +107,7 @@ mod tests {
                     .name
                     .chars()
                     .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
-                assert!(!rule.summary.is_empty() && rule.explanation.len() > rule.summary.len());
+                assert!(!rule.summary.is_empty() && rule.explanation().len() > rule.summary.len());
             }
         }
         for group in groups() {

@@ -1,11 +1,10 @@
 //! Element types, shared by every format.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::fmt;
 
 /// The element type of a tensor or value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // The variant names are the documentation.
 pub enum DType {
     F64,
@@ -17,6 +16,8 @@ pub enum DType {
     F8E5M2,
     F8E5M2FNUZ,
     F8E8M0,
+    F6E2M3,
+    F6E3M2,
     F4E2M1,
     I64,
     I32,
@@ -34,6 +35,27 @@ pub enum DType {
     String,
     Complex64,
     Complex128,
+    /// Elements stored in fixed-size blocks, such as GGML's quantized types.
+    Blocks(BlockType),
+}
+
+/// A type whose elements are stored in blocks: `elements` elements take `bytes` bytes, so
+/// a tensor's element count (for GGML, each row's) must be a multiple of `elements`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockType {
+    /// Lower-case name, such as `q4_k`.
+    pub name: &'static str,
+    /// Elements per block.
+    pub elements: u64,
+    /// Bytes per block.
+    pub bytes: u64,
+}
+
+impl BlockType {
+    /// Bits per element, as a fraction: `bytes * 8 / elements`.
+    pub fn bits_per_element(self) -> f64 {
+        (self.bytes * 8) as f64 / self.elements as f64
+    }
 }
 
 impl DType {
@@ -45,11 +67,21 @@ impl DType {
             F32 | I32 | U32 => 32,
             F16 | BF16 | I16 | U16 => 16,
             F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | I8 | U8 | Bool => 8,
+            F6E2M3 | F6E3M2 => 6,
             I4 | U4 | F4E2M1 => 4,
             I2 | U2 => 2,
             Complex128 => 128,
-            String => return None,
+            String | Blocks(_) => return None,
         })
+    }
+
+    /// Storage bits per element, as a fraction for block types (4.5 for `q4_0`); `None`
+    /// for variable-size types.
+    pub fn bits_per_element(self) -> Option<f64> {
+        match self {
+            DType::Blocks(block) => Some(block.bits_per_element()),
+            other => other.bits().map(|b| b as f64),
+        }
     }
 
     /// Natural alignment of one element in bytes (1 for sub-byte types).
@@ -62,8 +94,12 @@ impl DType {
     pub fn byte_size(self, elements: u64) -> Option<u64> {
         // Counted in bytes, or in elements per byte, so that no bit count can overflow where
         // the byte count does not.
+        if let DType::Blocks(block) = self {
+            return elements.div_ceil(block.elements).checked_mul(block.bytes);
+        }
         match self.bits()? {
             bits if bits % 8 == 0 => elements.checked_mul(bits / 8),
+            6 => Some(elements.checked_mul(3)?.div_ceil(4)),
             bits => Some(elements.div_ceil(8 / bits)),
         }
     }
@@ -81,6 +117,8 @@ impl DType {
             F8E5M2 => "f8e5m2",
             F8E5M2FNUZ => "f8e5m2fnuz",
             F8E8M0 => "f8e8m0",
+            F6E2M3 => "f6e2m3",
+            F6E3M2 => "f6e3m2",
             F4E2M1 => "f4e2m1",
             I64 => "i64",
             I32 => "i32",
@@ -98,7 +136,14 @@ impl DType {
             String => "string",
             Complex64 => "complex64",
             Complex128 => "complex128",
+            Blocks(block) => block.name,
         }
+    }
+}
+
+impl Serialize for DType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -110,7 +155,7 @@ impl fmt::Display for DType {
 
 #[cfg(test)]
 mod tests {
-    use super::DType;
+    use super::{BlockType, DType};
 
     #[test]
     fn byte_sizes_round_sub_byte_types_up_and_never_overflow() {
@@ -122,6 +167,15 @@ mod tests {
         assert_eq!(DType::U8.byte_size(1 << 62), Some(1 << 62));
         assert_eq!(DType::U4.byte_size(u64::MAX), Some(1 << 63));
         assert_eq!(DType::Complex128.byte_size(1 << 60), None);
+        assert_eq!(DType::F6E2M3.byte_size(5), Some(4));
+        assert_eq!(DType::F6E3M2.byte_size(u64::MAX), None);
+        let q4_0 = BlockType {
+            name: "q4_0",
+            elements: 32,
+            bytes: 18,
+        };
+        assert_eq!(DType::Blocks(q4_0).byte_size(64), Some(36));
+        assert_eq!(DType::Blocks(q4_0).bits_per_element(), Some(4.5));
     }
 
     #[test]
@@ -132,6 +186,7 @@ mod tests {
             DType::F8E4M3FNUZ,
             DType::U2,
             DType::Complex128,
+            DType::F6E3M2,
         ] {
             let json = serde_json::to_string(&dtype).unwrap();
             assert_eq!(json, format!("\"{}\"", dtype.name()));

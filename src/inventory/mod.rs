@@ -9,18 +9,20 @@ mod dtype;
 mod gaps;
 mod graph;
 mod layout;
+mod list;
 mod name;
 mod overlaps;
 mod sizes;
 mod symbol;
 mod tensor;
 
-pub use dtype::DType;
+pub use dtype::{BlockType, DType};
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,
 };
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
+pub use list::{ItemKind, ListValue};
 pub use name::Name;
 pub use overlaps::Overlap;
 pub use sizes::{SizeRow, SizeTable};
@@ -107,8 +109,26 @@ pub struct Property {
 pub struct MetadataEntry {
     /// Metadata key.
     pub key: Name,
-    /// Metadata value.
+    /// Metadata value; for a list, a summary such as `[151936 × string]` and its first items.
     pub value: Name,
+    /// Absolute offset of the entry in the model file, if the format places it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// A list value, left in the file: its items are read only when someone looks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list: Option<ListValue>,
+}
+
+impl MetadataEntry {
+    /// A key and a value with no place in the file.
+    pub fn new(key: impl Into<Name>, value: impl Into<Name>) -> Self {
+        MetadataEntry {
+            key: key.into(),
+            value: value.into(),
+            offset: None,
+            list: None,
+        }
+    }
 }
 
 /// The oldest release of a runtime that can load the file, and why.

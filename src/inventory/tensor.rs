@@ -63,6 +63,33 @@ impl DataRange {
 }
 
 impl Tensor {
+    /// A tensor as declared at `decl_offset`, with element count and byte size derived from
+    /// `shape` and `dtype`, in graph 0, with no data yet (see [`Tensor::stored`]).
+    pub fn declared(name: Name, dtype: Option<DType>, shape: Vec<u64>, decl_offset: u64) -> Self {
+        let (elements, byte_size) = Tensor::sizes(&shape, dtype);
+        Tensor {
+            name,
+            dtype,
+            shape,
+            elements,
+            byte_size,
+            storage: Storage::Missing,
+            data: None,
+            graph: 0,
+            node: None,
+            decl_offset: Some(decl_offset),
+        }
+    }
+
+    /// The tensor with its bytes at `data`, stored as `storage`.
+    pub fn stored(self, storage: Storage, data: DataRange) -> Self {
+        Tensor {
+            storage,
+            data: Some(data),
+            ..self
+        }
+    }
+
     /// A dimension that is not a size, such as a negative one in an ONNX file: readers keep
     /// it as this value, which makes every size built on it overflow, and report it
     /// themselves. Displayed as `invalid`.

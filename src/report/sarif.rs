@@ -24,7 +24,7 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
                 "id": r.code,
                 "name": r.name,
                 "shortDescription": { "text": r.summary },
-                "fullDescription": { "text": r.explanation },
+                "fullDescription": { "text": r.explanation() },
                 "defaultConfiguration": { "level": level(r.severity) },
                 "help": { "text": format!("rtenx explain {}", r.code) },
             })

@@ -247,9 +247,7 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: 
                 ),
             );
         }
-        inv.metadata.push(MetadataEntry {
-            key: Name::from(key),
-            value: Name::from(value.unwrap_or_default()),
-        });
+        inv.metadata
+            .push(MetadataEntry::new(key, value.unwrap_or_default()));
     }
 }

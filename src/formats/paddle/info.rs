@@ -5,7 +5,7 @@
 //! read; anything else ends the reading, and nothing is ever executed or imported.
 
 use super::program::Builder;
-use crate::inventory::{MetadataEntry, Name};
+use crate::inventory::MetadataEntry;
 use crate::source::ModelFile;
 use std::collections::HashMap;
 use std::path::Path;
@@ -33,10 +33,9 @@ pub fn read(info: &Path, b: &mut Builder<'_>) {
         if !b.spend(PAIR_ENTRIES, None) {
             return;
         }
-        b.inv.metadata.push(MetadataEntry {
-            key: Name::from(var.as_str()),
-            value: Name::from(name.as_str()),
-        });
+        b.inv
+            .metadata
+            .push(MetadataEntry::new(var.as_str(), name.as_str()));
     }
 }
 

@@ -104,10 +104,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         ];
         for (key, value) in fields {
             if let Some(value) = value {
-                self.inv.metadata.push(MetadataEntry {
-                    key: key.into(),
-                    value: value.into(),
-                });
+                self.inv.metadata.push(MetadataEntry::new(key, value));
             }
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod bytes;
+pub mod context;
 pub mod datafiles;
 pub mod flatbuffer;
 pub mod protobuf;

@@ -93,7 +93,7 @@ impl Component for FindingsTab {
                 Line::raw(format!("at: {item}")),
                 Line::raw(crate::escape::sanitize(&f.message).into_owned()),
                 Line::raw(""),
-                Line::raw(f.rule.explanation),
+                Line::raw(f.rule.explanation()),
             ]
         });
         frame.render_widget(

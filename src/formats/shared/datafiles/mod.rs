@@ -14,7 +14,7 @@ pub mod rules;
 use crate::check::{Findings, Place, Rule};
 use crate::escape::sanitize;
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
-use crate::source::FileIdentity;
+use crate::source::{FileIdentity, ModelFile};
 pub use location::{Location, Problem};
 use rules::*;
 use std::collections::HashMap;
@@ -33,6 +33,11 @@ pub trait LocationRules: Sync {
         None
     }
 }
+
+/// The shared rules alone, for formats that add none of their own.
+pub struct SharedRules;
+
+impl LocationRules for SharedRules {}
 
 /// What checking a location found: the file (if usable) and the problems to report for
 /// every tensor that uses it.
@@ -79,6 +84,32 @@ impl DataFiles {
             identities: HashMap::new(),
             model,
             rules,
+        }
+    }
+
+    /// Opens the data file `id` that [`DataFiles::file`] checked: the same file, reached
+    /// without following a symlink. One that cannot be opened, or is no longer the file
+    /// that was checked, is reported (DX006) and `None`.
+    pub fn open(&self, id: FileId, inv: &Inventory, out: &mut Findings) -> Option<ModelFile> {
+        let path = &inv.files.get(id)?.path;
+        match ModelFile::open_checked(path, self.identities.get(&id).copied()) {
+            Ok(file) => Some(file),
+            Err(e) => {
+                let message = format!("cannot open the data file: {e}");
+                out.add(&DATA_FILE_MISSING, Place::FILE.in_file(id), message);
+                None
+            }
+        }
+    }
+
+    /// Reports the data file `id` if it changed while it was read.
+    pub fn report_change(file: &ModelFile, id: FileId, out: &mut Findings) {
+        if let Some(change) = file.changed() {
+            out.add(
+                &DATA_FILE_MISSING,
+                Place::FILE.in_file(id),
+                change.to_string(),
+            );
         }
     }
 

@@ -1,0 +1,347 @@
+//! Key-value pairs: read with every length checked, arrays left in the file, and the keys
+//! the rest of the reader needs picked out.
+
+use super::rules::{
+    BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY, TRUNCATED, UNKNOWN_VALUE_TYPE,
+};
+use super::wire::{Short, Wire};
+use crate::check::{Item, Place};
+use crate::escape::excerpt;
+use crate::formats::shared::context::Context;
+use crate::inventory::{DataRange, FileId, ItemKind, ListValue, MetadataEntry, Name};
+use std::collections::hash_map::{Entry, HashMap};
+
+/// Items of a list shown in its summary.
+const PREVIEW: usize = 8;
+/// The longest key the naming convention allows.
+const MAX_KEY: usize = 65_535;
+
+/// A scalar value, as read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// An unsigned integer (u8 to u64).
+    Unsigned(u64),
+    /// A signed integer (i8 to i64).
+    Signed(i64),
+    /// A float (f32 or f64).
+    Float(f64),
+    /// A bool's byte.
+    Bool(u8),
+}
+
+impl Scalar {
+    /// The value as a count, if it is a non-negative integer.
+    pub fn count(self) -> Option<u64> {
+        match self {
+            Scalar::Unsigned(n) => Some(n),
+            Scalar::Signed(n) => u64::try_from(n).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// A value, as read: scalars and strings in full, arrays as their place in the file.
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    /// A number or bool, with its type's name.
+    Scalar(&'static str, Scalar),
+    /// A string's bytes.
+    Str(&'a [u8]),
+    /// An array left in the file.
+    List(ListValue),
+}
+
+/// One key-value pair.
+#[derive(Debug, Clone, Copy)]
+pub struct Pair<'a> {
+    /// The key's bytes.
+    pub key: &'a [u8],
+    /// Where the pair starts.
+    pub at: u64,
+    /// The value.
+    pub value: Value<'a>,
+}
+
+/// The pairs of one file, and where they end.
+pub struct Pairs<'a> {
+    /// Every pair read, in file order.
+    pub pairs: Vec<Pair<'a>>,
+    /// Where the tensor infos start; `None` if the metadata could not be read to its end.
+    pub end: Option<u64>,
+}
+
+impl<'a> Pairs<'a> {
+    /// The first pair with `key`.
+    pub fn get(&self, key: &[u8]) -> Option<&Pair<'a>> {
+        self.pairs.iter().find(|p| p.key == key)
+    }
+}
+
+/// Why reading stopped.
+enum Stop {
+    Short(&'static str, Short),
+    Reported,
+}
+
+/// Reads `count` pairs from `start` of `bytes` (file `file`), recording each in the
+/// inventory's metadata and reporting what breaks the format.
+pub fn read<'a>(
+    cx: &mut Context<'_>,
+    bytes: &'a [u8],
+    file: FileId,
+    start: u64,
+    count: u64,
+    big_endian: bool,
+) -> Pairs<'a> {
+    let mut wire = Wire::new(bytes, start, big_endian);
+    let mut pairs = Vec::new();
+    let mut seen: HashMap<&'a [u8], u64> = HashMap::new();
+    for index in 0..count {
+        let at = wire.pos();
+        let place = Place::at(at).in_file(file);
+        if !cx.spend(1, place) {
+            return Pairs { pairs, end: None };
+        }
+        let pair = match pair(cx, &mut wire, file) {
+            Ok(pair) => pair,
+            Err(Stop::Short(field, short)) => {
+                let message = format!(
+                    "the {field} of key-value pair {index} needs {} bytes at offset {}; the file has {} left",
+                    short.needed, short.at, short.left
+                );
+                cx.report(&TRUNCATED, place.item(Item::Field { name: "kv" }), message);
+                return Pairs { pairs, end: None };
+            }
+            Err(Stop::Reported) => return Pairs { pairs, end: None },
+        };
+        check_key(cx, &pair, place, &mut seen);
+        if file == 0 {
+            record(cx, bytes, &pair);
+        }
+        pairs.push(pair);
+    }
+    Pairs {
+        pairs,
+        end: Some(wire.pos()),
+    }
+}
+
+/// Reads one pair at the wire's position.
+fn pair<'a>(cx: &mut Context<'_>, wire: &mut Wire<'a>, file: FileId) -> Result<Pair<'a>, Stop> {
+    let at = wire.pos();
+    let key = wire.string().map_err(|s| Stop::Short("key", s))?;
+    let type_at = wire.pos();
+    let ty = wire.u32().map_err(|s| Stop::Short("value type", s))?;
+    let place = Place::at(type_at).in_file(file);
+    let value = match ty {
+        8 => Value::Str(wire.string().map_err(|s| Stop::Short("string value", s))?),
+        9 => Value::List(array(cx, wire, key, file)?),
+        _ => match scalar(wire, ty).map_err(|s| Stop::Short("value", s))? {
+            Some((name, value)) => {
+                if let Scalar::Bool(b @ 2..) = value {
+                    let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, 200));
+                    cx.report(&BOOL_VALUE, place, message);
+                }
+                Value::Scalar(name, value)
+            }
+            None => {
+                let message = format!(
+                    "key \"{}\" has value type {ty}; GGUF defines types 0 to 12",
+                    excerpt(key, 200)
+                );
+                cx.report(&UNKNOWN_VALUE_TYPE, place, message);
+                return Err(Stop::Reported);
+            }
+        },
+    };
+    Ok(Pair { key, at, value })
+}
+
+/// Reads a scalar of value type `ty`: its type's name and value; `None` for a type that is
+/// not a scalar.
+fn scalar(wire: &mut Wire<'_>, ty: u32) -> Result<Option<(&'static str, Scalar)>, Short> {
+    use Scalar::*;
+    Ok(Some(match ty {
+        0 => ("u8", Unsigned(wire.u8()?.into())),
+        1 => ("i8", Signed((wire.u8()? as i8).into())),
+        2 => ("u16", Unsigned(wire.u16()?.into())),
+        3 => ("i16", Signed((wire.u16()? as i16).into())),
+        4 => ("u32", Unsigned(wire.u32()?.into())),
+        5 => ("i32", Signed((wire.u32()? as i32).into())),
+        6 => ("f32", Float(f32::from_bits(wire.u32()?).into())),
+        7 => ("bool", Bool(wire.u8()?)),
+        10 => ("u64", Unsigned(wire.u64()?)),
+        11 => ("i64", Signed(wire.u64()? as i64)),
+        12 => ("f64", Float(f64::from_bits(wire.u64()?))),
+        _ => return Ok(None),
+    }))
+}
+
+/// The item kind of value type `ty`, if arrays may hold it.
+fn item_kind(ty: u32) -> Option<ItemKind> {
+    use ItemKind::*;
+    Some(match ty {
+        0 => U8,
+        1 => I8,
+        2 => U16,
+        3 => I16,
+        4 => U32,
+        5 => I32,
+        6 => F32,
+        7 => Bool,
+        8 => String,
+        10 => U64,
+        11 => I64,
+        12 => F64,
+        _ => return None,
+    })
+}
+
+/// Reads an array's item type and count, and steps over its items without keeping them.
+fn array(
+    cx: &mut Context<'_>,
+    wire: &mut Wire<'_>,
+    key: &[u8],
+    file: FileId,
+) -> Result<ListValue, Stop> {
+    let type_at = wire.pos();
+    let ty = wire.u32().map_err(|s| Stop::Short("array item type", s))?;
+    let count = wire.u64().map_err(|s| Stop::Short("array count", s))?;
+    let place = Place::at(type_at).in_file(file);
+    let key = excerpt(key, 200);
+    let item = match (ty, item_kind(ty)) {
+        (9, _) => {
+            let message = format!("array \"{key}\" holds arrays; llama.cpp refuses nested arrays, and rtenx reads no further");
+            cx.report(&NESTED_ARRAY, place, message);
+            return Err(Stop::Reported);
+        }
+        (_, Some(item)) => item,
+        (_, None) => {
+            let message = format!("array \"{key}\" has item type {ty}; GGUF defines types 0 to 12");
+            cx.report(&UNKNOWN_VALUE_TYPE, place, message);
+            return Err(Stop::Reported);
+        }
+    };
+    let start = wire.pos();
+    // Each item takes at least its size, or a string's 8-byte length.
+    let min = item.size().unwrap_or(8);
+    if count.checked_mul(min).is_none_or(|n| n > wire.left()) {
+        let message = format!(
+            "array \"{key}\" claims {count} {} items of at least {min} bytes at offset {start}; the file has {} bytes left",
+            item.name(),
+            wire.left()
+        );
+        cx.report(&super::rules::COUNT_TOO_LARGE, place, message);
+        return Err(Stop::Reported);
+    }
+    match item.size() {
+        Some(size) => {
+            let items = wire
+                .take(count * size)
+                .map_err(|s| Stop::Short("array items", s))?;
+            if item == ItemKind::Bool {
+                if let Some((pos, b)) = (0u64..).zip(items).find(|(_, &b)| b > 1) {
+                    let message = format!(
+                        "item {pos} of bool array \"{key}\" is {b}; GGUF allows only 0 and 1"
+                    );
+                    cx.report(&BOOL_VALUE, Place::at(start + pos).in_file(file), message);
+                }
+            }
+        }
+        None => {
+            for index in 0..count {
+                if let Err(short) = wire.string() {
+                    let message = format!(
+                        "string {index} of array \"{key}\" needs {} bytes at offset {}; the file has {} left",
+                        short.needed, short.at, short.left
+                    );
+                    cx.report(&TRUNCATED, Place::at(short.at).in_file(file), message);
+                    return Err(Stop::Reported);
+                }
+            }
+        }
+    }
+    let data = DataRange {
+        file,
+        offset: start,
+        len: wire.pos() - start,
+    };
+    Ok(ListValue {
+        count,
+        item,
+        big_endian: wire.big_endian(),
+        data,
+    })
+}
+
+/// Reports an empty, repeated or unconventional key.
+fn check_key<'a>(
+    cx: &mut Context<'_>,
+    pair: &Pair<'a>,
+    place: Place,
+    seen: &mut HashMap<&'a [u8], u64>,
+) {
+    let key = pair.key;
+    let shown = excerpt(key, 200);
+    if key.is_empty() {
+        cx.report(&EMPTY_KEY, place, "a key-value pair has an empty key");
+        return;
+    }
+    match seen.entry(key) {
+        Entry::Occupied(first) => {
+            let message = format!(
+                "key \"{shown}\" is already set at offset {}; llama.cpp refuses duplicate keys",
+                first.get()
+            );
+            cx.report(&DUPLICATE_KEY, place, message);
+        }
+        Entry::Vacant(slot) => {
+            slot.insert(pair.at);
+        }
+    }
+    let conventional = key.len() <= MAX_KEY
+        && key.split(|&b| b == b'.').all(|segment| {
+            !segment.is_empty()
+                && segment
+                    .iter()
+                    .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        });
+    if !conventional {
+        let message =
+            format!("key \"{shown}\" is not lower_snake_case ASCII segments separated by '.'");
+        cx.report(&KEY_NAMING, place, message);
+    }
+}
+
+/// Adds the pair to the inventory's metadata.
+fn record(cx: &mut Context<'_>, bytes: &[u8], pair: &Pair<'_>) {
+    let key = cx.name(pair.key);
+    let (value, list) = match pair.value {
+        Value::Scalar(_, Scalar::Unsigned(n)) => (Name::from(n.to_string()), None),
+        Value::Scalar(_, Scalar::Signed(n)) => (Name::from(n.to_string()), None),
+        Value::Scalar(_, Scalar::Float(f)) => (Name::from(f.to_string()), None),
+        Value::Scalar(_, Scalar::Bool(b)) => (Name::from((b != 0).to_string()), None),
+        Value::Str(text) => (cx.name(text), None),
+        Value::List(list) => {
+            let preview = list.items(bytes, 0, PREVIEW);
+            let mut text = format!("[{} × {}]", list.count, list.item.name());
+            for (i, item) in preview.iter().enumerate() {
+                text.push_str(if i == 0 { " " } else { ", " });
+                match list.item {
+                    ItemKind::String => text.push_str(&format!("{item:?}")),
+                    _ => text.push_str(item),
+                }
+            }
+            if list.count > preview.len() as u64 {
+                text.push_str(", …");
+            }
+            (Name::from(text), Some(list))
+        }
+    };
+    cx.inv.metadata.push(MetadataEntry {
+        key,
+        value,
+        offset: Some(pair.at),
+        list,
+    });
+}

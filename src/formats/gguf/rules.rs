@@ -1,0 +1,343 @@
+//! Rules specific to GGUF files (codes GG001..). References: the GGUF specification
+//! (ggml `docs/gguf.md`), llama.cpp's loader (`ggml/src/gguf.cpp`) and gguf-py's
+//! `GGUFReader`; `tests/fixtures/gguf/verdicts.tsv` records what both loaders say about each
+//! fixture.
+
+crate::rules! {
+    group = ("GG", "GGUF");
+    /// The header's version is not 2 or 3.
+    ///
+    /// ## What it does
+    /// Reads the `u32` version after the `GGUF` magic. Version 3 is current, version 2 used
+    /// the same layout with 64-bit counts, and version 1 used 32-bit counts.
+    ///
+    /// ## Why
+    /// llama.cpp refuses version 1 ("GGUFv1 is no longer supported"), version 0 and any
+    /// version above the newest it knows. A different number means the file is corrupt or
+    /// from a newer writer.
+    ///
+    /// ## How to fix
+    /// Convert the model again with a current `convert_hf_to_gguf.py` or gguf-py.
+    UNSUPPORTED_VERSION = ("GG001", "gguf-version", Error);
+    /// The file is in big-endian byte order.
+    ///
+    /// ## What it does
+    /// Detects a version whose low 16 bits are zero: its bytes are swapped, so the whole
+    /// file is big-endian. rtenx reads it in that order.
+    ///
+    /// ## Why
+    /// llama.cpp reads files in the machine's own byte order and refuses this one on every
+    /// little-endian machine ("the file appears to be in the wrong byte order"); gguf-py
+    /// reads it. Such files are made for big-endian machines (s390x) only.
+    ///
+    /// ## How to fix
+    /// Convert without `--bigendian` unless the model is meant for a big-endian machine.
+    BYTE_ORDER = ("GG002", "byte-order", Error);
+    /// The tensor or key-value count cannot fit in the file.
+    ///
+    /// ## What it does
+    /// Compares each count with the smallest size that many entries can take (a key-value
+    /// pair at least 12 bytes, a tensor info at least 24, an array item at least its size).
+    ///
+    /// ## Why
+    /// A count larger than the file is how the integer-overflow attacks on GGUF loaders
+    /// begin (CVE-2025-53630, CVE-2026-27940): a loader that allocates for the count before
+    /// reading runs out of memory or overflows the allocation size.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or hostile; do not load it.
+    COUNT_TOO_LARGE = ("GG003", "count-too-large", Error);
+    /// A field, string or array runs past the end of the file.
+    ///
+    /// ## What it does
+    /// Reads every header field, key, value and tensor info with its length checked against
+    /// the bytes left, and reports the first that does not fit with its declared length.
+    ///
+    /// ## Why
+    /// Loaders that trust a string or array length read past their buffer; current
+    /// llama.cpp refuses the file. Usually the file was cut short in a download.
+    ///
+    /// ## How to fix
+    /// Download or copy the file again and compare its size with the source.
+    TRUNCATED = ("GG004", "truncated", Error);
+    /// A key-value pair has a value type GGUF does not define.
+    ///
+    /// ## What it does
+    /// Checks each value type (and each array's item type) against the 13 types 0 to 12.
+    ///
+    /// ## Why
+    /// The size of an unknown value is unknown, so nothing after it can be read. llama.cpp
+    /// refuses the file ("has invalid GGUF type").
+    ///
+    /// ## How to fix
+    /// The file is corrupt or from an incompatible writer.
+    UNKNOWN_VALUE_TYPE = ("GG005", "unknown-value-type", Error);
+    /// An array holds arrays.
+    ///
+    /// ## What it does
+    /// Reports an array whose item type is array.
+    ///
+    /// ## Why
+    /// llama.cpp refuses nested arrays, and rtenx stops reading the metadata there, as a
+    /// nested array's size is only known by reading every inner array.
+    ///
+    /// ## How to fix
+    /// Store the values flat, or as several keys.
+    NESTED_ARRAY = ("GG006", "nested-array", Error);
+    /// A bool value is neither 0 nor 1.
+    ///
+    /// ## What it does
+    /// Checks every bool value, and every item of a bool array.
+    ///
+    /// ## Why
+    /// The specification says any other byte is invalid and should be rejected by
+    /// readers. llama.cpp and gguf-py accept it, and read it as true.
+    ///
+    /// ## How to fix
+    /// Write the file again with a conforming writer.
+    BOOL_VALUE = ("GG007", "bool-value", Error);
+    /// A metadata key is empty.
+    ///
+    /// ## What it does
+    /// Reports a key of length 0.
+    ///
+    /// ## Why
+    /// Keys name the model's hyperparameters; an empty one can never be looked up and is
+    /// not a key the specification allows.
+    ///
+    /// ## How to fix
+    /// Remove the entry or give it its name.
+    EMPTY_KEY = ("GG008", "empty-key", Error);
+    /// Two metadata entries have the same key.
+    ///
+    /// ## What it does
+    /// Reports every repeat of a key, naming the first.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file ("duplicate key"); a reader that keeps the first or the
+    /// last value would see another model than one that keeps the other.
+    ///
+    /// ## How to fix
+    /// Write each key once.
+    DUPLICATE_KEY = ("GG009", "duplicate-gguf-key", Error);
+    /// A metadata key breaks GGUF's naming convention.
+    ///
+    /// ## What it does
+    /// Keys are ASCII `lower_snake_case` segments separated by `.`, at most 65,535 bytes.
+    ///
+    /// ## Why
+    /// Loaders look keys up by their conventional names: a key in other spelling is never
+    /// read, and one with control characters or spaces is likely corrupt.
+    ///
+    /// ## How to fix
+    /// Rename the key to the convention (`llama.context_length`, `general.name`).
+    KEY_NAMING = ("GG010", "key-naming", Warning);
+    /// Two tensors have the same name.
+    ///
+    /// ## What it does
+    /// Reports every repeat of a tensor name, naming the first.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file ("duplicate tensor name"): tensors are found by name.
+    ///
+    /// ## How to fix
+    /// Convert the model again.
+    DUPLICATE_TENSOR = ("GG011", "duplicate-tensor", Error);
+    /// A tensor name is 64 bytes or longer.
+    ///
+    /// ## What it does
+    /// Compares each name's length with `GGML_MAX_NAME` (64, including the terminating zero
+    /// ggml stores).
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file ("tensor name is too long"); ggml cannot store the name.
+    ///
+    /// ## How to fix
+    /// Shorten the tensor names in the converter.
+    TENSOR_NAME_TOO_LONG = ("GG012", "tensor-name-too-long", Error);
+    /// A tensor has more than 4 dimensions.
+    ///
+    /// ## What it does
+    /// Compares each tensor's `n_dims` with `GGML_MAX_DIMS` (4).
+    ///
+    /// ## Why
+    /// ggml tensors have at most 4 dimensions; llama.cpp refuses the file, and a loader that
+    /// copies `n_dims` entries into a 4-entry array writes past it (gguf-tools#25).
+    ///
+    /// ## How to fix
+    /// Reshape the tensor to 4 dimensions or fewer before writing.
+    TOO_MANY_DIMS = ("GG013", "too-many-dims", Error);
+    /// A dimension is negative, or the element count overflows a signed 64-bit integer.
+    ///
+    /// ## What it does
+    /// Reads each dimension as ggml does (a signed 64-bit integer) and multiplies them with
+    /// overflow checks.
+    ///
+    /// ## Why
+    /// ggml computes sizes in `int64_t`; an overflowing product makes a loader allocate too
+    /// little and read past it (ggml#709). llama.cpp refuses the file.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or hostile; do not load it.
+    DIM_INVALID = ("GG014", "dim-invalid", Error);
+    /// A tensor's GGML type id is not one ggml defines.
+    ///
+    /// ## What it does
+    /// Looks the type id up in ggml's type table.
+    ///
+    /// ## Why
+    /// Without the type, neither the tensor's size nor the place of the next one is known.
+    /// llama.cpp refuses the file ("invalid ggml type").
+    ///
+    /// ## How to fix
+    /// The file is corrupt, or needs a newer ggml than rtenx knows.
+    UNKNOWN_TYPE = ("GG015", "unknown-type", Error);
+    /// A tensor uses a GGML type that ggml has removed.
+    ///
+    /// ## What it does
+    /// Reports the ids of removed types: Q4_2 and Q4_3 (4, 5), Q4_0_4_4, Q4_0_4_8 and
+    /// Q4_0_8_8 (31 to 33) and IQ4_NL_4_4, IQ4_NL_4_8 and IQ4_NL_8_8 (36 to 38).
+    ///
+    /// ## Why
+    /// Current llama.cpp has no size for these types and refuses the file; the repacked
+    /// Q4_0 variants are now made at load time instead.
+    ///
+    /// ## How to fix
+    /// Quantize the model again from its original weights.
+    REMOVED_TYPE = ("GG016", "removed-type", Error);
+    /// A tensor's rows are not a whole number of blocks.
+    ///
+    /// ## What it does
+    /// Checks that the first dimension (the row length) is a multiple of the type's block
+    /// size, such as 32 for Q4_0 or 256 for the K-quants.
+    ///
+    /// ## Why
+    /// Quantized rows are stored in whole blocks; llama.cpp refuses the file.
+    ///
+    /// ## How to fix
+    /// Quantize this tensor to a type whose block size divides its rows, or leave it in F16.
+    ROW_NOT_WHOLE_BLOCKS = ("GG017", "row-not-whole-blocks", Error);
+    /// A tensor's offset is not a multiple of the alignment.
+    ///
+    /// ## What it does
+    /// Checks each tensor's offset in the data section against `general.alignment`
+    /// (32 when it is not set).
+    ///
+    /// ## Why
+    /// Tensors are memory-mapped in place; llama.cpp refuses a misaligned one.
+    ///
+    /// ## How to fix
+    /// Write the file with a GGUF writer, which pads each tensor.
+    OFFSET_MISALIGNED = ("GG018", "offset-misaligned", Error);
+    /// A tensor does not start where the tensors before it end.
+    ///
+    /// ## What it does
+    /// Adds up the tensors' sizes, each padded to the alignment, in the order of their infos,
+    /// and compares each offset with that sum, as llama.cpp does.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file ("tensor has offset X, expected Y"). A different offset
+    /// means overlapping tensors, a gap, or tensors stored out of order.
+    ///
+    /// ## How to fix
+    /// Write the file with a GGUF writer.
+    OFFSET_UNEXPECTED = ("GG019", "offset-unexpected", Error);
+    /// `general.alignment` is zero, not a power of two, or not a `u32`.
+    ///
+    /// ## What it does
+    /// Checks the alignment key's type and value.
+    ///
+    /// ## Why
+    /// llama.cpp refuses an alignment that is not a power of two; one of another type made
+    /// older loaders abort.
+    ///
+    /// ## How to fix
+    /// Remove the key (the default is 32) or set it to a power of two as a `u32`.
+    ALIGNMENT_INVALID = ("GG020", "alignment-invalid", Error);
+    /// `general.alignment` is not a multiple of 8.
+    ///
+    /// ## What it does
+    /// Checks a valid alignment against the specification's rule that it be a multiple of 8.
+    ///
+    /// ## Why
+    /// llama.cpp accepts 1, 2 and 4, but 64-bit values in tensors are then misaligned.
+    ///
+    /// ## How to fix
+    /// Use the default, 32.
+    ALIGNMENT_UNUSUAL = ("GG021", "alignment-unusual", Warning);
+    /// `general.architecture` is missing.
+    ///
+    /// ## What it does
+    /// Looks for the string key `general.architecture`.
+    ///
+    /// ## Why
+    /// The specification requires it, and llama.cpp's model loader cannot choose a model
+    /// without it ("key not found in model: general.architecture").
+    ///
+    /// ## How to fix
+    /// Add the architecture (such as `llama`) when converting.
+    ARCHITECTURE_MISSING = ("GG022", "architecture-missing", Error);
+    /// The layer count in the metadata disagrees with the layers the tensors hold.
+    ///
+    /// ## What it does
+    /// Compares `<architecture>.block_count` with the layers named by `blk.N.` tensors.
+    ///
+    /// ## Why
+    /// llama.cpp builds one layer per block and looks up its tensors: a count above the
+    /// layers present fails with a missing tensor, one below leaves weights unused.
+    ///
+    /// ## How to fix
+    /// Convert the model again; a hand-edited count does not change the tensors.
+    LAYER_COUNT = ("GG023", "layer-count", Error);
+    /// A chat template reaches for Python internals.
+    ///
+    /// ## What it does
+    /// Looks in every `tokenizer.chat_template` key for the names a Jinja sandbox escape
+    /// uses: `__class__`, `__mro__`, `__subclasses__`, `__globals__`, `__builtins__`,
+    /// `__import__`, and `import` statements.
+    ///
+    /// ## Why
+    /// Front ends render the template with Jinja; llama-cpp-python rendered it unsandboxed,
+    /// which ran code from the model file (CVE-2024-34359). No real chat template needs
+    /// these names.
+    ///
+    /// ## How to fix
+    /// Do not run the model with a front end that renders its template; replace the template.
+    CHAT_TEMPLATE = ("GG024", "chat-template", Warning);
+    /// A quantized model has no `general.quantization_version`.
+    ///
+    /// ## What it does
+    /// Looks for the key when any tensor is of a quantized type.
+    ///
+    /// ## Why
+    /// The specification requires it for quantized models, so that loaders can tell block
+    /// layouts of different ggml versions apart.
+    ///
+    /// ## How to fix
+    /// Quantize with a current `llama-quantize`, which writes it.
+    QUANTIZATION_VERSION = ("GG025", "quantization-version", Warning);
+    /// A part of a split model is missing.
+    ///
+    /// ## What it does
+    /// Looks beside the first part for every `NAME-0000K-of-0000N.gguf`.
+    ///
+    /// ## Why
+    /// llama.cpp loads all parts and fails without one.
+    ///
+    /// ## How to fix
+    /// Download the missing part.
+    SPLIT_PART_MISSING = ("GG026", "split-part-missing", Error);
+    /// A split model's parts disagree with each other or with their names.
+    ///
+    /// ## What it does
+    /// Checks each part's `split.no`, `split.count` and the first part's
+    /// `split.tensors.count` against the file names and the tensors the parts hold.
+    ///
+    /// ## Why
+    /// llama.cpp refuses a split whose counts disagree; a part renamed or from another model
+    /// would load the wrong weights.
+    ///
+    /// ## How to fix
+    /// Split the model again with `llama-gguf-split`.
+    SPLIT_MISMATCH = ("GG027", "split-mismatch", Error);
+}

@@ -1,0 +1,122 @@
+//! Models split into parts by `llama-gguf-split`: `NAME-00001-of-00003.gguf` and so on,
+//! each a GGUF file whose tensors' data it holds itself; the first part carries the
+//! metadata and `split.count`, every part `split.no` (from 0).
+
+use super::metadata::{Pairs, Value};
+use super::model::{self, Part, Seen};
+use super::rules::{SPLIT_MISMATCH, SPLIT_PART_MISSING};
+use crate::check::Place;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::datafiles::{DataFiles, SharedRules};
+use crate::formats::ReadOptions;
+use crate::source::ModelFile;
+use std::path::Path;
+
+/// The part number and count a file name states, such as (2, 3) for
+/// `model-00002-of-00003.gguf`.
+pub fn part_of(path: &Path) -> Option<(u64, u64)> {
+    let (_, no, count) = split_name(path)?;
+    Some((no, count))
+}
+
+/// The prefix, part number and count of a split part's file name.
+fn split_name(path: &Path) -> Option<(&str, u64, u64)> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".gguf")?;
+    let (rest, count) = stem.rsplit_once("-of-")?;
+    let (prefix, no) = rest.rsplit_once('-')?;
+    let number = |s: &str| {
+        (s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    Some((prefix, number(no)?, number(count)?))
+}
+
+/// A count key of `pairs`, if it is a non-negative integer.
+fn count(pairs: &Pairs<'_>, key: &[u8]) -> Option<(u64, u64)> {
+    let pair = pairs.get(key)?;
+    match pair.value {
+        Value::Scalar(_, scalar) => Some((scalar.count()?, pair.at)),
+        _ => None,
+    }
+}
+
+/// Reads the other parts of a split model whose first part is `file`.
+pub fn read(
+    cx: &mut Context<'_>,
+    file: &ModelFile,
+    _: &ReadOptions,
+    first: &Part<'_>,
+    seen: &mut Seen,
+) {
+    let named = split_name(file.path());
+    let keys = count(&first.pairs, b"split.count");
+    let Some(parts) = keys.map(|(n, _)| n).or(named.map(|(_, _, n)| n)) else {
+        return;
+    };
+    let no = count(&first.pairs, b"split.no").map(|(n, _)| n);
+    let at = keys.map(|(_, at)| at);
+    if parts <= 1 || no.is_some_and(|n| n != 0) || named.is_some_and(|(_, n, _)| n != 1) {
+        return;
+    }
+    cx.inv.property("split.count", parts, at);
+    let Some((prefix, _, named_count)) = named else {
+        let message = format!("split.count = {parts}, but the file name does not follow NAME-00001-of-{parts:05}.gguf, so loaders cannot find the other parts");
+        cx.report(&SPLIT_MISMATCH, Place::field("split.count", at), message);
+        return;
+    };
+    if named_count != parts {
+        let message = format!("split.count = {parts}, but the file name says {named_count} parts");
+        cx.report(&SPLIT_MISMATCH, Place::field("split.count", at), message);
+    }
+    let mut files = DataFiles::new(file.path(), &SharedRules);
+    let dir = file.path().parent().unwrap_or(Path::new(""));
+    let mut total = first.tensors;
+    for k in 2..=parts {
+        let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
+        if std::fs::symlink_metadata(dir.join(&name)).is_err() {
+            let message = format!(
+                "part {k} of {parts}, {}, is not beside the first part",
+                crate::escape::sanitize(&name)
+            );
+            cx.report(
+                &SPLIT_PART_MISSING,
+                Place::field("split.count", at),
+                message,
+            );
+            continue;
+        }
+        let Some(id) = files.file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out) else {
+            continue;
+        };
+        let Some(part_file) = files.open(id, &cx.inv, cx.out) else {
+            continue;
+        };
+        if let Some(part) = model::read_file(cx, part_file.bytes(), id, seen) {
+            total = total.saturating_add(part.tensors);
+            let said = count(&part.pairs, b"split.no");
+            if said.map(|(n, _)| n) != Some(k - 1) {
+                let shown = said.map_or("missing".to_owned(), |(n, _)| n.to_string());
+                let message = format!(
+                    "part {k} of {parts} has split.no = {shown}; it should be {}",
+                    k - 1
+                );
+                let place = Place::field("split.no", said.map(|(_, at)| at)).in_file(id);
+                cx.report(&SPLIT_MISMATCH, place, message);
+            }
+        }
+        DataFiles::report_change(&part_file, id, cx.out);
+    }
+    if let Some((expected, at)) = count(&first.pairs, b"split.tensors.count") {
+        if expected != total {
+            let message = format!(
+                "split.tensors.count = {expected}, but the {parts} parts hold {total} tensors"
+            );
+            cx.report(
+                &SPLIT_MISMATCH,
+                Place::field("split.tensors.count", at),
+                message,
+            );
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! What a reader carries while it reads one model: the bytes, the inventory it fills, the
+//! findings it reports and the budget it spends, in one place.
+
+use super::budget::{Budget, Interner};
+use crate::check::{Findings, Place, Rule};
+use crate::formats::Format;
+use crate::inventory::{FileFormat, Inventory, Name};
+use crate::source::ModelFile;
+
+/// A reader's state over one model file.
+pub struct Context<'a> {
+    /// The model file's content.
+    pub bytes: &'a [u8],
+    /// What the reader has found so far.
+    pub inv: Inventory,
+    /// Problems found so far.
+    pub out: &'a mut Findings,
+    /// Entries and bytes the model may still add.
+    pub budget: Budget,
+    /// Strings already copied out of the file.
+    pub names: Interner,
+}
+
+impl<'a> Context<'a> {
+    /// A context for reading `file` as `format`.
+    pub fn new(format: &dyn Format, file: &'a ModelFile, out: &'a mut Findings) -> Self {
+        let bytes = file.bytes();
+        Context {
+            bytes,
+            inv: Inventory::of_model(FileFormat::Read(format.name()), file),
+            out,
+            budget: Budget::for_file(bytes.len() as u64),
+            names: Interner::default(),
+        }
+    }
+
+    /// Reports a finding.
+    pub fn report(&mut self, rule: &'static Rule, place: Place, message: impl Into<String>) {
+        self.out.add(rule, place, message);
+    }
+
+    /// Takes `n` entries from the budget; false once it has run out.
+    pub fn spend(&mut self, n: u64, place: Place) -> bool {
+        self.budget.spend(n, place, self.out)
+    }
+
+    /// The name `text`, a slice of the model file, copied once however often it is met.
+    pub fn name(&mut self, text: &[u8]) -> Name {
+        self.names
+            .name(self.bytes, text, &mut self.budget, self.out)
+    }
+
+    /// Whether the budget ran out: the reader stops adding entries.
+    pub fn exhausted(&self) -> bool {
+        self.budget.exhausted()
+    }
+}
