@@ -17,6 +17,7 @@ mod locations;
 mod model_view;
 mod node_names;
 mod node_view;
+#[cfg(feature = "proto")]
 pub mod proto;
 pub mod rules;
 mod schema;

@@ -15,6 +15,7 @@ mod pairing;
 mod params;
 mod pir;
 mod program;
+#[cfg(feature = "proto")]
 pub mod proto;
 mod record;
 pub mod rules;
