@@ -6,7 +6,10 @@
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
-//!   external weights of 4 MiB fill a 4 GiB `.ptd`.
+//!   external weights of 4 MiB fill a 4 GiB `.ptd`;
+//! - `check/gguf-40gb`: a llama-shaped GGUF of 40 GB (80 blocks of Q8_0 tensors, sparse),
+//!   `check/gguf-40gb-20-parts` the same split into 20 parts, and `check/gguf-150k-vocabulary`
+//!   a small model whose `tokenizer.ggml.tokens` holds 150,000 strings.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -83,5 +86,29 @@ fn executorch(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, check, dump, onnx, executorch);
+fn gguf(c: &mut Criterion) {
+    let split = synth::gguf::bench_file(
+        "llama40g-split/model-00001-of-00020.gguf",
+        &synth::gguf::Spec {
+            layers: 80,
+            width: 11_264,
+            vocabulary: 32_000,
+            parts: 20,
+        },
+    );
+    for (name, path) in [
+        ("check/gguf-40gb", synth::gguf::forty_gb()),
+        ("check/gguf-40gb-20-parts", split),
+        ("check/gguf-150k-vocabulary", synth::gguf::large_vocabulary()),
+    ] {
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                let a = as_check(&path);
+                assert!(a.findings.is_empty(), "{:?}", a.findings.first());
+            })
+        });
+    }
+}
+
+criterion_group!(benches, check, dump, onnx, executorch, gguf);
 criterion_main!(benches);

@@ -36,11 +36,11 @@ fn every_foreign_file_is_named_and_nothing_else_is_reported() {
 
 #[test]
 fn the_message_says_what_the_file_is() {
-    let file = common::fixtures().join("foreign/misnamed/safetensors/model.onnx");
+    let file = common::fixtures().join("foreign/misnamed/hdf5/model.onnx");
     let analysis = rtenx::analyze(&file).unwrap();
     let message = &analysis.findings[0].message;
     assert!(
-        message.contains("safetensors") && message.contains("does not read"),
+        message.contains("HDF5") && message.contains("does not read"),
         "{message}"
     );
 }

@@ -35,12 +35,6 @@ pub static FOREIGN: &[Foreign] = &[
         detect: |b| flatbuffer_id(b, |id| id == b"TFL3"),
     },
     Foreign {
-        name: "safetensors",
-        title: "safetensors weights",
-        extensions: &["safetensors"],
-        detect: safetensors,
-    },
-    Foreign {
         name: "numpy-npy",
         title: "a NumPy array (.npy)",
         extensions: &["npy"],
@@ -189,18 +183,6 @@ fn is_torch_member(name: &[u8]) -> bool {
 /// Keras 3 archives start with `metadata.json`, `config.json` or `model.weights.h5`.
 fn is_keras_member(name: &[u8]) -> bool {
     [&b"metadata.json"[..], b"config.json", b"model.weights.h5"].contains(&name)
-}
-
-/// safetensors: a little-endian u64 header length, then a JSON object that fits the file.
-fn safetensors(bytes: &[u8]) -> Detection {
-    let Some(len) = bytes
-        .get(..8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
-    else {
-        return Detection::No;
-    };
-    let fits = len >= 2 && len <= (bytes.len() as u64).saturating_sub(8);
-    magic(fits && bytes.get(8..10).is_some_and(|b| b == b"{\"" || b == b"{}"))
 }
 
 /// A pickle of protocol 2 or later: the PROTO opcode and its version. Plausible only, so that

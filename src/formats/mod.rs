@@ -13,6 +13,7 @@ pub mod onnx;
 pub mod paddle;
 pub mod registry;
 pub mod rten;
+pub mod safetensors;
 pub mod scan;
 pub mod shared;
 

@@ -17,6 +17,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::executorch::ExecuTorch,
     &super::paddle::Paddle,
     &super::gguf::Gguf,
+    &super::safetensors::Safetensors,
 ];
 
 /// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.

@@ -1,6 +1,6 @@
 //! Completing a file's layout with padding, gaps and trailing bytes.
 
-use super::{ByteRange, Inventory, Section, SectionKind};
+use super::{ByteRange, FileId, Inventory, Section, SectionKind};
 
 /// Unclaimed runs shorter than this are padding when the format states no alignment.
 const DEFAULT_PADDING: u64 = 8;
@@ -45,6 +45,12 @@ impl Inventory {
         }
         self.sections.extend(found);
         self.sort_sections();
+    }
+
+    /// Forgets the section that declares all of data file `file` as external data, for a
+    /// reader that declares the file's own sections instead.
+    pub fn forget_whole_file_section(&mut self, file: FileId) {
+        (self.sections).retain(|s| !(s.file == file && s.kind == SectionKind::ExternalData));
     }
 
     /// Sorts the sections by file and offset, as [`Inventory::sections`] promises; readers

@@ -5,6 +5,7 @@
 //! enables for tests, benchmarks and examples; a plain `cargo build` leaves it out.
 
 pub mod executorch;
+pub mod gguf;
 pub mod onnx;
 pub mod rten;
 

@@ -92,6 +92,7 @@ pub fn read(
         let Some(part_file) = files.open(id, &cx.inv, cx.out) else {
             continue;
         };
+        cx.inv.forget_whole_file_section(id);
         if let Some(part) = model::read_file(cx, part_file.bytes(), id, seen) {
             total = total.saturating_add(part.tensors);
             let said = count(&part.pairs, b"split.no");

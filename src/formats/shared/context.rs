@@ -50,6 +50,18 @@ impl<'a> Context<'a> {
             .name(self.bytes, text, &mut self.budget, self.out)
     }
 
+    /// `text` copied into a name, paying its bytes and an entry; empty once the budget is out.
+    /// For text met once (or from another file than the model's): repeated text goes
+    /// through [`Context::name`].
+    pub fn copied(&mut self, text: &[u8], place: Place) -> Name {
+        let len = text.len() as u64;
+        if self.budget.spend(1, place, self.out) && self.budget.copy(len, place, self.out) {
+            Name::from(text)
+        } else {
+            Name::default()
+        }
+    }
+
     /// Whether the budget ran out: the reader stops adding entries.
     pub fn exhausted(&self) -> bool {
         self.budget.exhausted()

@@ -1,0 +1,212 @@
+//! Sharded checkpoints: `model.safetensors.index.json` maps each tensor to the shard that
+//! holds it (`weight_map`) and states the bytes of them all (`metadata.total_size`). The
+//! index is the model; its shards are data files, found and opened as every format's data
+//! files are (no traversal, no symlink out of the folder, the checked file read).
+
+use super::header;
+use super::rules::*;
+use crate::check::Place;
+use crate::escape::excerpt;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::datafiles::{DataFiles, SharedRules};
+use crate::formats::shared::json::{Error, Parser, Token};
+use crate::inventory::{ByteRange, FileId, MetadataEntry, Name, Section, SectionKind};
+use crate::source::ModelFile;
+use std::collections::{BTreeMap, HashMap};
+
+/// How deep an index may nest: `metadata` may hold small structures.
+const MAX_DEPTH: usize = 64;
+
+/// Whether `bytes` start like a sharded checkpoint's index: a JSON object with a
+/// `weight_map` key among its first bytes.
+pub fn detect(bytes: &[u8]) -> bool {
+    let head = bytes.get(..4096).unwrap_or(bytes);
+    head.trim_ascii_start().starts_with(b"{") && head.windows(12).any(|w| w == b"\"weight_map\"")
+}
+
+/// One `weight_map` entry.
+struct Listed {
+    name: String,
+    shard: String,
+    at: u64,
+}
+
+/// What the index says.
+#[derive(Default)]
+struct Index {
+    listed: Vec<Listed>,
+    total_size: Option<(u64, u64)>,
+}
+
+/// Reads the index in `file` and the shards it names.
+pub fn read(cx: &mut Context<'_>, file: &ModelFile) {
+    let bytes = file.bytes();
+    cx.inv.format_version = "sharded".into();
+    let whole = ByteRange::between(0, bytes.len() as u64);
+    cx.inv.sections.push(Section {
+        file: 0,
+        kind: SectionKind::ModelData,
+        range: whole,
+    });
+    let mut index = Index::default();
+    if let Err(e) = document(cx, &mut Parser::new(bytes, MAX_DEPTH), &mut index) {
+        let message = format!("the index is not a sharded checkpoint index: {}", e.what);
+        cx.report(&INDEX_INVALID, Place::at(e.at), message);
+        return;
+    }
+    shards(cx, file, &index);
+}
+
+/// Reads the index document into `index`, recording `metadata` as the model's.
+fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
+    let not = |at, what: String| Error { at, what };
+    match p.next()? {
+        Some((_, Token::Object)) => {}
+        Some((at, token)) => return Err(not(at, format!("it is {}, not an object", token.kind()))),
+        None => return Err(not(0, "it is empty".into())),
+    }
+    let mut has_map = false;
+    while let Some(key) = p.key_or_end()? {
+        let Some((at, token)) = p.next()? else {
+            break;
+        };
+        match (&*key.unescape(), token) {
+            ("weight_map", Token::Object) => {
+                has_map = true;
+                while let Some(name) = p.key_or_end()? {
+                    if !cx.spend(1, Place::at(name.at)) {
+                        p.finish()?;
+                        break;
+                    }
+                    match p.next()? {
+                        Some((_, Token::Str(shard))) => index.listed.push(Listed {
+                            name: name.unescape().into_owned(),
+                            shard: shard.unescape().into_owned(),
+                            at: name.at,
+                        }),
+                        Some((at, token)) => {
+                            return Err(not(at, format!("the shard of \"{}\" is {}, not a file name", excerpt(name.raw().as_bytes(), 200), token.kind())))
+                        }
+                        None => break,
+                    }
+                }
+            }
+            ("weight_map", token) => {
+                return Err(not(at, format!("weight_map is {}, not an object", token.kind())))
+            }
+            ("metadata", Token::Object) => metadata(cx, p, index)?,
+            (_, token) => p.finish_value(&token)?,
+        }
+    }
+    p.end()?;
+    if !has_map {
+        return Err(not(0, "it has no weight_map".into()));
+    }
+    Ok(())
+}
+
+/// The `metadata` object: `total_size` kept, every scalar recorded as metadata.
+fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
+    while let Some(key) = p.key_or_end()? {
+        let Some((at, token)) = p.next()? else {
+            break;
+        };
+        let text = match token {
+            Token::Number(n) => {
+                if key.is("total_size") {
+                    let total = n.as_u64().ok_or_else(|| Error {
+                        at,
+                        what: format!("metadata.total_size is {}, not a byte count", n.text()),
+                    })?;
+                    index.total_size = Some((total, at));
+                }
+                n.text().to_owned()
+            }
+            Token::Str(s) => s.unescape().into_owned(),
+            Token::Bool(b) => b.to_string(),
+            Token::Null => "null".to_owned(),
+            other => {
+                p.finish_value(&other)?;
+                continue;
+            }
+        };
+        let place = Place::at(key.at);
+        let key = cx.copied(key.unescape().as_bytes(), place);
+        let value = cx.copied(text.as_bytes(), place);
+        cx.inv.metadata.push(MetadataEntry::new(key, value));
+    }
+    Ok(())
+}
+
+/// Reads each shard the index names, once, and checks the index against them.
+fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
+    let mut by_shard: BTreeMap<&str, Vec<&Listed>> = BTreeMap::new();
+    for listed in &index.listed {
+        by_shard.entry(&listed.shard).or_default().push(listed);
+    }
+    let mut files = DataFiles::new(file.path(), &SharedRules);
+    // Where each tensor of every shard is: its shard's name and its inventory index.
+    let mut held: HashMap<Name, (&str, usize)> = HashMap::new();
+    let mut read: HashMap<&str, FileId> = HashMap::new();
+    for (&shard, listed) in &by_shard {
+        let first = listed.first().map_or(0, |l| l.at);
+        let Some(id) = files.file(shard.as_bytes(), Place::at(first), &mut cx.inv, cx.out) else {
+            continue;
+        };
+        let Some(data) = files.open(id, &cx.inv, cx.out) else {
+            continue;
+        };
+        cx.inv.forget_whole_file_section(id);
+        let before = cx.inv.tensors.len();
+        if let Some(header) = header::read(cx, data.bytes(), id) {
+            header::tensors(cx, header, id, data.bytes().len() as u64);
+        }
+        DataFiles::report_change(&data, id, cx.out);
+        read.insert(shard, id);
+        for t in before..cx.inv.tensors.len() {
+            let Some(name) = cx.inv.tensors.get(t).map(|t| t.name.clone()) else {
+                continue;
+            };
+            if let Some(&(other, _)) = held.get(&name) {
+                let message = format!("tensor \"{}\" is in shard {} and in shard {}", excerpt(name.as_bytes(), 200), excerpt(other.as_bytes(), 200), excerpt(shard.as_bytes(), 200));
+                let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
+                cx.report(&TENSOR_IN_TWO_SHARDS, place, message);
+            } else {
+                held.insert(name, (shard, t));
+            }
+        }
+    }
+    let mut listed_bytes = 0u64;
+    let mut listed: HashMap<&[u8], ()> = HashMap::new();
+    for entry in &index.listed {
+        listed.insert(entry.name.as_bytes(), ());
+        if !read.contains_key(entry.shard.as_str()) {
+            continue;
+        }
+        match held.get(&Name::from(entry.name.as_str())) {
+            Some(&(shard, t)) if shard == entry.shard => {
+                let bytes = cx.inv.tensors.get(t).and_then(|t| t.data).map_or(0, |d| d.len);
+                listed_bytes = listed_bytes.saturating_add(bytes);
+            }
+            _ => {
+                let message = format!("weight_map puts tensor \"{}\" in {}, which does not hold it", excerpt(entry.name.as_bytes(), 200), excerpt(entry.shard.as_bytes(), 200));
+                cx.report(&TENSOR_NOT_IN_SHARD, Place::at(entry.at), message);
+            }
+        }
+    }
+    for (name, &(shard, t)) in &held {
+        if !listed.contains_key(name.as_bytes()) {
+            let message = format!("shard {} holds tensor \"{}\", which weight_map does not list", excerpt(shard.as_bytes(), 200), excerpt(name.as_bytes(), 200));
+            let id = read.get(shard).copied().unwrap_or(0);
+            let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
+            cx.report(&TENSOR_NOT_LISTED, place, message);
+        }
+    }
+    let all_read = read.len() == by_shard.len();
+    if let (Some((total, at)), true) = (index.total_size, all_read) {
+        if total != listed_bytes {
+            let message = format!("metadata.total_size = {total}, but the tensors weight_map lists take {listed_bytes} bytes");
+            cx.report(&TOTAL_SIZE, Place::field("metadata.total_size", at), message);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! safetensors files and sharded safetensors checkpoints.
+//!
+//! A safetensors file is an 8-byte little-endian header length, a JSON header naming each
+//! tensor's dtype, shape and byte range in the data section, and the data section. A sharded
+//! checkpoint is a `*.safetensors.index.json` whose `weight_map` names the shard of each
+//! tensor; the index is read as the model and its shards as its data files. Everything the
+//! `safetensors` crate refuses is an error here; see `../shared/reference/safetensors-gguf.md`.
+
+mod dtypes;
+mod header;
+mod index;
+pub mod rules;
+
+use crate::check::{Findings, RuleGroup};
+use crate::formats::shared::bytes::le_u64;
+use crate::formats::shared::context::Context;
+use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::inventory::Inventory;
+use crate::source::ModelFile;
+use std::path::Path;
+
+/// The safetensors format.
+pub struct Safetensors;
+
+/// Whether `bytes` start like a safetensors file: a header length, then a JSON object (after
+/// whitespace, which the reference parser allows).
+fn is_safetensors(bytes: &[u8]) -> bool {
+    let Some(len) = le_u64(bytes, 0) else {
+        return false;
+    };
+    let head = bytes.get(8..).unwrap_or_default();
+    let head = head.get(..head.len().min(64)).unwrap_or_default();
+    let start = head.trim_ascii_start();
+    len >= 2 && (start.starts_with(b"{\"") || start.starts_with(b"{}"))
+}
+
+/// Whether `path` is named as a shard: `NAME-00001-of-00003.safetensors`.
+fn is_shard(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let stem = name.strip_suffix(".safetensors").unwrap_or_default();
+    let digits = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit());
+    stem.rsplit_once("-of-").is_some_and(|(rest, count)| {
+        digits(count) && rest.rsplit_once('-').is_some_and(|(_, no)| digits(no))
+    })
+}
+
+impl Format for Safetensors {
+    fn name(&self) -> &'static str {
+        "safetensors"
+    }
+
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["safetensors"]
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        if is_safetensors(bytes) || index::detect(bytes) {
+            Detection::Magic
+        } else {
+            Detection::No
+        }
+    }
+
+    /// Shards are checked with the index beside them; other `.json` files only if they are
+    /// an index.
+    fn scan(&self, path: &Path) -> Scan {
+        match extension(path).as_deref() {
+            Some("safetensors") if is_shard(path) => Scan::Companion,
+            Some("safetensors") => Scan::Model,
+            Some("json") => Scan::ModelIfDetected,
+            _ => Scan::Skip,
+        }
+    }
+
+    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
+        let mut cx = Context::new(self, file, out);
+        if is_safetensors(file.bytes()) {
+            cx.inv.format_version = "single file".into();
+            if let Some(header) = header::read(&mut cx, file.bytes(), 0) {
+                header::tensors(&mut cx, header, 0, file.bytes().len() as u64);
+            }
+        } else {
+            index::read(&mut cx, file);
+        }
+        cx.inv.fill_gaps();
+        cx.inv
+    }
+}
