@@ -99,7 +99,10 @@ fn gguf(c: &mut Criterion) {
     for (name, path) in [
         ("check/gguf-40gb", synth::gguf::forty_gb()),
         ("check/gguf-40gb-20-parts", split),
-        ("check/gguf-150k-vocabulary", synth::gguf::large_vocabulary()),
+        (
+            "check/gguf-150k-vocabulary",
+            synth::gguf::large_vocabulary(),
+        ),
     ] {
         c.bench_function(name, |b| {
             b.iter(|| {

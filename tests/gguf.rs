@@ -34,7 +34,11 @@ fn a_synthetic_model_checks_clean_with_its_vocabulary_left_in_the_file() {
     assert_eq!(list.count, 1000);
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(list.items(&bytes, 998, 5), ["tok998", "tok999"]);
-    assert!(tokens.value.as_str().unwrap().starts_with("[1000 × string] \"tok0\""));
+    assert!(tokens
+        .value
+        .as_str()
+        .unwrap()
+        .starts_with("[1000 × string] \"tok0\""));
 }
 
 #[test]
@@ -55,7 +59,21 @@ fn a_split_model_is_read_with_its_parts_and_a_missing_part_is_named() {
     assert_eq!(analysis.inventory.tensors.len(), 18);
     std::fs::remove_file(part_path(&first, 2, 3)).unwrap();
     let analysis = analyze(&first);
-    let messages: Vec<_> = analysis.findings.iter().map(|f| format!("{} {}", f.rule.code, f.message)).collect();
-    assert!(messages.iter().any(|m| m.starts_with("GG026") && m.contains("model-00002-of-00003.gguf")), "{messages:?}");
-    assert!(messages.iter().any(|m| m.starts_with("GG027") && m.contains("split.tensors.count = 18")), "{messages:?}");
+    let messages: Vec<_> = analysis
+        .findings
+        .iter()
+        .map(|f| format!("{} {}", f.rule.code, f.message))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("GG026") && m.contains("model-00002-of-00003.gguf")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("GG027") && m.contains("split.tensors.count = 18")),
+        "{messages:?}"
+    );
 }

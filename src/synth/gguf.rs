@@ -68,8 +68,13 @@ pub fn large_vocabulary() -> PathBuf {
 
 /// The path of part `no` (from 1) of `parts` beside `first`.
 pub fn part_path(first: &Path, no: u32, parts: u32) -> PathBuf {
-    let stem = first.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let prefix = stem.strip_suffix(&format!("-00001-of-{parts:05}")).unwrap_or(stem);
+    let stem = first
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("model");
+    let prefix = stem
+        .strip_suffix(&format!("-00001-of-{parts:05}"))
+        .unwrap_or(stem);
     first.with_file_name(format!("{prefix}-{no:05}-of-{parts:05}.gguf"))
 }
 
@@ -130,7 +135,11 @@ fn string(out: &mut impl Write, text: &str) -> io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
-fn write_file(path: &Path, pairs: &[(&str, Value<'_>)], tensors: &[(String, Vec<u64>, u32)]) -> io::Result<()> {
+fn write_file(
+    path: &Path,
+    pairs: &[(&str, Value<'_>)],
+    tensors: &[(String, Vec<u64>, u32)],
+) -> io::Result<()> {
     let mut out = BufWriter::new(File::create(path)?);
     out.write_all(b"GGUF")?;
     out.write_all(&3u32.to_le_bytes())?;

@@ -10,17 +10,16 @@ use crate::formats::shared::bytes::{le_u64, range};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{Error, Parser, Str, Token};
 use crate::inventory::{
-    ByteRange, DType, DataRange, FileId, MetadataEntry, Name, Section, SectionKind, Storage,
-    Tensor,
+    ByteRange, DType, DataRange, FileId, MetadataEntry, Name, Section, SectionKind, Storage, Tensor,
 };
 use std::borrow::Cow;
 use std::collections::hash_map::{Entry as Slot, HashMap};
 
 /// The parser's `MAX_HEADER_SIZE`.
 pub const MAX_HEADER: u64 = 100_000_000;
-/// How deep the header may nest: an entry's shape is at depth 3; `__metadata__` holds only
-/// strings. The reference parser (serde_json) stops at 128.
-const MAX_DEPTH: usize = 64;
+/// How deep the header may nest: serde_json's recursion limit, which the reference parser
+/// keeps. Entries need 3 levels; deeper values are unknown fields, which it skips.
+const MAX_DEPTH: usize = 128;
 
 /// One tensor entry, as declared.
 pub struct Entry {
@@ -44,7 +43,8 @@ pub struct Header {
     pub entries: Vec<Entry>,
     /// Where the data section starts.
     pub data_start: u64,
-    /// Whether the whole header could be read.
+    /// Whether the whole header could be read and every entry is valid, so that the layout
+    /// can be checked.
     pub complete: bool,
 }
 
@@ -54,21 +54,38 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
     let len = le_u64(bytes, 0)?;
     let place = |at: u64, name| Place::field(name, at).in_file(file);
     if len > MAX_HEADER {
-        let message = format!("header length {len} is above the {MAX_HEADER}-byte limit of the safetensors parser");
+        let message = format!(
+            "header length {len} is above the {MAX_HEADER}-byte limit of the safetensors parser"
+        );
         cx.report(&HEADER_TOO_LARGE, place(0, "header length"), message);
         return None;
     }
     let size = bytes.len() as u64;
     let Some(header) = range(bytes, 8, len) else {
-        let message = format!("header length {len} runs to byte {}, past the end of the {size}-byte file", 8 + len);
+        let message = format!(
+            "header length {len} runs to byte {}, past the end of the {size}-byte file",
+            8 + len
+        );
         cx.report(&HEADER_PAST_END, place(0, "header length"), message);
         return None;
     };
     let data_start = 8 + len;
     cx.inv.sections.extend([
-        Section { file, kind: SectionKind::Header, range: ByteRange::between(0, 8) },
-        Section { file, kind: SectionKind::ModelData, range: ByteRange::between(8, data_start) },
-        Section { file, kind: SectionKind::TensorData, range: ByteRange::between(data_start, size) },
+        Section {
+            file,
+            kind: SectionKind::Header,
+            range: ByteRange::between(0, 8),
+        },
+        Section {
+            file,
+            kind: SectionKind::ModelData,
+            range: ByteRange::between(8, data_start),
+        },
+        Section {
+            file,
+            kind: SectionKind::TensorData,
+            range: ByteRange::between(data_start, size),
+        },
     ]);
     if let Err(e) = std::str::from_utf8(header) {
         let at = 8 + e.valid_up_to() as u64;
@@ -77,7 +94,9 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
         return None;
     }
     if header.first() != Some(&b'{') {
-        let first = header.first().map_or("nothing".to_owned(), |b| format!("{:?}", char::from(*b)));
+        let first = header
+            .first()
+            .map_or("nothing".to_owned(), |b| format!("{:?}", char::from(*b)));
         let message = format!("the header starts with {first}, not '{{' (the safetensors parser accepts leading whitespace)");
         cx.report(&HEADER_START, place(8, "header"), message);
     }
@@ -85,12 +104,15 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
         cx,
         file,
         entries: Vec::new(),
+        valid: true,
     };
     let complete = match reader.document(&mut Parser::new(header, MAX_DEPTH)) {
-        Ok(()) => true,
+        Ok(()) => reader.valid,
         Err(e) => {
             let message = format!("the header is not a safetensors JSON header: {}", e.what);
-            reader.cx.report(&HEADER_NOT_JSON, place(8 + e.at, "header"), message);
+            reader
+                .cx
+                .report(&HEADER_NOT_JSON, place(8 + e.at, "header"), message);
             false
         }
     };
@@ -106,12 +128,19 @@ struct Reader<'c, 'x> {
     cx: &'c mut Context<'x>,
     file: FileId,
     entries: Vec<Entry>,
+    /// Whether every entry so far is whole and valid.
+    valid: bool,
 }
 
 impl Reader<'_, '_> {
     /// The absolute place of header offset `at`.
     fn place(&self, at: u64) -> Place {
         Place::at(8 + at).in_file(self.file)
+    }
+
+    /// The absolute place of `key`: its opening quote.
+    fn key_place(&self, key: &Str<'_>) -> Place {
+        self.place(key.at.saturating_sub(1))
     }
 
     /// The name `key` holds, copied once.
@@ -139,25 +168,32 @@ impl Reader<'_, '_> {
                 })
             }
         }
-        let mut seen: HashMap<Cow<'_, str>, u64> = HashMap::new();
+        // Each key's first offset, and for a tensor its entry.
+        let mut seen: HashMap<Cow<'_, str>, (u64, Option<usize>)> = HashMap::new();
         while let Some(key) = p.key_or_end()? {
             let value = key.unescape();
-            match seen.entry(value.clone()) {
+            let metadata = value == "__metadata__";
+            let slot = match seen.entry(value.clone()) {
                 Slot::Occupied(first) => {
-                    let message = format!("key \"{}\" is already in the header at byte {}; the safetensors parser keeps this one and drops the first", excerpt(value.as_bytes(), 200), 8 + first.get());
-                    self.cx.report(&DUPLICATE_KEY, self.place(key.at), message);
+                    let (at, entry) = *first.get();
+                    let message = format!("key \"{}\" is already in the header at byte {}; the safetensors parser keeps this one and drops the first", excerpt(value.as_bytes(), 200), 8 + at);
+                    self.cx
+                        .report(&DUPLICATE_KEY, self.key_place(&key), message);
+                    entry
                 }
                 Slot::Vacant(slot) => {
-                    slot.insert(key.at);
+                    let entry = (!metadata).then_some(self.entries.len());
+                    slot.insert((key.at.saturating_sub(1), entry));
+                    None
                 }
-            }
+            };
             if !self.cx.spend(1, self.place(key.at)) {
                 return Ok(());
             }
-            if value == "__metadata__" {
+            if metadata {
                 self.metadata(p)?;
             } else {
-                self.entry(p, &key)?;
+                self.entry(p, &key, slot)?;
             }
         }
         p.end()
@@ -171,6 +207,8 @@ impl Reader<'_, '_> {
         };
         match p.next()? {
             Some((_, Token::Object)) => {}
+            // The parser reads a null `__metadata__` as none.
+            Some((_, Token::Null)) => return Ok(()),
             Some((at, token)) => {
                 invalid(self, at, format!("is {}", token.kind()));
                 return p.finish_value(&token);
@@ -181,14 +219,23 @@ impl Reader<'_, '_> {
         while let Some(item) = p.key_or_end()? {
             let shown = item.unescape();
             if let Some(first) = seen.insert(shown.clone(), item.at) {
-                let message = format!("__metadata__ key \"{}\" is already set at byte {}; the safetensors parser keeps this one", excerpt(shown.as_bytes(), 200), 8 + first);
-                self.cx.report(&DUPLICATE_KEY, self.place(item.at), message);
+                let message = format!("__metadata__ key \"{}\" is already set at byte {}; the safetensors parser keeps this one", excerpt(shown.as_bytes(), 200), 8 + first.saturating_sub(1));
+                self.cx
+                    .report(&DUPLICATE_KEY, self.key_place(&item), message);
             }
             let Some((at, token)) = p.next()? else {
                 return Ok(());
             };
             let Token::Str(text) = token else {
-                invalid(self, at, format!("value of \"{}\" is {}", excerpt(shown.as_bytes(), 200), token.kind()));
+                invalid(
+                    self,
+                    at,
+                    format!(
+                        "value of \"{}\" is {}",
+                        excerpt(shown.as_bytes(), 200),
+                        token.kind()
+                    ),
+                );
                 p.finish_value(&token)?;
                 continue;
             };
@@ -196,30 +243,58 @@ impl Reader<'_, '_> {
                 let key = self.name(&item);
                 let value = self.name(&text);
                 let mut entry = MetadataEntry::new(key, value);
-                entry.offset = Some(8 + item.at);
+                entry.offset = Some(8 + item.at.saturating_sub(1));
                 self.cx.inv.metadata.push(entry);
             }
         }
         Ok(())
     }
 
-    /// A tensor entry: `{"dtype": ..., "shape": [...], "data_offsets": [begin, end]}`.
-    fn entry(&mut self, p: &mut Parser<'_>, key: &Str<'_>) -> Result<(), Error> {
-        let name = self.name(key);
-        let shown = excerpt(name.as_bytes(), 200).into_owned();
+    /// A tensor entry: `{"dtype": ..., "shape": [...], "data_offsets": [begin, end]}`. A
+    /// repeated key's entry takes the place of the earlier one (`replaces`), as the reference
+    /// parser keeps the last. The entry is kept even where the JSON breaks inside it, so
+    /// that every finding about it names a tensor the inventory holds.
+    fn entry(
+        &mut self,
+        p: &mut Parser<'_>,
+        key: &Str<'_>,
+        replaces: Option<usize>,
+    ) -> Result<(), Error> {
+        let index = replaces.unwrap_or(self.entries.len());
         let item = Item::Tensor {
-            tensor: self.cx.inv.tensors.len() + self.entries.len(),
+            tensor: self.cx.inv.tensors.len() + index,
         };
-        let place = |this: &Self, at: u64| this.place(at).item(item);
+        let at = 8 + key.at.saturating_sub(1);
         let mut entry = Entry {
-            name,
-            at: 8 + key.at,
+            name: self.name(key),
+            at,
             dtype: None,
             shape: None,
             offsets: None,
-            offsets_at: 8 + key.at,
+            offsets_at: at,
         };
-        let (mut has_dtype, mut has_shape, mut has_offsets) = (false, false, false);
+        let read = self.fields(p, key, &mut entry, item);
+        self.valid &= read.is_ok()
+            && entry.dtype.is_some()
+            && entry.shape.is_some()
+            && entry.offsets.is_some();
+        match self.entries.get_mut(index) {
+            Some(earlier) => *earlier = entry,
+            None => self.entries.push(entry),
+        }
+        read
+    }
+
+    /// Reads the fields of the entry under `key` into `entry`.
+    fn fields(
+        &mut self,
+        p: &mut Parser<'_>,
+        key: &Str<'_>,
+        entry: &mut Entry,
+        item: Item,
+    ) -> Result<(), Error> {
+        let shown = excerpt(entry.name.as_bytes(), 200).into_owned();
+        let place = |this: &Self, at: u64| this.place(at).item(item);
         match p.next()? {
             Some((_, Token::Object)) => {}
             Some((at, token)) => {
@@ -229,6 +304,7 @@ impl Reader<'_, '_> {
             }
             None => return Ok(()),
         }
+        let (mut has_dtype, mut has_shape, mut has_offsets) = (false, false, false);
         while let Some(field) = p.key_or_end()? {
             let Some((at, token)) = p.next()? else {
                 return Ok(());
@@ -245,7 +321,10 @@ impl Reader<'_, '_> {
                             }
                         }
                         _ => {
-                            let message = format!("the dtype of tensor \"{shown}\" is {}, not a string", token.kind());
+                            let message = format!(
+                                "the dtype of tensor \"{shown}\" is {}, not a string",
+                                token.kind()
+                            );
                             self.cx.report(&UNKNOWN_DTYPE, place(self, at), message);
                             p.finish_value(&token)?;
                         }
@@ -262,29 +341,44 @@ impl Reader<'_, '_> {
                 }
                 other => {
                     let message = format!("tensor \"{shown}\" has a field \"{}\" that safetensors does not define; readers ignore it", excerpt(other.as_bytes(), 100));
-                    self.cx.report(&UNKNOWN_FIELD, place(self, field.at), message);
+                    self.cx
+                        .report(&UNKNOWN_FIELD, self.key_place(&field).item(item), message);
                     p.finish_value(&token)?;
                 }
             }
         }
-        let missing: Vec<&str> = [("dtype", has_dtype), ("shape", has_shape), ("data_offsets", has_offsets)]
-            .into_iter()
-            .filter(|(_, has)| !has)
-            .map(|(field, _)| field)
-            .collect();
+        let missing: Vec<&str> = [
+            ("dtype", has_dtype),
+            ("shape", has_shape),
+            ("data_offsets", has_offsets),
+        ]
+        .into_iter()
+        .filter(|(_, has)| !has)
+        .map(|(field, _)| field)
+        .collect();
         if !missing.is_empty() {
             let message = format!("tensor \"{shown}\" has no {}", missing.join(", "));
-            self.cx.report(&ENTRY_INVALID, place(self, key.at), message);
+            self.cx
+                .report(&ENTRY_INVALID, self.key_place(key).item(item), message);
         }
-        self.entries.push(entry);
         Ok(())
     }
 
     /// A shape: a list of sizes; `None` (reported) if any is not one.
-    fn shape(&mut self, p: &mut Parser<'_>, at: u64, token: Token<'_>, shown: &str, item: Item) -> Result<Option<Vec<u64>>, Error> {
+    fn shape(
+        &mut self,
+        p: &mut Parser<'_>,
+        at: u64,
+        token: Token<'_>,
+        shown: &str,
+        item: Item,
+    ) -> Result<Option<Vec<u64>>, Error> {
         let invalid = |this: &mut Self, at: u64, what: String| {
-            let message = format!("the shape of tensor \"{shown}\" {what}; dimensions are non-negative integers");
-            this.cx.report(&SHAPE_INVALID, this.place(at).item(item), message);
+            let message = format!(
+                "the shape of tensor \"{shown}\" {what}; dimensions are non-negative integers"
+            );
+            this.cx
+                .report(&SHAPE_INVALID, this.place(at).item(item), message);
         };
         if token != Token::Array {
             invalid(self, at, format!("is {}", token.kind()));
@@ -319,7 +413,14 @@ impl Reader<'_, '_> {
     }
 
     /// `data_offsets`: `[begin, end]` with end ≥ begin; `None` (reported) otherwise.
-    fn offsets(&mut self, p: &mut Parser<'_>, at: u64, token: Token<'_>, shown: &str, item: Item) -> Result<Option<(u64, u64)>, Error> {
+    fn offsets(
+        &mut self,
+        p: &mut Parser<'_>,
+        at: u64,
+        token: Token<'_>,
+        shown: &str,
+        item: Item,
+    ) -> Result<Option<(u64, u64)>, Error> {
         let mut values = Vec::new();
         let mut valid = token == Token::Array;
         if valid {
@@ -346,7 +447,9 @@ impl Reader<'_, '_> {
                 Ok(None)
             }
             _ => {
-                let message = format!("the data_offsets of tensor \"{shown}\" are not two non-negative integers");
+                let message = format!(
+                    "the data_offsets of tensor \"{shown}\" are not two non-negative integers"
+                );
                 self.cx.report(&OFFSETS_INVALID, place, message);
                 Ok(None)
             }
@@ -365,35 +468,54 @@ pub fn tensors(cx: &mut Context<'_>, header: Header, file: FileId, size: u64) {
     let first = cx.inv.tensors.len();
     let mut end = 0;
     for &(begin, stop, i) in &order {
-        let Some(entry) = header.entries.get(i) else { continue };
+        let Some(entry) = header.entries.get(i) else {
+            continue;
+        };
         if begin != end && header.complete {
             let shown = excerpt(entry.name.as_bytes(), 200);
-            let what = if begin > end { "leaving a gap after" } else { "overlapping" };
+            let what = if begin > end {
+                "leaving a gap after"
+            } else {
+                "overlapping"
+            };
             let message = format!("tensor \"{shown}\" starts at data offset {begin}, {what} the tensors before it, which end at {end}; the safetensors parser refuses anything but back-to-back tensors from 0");
-            let place = Place::at(entry.offsets_at).in_file(file).item(Item::Tensor { tensor: first + i });
+            let place = Place::at(entry.offsets_at)
+                .in_file(file)
+                .item(Item::Tensor { tensor: first + i });
             cx.report(&NOT_CONTIGUOUS, place, message);
         }
         end = end.max(stop);
     }
     if header.complete && !order.is_empty() && end != data_len {
         let message = format!("the tensors end at data offset {end}, but the data section holds {data_len} bytes; the safetensors parser refuses any difference");
-        let place = Place::field("data section", header.data_start + end.min(data_len)).in_file(file);
+        let place =
+            Place::field("data section", header.data_start + end.min(data_len)).in_file(file);
         cx.report(&DATA_SIZE, place, message);
     }
     for (i, entry) in header.entries.into_iter().enumerate() {
         let item = Item::Tensor { tensor: first + i };
         let place = Place::at(entry.at).in_file(file).item(item);
-        let shape = entry.shape.unwrap_or_default();
-        if let Some(dtype) = entry.dtype {
+        // A shape that is not one makes every size derived from it unknown.
+        let shape = entry.shape.unwrap_or_else(|| vec![Tensor::NOT_A_SIZE]);
+        let bytes = Tensor::sizes(&shape, entry.dtype).1;
+        if let (Some(dtype), Some(_)) = (entry.dtype, bytes) {
             let bits = dtype.bits().unwrap_or(0);
             let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+            // Sizes that overflow in bytes are the generic rule's (RX008); the reference
+            // counts bits, which overflow first.
             match elements.and_then(|n| n.checked_mul(bits)) {
                 None => {
-                    let message = format!("the shape of tensor \"{}\" times {bits} bits overflows 64 bits", excerpt(entry.name.as_bytes(), 200));
+                    let message = format!(
+                        "the shape of tensor \"{}\" times {bits} bits overflows 64 bits",
+                        excerpt(entry.name.as_bytes(), 200)
+                    );
                     cx.report(&SIZE_OVERFLOW, place, message);
                 }
                 Some(total) if total % 8 != 0 => {
-                    let message = format!("tensor \"{}\" of {dtype} holds {total} bits, not whole bytes", excerpt(entry.name.as_bytes(), 200));
+                    let message = format!(
+                        "tensor \"{}\" of {dtype} holds {total} bits, not whole bytes",
+                        excerpt(entry.name.as_bytes(), 200)
+                    );
                     cx.report(&PARTIAL_BYTE, place, message);
                 }
                 Some(_) => {}

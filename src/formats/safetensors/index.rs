@@ -5,7 +5,7 @@
 
 use super::header;
 use super::rules::*;
-use crate::check::Place;
+use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
@@ -28,7 +28,10 @@ pub fn detect(bytes: &[u8]) -> bool {
 struct Listed {
     name: String,
     shard: String,
+    /// Where the name's key starts.
     at: u64,
+    /// Where the shard's file name starts.
+    shard_at: u64,
 }
 
 /// What the index says.
@@ -38,8 +41,8 @@ struct Index {
     total_size: Option<(u64, u64)>,
 }
 
-/// Reads the index in `file` and the shards it names.
-pub fn read(cx: &mut Context<'_>, file: &ModelFile) {
+/// Reads the index in `file` and the shards it names; whether every shard was read whole.
+pub fn read(cx: &mut Context<'_>, file: &ModelFile) -> bool {
     let bytes = file.bytes();
     cx.inv.format_version = "sharded".into();
     let whole = ByteRange::between(0, bytes.len() as u64);
@@ -52,9 +55,9 @@ pub fn read(cx: &mut Context<'_>, file: &ModelFile) {
     if let Err(e) = document(cx, &mut Parser::new(bytes, MAX_DEPTH), &mut index) {
         let message = format!("the index is not a sharded checkpoint index: {}", e.what);
         cx.report(&INDEX_INVALID, Place::at(e.at), message);
-        return;
+        return false;
     }
-    shards(cx, file, &index);
+    shards(cx, file, &index)
 }
 
 /// Reads the index document into `index`, recording `metadata` as the model's.
@@ -79,20 +82,31 @@ fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
                         break;
                     }
                     match p.next()? {
-                        Some((_, Token::Str(shard))) => index.listed.push(Listed {
+                        Some((shard_at, Token::Str(shard))) => index.listed.push(Listed {
                             name: name.unescape().into_owned(),
                             shard: shard.unescape().into_owned(),
-                            at: name.at,
+                            at: name.at.saturating_sub(1),
+                            shard_at,
                         }),
                         Some((at, token)) => {
-                            return Err(not(at, format!("the shard of \"{}\" is {}, not a file name", excerpt(name.raw().as_bytes(), 200), token.kind())))
+                            return Err(not(
+                                at,
+                                format!(
+                                    "the shard of \"{}\" is {}, not a file name",
+                                    excerpt(name.raw().as_bytes(), 200),
+                                    token.kind()
+                                ),
+                            ))
                         }
                         None => break,
                     }
                 }
             }
             ("weight_map", token) => {
-                return Err(not(at, format!("weight_map is {}, not an object", token.kind())))
+                return Err(not(
+                    at,
+                    format!("weight_map is {}, not an object", token.kind()),
+                ))
             }
             ("metadata", Token::Object) => metadata(cx, p, index)?,
             (_, token) => p.finish_value(&token)?,
@@ -138,8 +152,9 @@ fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
     Ok(())
 }
 
-/// Reads each shard the index names, once, and checks the index against them.
-fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
+/// Reads each shard the index names, once, and checks the index against them; whether every
+/// shard was read whole.
+fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
     let mut by_shard: BTreeMap<&str, Vec<&Listed>> = BTreeMap::new();
     for listed in &index.listed {
         by_shard.entry(&listed.shard).or_default().push(listed);
@@ -148,8 +163,9 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
     // Where each tensor of every shard is: its shard's name and its inventory index.
     let mut held: HashMap<Name, (&str, usize)> = HashMap::new();
     let mut read: HashMap<&str, FileId> = HashMap::new();
+    let mut whole = true;
     for (&shard, listed) in &by_shard {
-        let first = listed.first().map_or(0, |l| l.at);
+        let first = listed.first().map_or(0, |l| l.shard_at);
         let Some(id) = files.file(shard.as_bytes(), Place::at(first), &mut cx.inv, cx.out) else {
             continue;
         };
@@ -158,8 +174,12 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
         };
         cx.inv.forget_whole_file_section(id);
         let before = cx.inv.tensors.len();
-        if let Some(header) = header::read(cx, data.bytes(), id) {
-            header::tensors(cx, header, id, data.bytes().len() as u64);
+        match header::read(cx, data.bytes(), id) {
+            Some(header) => {
+                whole &= header.complete;
+                header::tensors(cx, header, id, data.bytes().len() as u64);
+            }
+            None => whole = false,
         }
         DataFiles::report_change(&data, id, cx.out);
         read.insert(shard, id);
@@ -168,9 +188,19 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
                 continue;
             };
             if let Some(&(other, _)) = held.get(&name) {
-                let message = format!("tensor \"{}\" is in shard {} and in shard {}", excerpt(name.as_bytes(), 200), excerpt(other.as_bytes(), 200), excerpt(shard.as_bytes(), 200));
-                let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
-                cx.report(&TENSOR_IN_TWO_SHARDS, place, message);
+                let message = format!(
+                    "tensor \"{}\" is in shard {} and in shard {}",
+                    excerpt(name.as_bytes(), 200),
+                    excerpt(other.as_bytes(), 200),
+                    excerpt(shard.as_bytes(), 200)
+                );
+                let place =
+                    Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
+                cx.report(
+                    &TENSOR_IN_TWO_SHARDS,
+                    place.item(Item::Tensor { tensor: t }),
+                    message,
+                );
             } else {
                 held.insert(name, (shard, t));
             }
@@ -185,28 +215,50 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) {
         }
         match held.get(&Name::from(entry.name.as_str())) {
             Some(&(shard, t)) if shard == entry.shard => {
-                let bytes = cx.inv.tensors.get(t).and_then(|t| t.data).map_or(0, |d| d.len);
+                let bytes = cx
+                    .inv
+                    .tensors
+                    .get(t)
+                    .and_then(|t| t.data)
+                    .map_or(0, |d| d.len);
                 listed_bytes = listed_bytes.saturating_add(bytes);
             }
             _ => {
-                let message = format!("weight_map puts tensor \"{}\" in {}, which does not hold it", excerpt(entry.name.as_bytes(), 200), excerpt(entry.shard.as_bytes(), 200));
+                let message = format!(
+                    "weight_map puts tensor \"{}\" in {}, which does not hold it",
+                    excerpt(entry.name.as_bytes(), 200),
+                    excerpt(entry.shard.as_bytes(), 200)
+                );
                 cx.report(&TENSOR_NOT_IN_SHARD, Place::at(entry.at), message);
             }
         }
     }
     for (name, &(shard, t)) in &held {
         if !listed.contains_key(name.as_bytes()) {
-            let message = format!("shard {} holds tensor \"{}\", which weight_map does not list", excerpt(shard.as_bytes(), 200), excerpt(name.as_bytes(), 200));
+            let message = format!(
+                "shard {} holds tensor \"{}\", which weight_map does not list",
+                excerpt(shard.as_bytes(), 200),
+                excerpt(name.as_bytes(), 200)
+            );
             let id = read.get(shard).copied().unwrap_or(0);
             let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
-            cx.report(&TENSOR_NOT_LISTED, place, message);
+            cx.report(
+                &TENSOR_NOT_LISTED,
+                place.item(Item::Tensor { tensor: t }),
+                message,
+            );
         }
     }
     let all_read = read.len() == by_shard.len();
     if let (Some((total, at)), true) = (index.total_size, all_read) {
         if total != listed_bytes {
             let message = format!("metadata.total_size = {total}, but the tensors weight_map lists take {listed_bytes} bytes");
-            cx.report(&TOTAL_SIZE, Place::field("metadata.total_size", at), message);
+            cx.report(
+                &TOTAL_SIZE,
+                Place::field("metadata.total_size", at),
+                message,
+            );
         }
     }
+    whole && all_read
 }

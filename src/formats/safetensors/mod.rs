@@ -36,7 +36,10 @@ fn is_safetensors(bytes: &[u8]) -> bool {
 
 /// Whether `path` is named as a shard: `NAME-00001-of-00003.safetensors`.
 fn is_shard(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let stem = name.strip_suffix(".safetensors").unwrap_or_default();
     let digits = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit());
     stem.rsplit_once("-of-").is_some_and(|(rest, count)| {
@@ -80,13 +83,18 @@ impl Format for Safetensors {
         let mut cx = Context::new(self, file, out);
         if is_safetensors(file.bytes()) {
             cx.inv.format_version = "single file".into();
-            if let Some(header) = header::read(&mut cx, file.bytes(), 0) {
+            let header = header::read(&mut cx, file.bytes(), 0);
+            // Unclaimed bytes mean something only when every entry could be placed.
+            let placed = header.as_ref().is_some_and(|h| h.complete);
+            if let Some(header) = header {
                 header::tensors(&mut cx, header, 0, file.bytes().len() as u64);
             }
-        } else {
-            index::read(&mut cx, file);
+            if placed {
+                cx.inv.fill_gaps();
+            }
+        } else if index::read(&mut cx, file) {
+            cx.inv.fill_gaps();
         }
-        cx.inv.fill_gaps();
         cx.inv
     }
 }

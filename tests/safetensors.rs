@@ -1,0 +1,83 @@
+//! safetensors files made by the real `safetensors` package (tests/fixtures/safetensors,
+//! tests/fixtures/gen/make_safetensors_fixtures.py), held to the reference parser, the
+//! `safetensors` crate: every file rtenx passes must load there, and every file it refuses
+//! must be an error here.
+
+mod common;
+
+use rtenx::Severity;
+use std::path::{Path, PathBuf};
+
+/// Every `.safetensors` file below `dir`.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else if path.extension().is_some_and(|e| e == "safetensors") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Files where rtenx reports an error that the reference parser does not, and why.
+const STRICTER: &[(&str, &str)] = &[
+    (
+        "header-leading-space.safetensors",
+        "the format says the header MUST begin with '{'; serde_json skips leading whitespace",
+    ),
+    (
+        "duplicate-tensor-same-range.safetensors",
+        "duplicate keys are disallowed; the parser silently keeps the last",
+    ),
+    (
+        "metadata-duplicate-key.safetensors",
+        "duplicate keys are disallowed; the parser silently keeps the last",
+    ),
+];
+
+#[test]
+fn rtenx_agrees_with_the_reference_parser_on_every_file() {
+    let dir = common::fixtures().join("safetensors");
+    let files = files(&dir);
+    assert!(files.len() >= 70, "only {} files", files.len());
+    let mut disagreements = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let reference = safetensors::SafeTensors::deserialize(&bytes).map(|_| ());
+        let analysis = rtenx::analyze(path).unwrap();
+        let errors: Vec<_> = (analysis.findings.iter())
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.rule.code)
+            .collect();
+        let name = path.file_name().unwrap().to_string_lossy();
+        let stricter = STRICTER.iter().any(|(file, _)| *file == name);
+        match (&reference, errors.is_empty()) {
+            (Ok(()), false) if !stricter => {
+                disagreements.push(format!("{name}: loads, but rtenx reports {errors:?}"))
+            }
+            (Ok(()), true) if stricter => {
+                disagreements.push(format!("{name}: listed as stricter, but rtenx passes it"))
+            }
+            (Err(e), true) => disagreements.push(format!("{name}: refused ({e}), rtenx passes it")),
+            _ => {}
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+#[test]
+fn a_hugging_face_snapshot_checks_clean_and_skips_its_other_json() {
+    let (out, err, code) = common::rtenx(&["check", "tests/fixtures/safetensors/hf_repo"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("checked 1 file: 0 errors"), "{out}");
+    let dump = rtenx::analyze(
+        &common::fixtures().join("safetensors/hf_repo/model.safetensors.index.json"),
+    )
+    .unwrap();
+    assert_eq!(dump.inventory.files.len(), 4, "the index and its 3 shards");
+    assert!(dump.findings.is_empty(), "{:?}", dump.findings);
+}
