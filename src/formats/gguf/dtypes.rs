@@ -1,5 +1,7 @@
-//! GGML tensor types: id, name, block size and bytes per block, as in ggml's `type_traits`
-//! (ggml.c) and gguf-py's `GGML_QUANT_SIZES` (gguf 0.19.0), and the ids ggml removed.
+//! GGML tensor types: id, name, block size and bytes per block, as in ggml 0.25.3's
+//! `type_traits` (ggml.c), and the ids ggml removed. `tests/fixtures/gguf/ggml_types.tsv`
+//! holds ggml's table beside gguf-py's (`GGML_QUANT_SIZES`, gguf 0.19.0), which sizes a Q8_1
+//! block at 40 bytes where ggml's is 36 and does not know Q2_0; ggml is the reference.
 
 use crate::inventory::{BlockType, DType};
 
@@ -38,7 +40,7 @@ pub fn ggml(id: u32) -> Ggml {
         6 => blocks("q5_0", 32, 2 + 4 + 16),
         7 => blocks("q5_1", 32, 2 + 2 + 4 + 16),
         8 => blocks("q8_0", 32, 2 + 32),
-        9 => blocks("q8_1", 32, 4 + 4 + 32),
+        9 => blocks("q8_1", 32, 2 + 2 + 32),
         10 => blocks("q2_k", QK_K, 2 + 2 + QK_K / 16 + QK_K / 4),
         11 => blocks("q3_k", QK_K, 2 + QK_K / 4 + QK_K / 8 + 12),
         12 => blocks("q4_k", QK_K, 2 + 2 + QK_K / 2 + 12),
@@ -71,6 +73,7 @@ pub fn ggml(id: u32) -> Ggml {
         39 => blocks("mxfp4", 32, 1 + 16),
         40 => blocks("nvfp4", 64, 4 + 32),
         41 => blocks("q1_0", 128, 2 + 16),
+        42 => blocks("q2_0", 64, 2 + 16),
         _ => Ggml::Unknown,
     }
 }
@@ -92,25 +95,36 @@ pub fn is_quantized(dtype: DType) -> bool {
 mod tests {
     use super::*;
 
+    /// The table agrees with ggml's own, as `gguf_llama_verdict --types` printed it.
     #[test]
-    fn sizes_match_ggml() {
-        let size = |id| match ggml(id) {
-            Ggml::Known(DType::Blocks(b)) => (b.elements, b.bytes),
-            Ggml::Known(d) => (1, d.bits().unwrap() / 8),
-            other => panic!("{id}: {other:?}"),
-        };
-        // From the reference table (GGML_QUANT_SIZES).
-        assert_eq!(size(2), (32, 18));
-        assert_eq!(size(10), (256, 84));
-        assert_eq!(size(11), (256, 110));
-        assert_eq!(size(12), (256, 144));
-        assert_eq!(size(13), (256, 176));
-        assert_eq!(size(14), (256, 210));
-        assert_eq!(size(15), (256, 292));
-        assert_eq!(size(29), (256, 56));
-        assert_eq!(size(30), (1, 2));
-        assert_eq!(size(39), (32, 17));
-        assert_eq!(ggml(4), Ggml::Removed("Q4_2"));
-        assert_eq!(ggml(42), Ggml::Unknown);
+    fn the_table_is_ggmls() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/gguf/ggml_types.tsv"
+        );
+        let table = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<Vec<&str>> = (table.lines().skip(1))
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert!(rows.len() > 40);
+        for row in &rows {
+            let id: u32 = row[0].parse().unwrap();
+            let (block, bytes): (u64, u64) = (row[2].parse().unwrap(), row[3].parse().unwrap());
+            match ggml(id) {
+                Ggml::Known(DType::Blocks(b)) => {
+                    assert_eq!(
+                        (b.name, b.elements, b.bytes),
+                        (&*row[1].to_lowercase(), block, bytes)
+                    )
+                }
+                Ggml::Known(d) => {
+                    assert_eq!((d.name(), 1, d.bits().unwrap() / 8), (row[1], block, bytes))
+                }
+                Ggml::Removed(_) => assert_eq!((block, bytes), (0, 0), "{id}"),
+                Ggml::Unknown => panic!("{id} is in ggml's table"),
+            }
+        }
+        assert_eq!(ggml(rows.len() as u32), Ggml::Unknown);
     }
 }

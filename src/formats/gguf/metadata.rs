@@ -5,7 +5,7 @@ use super::rules::{
     BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY, TRUNCATED, UNKNOWN_VALUE_TYPE,
 };
 use super::wire::{Short, Wire};
-use crate::check::{Item, Place};
+use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::inventory::{DataRange, FileId, ItemKind, ListValue, MetadataEntry, Name};
@@ -58,6 +58,10 @@ pub struct Pair<'a> {
     pub key: &'a [u8],
     /// Where the pair starts.
     pub at: u64,
+    /// Where its value type is.
+    pub type_at: u64,
+    /// Where its value starts (for a string, its length; for an array, its item type).
+    pub value_at: u64,
     /// The value.
     pub value: Value<'a>,
 }
@@ -109,7 +113,8 @@ pub fn read<'a>(
                     "the {field} of key-value pair {index} needs {} bytes at offset {}; the file has {} left",
                     short.needed, short.at, short.left
                 );
-                cx.report(&TRUNCATED, place.item(Item::Field { name: "kv" }), message);
+                let place = Place::field("kv", short.at).in_file(file);
+                cx.report(&TRUNCATED, place, message);
                 return Pairs { pairs, end: None };
             }
             Err(Stop::Reported) => return Pairs { pairs, end: None },
@@ -132,6 +137,7 @@ fn pair<'a>(cx: &mut Context<'_>, wire: &mut Wire<'a>, file: FileId) -> Result<P
     let key = wire.string().map_err(|s| Stop::Short("key", s))?;
     let type_at = wire.pos();
     let ty = wire.u32().map_err(|s| Stop::Short("value type", s))?;
+    let value_at = wire.pos();
     let place = Place::at(type_at).in_file(file);
     let value = match ty {
         8 => Value::Str(wire.string().map_err(|s| Stop::Short("string value", s))?),
@@ -140,7 +146,7 @@ fn pair<'a>(cx: &mut Context<'_>, wire: &mut Wire<'a>, file: FileId) -> Result<P
             Some((name, value)) => {
                 if let Scalar::Bool(b @ 2..) = value {
                     let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, 200));
-                    cx.report(&BOOL_VALUE, place, message);
+                    cx.report(&BOOL_VALUE, place.offset(value_at), message);
                 }
                 Value::Scalar(name, value)
             }
@@ -154,7 +160,13 @@ fn pair<'a>(cx: &mut Context<'_>, wire: &mut Wire<'a>, file: FileId) -> Result<P
             }
         },
     };
-    Ok(Pair { key, at, value })
+    Ok(Pair {
+        key,
+        at,
+        type_at,
+        value_at,
+        value,
+    })
 }
 
 /// Reads a scalar of value type `ty`: its type's name and value; `None` for a type that is
@@ -206,6 +218,7 @@ fn array(
 ) -> Result<ListValue, Stop> {
     let type_at = wire.pos();
     let ty = wire.u32().map_err(|s| Stop::Short("array item type", s))?;
+    let count_at = wire.pos();
     let count = wire.u64().map_err(|s| Stop::Short("array count", s))?;
     let place = Place::at(type_at).in_file(file);
     let key = excerpt(key, 200);
@@ -231,7 +244,11 @@ fn array(
             item.name(),
             wire.left()
         );
-        cx.report(&super::rules::COUNT_TOO_LARGE, place, message);
+        cx.report(
+            &super::rules::COUNT_TOO_LARGE,
+            place.offset(count_at),
+            message,
+        );
         return Err(Stop::Reported);
     }
     match item.size() {

@@ -2,8 +2,8 @@
 
 use super::metadata::{self, Pairs, Scalar, Value};
 use super::rules::{
-    ALIGNMENT_INVALID, ALIGNMENT_UNUSUAL, ARCHITECTURE_MISSING, CHAT_TEMPLATE, LAYER_COUNT,
-    QUANTIZATION_VERSION,
+    ALIGNMENT_INVALID, ALIGNMENT_UNUSUAL, ARCHITECTURE_INVALID, ARCHITECTURE_MISSING,
+    CHAT_TEMPLATE, LAYER_COUNT, QUANTIZATION_VERSION,
 };
 use super::{dtypes, header, split, template, tensors};
 use crate::check::Place;
@@ -26,6 +26,9 @@ pub struct Part<'a> {
     pub pairs: Pairs<'a>,
     /// How many tensor infos its header declares.
     pub tensors: u64,
+    /// Whether all of it was read and every tensor placed with its size, so that every byte
+    /// is accounted for.
+    pub whole: bool,
 }
 
 /// Reads the model file of `cx` and, for a split model, its other parts.
@@ -35,9 +38,12 @@ pub fn read(cx: &mut Context<'_>, file: &ModelFile, options: &ReadOptions) {
     let Some(first) = read_file(cx, bytes, 0, &mut seen) else {
         return;
     };
-    split::read(cx, file, options, &first, &mut seen);
+    let parts_whole = split::read(cx, file, options, &first, &mut seen);
     check_model(cx, &first.pairs);
-    cx.inv.fill_gaps();
+    // Unclaimed bytes mean something only where every part of every file was placed.
+    if first.whole && parts_whole {
+        cx.inv.fill_gaps();
+    }
 }
 
 /// Reads one file of the model: header, pairs, tensor infos, sections. `None` if the header
@@ -56,39 +62,43 @@ pub fn read_file<'a>(
         cx.inv.property("alignment", alignment, None);
     }
     let section = |kind, range| Section { file, kind, range };
+    let size = bytes.len() as u64;
     let Some(infos) = pairs.end else {
+        let range = ByteRange::between(header.end, size);
+        cx.inv.sections.push(section(SectionKind::ModelData, range));
         return Some(Part {
             pairs,
             tensors: header.tensors,
+            whole: false,
         });
     };
     let placed = tensors::read(cx, bytes, file, &header, infos, alignment, seen);
-    let size = bytes.len() as u64;
-    let end = placed.as_ref().map_or(size, |p| p.infos_end);
-    cx.inv.sections.push(section(
-        SectionKind::ModelData,
-        ByteRange::between(header.end, end),
-    ));
-    if let Some(placed) = placed.filter(|p| p.data_start <= size) {
+    let end = placed.infos_end.unwrap_or(size);
+    let model_data = ByteRange::between(header.end, end);
+    cx.inv
+        .sections
+        .push(section(SectionKind::ModelData, model_data));
+    if let Some(start) = placed.data_start.filter(|&start| start <= size) {
         let last = (cx.inv.tensors.iter())
             .filter_map(|t| t.data.filter(|d| d.file == file)?.end())
             .filter(|&end| end <= size)
-            .fold(placed.data_start, u64::max);
-        let range = ByteRange::between(placed.data_start, last);
-        cx.inv
-            .sections
-            .push(section(SectionKind::TensorData, range));
+            .fold(start, u64::max);
+        cx.inv.sections.push(section(
+            SectionKind::TensorData,
+            ByteRange::between(start, last),
+        ));
         // Writers pad the last tensor to the alignment too.
         let padded = last.checked_next_multiple_of(alignment).unwrap_or(last);
         let padding = ByteRange::between(last, padded.min(size));
         cx.inv.sections.push(section(SectionKind::Padding, padding));
         if file == 0 {
-            cx.inv.property("data offset", placed.data_start, None);
+            cx.inv.property("data offset", start, None);
         }
     }
     Some(Part {
         pairs,
         tensors: header.tensors,
+        whole: placed.sized,
     })
 }
 
@@ -98,7 +108,7 @@ fn alignment(cx: &mut Context<'_>, pairs: &Pairs<'_>, file: FileId) -> u64 {
     let Some(pair) = pairs.get(b"general.alignment") else {
         return DEFAULT_ALIGNMENT;
     };
-    let place = Place::field("general.alignment", pair.at).in_file(file);
+    let place = Place::field("general.alignment", pair.value_at).in_file(file);
     match pair.value {
         Value::Scalar("u32", Scalar::Unsigned(n)) if n.is_power_of_two() => {
             if n % 8 != 0 {
@@ -113,6 +123,7 @@ fn alignment(cx: &mut Context<'_>, pairs: &Pairs<'_>, file: FileId) -> u64 {
             DEFAULT_ALIGNMENT
         }
         other => {
+            let place = place.offset(pair.type_at);
             let ty = match other {
                 Value::Scalar(ty, _) => ty,
                 Value::Str(_) => "string",
@@ -125,15 +136,18 @@ fn alignment(cx: &mut Context<'_>, pairs: &Pairs<'_>, file: FileId) -> u64 {
     }
 }
 
-/// Checks what the first file's metadata says about the whole model against its tensors.
+/// Checks what the first file's metadata says about the whole model against its tensors;
+/// nothing for a later part of a split model, which holds tensors only.
 fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
-    let architecture = match pairs.get(b"general.architecture") {
-        Some(pair) => match pair.value {
-            Value::Str(arch) => Some(arch),
+    if split::later_part(pairs) {
+        return;
+    }
+    let architecture = pairs
+        .get(b"general.architecture")
+        .and_then(|pair| match pair.value {
+            Value::Str(arch) => Some((arch, pair.value_at)),
             _ => None,
-        },
-        None => None,
-    };
+        });
     if architecture.is_none() && pairs.end.is_some() {
         cx.report(
             &ARCHITECTURE_MISSING,
@@ -141,7 +155,19 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
             "the file has no string key general.architecture, which llama.cpp needs to choose the model",
         );
     }
-    if let Some(arch) = architecture {
+    if let Some((arch, at)) = architecture {
+        let valid = !arch.is_empty()
+            && arch
+                .iter()
+                .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        if !valid {
+            let message = format!("general.architecture is \"{}\"; GGUF allows only [a-z0-9]+, and llama.cpp knows no such architecture", excerpt(arch, 200));
+            cx.report(
+                &ARCHITECTURE_INVALID,
+                Place::field("general.architecture", at),
+                message,
+            );
+        }
         layer_count(cx, pairs, arch);
     }
     let quantized = (cx.inv.tensors.iter()).any(|t| t.dtype.is_some_and(dtypes::is_quantized));
@@ -160,8 +186,8 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
             continue;
         }
         if let Some((what, at)) = template::escape(text) {
-            // The string's bytes start after the key, the value type and the length.
-            let start = pair.at + 8 + pair.key.len() as u64 + 4 + 8;
+            // The string's bytes start after its length.
+            let start = pair.value_at + 8;
             let message = format!(
                 "chat template \"{}\" uses {what} at byte {at} of the template, as Jinja sandbox escapes do",
                 excerpt(pair.key, 200)
@@ -205,6 +231,10 @@ fn layer_count(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8]) {
             layers.len(),
             present.saturating_sub(1)
         );
-        cx.report(&LAYER_COUNT, Place::field("block_count", pair.at), message);
+        cx.report(
+            &LAYER_COUNT,
+            Place::field("block_count", pair.value_at),
+            message,
+        );
     }
 }

@@ -340,4 +340,17 @@ crate::rules! {
     /// ## How to fix
     /// Split the model again with `llama-gguf-split`.
     SPLIT_MISMATCH = ("GG027", "split-mismatch", Error);
+    /// `general.architecture` is not lowercase letters and digits.
+    ///
+    /// ## What it does
+    /// Checks the architecture name against the specification's `[a-z0-9]+`.
+    ///
+    /// ## Why
+    /// Loaders choose the model by this name and prefix its hyperparameter keys with it;
+    /// llama.cpp refuses an architecture it does not know ("unknown model architecture"),
+    /// and knows none spelled otherwise. gguf-py reads the file.
+    ///
+    /// ## How to fix
+    /// Set the name the converter uses for the architecture, such as `llama`.
+    ARCHITECTURE_INVALID = ("GG028", "architecture-invalid", Error);
 }

@@ -9,6 +9,7 @@ use crate::check::Place;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::ReadOptions;
+use crate::inventory::FileId;
 use crate::source::ModelFile;
 use std::path::Path;
 
@@ -32,46 +33,55 @@ fn split_name(path: &Path) -> Option<(&str, u64, u64)> {
     Some((prefix, number(no)?, number(count)?))
 }
 
-/// A count key of `pairs`, if it is a non-negative integer.
+/// A count key of `pairs`, if it is a non-negative integer, and where its value is.
 fn count(pairs: &Pairs<'_>, key: &[u8]) -> Option<(u64, u64)> {
     let pair = pairs.get(key)?;
     match pair.value {
-        Value::Scalar(_, scalar) => Some((scalar.count()?, pair.at)),
+        Value::Scalar(_, scalar) => Some((scalar.count()?, pair.value_at)),
         _ => None,
     }
 }
 
-/// Reads the other parts of a split model whose first part is `file`.
+/// Whether `pairs` are those of a split model's second or later part (`split.no` > 0).
+pub fn later_part(pairs: &Pairs<'_>) -> bool {
+    count(pairs, b"split.no").is_some_and(|(no, _)| no > 0)
+}
+
+/// Reads the other parts of a split model whose first part is `file`; whether every part
+/// was there and read whole.
 pub fn read(
     cx: &mut Context<'_>,
     file: &ModelFile,
     _: &ReadOptions,
     first: &Part<'_>,
     seen: &mut Seen,
-) {
+) -> bool {
     let named = split_name(file.path());
     let keys = count(&first.pairs, b"split.count");
     let Some(parts) = keys.map(|(n, _)| n).or(named.map(|(_, _, n)| n)) else {
-        return;
+        return true;
     };
     let no = count(&first.pairs, b"split.no").map(|(n, _)| n);
     let at = keys.map(|(_, at)| at);
     if parts <= 1 || no.is_some_and(|n| n != 0) || named.is_some_and(|(_, n, _)| n != 1) {
-        return;
+        return true;
     }
     cx.inv.property("split.count", parts, at);
     let Some((prefix, _, named_count)) = named else {
         let message = format!("split.count = {parts}, but the file name does not follow NAME-00001-of-{parts:05}.gguf, so loaders cannot find the other parts");
         cx.report(&SPLIT_MISMATCH, Place::field("split.count", at), message);
-        return;
+        return false;
     };
     if named_count != parts {
         let message = format!("split.count = {parts}, but the file name says {named_count} parts");
         cx.report(&SPLIT_MISMATCH, Place::field("split.count", at), message);
     }
+    // The parts are found by their names, as loaders find them.
+    let parts = named_count;
     let mut files = DataFiles::new(file.path(), &SharedRules);
     let dir = file.path().parent().unwrap_or(Path::new(""));
     let mut total = first.tensors;
+    let mut whole = true;
     for k in 2..=parts {
         let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
         if std::fs::symlink_metadata(dir.join(&name)).is_err() {
@@ -84,31 +94,28 @@ pub fn read(
                 Place::field("split.count", at),
                 message,
             );
+            whole = false;
             continue;
         }
-        let Some(id) = files.file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out) else {
-            continue;
-        };
-        let Some(part_file) = files.open(id, &cx.inv, cx.out) else {
+        let part = files
+            .file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out)
+            .and_then(|id| Some((id, files.open(id, &cx.inv, cx.out)?)));
+        let Some((id, part_file)) = part else {
+            whole = false;
             continue;
         };
         cx.inv.forget_whole_file_section(id);
-        if let Some(part) = model::read_file(cx, part_file.bytes(), id, seen) {
-            total = total.saturating_add(part.tensors);
-            let said = count(&part.pairs, b"split.no");
-            if said.map(|(n, _)| n) != Some(k - 1) {
-                let shown = said.map_or("missing".to_owned(), |(n, _)| n.to_string());
-                let message = format!(
-                    "part {k} of {parts} has split.no = {shown}; it should be {}",
-                    k - 1
-                );
-                let place = Place::field("split.no", said.map(|(_, at)| at)).in_file(id);
-                cx.report(&SPLIT_MISMATCH, place, message);
+        match model::read_file(cx, part_file.bytes(), id, seen) {
+            Some(part) => {
+                whole &= part.whole;
+                total = total.saturating_add(part.tensors);
+                agrees(cx, &part, id, k, parts);
             }
+            None => whole = false,
         }
         DataFiles::report_change(&part_file, id, cx.out);
     }
-    if let Some((expected, at)) = count(&first.pairs, b"split.tensors.count") {
+    if let (Some((expected, at)), true) = (count(&first.pairs, b"split.tensors.count"), whole) {
         if expected != total {
             let message = format!(
                 "split.tensors.count = {expected}, but the {parts} parts hold {total} tensors"
@@ -118,6 +125,20 @@ pub fn read(
                 Place::field("split.tensors.count", at),
                 message,
             );
+        }
+    }
+    whole
+}
+
+/// Reports a part `k` of `parts` (file `id`) whose `split.no` or `split.count` say otherwise.
+fn agrees(cx: &mut Context<'_>, part: &Part<'_>, id: FileId, k: u64, parts: u64) {
+    for (key, want) in [("split.no", k - 1), ("split.count", parts)] {
+        let said = count(&part.pairs, key.as_bytes());
+        if said.map(|(n, _)| n) != Some(want) {
+            let shown = said.map_or("missing".to_owned(), |(n, _)| n.to_string());
+            let message = format!("part {k} of {parts} has {key} = {shown}; it should be {want}");
+            let place = Place::field(key, said.map(|(_, at)| at)).in_file(id);
+            cx.report(&SPLIT_MISMATCH, place, message);
         }
     }
 }

@@ -9,11 +9,11 @@ use super::rules::{
     REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, TENSOR_NAME_TOO_LONG, TOO_MANY_DIMS, TRUNCATED,
     UNKNOWN_TYPE,
 };
-use super::wire::Wire;
+use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
-use crate::inventory::{DataRange, FileId, Name, Storage, Tensor};
+use crate::inventory::{DType, DataRange, FileId, Storage, Tensor};
 use std::collections::hash_map::Entry;
 
 /// ggml's `GGML_MAX_NAME`: names are stored with a terminating zero in 64 bytes.
@@ -21,27 +21,32 @@ const MAX_NAME: usize = 64;
 /// ggml's `GGML_MAX_DIMS`.
 const MAX_DIMS: u32 = 4;
 
-/// One tensor info, as read.
+/// One tensor info, as read, with where each of its fields is.
 struct Info<'a> {
     name: &'a [u8],
     at: u64,
+    n_dims: u32,
+    dims_at: u64,
     dims: Vec<u64>,
     ty: u32,
+    type_at: u64,
     offset: u64,
     offset_at: u64,
 }
 
-/// Where a file's tensor infos end and how they were placed.
+/// How a file's tensor infos were read and placed.
 pub struct Placed {
-    /// Where the tensor infos end.
-    pub infos_end: u64,
-    /// Where the data section starts.
-    pub data_start: u64,
+    /// Where the tensor infos end, if all could be read.
+    pub infos_end: Option<u64>,
+    /// Where the data section starts, if the infos end is known.
+    pub data_start: Option<u64>,
+    /// Whether every tensor's size is known, so its bytes are all accounted for.
+    pub sized: bool,
 }
 
-/// Reads the tensor infos `header` declares from `start` of `bytes` (file `file`), adds them to the
-/// inventory with their data placed after the infos at `alignment`, and reports what
-/// llama.cpp would refuse. `seen` holds the names of every file's tensors read so far.
+/// Reads the tensor infos `header` declares from `start` of `bytes` (file `file`), adds
+/// them to the inventory with their data placed after the infos at `alignment`, and reports
+/// what llama.cpp would refuse. `seen` holds the names of every file's tensors read so far.
 pub fn read(
     cx: &mut Context<'_>,
     bytes: &[u8],
@@ -50,29 +55,35 @@ pub fn read(
     start: u64,
     alignment: u64,
     seen: &mut Seen,
-) -> Option<Placed> {
+) -> Placed {
     let mut wire = Wire::new(bytes, start, header.big_endian);
     let mut infos = Vec::new();
+    let mut whole = true;
     for index in 0..header.tensors {
         if !cx.spend(1, Place::at(wire.pos()).in_file(file)) {
-            return None;
+            whole = false;
+            break;
         }
-        infos.push(info(cx, &mut wire, file, index)?);
+        match info(cx, &mut wire, file, index) {
+            Some(info) => infos.push(info),
+            None => {
+                whole = false;
+                break;
+            }
+        }
     }
-    let infos_end = wire.pos();
-    let data_start = infos_end.checked_next_multiple_of(alignment)?;
-    let mut expected = 0u64;
+    let infos_end = whole.then(|| wire.pos());
+    let data_start = infos_end.and_then(|end| end.checked_next_multiple_of(alignment));
+    let mut sized = data_start.is_some();
+    // The end of the tensors before, padded, while they are where llama.cpp expects them.
+    let mut expected = Some(0u64);
     for info in infos {
-        let shown = excerpt(info.name, 200).into_owned();
         let item = Item::Tensor {
             tensor: cx.inv.tensors.len(),
         };
         let place = Place::at(info.at).in_file(file).item(item);
-        if info.name.len() >= MAX_NAME {
-            let message = format!("tensor name \"{shown}\" is {} bytes; ggml stores at most {} (GGML_MAX_NAME {MAX_NAME} with its terminating zero)", info.name.len(), MAX_NAME - 1);
-            cx.report(&TENSOR_NAME_TOO_LONG, place, message);
-        }
         let name = cx.name(info.name);
+        let shown = excerpt(info.name, 200).into_owned();
         match seen.entry(name.clone()) {
             Entry::Occupied(first) => {
                 let (first_file, first) = first.get();
@@ -83,69 +94,88 @@ pub fn read(
                 slot.insert((file, info.at));
             }
         }
-        let tensor = tensor(cx, &info, name, &shown, place, data_start);
-        if let Some(len) = tensor.byte_size {
-            let place = place.offset(info.offset_at);
-            if info.offset % alignment != 0 {
-                let message = format!(
-                    "tensor \"{shown}\" has offset {}, not a multiple of the alignment {alignment}",
-                    info.offset
-                );
-                cx.report(&OFFSET_MISALIGNED, place, message);
-            } else if info.offset != expected {
-                let message = format!("tensor \"{shown}\" has offset {}, but the tensors before it end at {expected}; llama.cpp refuses any other offset", info.offset);
-                cx.report(&OFFSET_UNEXPECTED, place, message);
-            }
-            expected = info
-                .offset
-                .saturating_add(len)
-                .checked_next_multiple_of(alignment)
-                .unwrap_or(u64::MAX);
+        if info.name.len() >= MAX_NAME {
+            let message = format!("tensor name \"{shown}\" is {} bytes; ggml stores at most {} (GGML_MAX_NAME {MAX_NAME} with its terminating zero)", info.name.len(), MAX_NAME - 1);
+            cx.report(&TENSOR_NAME_TOO_LONG, place, message);
         }
+        let dtype = dtype(cx, &info, &shown, place);
+        let shape = shape(cx, &info, dtype, &shown, place);
+        let mut tensor = Tensor::declared(name, dtype, shape, info.at);
+        if !whole_rows(&tensor) {
+            tensor.byte_size = None;
+        }
+        sized &= tensor.byte_size.is_some();
+        let place = place.offset(info.offset_at);
+        if info.offset % alignment != 0 {
+            let message = format!(
+                "tensor \"{shown}\" has offset {}, not a multiple of the alignment {alignment}",
+                info.offset
+            );
+            cx.report(&OFFSET_MISALIGNED, place, message);
+        } else if let Some(end) = expected.filter(|&end| end != info.offset) {
+            let message = format!("tensor \"{shown}\" has offset {}, but the tensors before it end at {end}; llama.cpp refuses any other offset", info.offset);
+            cx.report(&OFFSET_UNEXPECTED, place, message);
+            // llama.cpp stops at the first; later tensors are not compared with a wrong sum.
+            expected = None;
+        }
+        expected = expected.zip(tensor.byte_size).and_then(|(_, len)| {
+            info.offset
+                .checked_add(len)?
+                .checked_next_multiple_of(alignment)
+        });
+        let tensor = match data_start {
+            Some(data_start) => {
+                let data = DataRange {
+                    file,
+                    offset: data_start.saturating_add(info.offset),
+                    len: tensor.byte_size.unwrap_or(0),
+                };
+                tensor.stored(Storage::External, data)
+            }
+            None => tensor,
+        };
         cx.inv.tensors.push(tensor);
     }
-    Some(Placed {
+    Placed {
         infos_end,
         data_start,
-    })
+        sized,
+    }
 }
 
-/// Reads the tensor info at the wire's position.
+/// Reads the tensor info at the wire's position, reporting a field that does not fit.
 fn info<'a>(
     cx: &mut Context<'_>,
     wire: &mut Wire<'a>,
     file: FileId,
     index: u64,
 ) -> Option<Info<'a>> {
-    let at = wire.pos();
-    let truncated = |cx: &mut Context<'_>, field: &str, short: super::wire::Short| {
+    let truncated = |cx: &mut Context<'_>, field: &str, short: Short| {
         let message = format!(
             "the {field} of tensor info {index} needs {} bytes at offset {}; the file has {} left",
             short.needed, short.at, short.left
         );
         cx.report(&TRUNCATED, Place::at(short.at).in_file(file), message);
     };
+    let at = wire.pos();
     let name = wire.string().map_err(|s| truncated(cx, "name", s)).ok()?;
-    let dims_at = wire.pos();
+    let n_dims_at = wire.pos();
     let n_dims = wire.u32().map_err(|s| truncated(cx, "n_dims", s)).ok()?;
-    let place = Place::at(dims_at).in_file(file);
-    if n_dims > MAX_DIMS {
-        let message = format!(
-            "tensor \"{}\" has {n_dims} dimensions; ggml allows at most {MAX_DIMS}",
-            excerpt(name, 200)
-        );
-        cx.report(&TOO_MANY_DIMS, place, message);
-    }
-    if u64::from(n_dims) * 8 > wire.left() {
+    let dims_at = wire.pos();
+    if n_dims > MAX_DIMS && u64::from(n_dims) * 8 > wire.left() {
         let message = format!(
             "tensor \"{}\" claims {n_dims} dimensions of 8 bytes; the file has {} bytes left",
             excerpt(name, 200),
             wire.left()
         );
-        cx.report(&COUNT_TOO_LARGE, place, message);
+        cx.report(
+            &COUNT_TOO_LARGE,
+            Place::at(n_dims_at).in_file(file),
+            message,
+        );
         return None;
     }
-    if !cx.spend(u64::from(n_dims), place) {
+    if !cx.spend(u64::from(n_dims), Place::at(n_dims_at).in_file(file)) {
         return None;
     }
     let dims = (0..n_dims)
@@ -153,37 +183,34 @@ fn info<'a>(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|s| truncated(cx, "dimensions", s))
         .ok()?;
+    let type_at = wire.pos();
     let ty = wire.u32().map_err(|s| truncated(cx, "type", s)).ok()?;
     let offset_at = wire.pos();
     let offset = wire.u64().map_err(|s| truncated(cx, "offset", s)).ok()?;
     Some(Info {
         name,
         at,
+        n_dims,
+        dims_at,
         dims,
         ty,
+        type_at,
         offset,
         offset_at,
     })
 }
 
-/// The inventory's tensor for `info`, reporting a type or shape ggml cannot hold.
-fn tensor(
-    cx: &mut Context<'_>,
-    info: &Info<'_>,
-    name: Name,
-    shown: &str,
-    place: Place,
-    data_start: u64,
-) -> Tensor {
-    let type_place = place;
-    let dtype = match ggml(info.ty) {
+/// The element type of `info`, reporting a GGML type ggml does not have.
+fn dtype(cx: &mut Context<'_>, info: &Info<'_>, shown: &str, place: Place) -> Option<DType> {
+    let place = place.offset(info.type_at);
+    match ggml(info.ty) {
         Ggml::Known(dtype) => Some(dtype),
         Ggml::Removed(name) => {
             let message = format!(
                 "tensor \"{shown}\" has GGML type {} ({name}), which ggml removed",
                 info.ty
             );
-            cx.report(&REMOVED_TYPE, type_place, message);
+            cx.report(&REMOVED_TYPE, place, message);
             None
         }
         Ggml::Unknown => {
@@ -191,12 +218,30 @@ fn tensor(
                 "tensor \"{shown}\" has GGML type {}, which ggml does not define",
                 info.ty
             );
-            cx.report(&UNKNOWN_TYPE, type_place, message);
+            cx.report(&UNKNOWN_TYPE, place, message);
             None
         }
-    };
+    }
+}
+
+/// The shape of `info` in file order (`ne[0]` first), reporting dimensions ggml cannot
+/// hold. A negative dimension is [`Tensor::NOT_A_SIZE`].
+fn shape(
+    cx: &mut Context<'_>,
+    info: &Info<'_>,
+    dtype: Option<DType>,
+    shown: &str,
+    place: Place,
+) -> Vec<u64> {
+    if info.n_dims > MAX_DIMS {
+        let message = format!(
+            "tensor \"{shown}\" has {} dimensions; ggml allows at most {MAX_DIMS}",
+            info.n_dims
+        );
+        cx.report(&TOO_MANY_DIMS, place.offset(info.dims_at - 4), message);
+    }
     // ggml reads dimensions as int64_t: the top bit makes one negative.
-    let negative = info.dims.iter().position(|&d| d > i64::MAX as u64);
+    let negative = (0u64..).zip(&info.dims).find(|(_, &d)| d > i64::MAX as u64);
     let shape: Vec<u64> = (info.dims.iter())
         .map(|&d| {
             if d > i64::MAX as u64 {
@@ -206,39 +251,35 @@ fn tensor(
             }
         })
         .collect();
-    if let Some(i) = negative {
+    if let Some((i, &d)) = negative {
         let message = format!(
             "dimension {i} of tensor \"{shown}\" is {} as ggml's int64_t: negative",
-            info.dims.get(i).map_or(0, |&d| d as i64)
+            d as i64
         );
-        cx.report(&DIM_INVALID, type_place, message);
-    } else if shape
-        .iter()
-        .try_fold(1i64, |n, &d| n.checked_mul(d as i64))
-        .is_none()
-    {
+        cx.report(&DIM_INVALID, place.offset(info.dims_at + 8 * i), message);
+        return shape;
+    }
+    let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    // A count past u64 is the generic rule's (RX008); ggml's limit is int64_t's.
+    if elements.is_some_and(|n| n > i64::MAX as u64) {
         let message = format!(
             "the dimensions {:?} of tensor \"{shown}\" multiply to more than ggml's int64_t holds",
             info.dims
         );
-        cx.report(&DIM_INVALID, type_place, message);
+        cx.report(&DIM_INVALID, place.offset(info.dims_at), message);
     }
     if let (Some(dtype), Some(&row)) = (dtype, shape.first()) {
         let block = block_elements(dtype);
-        if negative.is_none() && row % block != 0 {
+        if row % block != 0 {
             let message = format!("tensor \"{shown}\" of type {dtype} has rows of {row} elements, not a multiple of its block size {block}");
-            cx.report(&ROW_NOT_WHOLE_BLOCKS, type_place, message);
+            cx.report(&ROW_NOT_WHOLE_BLOCKS, place.offset(info.dims_at), message);
         }
     }
-    let mut tensor = Tensor::declared(name, dtype, shape, info.at);
-    if negative.is_some() {
-        tensor.elements = None;
-        tensor.byte_size = None;
-    }
-    let data = DataRange {
-        file: place.file,
-        offset: data_start.saturating_add(info.offset),
-        len: tensor.byte_size.unwrap_or(0),
-    };
-    tensor.stored(Storage::External, data)
+    shape
+}
+
+/// Whether the tensor's rows are whole blocks of its type, so that its size is defined.
+fn whole_rows(t: &Tensor) -> bool {
+    let block = t.dtype.map_or(1, block_elements);
+    t.shape.first().is_none_or(|&row| row % block == 0)
 }
