@@ -90,9 +90,10 @@ pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
     }
     tensors.push(("output_norm.weight".to_owned(), vec![spec.width], F32));
     let parts = spec.parts.max(1);
-    let per_part = tensors.len().div_ceil(parts as usize);
     let total = i32::try_from(tensors.len()).unwrap_or(i32::MAX);
-    for (index, chunk) in tensors.chunks(per_part).enumerate() {
+    for index in 0..parts as usize {
+        let share = |i: usize| i * tensors.len() / parts as usize;
+        let chunk = &tensors[share(index)..share(index + 1)];
         let no = index as u32 + 1;
         let path = if parts == 1 {
             path.to_owned()
