@@ -9,7 +9,9 @@
 //!   external weights of 4 MiB fill a 4 GiB `.ptd`;
 //! - `check/gguf-40gb`: a llama-shaped GGUF of 40 GB (80 blocks of Q8_0 tensors, sparse),
 //!   `check/gguf-40gb-20-parts` the same split into 20 parts, and `check/gguf-150k-vocabulary`
-//!   a small model whose `tokenizer.ggml.tokens` holds 150,000 strings.
+//!   a small model whose `tokenizer.ggml.tokens` holds 150,000 strings;
+//! - `check/safetensors-40gb-20-shards`: a sharded checkpoint of 320 BF16 matrices, 40 GB in
+//!   20 shards with its index (sparse).
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -113,5 +115,16 @@ fn gguf(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, check, dump, onnx, executorch, gguf);
+fn safetensors(c: &mut Criterion) {
+    let path = synth::safetensors::forty_gb_sharded();
+    c.bench_function("check/safetensors-40gb-20-shards", |b| {
+        b.iter(|| {
+            let a = as_check(&path);
+            assert_eq!(a.inventory.tensors.len(), 320);
+            assert!(a.findings.is_empty(), "{:?}", a.findings.first());
+        })
+    });
+}
+
+criterion_group!(benches, check, dump, onnx, executorch, gguf, safetensors);
 criterion_main!(benches);

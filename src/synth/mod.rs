@@ -8,6 +8,7 @@ pub mod executorch;
 pub mod gguf;
 pub mod onnx;
 pub mod rten;
+pub mod safetensors;
 
 use std::io;
 use std::path::{Path, PathBuf};
