@@ -2,6 +2,7 @@
 
 use super::registry::FORMATS;
 use super::{Format, Scan};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// An entry of a folder that could not be read.
@@ -72,15 +73,16 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         }
         claimed.push((path, format, scan));
     }
-    let has_model = |dir: Option<&Path>, format: &dyn Format| {
-        claimed.iter().any(|(p, f, s)| {
-            *s != Scan::Companion && p.parent() == dir && f.name() == format.name()
-        })
-    };
+    // The folders that hold a model of each format: a data file there goes with it.
+    let with_model: HashSet<(Option<&Path>, &str)> = claimed
+        .iter()
+        .filter(|(_, _, scan)| *scan != Scan::Companion)
+        .map(|(path, format, _)| (path.parent(), format.name()))
+        .collect();
     found.files = claimed
         .iter()
         .filter(|(path, format, scan)| {
-            *scan != Scan::Companion || !has_model(path.parent(), *format)
+            *scan != Scan::Companion || !with_model.contains(&(path.parent(), format.name()))
         })
         .map(|(path, ..)| path.clone())
         .collect();

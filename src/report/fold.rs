@@ -5,6 +5,7 @@
 
 use crate::check::{Finding, Rule, Severity};
 use crate::inventory::FileId;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Findings of one rule in one file shown before the rest are counted.
@@ -27,7 +28,8 @@ pub struct Folded<'a> {
 /// Decides, finding by finding, which to show; then lists what it held back.
 #[derive(Default)]
 pub struct Folder<'a> {
-    seen: Vec<(&'static str, FileId, usize)>,
+    /// For each rule and file: how many were seen, and where its count is in `held`.
+    seen: HashMap<(&'static str, FileId), (usize, Option<usize>)>,
     held: Vec<Folded<'a>>,
 }
 
@@ -35,27 +37,23 @@ impl<'a> Folder<'a> {
     /// Whether to show `f`, in the file at `path`: true for the first [`SHOWN`] of its rule
     /// in its file.
     pub fn show(&mut self, f: &Finding, path: &'a Path) -> bool {
-        let key = (f.rule.code, f.file);
-        let slot = match self.seen.iter().position(|&(c, file, _)| (c, file) == key) {
-            Some(i) => i,
-            None => {
-                self.seen.push((key.0, key.1, 0));
-                self.seen.len() - 1
-            }
-        };
-        self.seen[slot].2 += 1;
-        if self.seen[slot].2 <= SHOWN {
+        let (seen, slot) = self.seen.entry((f.rule.code, f.file)).or_default();
+        *seen += 1;
+        if *seen <= SHOWN {
             return true;
         }
-        match self.held.iter_mut().find(|h| (h.rule.code, h.file) == key) {
-            Some(h) => h.count += 1,
-            None => self.held.push(Folded {
-                rule: f.rule,
-                severity: f.severity,
-                file: f.file,
-                path,
-                count: 1,
-            }),
+        match *slot {
+            Some(i) => self.held[i].count += 1,
+            None => {
+                *slot = Some(self.held.len());
+                self.held.push(Folded {
+                    rule: f.rule,
+                    severity: f.severity,
+                    file: f.file,
+                    path,
+                    count: 1,
+                });
+            }
         }
         false
     }
