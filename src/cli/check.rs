@@ -58,6 +58,9 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> io::Result<Outcome> {
+    if let Err(outcome) = args.data.readable() {
+        return Ok(outcome);
+    }
     let mut overrides = Overrides::default();
     for (selectors, action) in [
         (&args.deny, Some(Severity::Error)),
