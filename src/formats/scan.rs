@@ -25,6 +25,16 @@ impl ScanError {
         let message = e.to_string();
         ScanError { path, message }
     }
+
+    /// An entry the walk could not read (`dir` if it names none); walkdir's own message
+    /// repeats the path, so only the OS error is kept when there is one.
+    fn walk(e: &walkdir::Error, dir: &Path) -> Self {
+        let path = e.path().unwrap_or(dir).to_owned();
+        let message = e
+            .io_error()
+            .map_or_else(|| e.to_string(), ToString::to_string);
+        ScanError { path, message }
+    }
 }
 
 /// A file a scan found: its path, and which file it was when the walk saw it.
@@ -75,11 +85,7 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                let path = e.path().unwrap_or(dir).to_owned();
-                let message = e
-                    .io_error()
-                    .map_or_else(|| e.to_string(), ToString::to_string);
-                found.errors.push(ScanError { path, message });
+                found.errors.push(ScanError::walk(&e, dir));
                 continue;
             }
         };
@@ -98,11 +104,7 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
             Ok(meta) if meta.is_file() => FileIdentity::of(&meta),
             Ok(_) => continue,
             Err(e) => {
-                let message = e.to_string();
-                found.errors.push(ScanError {
-                    path: entry.into_path(),
-                    message,
-                });
+                found.errors.push(ScanError::walk(&e, dir));
                 continue;
             }
         };
@@ -152,7 +154,6 @@ mod tests {
     use crate::check::{Findings, RuleGroup};
     use crate::formats::{Detection, ReadOptions};
     use crate::inventory::Inventory;
-    use crate::source::ModelFile;
 
     /// A format with a program (`.prog`), data files (`.dat`) and JSON programs.
     struct Programs;
