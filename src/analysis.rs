@@ -52,8 +52,12 @@ pub fn analyze(path: &Path) -> Result<Analysis, OpenError> {
 /// # Ok::<(), rtenx::OpenError>(())
 /// ```
 pub fn analyze_with(path: &Path, options: &ReadOptions) -> Result<Analysis, OpenError> {
-    let file = ModelFile::open(path)?;
-    let analysis = analyze_file_with(&file, options);
+    analyze_opened(&ModelFile::open(path)?, options)
+}
+
+/// Like [`analyze_file_with`], and refuses what was read if the file changed meanwhile.
+pub fn analyze_opened(file: &ModelFile, options: &ReadOptions) -> Result<Analysis, OpenError> {
+    let analysis = analyze_file_with(file, options);
     // What was read from a file that changed meanwhile describes no file at all.
     match file.changed() {
         Some(change) => Err(change),

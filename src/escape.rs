@@ -7,15 +7,15 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Escapes control characters (C0, DEL, C1) and Unicode bidi overrides, so that text from a
-/// model file cannot move the cursor, clear the screen or reorder what is printed.
+/// Escapes what [`needs_escape`] names as `\u{..}`, so that text from a model file cannot
+/// move the cursor, clear the screen, reorder what is printed or hide characters in it.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if is_unsafe(c) {
+        if needs_escape(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -52,8 +52,23 @@ fn sanitize_cow(s: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
-fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// Whether text outputs escape `c`: control characters (C0, DEL, C1), and the invisible
+/// characters that change how the text around them reads or hide text: bidi embeddings,
+/// overrides, isolates and marks, zero-width characters, line and paragraph separators, and
+/// tag characters.
+pub fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{61c}' // Arabic letter mark
+            | '\u{200b}'..='\u{200f}' // zero-width space, non-joiner and joiner; LRM, RLM
+            | '\u{2028}' | '\u{2029}' // line and paragraph separators
+            | '\u{202a}'..='\u{202e}' // bidi embeddings and overrides
+            | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
+            | '\u{2066}'..='\u{2069}' // bidi isolates
+            | '\u{feff}' // zero-width no-break space (byte order mark)
+            | '\u{e0000}'..='\u{e007f}' // tag characters
+        )
 }
 
 /// A path in JSON, kept byte for byte as names are: a string if it is UTF-8, otherwise
@@ -68,8 +83,8 @@ impl Serialize for JsonPath<'_> {
 
 /// Writes `value` as JSON, pretty or compact, with every character [`sanitize`] escapes
 /// written as a `\uXXXX` escape. serde_json escapes only C0 controls; this also keeps DEL,
-/// C1 controls and bidi overrides out of the bytes, so JSON printed on a terminal is safe,
-/// and a parser still reads every string exactly.
+/// C1 controls and the invisible characters of [`needs_escape`] out of the bytes, so JSON
+/// printed on a terminal is safe, and a parser still reads every string exactly.
 pub fn write_json<W: Write, T: Serialize + ?Sized>(
     w: W,
     value: &T,
@@ -104,10 +119,12 @@ impl<F: Formatter> Formatter for SafeJson<F> {
             return w.write_all(s.as_bytes());
         }
         let mut start = 0;
-        for (at, c) in s.char_indices().filter(|&(_, c)| is_unsafe(c)) {
+        for (at, c) in s.char_indices().filter(|&(_, c)| needs_escape(c)) {
             w.write_all(&s.as_bytes()[start..at])?;
-            // Every unsafe character is in the Basic Multilingual Plane: one escape.
-            write!(w, "\\u{:04x}", u32::from(c))?;
+            // A character past the Basic Multilingual Plane (a tag) is a surrogate pair.
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                write!(w, "\\u{unit:04x}")?;
+            }
             start = at + c.len_utf8();
         }
         w.write_all(&s.as_bytes()[start..])
@@ -139,6 +156,42 @@ mod tests {
     }
 
     #[test]
+    fn escapes_invisible_characters_but_keeps_visible_ones() {
+        let invisible = [
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{61c}',
+            '\u{202a}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{e0000}',
+            '\u{e0041}',
+            '\u{e007f}',
+        ];
+        for c in invisible {
+            let escaped = format!("\\u{{{:x}}}", u32::from(c));
+            assert_eq!(sanitize(&format!("a{c}b")), format!("a{escaped}b"));
+        }
+        for visible in [
+            "é",
+            "日本",
+            "\u{1f600}",
+            "\u{e0080}",
+            "\u{2027}",
+            "\u{206a}",
+        ] {
+            assert_eq!(sanitize(visible), visible);
+        }
+    }
+
+    #[test]
     fn clips_long_text_on_a_character_boundary() {
         assert_eq!(clip("short".into(), 5), "short");
         assert_eq!(clip("ééééé".into(), 2), "éé… (6 more bytes)");
@@ -159,6 +212,13 @@ mod tests {
         write_json(&mut out, &[text], true).unwrap();
         let json = String::from_utf8(out).unwrap();
         assert_eq!(json, "[\n  \"a\\u007fb\\u009bc\\u202ed\\u001bé\"\n]");
+        assert_eq!(serde_json::from_str::<Vec<String>>(&json).unwrap(), [text]);
+        // A tag character, past the Basic Multilingual Plane, is a surrogate pair.
+        let text = "a\u{200b}\u{2028}\u{e0041}b";
+        let mut out = Vec::new();
+        write_json(&mut out, &[text], false).unwrap();
+        let json = String::from_utf8(out).unwrap();
+        assert_eq!(json, r#"["a\u200b\u2028\udb40\udc41b"]"#);
         assert_eq!(serde_json::from_str::<Vec<String>>(&json).unwrap(), [text]);
     }
 

@@ -54,6 +54,21 @@ fn unreadable_paths_exit_two() {
     assert!(out.contains("cannot read no/such/file.rten"), "{out}");
 }
 
+/// A `--data` file that cannot be read is a file rtenx could not check (exit code 2), for
+/// every command, before any model is read; it was an error finding (exit code 1) before.
+#[test]
+fn unreadable_data_files_exit_two() {
+    let model = "tests/fixtures/executorch/external/linear.pte";
+    for data in ["no/such/weights.ptd", "tests/fixtures"] {
+        for command in ["check", "dump", "inspect"] {
+            let (out, err, code) = rtenx(&[command, "--data", data, model]);
+            assert_eq!(code, 2, "{command} --data {data}: {out}{err}");
+            assert!(err.contains(&format!("cannot read --data {data}")), "{err}");
+            assert!(out.is_empty(), "{out}");
+        }
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn special_files_are_refused_without_blocking() {

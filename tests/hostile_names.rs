@@ -1,5 +1,6 @@
 //! Hostile names through every output: terminal escapes, OSC 8 links, BEL, CR, LF, bidi
-//! overrides, bytes that are not UTF-8, workflow-command syntax and megabyte-long names, in
+//! overrides, isolates and marks, zero-width characters, line and paragraph separators, tag
+//! characters, bytes that are not UTF-8, workflow-command syntax and megabyte-long names, in
 //! the model's file name, its data file's name, its folder, and the names inside it. Every
 //! output must stay valid for its reader and hold no raw control characters.
 #![cfg(unix)]
@@ -18,13 +19,21 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// Characters that print as nothing or change how the text around them reads: zero-width
+/// space, non-joiner, joiner, word joiner and no-break space (BOM); left-to-right,
+/// right-to-left and Arabic letter marks; an embedding and an isolate; line and paragraph
+/// separators; tag characters (a hidden "A" and the cancel tag).
+const INVISIBLE: &str = "\u{200b}\u{200c}\u{200d}\u{2060}\u{feff}\u{200e}\u{200f}\u{61c}\u{202a}\u{2066}\u{2028}\u{2029}\u{e0041}\u{e007f}";
+
 /// Every trick at once: clear screen, window title, an OSC 8 link, BEL, CR, LF, a right-to-left
-/// override, a C1 CSI, DEL, an escaped newline for workflow commands, a workflow command, the
-/// property separators, what ends a URI's path, and a byte that is not UTF-8.
+/// override, a C1 CSI, DEL, the [`INVISIBLE`] characters, an escaped newline for workflow
+/// commands, a workflow command, the property separators, what ends a URI's path, and a byte
+/// that is not UTF-8.
 fn hostile() -> Vec<u8> {
     [
         &b"\x1b[2J\x1b]0;title\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\n"[..],
         "\u{202e}\u{9b}\x7f".as_bytes(),
+        INVISIBLE.as_bytes(),
         b"%0A::error::a,b:c #x?y%41\xff",
     ]
     .concat()
@@ -138,13 +147,14 @@ fn rtenx(dir: &Path, args: &[&OsStr]) -> Output {
         .unwrap()
 }
 
-/// `bytes` as text, which must be UTF-8 and hold no control character but LF and no bidi
-/// override.
+/// `bytes` as text, which must be UTF-8 and hold no control character but LF, no bidi
+/// override and none of the [`INVISIBLE`] characters.
 fn clean(what: &str, bytes: &[u8]) -> String {
     let text = String::from_utf8(bytes.to_vec()).unwrap_or_else(|e| panic!("{what}: {e}"));
     let bad = |c: char| {
         (c.is_control() && c != '\n')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || INVISIBLE.contains(c)
     };
     if let Some(at) = text.find(bad) {
         let from: String = text[at..].chars().take(40).collect();
@@ -259,6 +269,11 @@ fn check_reports_stay_valid_and_hold_no_raw_controls() {
     let text = check("text");
     assert!(text.contains("\\u{1b}]0;title\\u{7}"), "{text}");
     assert!(text.contains("\\u{202e}") && text.contains('\u{fffd}'));
+    let invisible: String = INVISIBLE
+        .chars()
+        .map(|c| format!("\\u{{{:x}}}", u32::from(c)))
+        .collect();
+    assert!(text.contains(&invisible), "{text}");
 }
 
 #[test]

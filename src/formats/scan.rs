@@ -1,8 +1,14 @@
 //! Which files of a folder are checked, as each format claims them.
+//!
+//! The folder is opened once, and each file found below it is later opened from it with no
+//! symlink followed, and only if it is still the file the walk saw ([`Scanned::open`]).
 
 use super::registry::FORMATS;
 use super::{Format, Scan};
+use crate::source::{FileIdentity, ModelFile, OpenError, ScanRoot};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// An entry of a folder that could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -14,11 +20,45 @@ pub struct ScanError {
     pub message: String,
 }
 
+impl ScanError {
+    fn new(path: PathBuf, e: &std::io::Error) -> Self {
+        let message = e.to_string();
+        ScanError { path, message }
+    }
+
+    /// An entry the walk could not read (`dir` if it names none); walkdir's own message
+    /// repeats the path, so only the OS error is kept when there is one.
+    fn walk(e: &walkdir::Error, dir: &Path) -> Self {
+        let path = e.path().unwrap_or(dir).to_owned();
+        let message = e
+            .io_error()
+            .map_or_else(|| e.to_string(), ToString::to_string);
+        ScanError { path, message }
+    }
+}
+
+/// A file a scan found: its path, and which file it was when the walk saw it.
+#[derive(Debug)]
+pub struct Scanned {
+    /// The path, below the folder scanned.
+    pub path: PathBuf,
+    identity: Option<FileIdentity>,
+    root: Arc<ScanRoot>,
+}
+
+impl Scanned {
+    /// Opens and maps the file from the scanned folder, following no symlink; a file
+    /// swapped in since the walk saw it is refused ([`OpenError::Changed`]).
+    pub fn open(&self) -> Result<ModelFile, OpenError> {
+        ModelFile::open_in(&self.root, &self.path, self.identity)
+    }
+}
+
 /// What a scan found: the files to check, in path order, and the entries it could not read.
 #[derive(Debug, Default)]
 pub struct Found {
     /// Model files, and data files that no model of their format in the folder claims.
-    pub files: Vec<PathBuf>,
+    pub files: Vec<Scanned>,
     /// Entries that could not be read; each one is a reason for exit code 2.
     pub errors: Vec<ScanError>,
 }
@@ -26,65 +66,85 @@ pub struct Found {
 /// Bytes read from a file whose name alone does not decide (such as `.json`).
 const HEAD: usize = 4096;
 
-/// The files below `dir` that some format claims. Symlinks are not followed.
+/// The files below `dir` that some format claims. Symlinks below `dir` are not followed.
 pub fn models_in(dir: &Path) -> Found {
     claimed_by(dir, FORMATS)
 }
 
 fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
     let mut found = Found::default();
-    let mut claimed: Vec<(PathBuf, &'static dyn Format, Scan)> = Vec::new();
+    let root = match ScanRoot::open(dir) {
+        Ok(root) => Arc::new(root),
+        Err(e) => {
+            found.errors.push(ScanError::new(dir.to_owned(), &e));
+            return found;
+        }
+    };
+    let mut claimed: Vec<(Scanned, &'static dyn Format, Scan)> = Vec::new();
     for entry in walkdir::WalkDir::new(dir).follow_links(false) {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                let path = e.path().unwrap_or(dir).to_owned();
-                let message = e
-                    .io_error()
-                    .map_or_else(|| e.to_string(), ToString::to_string);
-                found.errors.push(ScanError { path, message });
+                found.errors.push(ScanError::walk(&e, dir));
                 continue;
             }
         };
         if !entry.file_type().is_file() {
             continue;
         }
-        let path = entry.into_path();
         let claim = formats
             .iter()
-            .map(|f| (*f, f.scan(&path)))
+            .map(|f| (*f, f.scan(entry.path())))
             .find(|(_, scan)| *scan != Scan::Skip);
         let Some((format, scan)) = claim else {
             continue;
         };
+        // The file as the walk sees it (lstat): what it must still be when it is opened.
+        let identity = match entry.metadata() {
+            Ok(meta) if meta.is_file() => FileIdentity::of(&meta),
+            Ok(_) => continue,
+            Err(e) => {
+                found.errors.push(ScanError::walk(&e, dir));
+                continue;
+            }
+        };
+        let path = entry.into_path();
         if scan == Scan::ModelIfDetected {
-            match crate::source::read_head(&path, HEAD) {
+            match crate::source::read_head(&root, &path, identity, HEAD) {
                 Ok(head) if format.detect(&head) != super::Detection::No => {}
                 Ok(_) => continue,
                 Err(e) => {
-                    found.errors.push(ScanError {
-                        path,
-                        message: e.to_string(),
-                    });
+                    found.errors.push(ScanError::new(path, &e));
                     continue;
                 }
             }
         }
-        claimed.push((path, format, scan));
+        let root = Arc::clone(&root);
+        let file = Scanned {
+            path,
+            identity,
+            root,
+        };
+        claimed.push((file, format, scan));
     }
-    let has_model = |dir: Option<&Path>, format: &dyn Format| {
-        claimed.iter().any(|(p, f, s)| {
-            *s != Scan::Companion && p.parent() == dir && f.name() == format.name()
-        })
-    };
-    found.files = claimed
+    // The folders that hold a model of each format: a data file there goes with it.
+    let with_model: HashSet<(Option<&Path>, &str)> = claimed
         .iter()
-        .filter(|(path, format, scan)| {
-            *scan != Scan::Companion || !has_model(path.parent(), *format)
-        })
-        .map(|(path, ..)| path.clone())
+        .filter(|(_, _, scan)| *scan != Scan::Companion)
+        .map(|(file, format, _)| (file.path.parent(), format.name()))
         .collect();
-    found.files.sort();
+    let keep: Vec<bool> = claimed
+        .iter()
+        .map(|(file, format, scan)| {
+            *scan != Scan::Companion || !with_model.contains(&(file.path.parent(), format.name()))
+        })
+        .collect();
+    found.files = claimed
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((file, ..), keep)| keep.then_some(file))
+        .collect();
+    found.files.sort_by(|a, b| a.path.cmp(&b.path));
     found
 }
 
@@ -94,7 +154,6 @@ mod tests {
     use crate::check::{Findings, RuleGroup};
     use crate::formats::{Detection, ReadOptions};
     use crate::inventory::Inventory;
-    use crate::source::ModelFile;
 
     /// A format with a program (`.prog`), data files (`.dat`) and JSON programs.
     struct Programs;
@@ -147,7 +206,7 @@ mod tests {
         let names: Vec<_> = found
             .files
             .iter()
-            .map(|p| p.strip_prefix(dir.path()).unwrap().to_owned())
+            .map(|f| f.path.strip_prefix(dir.path()).unwrap().to_owned())
             .collect();
         let expected = ["a/model.prog", "b/lonely.dat", "c/net.json"];
         assert_eq!(names, expected.map(PathBuf::from));

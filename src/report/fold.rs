@@ -5,6 +5,7 @@
 
 use crate::check::{Finding, Rule, Severity};
 use crate::inventory::FileId;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Findings of one rule in one file shown before the rest are counted.
@@ -16,9 +17,7 @@ pub struct Folded<'a> {
     pub rule: &'static Rule,
     /// The severity of the first held back.
     pub severity: Severity,
-    /// The file they are in.
-    pub file: FileId,
-    /// Its path.
+    /// The path of the file they are in.
     pub path: &'a Path,
     /// How many were held back.
     pub count: usize,
@@ -27,7 +26,8 @@ pub struct Folded<'a> {
 /// Decides, finding by finding, which to show; then lists what it held back.
 #[derive(Default)]
 pub struct Folder<'a> {
-    seen: Vec<(&'static str, FileId, usize)>,
+    /// For each rule and file: how many were seen, and where its count is in `held`.
+    seen: HashMap<(&'static str, FileId), (usize, Option<usize>)>,
     held: Vec<Folded<'a>>,
 }
 
@@ -35,27 +35,22 @@ impl<'a> Folder<'a> {
     /// Whether to show `f`, in the file at `path`: true for the first [`SHOWN`] of its rule
     /// in its file.
     pub fn show(&mut self, f: &Finding, path: &'a Path) -> bool {
-        let key = (f.rule.code, f.file);
-        let slot = match self.seen.iter().position(|&(c, file, _)| (c, file) == key) {
-            Some(i) => i,
-            None => {
-                self.seen.push((key.0, key.1, 0));
-                self.seen.len() - 1
-            }
-        };
-        self.seen[slot].2 += 1;
-        if self.seen[slot].2 <= SHOWN {
+        let (seen, slot) = self.seen.entry((f.rule.code, f.file)).or_default();
+        *seen += 1;
+        if *seen <= SHOWN {
             return true;
         }
-        match self.held.iter_mut().find(|h| (h.rule.code, h.file) == key) {
-            Some(h) => h.count += 1,
-            None => self.held.push(Folded {
-                rule: f.rule,
-                severity: f.severity,
-                file: f.file,
-                path,
-                count: 1,
-            }),
+        match *slot {
+            Some(i) => self.held[i].count += 1,
+            None => {
+                *slot = Some(self.held.len());
+                self.held.push(Folded {
+                    rule: f.rule,
+                    severity: f.severity,
+                    path,
+                    count: 1,
+                });
+            }
         }
         false
     }
@@ -76,13 +71,14 @@ mod tests {
     fn the_first_three_of_a_rule_in_a_file_show_and_the_rest_are_counted() {
         let mut folder = Folder::default();
         let finding = |file| Finding::new(&TRAILING_BYTES, Place::FILE.in_file(file), "x");
+        let paths = [Path::new("m"), Path::new("m.data")];
         let shown: Vec<bool> = [0, 0, 1, 0, 0, 1, 0]
             .into_iter()
-            .map(|file| folder.show(&finding(file), Path::new("m")))
+            .map(|file| folder.show(&finding(file), paths[file]))
             .collect();
         assert_eq!(shown, [true, true, true, true, false, true, false]);
         let held = folder.held();
         assert_eq!(held.len(), 1);
-        assert_eq!((held[0].file, held[0].count), (0, 2));
+        assert_eq!((held[0].path, held[0].count), (paths[0], 2));
     }
 }

@@ -169,6 +169,29 @@ impl ModelFile {
         Self::map(path, file, &meta)
     }
 
+    /// Opens and maps the file at `path`, which a scan of `root` found as `identity`: no
+    /// symlink below `root` is followed, and a file swapped in since the scan saw it is
+    /// refused as [`OpenError::Changed`].
+    pub fn open_in(
+        root: &ScanRoot,
+        path: &Path,
+        identity: Option<FileIdentity>,
+    ) -> Result<Self, OpenError> {
+        let (file, meta) = root.open_file(path, identity).map_err(|source| {
+            if is_replaced(&source) {
+                OpenError::Changed {
+                    path: path.to_owned(),
+                }
+            } else {
+                OpenError::Io {
+                    path: path.to_owned(),
+                    source,
+                }
+            }
+        })?;
+        Self::map(path, file, &meta)
+    }
+
     fn map(path: &Path, file: File, meta: &std::fs::Metadata) -> Result<Self, OpenError> {
         let bytes = if meta.len() == 0 {
             // Mapping an empty file fails on some systems; there is nothing to map.
@@ -320,17 +343,98 @@ fn open_regular(
     Ok((file, meta))
 }
 
-/// Up to `limit` bytes from the start of the regular file at `path`, for deciding what it is
-/// without mapping it. A FIFO or device swapped in is refused without blocking.
-pub fn read_head(path: &Path, limit: usize) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = open_read_only(path, false)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::other("not a regular file"));
+/// A folder named on the command line, opened once for a scan. A symlink naming it is
+/// followed, since the user named it; below it none is. The files the scan finds are opened
+/// from this descriptor one folder at a time with `O_NOFOLLOW`, and only if each is still
+/// the file the scan saw. Where there is no `openat` (Windows) they are opened by path.
+#[derive(Debug)]
+pub struct ScanRoot {
+    path: PathBuf,
+    #[cfg(unix)]
+    dir: File,
+}
+
+impl ScanRoot {
+    /// Opens the folder at `path`.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let flags = (OPEN_FLAGS & !libc::O_RDONLY) | libc::O_DIRECTORY;
+            let dir = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(flags)
+                .open(path)?;
+            Ok(ScanRoot {
+                path: path.to_owned(),
+                dir,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            if !std::fs::metadata(path)?.is_dir() {
+                return Err(io::Error::other("not a folder"));
+            }
+            Ok(ScanRoot {
+                path: path.to_owned(),
+            })
+        }
     }
+
+    /// Opens the regular file at `path` below this folder, refusing a symlink on the way and
+    /// a file other than `expected`, both as a [`Replaced`] error.
+    fn open_file(
+        &self,
+        path: &Path,
+        expected: Option<FileIdentity>,
+    ) -> io::Result<(File, std::fs::Metadata)> {
+        #[cfg(unix)]
+        let file = {
+            use std::os::fd::AsFd;
+            let below = path.strip_prefix(&self.path).map_err(|_| invalid_path())?;
+            open_below(self.dir.as_fd(), &normal_names(below.components())?)?
+        };
+        #[cfg(not(unix))]
+        let file = open_read_only(path, false)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() || FileIdentity::of(&meta) != expected {
+            return Err(replaced());
+        }
+        Ok((file, meta))
+    }
+}
+
+/// Up to `limit` bytes from the start of the regular file at `path`, which a scan of `root`
+/// found as `expected`, for deciding what it is without mapping it. It is opened as
+/// [`ModelFile::open_in`] opens it.
+pub fn read_head(
+    root: &ScanRoot,
+    path: &Path,
+    expected: Option<FileIdentity>,
+    limit: usize,
+) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (file, _) = root.open_file(path, expected)?;
     let mut head = Vec::with_capacity(limit.min(1 << 16));
     file.take(limit as u64).read_to_end(&mut head)?;
     Ok(head)
+}
+
+/// Why an open was refused: what is at the path is not the file that was checked.
+#[derive(Debug, thiserror::Error)]
+#[error("a folder or the file was replaced since it was checked; not followed")]
+struct Replaced;
+
+fn replaced() -> io::Error {
+    io::Error::other(Replaced)
+}
+
+fn is_replaced(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Replaced>())
+}
+
+fn invalid_path() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "not a canonical path")
 }
 
 /// Flags for every open: never block (a FIFO swapped in after the metadata check opens at
@@ -358,36 +462,47 @@ fn open_read_only(path: &Path, no_follow: bool) -> io::Result<File> {
     options.open(path)
 }
 
-/// Opens the canonical absolute `path` from the root down, one component at a time with
-/// `openat(O_NOFOLLOW)`. A canonical path has no symlinks, so meeting one means a folder or
-/// the file was swapped after it was checked: the open fails instead of following it out of
-/// the model's folder. The last component must be a regular file before it is opened, so no
-/// device is ever opened.
+/// Opens the canonical absolute `path` from the root down (see [`open_below`]). A canonical
+/// path has no symlinks, so meeting one means a folder or the file was swapped after it was
+/// checked: the open fails instead of following it out of the model's folder.
 #[cfg(unix)]
 fn open_no_symlinks(path: &Path) -> io::Result<File> {
-    use std::ffi::CString;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    use std::os::unix::ffi::OsStrExt;
-    use std::path::Component;
-
-    let invalid = || io::Error::new(io::ErrorKind::InvalidInput, "not a canonical path");
+    use std::os::fd::AsFd;
     let mut parts = path.components();
-    if parts.next() != Some(Component::RootDir) {
-        return Err(invalid());
+    if parts.next() != Some(std::path::Component::RootDir) {
+        return Err(invalid_path());
     }
-    let names: Vec<&std::ffi::OsStr> = parts
+    let root = File::open("/")?;
+    open_below(root.as_fd(), &normal_names(parts)?)
+}
+
+/// The names of `parts`, which must all be plain names (no `.`, `..` or root).
+#[cfg(unix)]
+fn normal_names(parts: std::path::Components<'_>) -> io::Result<Vec<&std::ffi::OsStr>> {
+    parts
         .map(|c| match c {
-            Component::Normal(name) => Ok(name),
-            _ => Err(invalid()),
+            std::path::Component::Normal(name) => Ok(name),
+            _ => Err(invalid_path()),
         })
-        .collect::<io::Result<_>>()?;
+        .collect()
+}
+
+/// Opens the regular file `names` below the folder `dir`, one component at a time with
+/// `openat(O_NOFOLLOW)`: a symlink anywhere on the way, or a last component that is not a
+/// regular file, is a [`Replaced`] error. The last component is looked at before it is
+/// opened, so no device is ever opened.
+#[cfg(unix)]
+fn open_below(dir: std::os::fd::BorrowedFd<'_>, names: &[&std::ffi::OsStr]) -> io::Result<File> {
+    use std::ffi::CString;
+    use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+
     let Some((file_name, folders)) = names.split_last() else {
-        return Err(invalid());
+        return Err(invalid_path());
     };
-    let replaced =
-        || io::Error::other("a folder or the file was replaced since it was checked; not followed");
-    let at = |dir: &OwnedFd, name: &std::ffi::OsStr, flags: libc::c_int| -> io::Result<OwnedFd> {
-        let name = CString::new(name.as_bytes()).map_err(|_| invalid())?;
+    let c_name = |name: &std::ffi::OsStr| CString::new(name.as_bytes()).map_err(|_| invalid_path());
+    let at = |dir: BorrowedFd<'_>, name: &std::ffi::OsStr, flags: libc::c_int| {
+        let name = c_name(name)?;
         // SAFETY: `dir` is an open descriptor and `name` a NUL-terminated string; on
         // success the new descriptor is owned by nobody else.
         let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
@@ -401,23 +516,20 @@ fn open_no_symlinks(path: &Path) -> io::Result<File> {
         // SAFETY: `fd` was just opened and is owned here only.
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     };
-    let root = File::open("/")?;
-    let mut dir = OwnedFd::from(root);
+    let mut folder: Option<OwnedFd> = None;
     for name in folders {
-        dir = at(
-            &dir,
-            name,
-            OPEN_FLAGS | libc::O_DIRECTORY | libc::O_NOFOLLOW,
-        )?;
+        let parent = folder.as_ref().map_or(dir, |f| f.as_fd());
+        let flags = OPEN_FLAGS | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        folder = Some(at(parent, name, flags)?);
     }
-    let dir = File::from(dir);
-    let name = CString::new(file_name.as_bytes()).map_err(|_| invalid())?;
+    let parent = folder.as_ref().map_or(dir, |f| f.as_fd());
+    let name = c_name(file_name)?;
     // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: valid descriptor, NUL-terminated name and a writable `stat`.
     let rc = unsafe {
         libc::fstatat(
-            dir.as_raw_fd(),
+            parent.as_raw_fd(),
             name.as_ptr(),
             &mut st,
             libc::AT_SYMLINK_NOFOLLOW,
@@ -429,12 +541,11 @@ fn open_no_symlinks(path: &Path) -> io::Result<File> {
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(replaced());
     }
-    let file = at(
-        &OwnedFd::from(dir),
+    Ok(File::from(at(
+        parent,
         file_name,
         OPEN_FLAGS | libc::O_NOFOLLOW,
-    )?;
-    Ok(File::from(file))
+    )?))
 }
 
 #[cfg(all(test, unix))]
@@ -458,6 +569,44 @@ mod tests {
         std::os::unix::fs::symlink(&a, &link).unwrap();
         let followed = ModelFile::open_checked(&link, identity(&a));
         assert!(matches!(followed, Err(OpenError::Io { .. })));
+    }
+
+    #[test]
+    fn a_scanned_file_is_opened_from_its_folder_following_no_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let (scanned, outside) = (dir.path().join("scanned"), dir.path().join("outside"));
+        std::fs::create_dir_all(scanned.join("sub")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        let file = scanned.join("sub/m.onnx");
+        std::fs::write(&file, b"mmmm").unwrap();
+        let identity = FileIdentity::of(&std::fs::symlink_metadata(&file).unwrap());
+        let root = ScanRoot::open(&scanned).unwrap();
+        assert_eq!(
+            ModelFile::open_in(&root, &file, identity).unwrap().bytes(),
+            b"mmmm"
+        );
+        assert_eq!(read_head(&root, &file, identity, 2).unwrap(), b"mm");
+        let changed = |r: Result<ModelFile, OpenError>| matches!(r, Err(OpenError::Changed { .. }));
+        // Another file in its place.
+        let other = scanned.join("sub/other.onnx");
+        std::fs::write(&other, b"oooo").unwrap();
+        assert!(changed(ModelFile::open_in(&root, &other, identity)));
+        // The same inode reached through a folder swapped for a symlink.
+        std::fs::rename(scanned.join("sub"), outside.join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.join("sub"), scanned.join("sub")).unwrap();
+        assert!(changed(ModelFile::open_in(&root, &file, identity)));
+        let head = read_head(&root, &file, identity, 2)
+            .err()
+            .map(|e| e.to_string());
+        assert!(head.unwrap_or_default().contains("replaced"));
+        // The file itself swapped for a symlink to it.
+        std::fs::remove_file(scanned.join("sub")).unwrap();
+        std::fs::create_dir(scanned.join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.join("sub/m.onnx"), &file).unwrap();
+        assert!(changed(ModelFile::open_in(&root, &file, identity)));
+        // A path that is not below the folder is refused.
+        let elsewhere = ModelFile::open_in(&root, &outside.join("sub/m.onnx"), identity);
+        assert!(matches!(elsewhere, Err(OpenError::Io { .. })));
     }
 
     #[test]

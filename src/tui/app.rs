@@ -2,6 +2,7 @@
 //! routed and moves between tabs are carried out. No terminal is involved, so every
 //! behaviour here is testable directly.
 
+use super::clipboard::Clip;
 use super::event::Event;
 use super::keys::{self, Action, Mode};
 use super::loader::{Loader, Update};
@@ -23,8 +24,8 @@ pub struct App {
     pub help: bool,
     /// Set when the user asked to quit.
     pub quit: bool,
-    /// Text the user copied, for the terminal to put on the clipboard (OSC 52).
-    pub copied: Option<String>,
+    /// Text the user copied, escaped, for the terminal to put on the clipboard (OSC 52).
+    pub copied: Option<Clip>,
     /// The model being read in the background, while `analysis` is only its preview.
     pub loader: Option<Loader>,
     /// Moves between tabs that tabs asked for, in order.
@@ -84,7 +85,7 @@ impl App {
             Action::PrevTab => self.switch(self.tab.prev()),
             Action::Copy => {
                 let current = self.tabs.get(self.tab);
-                self.copied = current.selection(&self.analysis);
+                self.copied = current.selection(&self.analysis).map(|t| Clip::of(&t));
             }
             _ => {
                 let event = self.tabs.get(self.tab).handle(action, &self.analysis);

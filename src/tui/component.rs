@@ -21,7 +21,8 @@ pub trait Component {
         None
     }
 
-    /// The text of the selected row that `y` copies: a name, an op type or a message.
+    /// The text of the selected row that `y` copies: a name, an op type or a message, as
+    /// the file has it; the app escapes it ([`super::clipboard::Clip`]).
     fn selection(&self, _analysis: &Analysis) -> Option<String> {
         None
     }

@@ -7,7 +7,7 @@
 //! `tests/tui.rs`).
 
 pub mod app;
-mod clipboard;
+pub mod clipboard;
 pub mod component;
 mod cursor;
 pub mod event;

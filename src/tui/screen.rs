@@ -1,6 +1,7 @@
 //! The screen: the tab bar, the current tab, the key bar and the help overlay.
 
 use super::app::App;
+use super::clipboard::Clip;
 use super::filter::TextFilter;
 use super::help;
 use super::keys;
@@ -12,6 +13,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs};
 use ratatui::Frame;
+use std::borrow::Cow;
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
@@ -70,8 +72,8 @@ fn tab_bar(frame: &mut Frame, area: Rect, app: &App, theme: Theme) {
 }
 
 /// What `y` copied, until the next key.
-fn copied(text: &str, theme: Theme) -> Paragraph<'static> {
-    let shown = crate::escape::clip(sanitize(text), 80).into_owned();
+fn copied(text: &Clip, theme: Theme) -> Paragraph<'static> {
+    let shown = crate::escape::clip(Cow::Borrowed(text), 80).into_owned();
     Paragraph::new(Line::from(vec![
         Span::styled(" copied ", theme.heading()),
         Span::raw(shown),
