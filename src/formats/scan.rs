@@ -92,11 +92,14 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         if !entry.file_type().is_file() {
             continue;
         }
-        let claim = formats
-            .iter()
+        // A claim by name wins; a file several formats claim only by content (`.json`) is
+        // the first one's that detects it.
+        let claims: Vec<_> = (formats.iter())
             .map(|f| (*f, f.scan(entry.path())))
-            .find(|(_, scan)| *scan != Scan::Skip);
-        let Some((format, scan)) = claim else {
+            .filter(|(_, scan)| *scan != Scan::Skip)
+            .collect();
+        let by_name = claims.iter().find(|(_, scan)| *scan != Scan::ModelIfDetected);
+        let Some(&(mut format, scan)) = by_name.or(claims.first()) else {
             continue;
         };
         // The file as the walk sees it (lstat): what it must still be when it is opened.
@@ -110,14 +113,20 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         };
         let path = entry.into_path();
         if scan == Scan::ModelIfDetected {
-            match crate::source::read_head(&root, &path, identity, HEAD) {
-                Ok(head) if format.detect(&head) != super::Detection::No => {}
-                Ok(_) => continue,
+            let head = match crate::source::read_head(&root, &path, identity, HEAD) {
+                Ok(head) => head,
                 Err(e) => {
                     found.errors.push(ScanError::new(path, &e));
                     continue;
                 }
-            }
+            };
+            let detected = claims
+                .iter()
+                .find(|(f, _)| f.detect(&head) != super::Detection::No);
+            let Some(&(detector, _)) = detected else {
+                continue;
+            };
+            format = detector;
         }
         let root = Arc::clone(&root);
         let file = Scanned {

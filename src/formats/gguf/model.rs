@@ -225,12 +225,11 @@ fn layer_count(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8]) {
                 .count()
                 .map_or_else(|| format!("{other:?}"), |n| n.to_string()),
         };
-        let message = format!(
-            "{} = {shown}, but the tensors hold {} layers numbered up to blk.{}",
-            excerpt(&key, 200),
-            layers.len(),
-            present.saturating_sub(1)
-        );
+        let held = match layers.last() {
+            Some(last) => format!("{} layers numbered up to blk.{last}", layers.len()),
+            None => "no blk.N layer".to_owned(),
+        };
+        let message = format!("{} = {shown}, but the tensors hold {held}", excerpt(&key, 200));
         cx.report(
             &LAYER_COUNT,
             Place::field("block_count", pair.value_at),
