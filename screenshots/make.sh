@@ -33,4 +33,7 @@ shoot executorch-overview "$et" j j j j j j j j j j j j j j j j j j j j j j j j
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
 shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7
+shoot gguf-sizes tests/fixtures/gguf/llama.gguf 7
+shoot gguf-metadata tests/fixtures/gguf/llama.gguf 8 / tokens Enter Enter
+shoot safetensors-sharded tests/fixtures/safetensors/hf_repo/model.safetensors.index.json 7
 echo "wrote screenshots/*.svg"

@@ -996,3 +996,35 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
         "node 0's readers, cut: {s}"
     );
 }
+
+/// Weights-only formats: the Graph tab says where to look, Sizes breaks GGUF's quantized
+/// types down with their bits per element, and Metadata pages a 1,000-token vocabulary from
+/// the file, found by search.
+#[test]
+fn weights_only_models_browse_by_tensors_sizes_and_metadata() {
+    let mut a = app("gguf/llama.gguf", Tab::Graph);
+    let graph = screen_of(&mut a, 110, 12);
+    assert!(graph.contains("This gguf file holds no graph."), "{graph}");
+    let mut a = app("gguf/llama.gguf", Tab::Sizes);
+    insta::assert_snapshot!("sizes_gguf", screen_of(&mut a, 110, 30));
+    let mut a = app("gguf/llama.gguf", Tab::Metadata);
+    press(&mut a, "/tokens\n\n");
+    let first = screen_of(&mut a, 100, 10);
+    assert!(
+        first.contains("tokenizer.ggml.tokens · 1000 string items"),
+        "{first}"
+    );
+    assert!(first.contains("       0  <unk>"), "{first}");
+    press(&mut a, "G");
+    let last = screen_of(&mut a, 100, 10);
+    assert!(last.contains("     999  "), "{last}");
+    assert!(last.contains("1000/1000"), "{last}");
+    press(&mut a, "\x1b");
+    let list = screen_of(&mut a, 100, 10);
+    assert!(list.contains("/tokens"), "{list}");
+    let mut a = app(
+        "safetensors/hf_repo/model.safetensors.index.json",
+        Tab::Sizes,
+    );
+    insta::assert_snapshot!("sizes_safetensors_sharded", screen_of(&mut a, 110, 30));
+}

@@ -98,7 +98,9 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
             .map(|f| (*f, f.scan(entry.path())))
             .filter(|(_, scan)| *scan != Scan::Skip)
             .collect();
-        let by_name = claims.iter().find(|(_, scan)| *scan != Scan::ModelIfDetected);
+        let by_name = claims
+            .iter()
+            .find(|(_, scan)| *scan != Scan::ModelIfDetected);
         let Some(&(mut format, scan)) = by_name.or(claims.first()) else {
             continue;
         };

@@ -2,7 +2,7 @@
 //! and attribute values, and the whole model described part by part.
 
 use super::{
-    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeTable, Storage, Tensor,
+    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeRow, SizeTable, Storage, Tensor,
     TensorId, Value,
 };
 use crate::escape::sanitize;
@@ -106,7 +106,9 @@ pub fn describe(inv: &Inventory) -> Vec<Part> {
         parts.push(io_list(inv, "Inputs", graph, &graph.inputs));
         parts.push(io_list(inv, "Outputs", graph, &graph.outputs));
     }
-    parts.push(operators(inv));
+    if !inv.graphs.is_empty() {
+        parts.push(operators(inv));
+    }
     parts.push(tensors(inv));
     if !inv.metadata.is_empty() {
         parts.push(Part {
@@ -169,6 +171,12 @@ fn sections(inv: &Inventory) -> Part {
 }
 
 /// A size breakdown, each row with its share of all the files' bytes.
+/// A size row's bits per element, such as `4.50 b/e`, where its table's rows differ in them.
+pub fn bits_text(table: &SizeTable, row: &SizeRow) -> String {
+    let bits = row.bits_per_element().filter(|_| table.bits_differ());
+    bits.map(|b| format!("{b:.2} b/e")).unwrap_or_default()
+}
+
 fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
     let whole = inv
         .files
@@ -182,8 +190,14 @@ fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
         .map(|row| {
             let items = row.items.map(|n| format!("  ({n})")).unwrap_or_default();
             let share = row.bytes as f64 * 100.0 / whole as f64;
+            let bits = bits_text(table, row);
+            let bits = if bits.is_empty() {
+                bits
+            } else {
+                format!("  {bits}")
+            };
             format!(
-                "{:<40} {:>10} {share:>6.1}%{items}",
+                "{:<40} {:>10} {share:>6.1}%{items}{bits}",
                 crate::escape::clip(row.label.display(), 40),
                 format_size(row.bytes, BINARY)
             )
@@ -257,8 +271,14 @@ fn tensors(inv: &Inventory) -> Part {
         0 => String::new(),
         n => format!(" ({n} in attributes)"),
     };
+    // Without a graph, every tensor is a weight: none is a constant of a graph.
+    let kinds = if inv.graphs.is_empty() {
+        "tensors"
+    } else {
+        "constants"
+    };
     let mut lines = vec![format!(
-        "{} constants ({} external, {inline} inline), {} parameters{in_attributes}, {}",
+        "{} {kinds} ({} external, {inline} inline), {} parameters{in_attributes}, {}",
         t.tensors,
         t.external,
         t.parameters,

@@ -27,9 +27,21 @@ pub struct SizeRow {
     /// The tensor the row is, for rows of single tensors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tensor: Option<TensorId>,
+    /// Elements of the tensors the bytes hold, where they are all known: with `bytes`, the
+    /// bits each weight takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elements: Option<u64>,
 }
 
 impl SizeTable {
+    /// Whether the rows' bits per element differ, so that showing them tells something (a
+    /// model all in f32 takes 32 bits everywhere).
+    pub fn bits_differ(&self) -> bool {
+        let mut bits = self.rows.iter().filter_map(SizeRow::bits_per_element);
+        let first = bits.next();
+        bits.any(|b| Some(b) != first)
+    }
+
     /// A table titled `title` whose rows are sorted by size, largest first (ties by label).
     pub fn largest_first(title: &'static str, mut rows: Vec<SizeRow>) -> Self {
         rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
@@ -45,7 +57,14 @@ impl SizeRow {
             bytes,
             items,
             tensor: None,
+            elements: None,
         }
+    }
+
+    /// Bits per element, where the row's elements are known and not zero.
+    pub fn bits_per_element(&self) -> Option<f64> {
+        let elements = self.elements.filter(|&n| n > 0)?;
+        Some(self.bytes as f64 * 8.0 / elements as f64)
     }
 }
 
@@ -55,8 +74,10 @@ const MAX_ROWS: usize = 12;
 impl Inventory {
     /// Breakdowns every format gets from its tensors: bytes by element type, by storage, by
     /// file, by the operator type that reads them, by layer (the name up to its first number,
-    /// such as `encoder.layers.3`, or without its last part) and the largest tensors. Empty
-    /// when the model has no tensor data.
+    /// such as `encoder.layers.3`, or without its last part) and the largest tensors, with
+    /// their element counts. A breakdown by storage or file into a single row says nothing and
+    /// is left out, as is the one by operator type for a model without a graph. Empty when
+    /// the model has no tensor data.
     pub fn standard_sizes(&self) -> Vec<SizeTable> {
         if self.tensors.iter().all(|t| stored(t) == 0) {
             return Vec::new();
@@ -89,6 +110,7 @@ impl Inventory {
             .take(MAX_ROWS)
             .map(|(id, t)| SizeRow {
                 tensor: Some(id),
+                elements: t.elements,
                 ..SizeRow::new(t.name.as_bytes(), stored(t), None)
             })
             .collect();
@@ -96,30 +118,41 @@ impl Inventory {
             title,
             rows: self.grouped(key),
         };
-        vec![
+        let mut tables = vec![
             table("by element type", &|_, t| dtype(t)),
             table("by storage", &|_, t| storage(t)),
             table("by file", &|_, t| file(t)),
-            table("by operator type", &reader),
-            table("by layer", &|_, t| layer(&t.name.display())),
-            SizeTable {
-                title: "of the largest tensors",
-                rows: largest,
-            },
-        ]
+        ];
+        if !self.graphs.is_empty() {
+            tables.push(table("by operator type", &reader));
+        }
+        tables.push(table("by layer", &|_, t| layer(&t.name.display())));
+        let said =
+            |t: &SizeTable| t.rows.len() > 1 || matches!(t.title, "by element type" | "by layer");
+        tables.retain(said);
+        tables.push(SizeTable {
+            title: "of the largest tensors",
+            rows: largest,
+        });
+        tables
     }
 
-    /// Tensor bytes and counts grouped by `key`, largest first, capped at [`MAX_ROWS`].
+    /// Tensor bytes, counts and elements grouped by `key`, largest first, capped at
+    /// [`MAX_ROWS`].
     fn grouped(&self, key: &dyn Fn(TensorId, &Tensor) -> String) -> Vec<SizeRow> {
-        let mut groups: HashMap<String, (u64, u64)> = HashMap::new();
+        let mut groups: HashMap<String, (u64, u64, Option<u64>)> = HashMap::new();
         for (id, t) in self.tensors.iter().enumerate() {
-            let entry = groups.entry(key(id, t)).or_default();
+            let entry = groups.entry(key(id, t)).or_insert((0, 0, Some(0)));
             entry.0 = entry.0.saturating_add(stored(t));
             entry.1 += 1;
+            entry.2 = entry.2.zip(t.elements).and_then(|(a, b)| a.checked_add(b));
         }
         let rows = groups
             .into_iter()
-            .map(|(label, (bytes, n))| SizeRow::new(label, bytes, Some(n)))
+            .map(|(label, (bytes, n, elements))| SizeRow {
+                elements,
+                ..SizeRow::new(label, bytes, Some(n))
+            })
             .collect();
         capped(rows)
     }
@@ -185,11 +218,11 @@ fn capped(mut rows: Vec<SizeRow>) -> Vec<SizeRow> {
         let rest = rows.split_off(MAX_ROWS - 1);
         let bytes = rest.iter().map(|r| r.bytes).fold(0u64, u64::saturating_add);
         let items = rest.iter().filter_map(|r| r.items).sum();
-        rows.push(SizeRow::new(
-            format!("{} more", rest.len()),
-            bytes,
-            Some(items),
-        ));
+        let elements = (rest.iter()).try_fold(0u64, |n, r| n.checked_add(r.elements?));
+        rows.push(SizeRow {
+            elements,
+            ..SizeRow::new(format!("{} more", rest.len()), bytes, Some(items))
+        });
     }
     rows
 }

@@ -76,7 +76,7 @@ pub static BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Char('1')],
-        label: "1-7",
+        label: "1-8",
         action: Action::Tab(Tab::Overview),
         help: "go to tab",
         tabs: &[],
@@ -120,6 +120,13 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('7')],
         label: "",
         action: Action::Tab(Tab::Sizes),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('8')],
+        label: "",
+        action: Action::Tab(Tab::Metadata),
         help: "",
         tabs: &[],
     },
@@ -184,7 +191,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "/",
         action: Action::Filter,
         help: "filter as you type",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
+        tabs: &[
+            Tab::Graph,
+            Tab::Operators,
+            Tab::Tensors,
+            Tab::Findings,
+            Tab::Metadata,
+        ],
     },
     Binding {
         keys: &[Char('v')],
@@ -236,11 +249,18 @@ pub static BINDINGS: &[Binding] = &[
         tabs: &[Tab::Graph, Tab::Operators, Tab::Findings, Tab::Sizes],
     },
     Binding {
+        keys: &[Enter],
+        label: "Enter",
+        action: Action::Follow,
+        help: "page a list / back",
+        tabs: &[Tab::Metadata],
+    },
+    Binding {
         keys: &[Backspace, Char('b')],
         label: "b Bksp",
         action: Action::Back,
         help: "back",
-        tabs: &[Tab::Graph],
+        tabs: &[Tab::Graph, Tab::Metadata],
     },
     Binding {
         keys: &[Char('p')],
@@ -267,6 +287,7 @@ pub static BINDINGS: &[Binding] = &[
             Tab::Tensors,
             Tab::Findings,
             Tab::Sizes,
+            Tab::Metadata,
         ],
     },
     Binding {

@@ -11,6 +11,7 @@ pub mod clipboard;
 pub mod component;
 mod cursor;
 pub mod event;
+mod files;
 pub mod filter;
 pub mod filtered_list;
 mod help;

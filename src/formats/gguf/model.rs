@@ -90,7 +90,9 @@ pub fn read_file<'a>(
         // Writers pad the last tensor to the alignment too.
         let padded = last.checked_next_multiple_of(alignment).unwrap_or(last);
         let padding = ByteRange::between(last, padded.min(size));
-        cx.inv.sections.push(section(SectionKind::Padding, padding));
+        if padding.len > 0 {
+            cx.inv.sections.push(section(SectionKind::Padding, padding));
+        }
         if file == 0 {
             cx.inv.property("data offset", start, None);
         }
@@ -229,7 +231,10 @@ fn layer_count(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8]) {
             Some(last) => format!("{} layers numbered up to blk.{last}", layers.len()),
             None => "no blk.N layer".to_owned(),
         };
-        let message = format!("{} = {shown}, but the tensors hold {held}", excerpt(&key, 200));
+        let message = format!(
+            "{} = {shown}, but the tensors hold {held}",
+            excerpt(&key, 200)
+        );
         cx.report(
             &LAYER_COUNT,
             Place::field("block_count", pair.value_at),

@@ -3,6 +3,7 @@
 pub mod findings;
 pub mod graph;
 pub mod layout;
+pub mod metadata;
 pub mod operators;
 pub mod overview;
 pub mod sizes;
@@ -14,6 +15,7 @@ use crate::analysis::Analysis;
 use findings::FindingsTab;
 use graph::GraphTab;
 use layout::LayoutTab;
+use metadata::MetadataTab;
 use operators::OperatorsTab;
 use overview::OverviewTab;
 use sizes::SizesTab;
@@ -35,6 +37,8 @@ pub struct Tabs {
     pub findings: FindingsTab,
     /// Sizes.
     pub sizes: SizesTab,
+    /// Metadata.
+    pub metadata: MetadataTab,
 }
 
 impl Tabs {
@@ -49,6 +53,7 @@ impl Tabs {
             tensors: TensorsTab::new(inv),
             findings: FindingsTab::new(&analysis.findings),
             sizes: SizesTab::new(inv),
+            metadata: MetadataTab::new(inv),
         }
     }
 
@@ -62,6 +67,29 @@ impl Tabs {
             Tab::Tensors => &mut self.tensors,
             Tab::Findings => &mut self.findings,
             Tab::Sizes => &mut self.sizes,
+            Tab::Metadata => &mut self.metadata,
         }
+    }
+}
+
+/// `text` in at most `width` characters, its end replaced by `…` if it is longer.
+pub(crate) fn column(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column;
+
+    #[test]
+    fn long_labels_are_cut_to_their_column() {
+        assert_eq!(column("conv1", 8), "conv1");
+        assert_eq!(column("encoder.layers", 8), "encoder…");
+        assert_eq!(column("ééééé", 3), "éé…");
     }
 }

@@ -1,8 +1,10 @@
 //! Sizes: where the model's bytes go, one bar chart per breakdown of the inventory's size
 //! tables; Enter on a row that is one tensor shows it in the Tensors tab.
 
+use super::column;
 use crate::analysis::Analysis;
 use crate::escape::sanitize;
+use crate::inventory::display::bits_text;
 use crate::inventory::{Inventory, SizeRow};
 use crate::tui::component::Component;
 use crate::tui::cursor::Cursor;
@@ -20,16 +22,6 @@ const BAR_WIDTH: usize = 32;
 
 /// Columns a label takes.
 const LABEL_WIDTH: usize = 40;
-
-/// `text` in at most `width` characters, its end replaced by `…` if it is longer.
-fn column(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
 
 /// One line of the tab: a table's heading or one of its rows.
 #[derive(Debug, Clone, Copy)]
@@ -88,13 +80,18 @@ impl SizesTab {
             .map(|r| r.bytes)
             .max()
             .unwrap_or(0);
-        let cells = bar_cells(r.bytes, largest);
         let share = r.bytes as f64 * 100.0 / self.whole as f64;
         let items = r.items.map(|n| format!("({n})")).unwrap_or_default();
         let label = column(&sanitize(&r.label.display()), LABEL_WIDTH);
+        let bits = match bits_text(&inv.sizes[table], r) {
+            bits if bits.is_empty() => bits,
+            bits => format!("{bits:>10} "),
+        };
+        // The bits column takes its width from the bar.
+        let cells = bar_cells(r.bytes, largest, BAR_WIDTH - bits.len());
         Line::from(vec![
             Span::raw(format!(
-                "  {label:<LABEL_WIDTH$} {:>10} {share:>6.1}% {items:>8} ",
+                "  {label:<LABEL_WIDTH$} {:>10} {share:>6.1}% {items:>8} {bits}",
                 format_size(r.bytes, BINARY)
             )),
             Span::styled("█".repeat(cells), theme.heading()),
@@ -102,13 +99,13 @@ impl SizesTab {
     }
 }
 
-/// Cells of a bar for `bytes` when `largest` fills [`BAR_WIDTH`]; at least one for any byte.
-fn bar_cells(bytes: u64, largest: u64) -> usize {
+/// Cells of a bar for `bytes` when `largest` fills `width`; at least one for any byte.
+fn bar_cells(bytes: u64, largest: u64, width: usize) -> usize {
     if bytes == 0 || largest == 0 {
         return 0;
     }
-    let cells = (bytes as u128 * BAR_WIDTH as u128).div_ceil(largest as u128);
-    (cells as usize).clamp(1, BAR_WIDTH)
+    let cells = (bytes as u128 * width as u128).div_ceil(largest as u128);
+    (cells as usize).clamp(1, width.max(1))
 }
 
 impl Component for SizesTab {
@@ -138,21 +135,14 @@ impl Component for SizesTab {
 
 #[cfg(test)]
 mod tests {
-    use super::{bar_cells, column, BAR_WIDTH};
-
-    #[test]
-    fn long_labels_are_cut_to_their_column() {
-        assert_eq!(column("conv1", 8), "conv1");
-        assert_eq!(column("encoder.layers", 8), "encoder…");
-        assert_eq!(column("ééééé", 3), "éé…");
-    }
+    use super::{bar_cells, BAR_WIDTH};
 
     #[test]
     fn bars_scale_to_the_largest_row_and_show_any_byte() {
-        assert_eq!(bar_cells(100, 100), BAR_WIDTH);
-        assert_eq!(bar_cells(50, 100), BAR_WIDTH / 2);
-        assert_eq!(bar_cells(1, u64::MAX), 1);
-        assert_eq!(bar_cells(0, 100), 0);
-        assert_eq!(bar_cells(u64::MAX, u64::MAX), BAR_WIDTH);
+        assert_eq!(bar_cells(100, 100, BAR_WIDTH), BAR_WIDTH);
+        assert_eq!(bar_cells(50, 100, BAR_WIDTH), BAR_WIDTH / 2);
+        assert_eq!(bar_cells(1, u64::MAX, BAR_WIDTH), 1);
+        assert_eq!(bar_cells(0, 100, BAR_WIDTH), 0);
+        assert_eq!(bar_cells(u64::MAX, u64::MAX, BAR_WIDTH), BAR_WIDTH);
     }
 }

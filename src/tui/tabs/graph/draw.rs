@@ -20,7 +20,7 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     tab.index(inv); // Built once per graph, so that the detail pane below can read it.
     let Some(graph) = inv.graphs.get(tab.graph) else {
-        return;
+        return no_graph(frame, area, inv, theme);
     };
     let what = if tab.all_nodes { "nodes" } else { "operators" };
     let mut title = format!(" {what} · {} ", breadcrumb(inv, tab.graph));
@@ -52,6 +52,25 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
             .block(Block::bordered().title(title)),
         detail,
     );
+}
+
+/// What the tab shows for a file that holds no graph (weights only, such as safetensors
+/// and GGUF): where to look instead.
+fn no_graph(frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+    let lines = vec![
+        Line::styled(
+            format!("This {} file holds no graph.", inv.format),
+            theme.heading(),
+        ),
+        Line::raw(""),
+        Line::raw(format!(
+            "Its {} tensors are in the Tensors tab (5), where their bytes lie in Layout (2),",
+            inv.tensors.len()
+        )),
+        Line::raw("and where the bytes go, by element type, layer and file, in Sizes (7)."),
+    ];
+    let text = Paragraph::new(lines).wrap(Wrap { trim: false });
+    frame.render_widget(text.block(Block::bordered().title(" graph ")), area);
 }
 
 /// The search's match count, or what is wrong with the query; empty without a search.

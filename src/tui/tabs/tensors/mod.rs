@@ -10,10 +10,10 @@ pub use sort::{TensorColumn, TensorSort};
 pub use stats::Stats;
 
 use crate::analysis::Analysis;
-use crate::inventory::{FileRole, Inventory, TensorId};
-use crate::source::ModelFile;
+use crate::inventory::{Inventory, TensorId};
 use crate::tui::component::Component;
 use crate::tui::event::Event;
+use crate::tui::files::Files;
 use crate::tui::filter::TextFilter;
 use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
@@ -54,7 +54,7 @@ pub struct TensorsTab {
     stats: StatsView,
     worker: Option<Receiver<Update>>,
     /// The model's files, mapped when a tensor's bytes are first shown.
-    files: Vec<Option<Bytes>>,
+    files: Files,
 }
 
 impl TensorsTab {
@@ -65,7 +65,7 @@ impl TensorsTab {
             sort: TensorSort::default(),
             stats: StatsView::Idle,
             worker: None,
-            files: Vec::new(),
+            files: Files::default(),
         }
     }
 
@@ -98,29 +98,11 @@ impl TensorsTab {
         }
     }
 
-    /// The bytes of tensor `id`, mapping its file on first use. Only files the reader
-    /// accepted are listed in the inventory, so only those are opened, and only if they are
-    /// still the files that were read: a data file is opened from its canonical path without
-    /// following symlinks, and a file swapped in since is refused.
+    /// The bytes of tensor `id`, mapping its file on first use ([`Files`]).
     pub fn tensor_bytes(&mut self, inv: &Inventory, id: TensorId) -> Result<Bytes, String> {
         let t = inv.tensors.get(id).ok_or("no such tensor")?;
         let d = t.data.ok_or("the tensor has no stored data")?;
-        if self.files.len() < inv.files.len() {
-            self.files.resize(inv.files.len(), None);
-        }
-        let file = match &self.files[d.file] {
-            Some(bytes) => bytes.clone(),
-            None => {
-                let entry = &inv.files[d.file];
-                let opened = match entry.role {
-                    FileRole::Model => ModelFile::open_same(&entry.path, entry.identity),
-                    FileRole::ExternalData => ModelFile::open_checked(&entry.path, entry.identity),
-                };
-                let bytes = opened.map_err(|e| e.to_string())?.shared();
-                self.files[d.file] = Some(bytes.clone());
-                bytes
-            }
-        };
+        let file = self.files.bytes(inv, d.file)?;
         let end = d
             .end()
             .filter(|&e| e <= file.len() as u64)
