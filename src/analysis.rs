@@ -86,10 +86,10 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
         }
         Detected::NotRead(foreign) => {
             let message = format!(
-                "this is {}, a format rtenx recognises but does not read",
+                "this is {}, a format rtenx recognises but does not read: not checked",
                 foreign.title
             );
-            findings.add(&generic::UNKNOWN_FORMAT, Place::at(0), message);
+            findings.add(&generic::NOT_CHECKED, Place::at(0), message);
             unread(file, FileFormat::NotRead(foreign.name))
         }
         Detected::Unknown => {

@@ -1,6 +1,7 @@
 //! Files in formats rtenx does not read (tests/fixtures/foreign, made by
 //! tests/fixtures/gen/make_foreign_fixtures.py with each format's own package) are named for
-//! what they are, whatever their extension, with RX001 and no reader's error.
+//! what they are, whatever their extension, as not checked (RX017) and with no reader's
+//! error; a file of no format at all is RX001.
 
 mod common;
 
@@ -18,12 +19,13 @@ fn every_foreign_file_is_named_and_nothing_else_is_reported() {
         let analysis = rtenx::analyze(&dir.join(file)).unwrap();
         let codes: Vec<&str> = analysis.findings.iter().map(|f| f.rule.code).collect();
         let format = analysis.inventory.format;
-        let named = match format {
-            FileFormat::NotRead(name) => name == expected,
-            FileFormat::Unknown => expected == "unknown",
-            FileFormat::Read(_) => false,
+        // A recognised format is not checked (RX017, exit code 2); anything else is unknown.
+        let (named, code) = match format {
+            FileFormat::NotRead(name) => (name == expected, "RX017"),
+            FileFormat::Unknown => (expected == "unknown", "RX001"),
+            FileFormat::Read(_) => (false, "-"),
         };
-        if !named || codes != ["RX001"] {
+        if !named || codes != [code] {
             failures.push(format!(
                 "{file}: expected {expected}, got {format:?} {codes:?}"
             ));
@@ -32,6 +34,22 @@ fn every_foreign_file_is_named_and_nothing_else_is_reported() {
     }
     assert!(rows >= 40, "only {rows} foreign fixtures");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A file rtenx does not read is not checked, and `check` says so with exit code 2, "could
+/// not check", never 0 and never 1, "found errors".
+#[test]
+fn a_file_that_is_not_read_is_not_checked_and_fails_the_run() {
+    let (out, err, code) = common::rtenx(&["check", "tests/fixtures/foreign/model.tflite"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("info[RX017]: this is a TensorFlow Lite model"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 file in a format rtenx does not read was not checked"),
+        "{out}"
+    );
 }
 
 #[test]

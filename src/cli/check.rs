@@ -143,13 +143,15 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
     out.flush()?;
     let summary = Summary::of(&results);
     super::release_at_exit(results);
-    Ok(if summary.unreadable > 0 || usage_problem {
-        Outcome::Failure
-    } else if summary.counts.errors > 0 {
-        Outcome::Errors
-    } else {
-        Outcome::Clean
-    })
+    Ok(
+        if summary.unreadable > 0 || summary.unchecked > 0 || usage_problem {
+            Outcome::Failure
+        } else if summary.counts.errors > 0 {
+            Outcome::Errors
+        } else {
+            Outcome::Clean
+        },
+    )
 }
 
 /// A file to check. One named on the command line is opened by its path, following a

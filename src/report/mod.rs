@@ -8,7 +8,7 @@ mod text;
 
 use crate::analysis::Analysis;
 use crate::check::{Counts, Finding};
-use crate::inventory::Inventory;
+use crate::inventory::{FileFormat, Inventory};
 use crate::source::OpenError;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +26,9 @@ pub struct FileResult {
 pub struct Checked {
     /// Format name, such as `onnx`.
     pub format: &'static str,
+    /// Whether the format is one rtenx reads: a file in a format it only recognises was
+    /// not checked, and makes the run fail as one that could not be read does.
+    pub read: bool,
     /// Format version, such as `IR v10`.
     pub format_version: String,
     /// Findings, ordered by file and offset.
@@ -52,6 +55,7 @@ impl FileResult {
                 let places = a.findings.iter().map(|f| place(&path, &a, f)).collect();
                 let checked = Checked {
                     format: a.inventory.format.name(),
+                    read: !matches!(a.inventory.format, FileFormat::NotRead(_)),
                     format_version: a.inventory.format_version.clone(),
                     findings: a.findings,
                     places,
@@ -85,6 +89,8 @@ pub struct Summary {
     pub files: u64,
     /// Files that could not be opened.
     pub unreadable: u64,
+    /// Files in a format rtenx recognises but does not read, so not checked.
+    pub unchecked: u64,
     /// Findings by severity.
     #[serde(flatten)]
     pub counts: Counts,
@@ -97,7 +103,10 @@ impl Summary {
         for r in results {
             s.files += 1;
             match &r.outcome {
-                Ok(c) => s.counts.merge(Counts::of(&c.findings)),
+                Ok(c) => {
+                    s.counts.merge(Counts::of(&c.findings));
+                    s.unchecked += u64::from(!c.read);
+                }
                 Err(_) => s.unreadable += 1,
             }
         }
@@ -147,6 +156,14 @@ impl std::fmt::Display for Summary {
         )?;
         if self.unreadable > 0 {
             write!(f, "; {} could not be read", plural(self.unreadable, "file"))?;
+        }
+        if self.unchecked > 0 {
+            let was = if self.unchecked == 1 { "was" } else { "were" };
+            let files = plural(self.unchecked, "file");
+            write!(
+                f,
+                "; {files} in a format rtenx does not read {was} not checked"
+            )?;
         }
         Ok(())
     }

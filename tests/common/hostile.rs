@@ -12,6 +12,11 @@ const HEADER: &str = "case\tcode\toffset\titem\tsetup\twhat";
 /// one and checks it).
 pub const GENERATED: &[(&str, &str, &str)] = &[
     (
+        "RX017",
+        "tests/foreign.rs",
+        "every_foreign_file_is_named_and_nothing_else_is_reported",
+    ),
+    (
         "OX002",
         "tests/onnx.rs",
         "an_onnx_file_of_2_gib_is_non_conformant",

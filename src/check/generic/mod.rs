@@ -10,16 +10,13 @@ use crate::inventory::Inventory;
 crate::rules! {
     group = ("RX", "Any format");
     UNKNOWN_FORMAT = ("RX001", "unknown-format", Error,
-        "The file is not in any format rtenx reads.",
-        "rtenx recognises formats by their content, never by the file name: RTen V2 by its \
-`RTEN` magic, RTen V1 by a FlatBuffer root inside the file, ONNX by its first protobuf fields, \
-a Paddle program by its first block or PIR magic and a Paddle parameter file by its first \
-record. A file in a format rtenx knows but does not read (safetensors, GGUF, TFLite, ExecuTorch, \
-PyTorch checkpoints and pickles, NumPy, HDF5 and Keras, Core ML, TensorFlow protobufs, zip \
-and gzip archives) is named as what it is, and no reader's errors are \
-reported for it. A file that matches nothing is reported with its first bytes. Check that the \
-file is a model and was copied completely: an HTML error page or a Git LFS pointer saved in \
-place of a download are common causes.");
+        "The file is not in any format rtenx knows.",
+        "rtenx recognises formats by their content, never by the file name: each format's \
+reader detects its own files (a magic number, a FlatBuffer identifier, the first protobuf \
+fields or JSON keys), and formats rtenx names but does not read are recognised from their \
+first bytes (RX017). A file that matches none of them is reported with its first bytes. Check \
+that the file is a model and was copied completely: an HTML error page or a Git LFS pointer \
+saved in place of a download are common causes.");
     SECTION_OVERLAP = ("RX002", "section-overlap", Error,
         "Two sections of the file claim the same bytes.",
         "A header states where each section starts. When two sections overlap, a runtime reads \
@@ -101,7 +98,16 @@ attribute list values, with a subgraph counting as 32. A hostile file can declar
 empty entries in two bytes each, or, in a FlatBuffer, point a million times at one shared \
 table, and each entry would cost rtenx up to a few hundred bytes. Real models stay far below: \
 a 20,000-node transformer has about 150,000. The model is read up to the limit, so its checks \
-are incomplete, and that is an error. This was OX029 for ONNX models.");
+are incomplete, and that is an error. The names and strings a model copies out of its file are \
+bounded the same way, to the file's own size plus 64 MiB: a string the file refers to many \
+times is copied once. This was OX029 for ONNX models.");
+    NOT_CHECKED = ("RX017", "not-checked", Info,
+        "The file is in a format rtenx recognises but does not read: it was not checked.",
+        "rtenx names formats it does not read (TFLite, HDF5 and Keras, Core ML, TensorFlow \
+protobufs, PyTorch checkpoints and other pickles, NumPy, archives) from their first bytes, so \
+that a valid file of such a format is never reported as broken. Nothing in it was checked: \
+`rtenx check` exits with 2, \"could not check\", as for a file it cannot open, never 0, so an \
+unread file cannot pass a CI gate as clean.");
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.
