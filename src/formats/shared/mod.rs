@@ -1,8 +1,10 @@
 //! Building blocks that format readers share: bounds-checked byte reads, the budget, the
-//! protobuf wire format, FlatBuffers with limits, and the data files a model names. Each reader picks what its format is made of.
+//! protobuf wire format, JSON read in place, FlatBuffers with limits, and the data files a
+//! model names. Each reader picks what its format is made of.
 
 pub mod budget;
 pub mod bytes;
 pub mod datafiles;
 pub mod flatbuffer;
+pub mod json;
 pub mod protobuf;
