@@ -81,6 +81,7 @@ impl Format for Paddle {
             inv: &mut inv,
             budget: &mut budget,
             out,
+            names: Default::default(),
         };
         let kind = sniff::kind(bytes);
         if let Some(alone @ (Kind::Params | Kind::SelectedRows)) = kind {
