@@ -69,7 +69,11 @@ fn a_pir_program_that_is_one_long_list_is_read_in_place() {
     bounded(&run, "PIR attribute of 16M zeros");
     assert!(codes(&run).contains(&"RX016"), "{}", run.stdout);
     // The same zeros in a key nothing reads cost nothing at all.
-    let junk = pir(&data("x", 1)).replacen(r#","program""#, &format!(r#","junk":[{zeros}0],"program""#), 1);
+    let junk = pir(&data("x", 1)).replacen(
+        r#","program""#,
+        &format!(r#","junk":[{zeros}0],"program""#),
+        1,
+    );
     let run = check("junk.json", junk.as_bytes());
     bounded(&run, "PIR program with 16M zeros under an unknown key");
     assert_eq!(run.code, Some(0), "{}", run.stdout);
@@ -255,7 +259,8 @@ fn a_pdiparams_info_swapped_for_a_symlink_is_never_followed() {
     let swapped = dir.path().join("swap.tmp");
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let swapper = {
-        let (stop, info, real, secret, swapped) = (stop.clone(), info.clone(), real, secret, swapped);
+        let (stop, info, real, secret, swapped) =
+            (stop.clone(), info.clone(), real, secret, swapped);
         std::thread::spawn(move || {
             let mut link = false;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -284,13 +289,22 @@ fn a_pdiparams_info_swapped_for_a_symlink_is_never_followed() {
                 .as_str()
                 .is_some_and(|p| Path::new(p).starts_with(outside.path()))
         });
-        assert!(!read_outside, "run {i} lists the file outside the folder as read");
+        assert!(
+            !read_outside,
+            "run {i} lists the file outside the folder as read"
+        );
         let findings = dump["findings"].as_array().unwrap();
-        if findings.iter().any(|f| f["code"].as_str().is_some_and(|c| c.starts_with("DX"))) {
+        if findings
+            .iter()
+            .any(|f| f["code"].as_str().is_some_and(|c| c.starts_with("DX")))
+        {
             refused += 1;
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().unwrap();
-    assert!(refused > 0, "the symlink was never seen, so the race was not run");
+    assert!(
+        refused > 0,
+        "the symlink was never seen, so the race was not run"
+    );
 }

@@ -171,7 +171,7 @@ impl<'a> Reader<'_, '_> {
     }
 
     fn document(&mut self, p: &mut Parser<'a>) -> Step {
-        match p.next()? {
+        match p.token()? {
             Some((_, Token::Object)) => {}
             Some((at, token)) => return self.wrong(p, at, &token, "the PIR program"),
             None => return Ok(()),
@@ -191,11 +191,11 @@ impl<'a> Reader<'_, '_> {
 
     /// `{"magic": "pir", "version": 4, ...}`
     fn base_code(&mut self, p: &mut Parser<'a>) -> Step {
-        let Some((_, Token::Object)) = p.next()? else {
+        let Some((_, Token::Object)) = p.token()? else {
             return Ok(());
         };
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Str(s))) if key.is("magic") => self.magic = s.is("pir"),
                 Some((at, Token::Number(n))) if key.is("version") => {
                     let version = n.as_i64().unwrap_or(0);
@@ -211,11 +211,11 @@ impl<'a> Reader<'_, '_> {
 
     /// `{"regions": [...]}`
     fn program(&mut self, p: &mut Parser<'a>) -> Step {
-        let Some((_, Token::Object)) = p.next()? else {
+        let Some((_, Token::Object)) = p.token()? else {
             return Ok(());
         };
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Array)) if key.is("regions") => {
                     self.regions = true;
                     self.walk(p)?;
@@ -245,7 +245,7 @@ impl<'a> Reader<'_, '_> {
                         stack.pop();
                         continue;
                     };
-                    match p.next()? {
+                    match p.token()? {
                         Some((_, Token::Array)) if key.is("blocks") => {
                             *blocks = true;
                             stack.push(Level::Blocks);
@@ -282,7 +282,7 @@ impl<'a> Reader<'_, '_> {
                         continue;
                     };
                     if key.is("ops") {
-                        match p.next()? {
+                        match p.token()? {
                             Some((_, Token::Array)) => {
                                 *ops = true;
                                 stack.push(Level::Ops(graph));
@@ -291,7 +291,7 @@ impl<'a> Reader<'_, '_> {
                             None => {}
                         }
                     } else if key.is("#") {
-                        match p.next()? {
+                        match p.token()? {
                             Some((_, Token::Str(s))) => {
                                 let name = self.name(&s);
                                 self.b.inv.graphs[graph].name = name;
@@ -321,7 +321,7 @@ impl<'a> Reader<'_, '_> {
                         continue;
                     };
                     if key.is("regions") {
-                        match p.next()? {
+                        match p.token()? {
                             Some((_, Token::Array)) => stack.push(Level::Regions),
                             Some((at, token)) => self.wrong(p, at, &token, "an op's regions")?,
                             None => {}
@@ -337,7 +337,7 @@ impl<'a> Reader<'_, '_> {
 
     /// A block's arguments: values defined by the block itself, its graph's inputs.
     fn arguments(&mut self, p: &mut Parser<'a>, graph: GraphId) -> Step {
-        let Some((at, token)) = p.next()? else {
+        let Some((at, token)) = p.token()? else {
             return Ok(());
         };
         if token != Token::Array {
@@ -354,7 +354,7 @@ impl<'a> Reader<'_, '_> {
 
     /// One field of an op.
     fn field(&mut self, p: &mut Parser<'a>, op: &mut Pending<'a>, key: Str<'a>) -> Step {
-        let Some((at, token)) = p.next()? else {
+        let Some((at, token)) = p.token()? else {
             return Ok(());
         };
         match (&*key.unescape(), token) {
@@ -419,7 +419,7 @@ impl<'a> Reader<'_, '_> {
         }
         let mut id = None;
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Number(n))) if key.is("%") => id = n.as_i64(),
                 Some((_, token)) => p.finish_value(&token)?,
                 None => {}
@@ -439,7 +439,7 @@ impl<'a> Reader<'_, '_> {
             return Ok(value);
         }
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Number(n))) if key.is("%") => value.id = n.as_i64(),
                 Some((_, Token::Object)) if key.is("TT") => {
                     (value.dtype, value.dims) = self.tensor_type(p)?;
@@ -456,7 +456,7 @@ impl<'a> Reader<'_, '_> {
     fn tensor_type(&mut self, p: &mut Parser<'a>) -> Step<(Option<DType>, Option<Vec<i64>>)> {
         let (mut dense, mut dtype, mut dims) = (false, None, None);
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Str(s))) if key.is("#") => dense = s.raw().ends_with("t_dtensor"),
                 Some((_, Token::Array)) if key.is("D") => {
                     let mut index = 0;
@@ -480,7 +480,7 @@ impl<'a> Reader<'_, '_> {
     fn element_type(&mut self, p: &mut Parser<'a>) -> Step<Option<DType>> {
         let mut dtype = None;
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((_, Token::Str(s))) if key.is("#") => dtype = dtype::from_pir(s.raw()),
                 Some((_, token)) => p.finish_value(&token)?,
                 None => {}
@@ -510,11 +510,11 @@ impl<'a> Reader<'_, '_> {
     fn attribute(&mut self, p: &mut Parser<'a>, op: &mut Pending<'a>) -> Step {
         let (mut name, mut value, mut text) = (None, None, None);
         while let Some(key) = p.key_or_end()? {
-            match p.next()? {
+            match p.token()? {
                 Some((at, Token::Str(s))) if key.is("N") => name = Some((at, s)),
                 Some((_, Token::Object)) if key.is("AT") => {
                     while let Some(key) = p.key_or_end()? {
-                        let Some((_, token)) = p.next()? else { break };
+                        let Some((_, token)) = p.token()? else { break };
                         if !key.is("D") {
                             p.finish_value(&token)?;
                             continue;
