@@ -384,10 +384,11 @@ impl<'b> Reader<'_, 'b, '_> {
         else {
             return;
         };
-        let shown = crate::escape::excerpt(op_type.as_bytes(), 200);
+        let shown = || crate::escape::excerpt(op_type.as_bytes(), 200);
         for name in missing {
             let message = format!(
-                "{shown} op {node} in block {position} names variable \"{}\", which its block does not declare",
+                "{} op {node} in block {position} names variable \"{}\", which its block does not declare",
+                shown(),
                 crate::escape::excerpt(name, 500)
             );
             let place = Place::at(at).item(Item::Node { graph, node });

@@ -678,10 +678,11 @@ impl<'a> Reader<'_, '_> {
                 0,
             )
             .ok_or(Stop::Budget)?;
-        let shown = crate::escape::excerpt(kind.as_bytes(), 200);
+        let shown = || crate::escape::excerpt(kind.as_bytes(), 200);
         for id in op.undefined {
             let message = format!(
-                "{shown} op {node} uses value %{id}, which no earlier operation or block argument defines"
+                "{} op {node} uses value %{id}, which no earlier operation or block argument defines",
+                shown()
             );
             let place = Place::at(at).item(Item::Node { graph, node });
             self.b.out.add(&VALUE_BEFORE_DEFINITION, place, message);
