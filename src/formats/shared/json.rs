@@ -261,7 +261,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Checks that nothing but whitespace follows the document.
+    /// Reads (and so checks) the rest of the document, then that only whitespace follows.
     pub fn end(&mut self) -> Result<(), Error> {
         while self.depth() > 0 {
             self.finish()?;
