@@ -5,6 +5,7 @@
 #
 #   rten     tests/fixtures/rten/**/*.rten
 #   onnx     tests/fixtures/onnx/**/*.onnx
+#   paddle   every file under tests/fixtures/paddle
 #   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
 #   writers  the rten, onnx and foreign fixtures
 set -eu
@@ -30,12 +31,14 @@ seed rten $(files $fixtures/rten '*.rten')
 # shellcheck disable=SC2046
 seed onnx $(files $fixtures/onnx '*.onnx')
 # shellcheck disable=SC2046
+seed paddle $(files $fixtures/paddle)
+# shellcheck disable=SC2046
 seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/foreign) \
     $(files $fixtures/paddle) $(files $fixtures/executorch)
 # shellcheck disable=SC2046
 seed writers $(files $fixtures/rten '*.rten') $(files $fixtures/onnx '*.onnx') \
     $(files $fixtures/foreign)
 
-for t in rten onnx detect writers; do
+for t in rten onnx paddle detect writers; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

@@ -64,8 +64,9 @@ fn the_message_says_what_the_file_is() {
 }
 
 /// Files made by the real paddlepaddle package (tests/fixtures/paddle, made by
-/// tests/fixtures/gen/make_paddle_fixtures.py) are read as Paddle; the pickles Paddle writes
-/// beside them (`.pdparams`, `.pdiparams.info`) are named, not misread.
+/// tests/fixtures/gen/make_paddle_fixtures.py) are read as Paddle, the `.pdiparams.info` of
+/// parameter names included (issue 22: it was an unread pickle); the `.pdparams` pickle is
+/// named, not misread.
 #[test]
 fn paddle_files_are_read_as_paddle() {
     let dir = common::fixtures().join("paddle");
@@ -82,7 +83,7 @@ fn paddle_files_are_read_as_paddle() {
         ("single/selected_rows.bin", FileFormat::Read("paddle")),
         (
             "mlp_legacy_jit/inference.pdiparams.info",
-            FileFormat::NotRead("pickle"),
+            FileFormat::Read("paddle"),
         ),
         ("single/model.pdparams", FileFormat::NotRead("pickle")),
     ];

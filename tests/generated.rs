@@ -33,7 +33,11 @@ fn generated_code_is_current_with_its_sources() {
             }
         }
     }
-    assert!(stale.is_empty(), "run schema/regen.sh:\n{}", stale.join("\n"));
+    assert!(
+        stale.is_empty(),
+        "run schema/regen.sh:\n{}",
+        stale.join("\n")
+    );
 }
 
 /// `.gitattributes` marks every generated file, so that reviews and language statistics
@@ -44,6 +48,9 @@ fn generated_files_are_marked() {
     let attributes = std::fs::read_to_string(root.join(".gitattributes")).unwrap();
     for file in GENERATED {
         let line = format!("{file} linguist-generated");
-        assert!(attributes.lines().any(|l| l == line), "{file} is not marked");
+        assert!(
+            attributes.lines().any(|l| l == line),
+            "{file} is not marked"
+        );
     }
 }

@@ -12,7 +12,7 @@ use crate::check::{Findings, Item, Place};
 use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
 use crate::inventory::{
-    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Symbol, Value,
+    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
 };
 use std::collections::HashMap;
 
@@ -235,8 +235,8 @@ impl<'b> Reader<'_, 'b, '_> {
         let declared = match self.var_type(var_type) {
             Ok(d) => d,
             Err(e) => {
-                let shown = Name::from(name);
-                return self.invalid(at, format!("VarDesc \"{}\": {e}", shown.display()));
+                let shown = crate::escape::excerpt(name, 500);
+                return self.invalid(at, format!("VarDesc \"{shown}\": {e}"));
             }
         };
         let (kind, dtype, dims) = declared;
@@ -245,16 +245,17 @@ impl<'b> Reader<'_, 'b, '_> {
             shape: dims.as_deref().map(shape),
             composite: None,
         };
+        let shared = self.b.name(self.file, name);
         let Some(node) = self
             .b
-            .node(graph, Name::from(name), NodeKind::Value(value), at, 0)
+            .node(graph, shared.clone(), NodeKind::Value(value), at, 0)
         else {
             return;
         };
         self.names[position].insert(name, node);
         if position == 0 && persistable && !NOT_PARAMETERS.contains(&kind) {
             self.params.push(Param {
-                name: Name::from(name),
+                name: shared,
                 dtype: dtype.and_then(dtype::plain),
                 dims,
                 vocab: kind == dtype::VOCAB,
@@ -298,7 +299,6 @@ impl<'b> Reader<'_, 'b, '_> {
     fn op(&mut self, graph: GraphId, position: usize, op: &'b [u8], count: usize) {
         let at = self.at(op);
         let mut op_type = None;
-        let mut slots: Vec<(bool, &'b [u8])> = Vec::new();
         let mut attrs = Vec::new();
         let mut subgraphs = Vec::new();
         for field in fields(self.file, op) {
@@ -307,8 +307,11 @@ impl<'b> Reader<'_, 'b, '_> {
                 Err((at, what)) => return self.invalid(at, format!("OpDesc: {what}")),
             };
             let result = match field.number {
-                1 | 2 => bytes(&field, "OpDesc.inputs/outputs")
-                    .map(|s| slots.push((field.number == 2, s))),
+                // Slots are read in a second pass; each pays here, empty or not.
+                1 | 2 => match bytes(&field, "OpDesc.inputs/outputs") {
+                    Ok(_) if !self.b.spend(1, at) => return,
+                    other => other.map(drop),
+                },
                 3 => bytes(&field, "OpDesc.type").map(|t| op_type = Some(t)),
                 4 => bytes(&field, "OpDesc.attrs").and_then(|a| {
                     if !self.b.spend(1, at) {
@@ -332,9 +335,12 @@ impl<'b> Reader<'_, 'b, '_> {
         let Some(op_type) = op_type else {
             return self.invalid(at, "OpDesc lacks required field type");
         };
-        let op_type = String::from_utf8_lossy(op_type).into_owned();
+        let op_type = self.b.symbol(&String::from_utf8_lossy(op_type), at);
         let (mut inputs, mut outputs, mut missing) = (Vec::new(), Vec::new(), Vec::new());
-        for (is_output, slot) in slots {
+        for field in fields(self.file, op).flatten() {
+            let (slot_kind @ (1 | 2), Wire::Bytes(slot)) = (field.number, field.value) else {
+                continue;
+            };
             for field in protobuf::fields(slot) {
                 let Ok(field) = field else {
                     return self.invalid(at, "OpDesc.Var does not decode");
@@ -357,7 +363,7 @@ impl<'b> Reader<'_, 'b, '_> {
                     }
                     found
                 };
-                if is_output {
+                if slot_kind == 2 {
                     outputs.push(node)
                 } else {
                     inputs.push(node)
@@ -365,7 +371,7 @@ impl<'b> Reader<'_, 'b, '_> {
             }
         }
         let operator = Operator {
-            op_type: Symbol::from(op_type.clone()),
+            op_type: op_type.clone(),
             domain: None,
             attrs: attrs.into(),
             inputs: inputs.clone().into(),
@@ -378,10 +384,12 @@ impl<'b> Reader<'_, 'b, '_> {
         else {
             return;
         };
+        let shown = || crate::escape::excerpt(op_type.as_bytes(), 200);
         for name in missing {
             let message = format!(
-                "{op_type} op {node} in block {position} names variable \"{}\", which its block does not declare",
-                Name::from(name).display()
+                "{} op {node} in block {position} names variable \"{}\", which its block does not declare",
+                shown(),
+                crate::escape::excerpt(name, 500)
             );
             let place = Place::at(at).item(Item::Node { graph, node });
             self.b.out.add(&UNDECLARED_VARIABLE, place, message);
@@ -394,7 +402,7 @@ impl<'b> Reader<'_, 'b, '_> {
         }
         if position == 0 {
             let g = &mut self.b.inv.graphs[graph];
-            match op_type.as_str() {
+            match &*op_type {
                 "feed" => g.inputs.extend(outputs.into_iter().flatten()),
                 "fetch" => g.outputs.extend(inputs.into_iter().flatten()),
                 _ => {}
@@ -410,9 +418,14 @@ impl<'b> Reader<'_, 'b, '_> {
         let mut block = self.parents[position];
         for _ in 0..MAX_ANCESTORS {
             let ancestor = block?;
-            if self.names[ancestor].contains_key(name) {
+            if let Some(&declared) = self.names[ancestor].get(name) {
+                // Block graphs are consecutive: the ancestor's is as far from this one.
+                let home = graph - position + ancestor;
+                let shared = self.b.inv.graphs[home].nodes[declared as usize]
+                    .name
+                    .clone();
                 let kind = NodeKind::Value(Value::default());
-                let id = self.b.node(graph, Name::from(name), kind, None, 0)?;
+                let id = self.b.node(graph, shared, kind, None, 0)?;
                 self.b.inv.graphs[graph].captures.push(id);
                 self.names[position].insert(name, id);
                 return Some(id);
@@ -458,11 +471,11 @@ impl<'b> Reader<'_, 'b, '_> {
                     continue;
                 }
                 (5 | 17, Wire::Bytes(s)) => {
-                    single = AttrValue::Str(Name::from(s));
+                    single = AttrValue::Str(self.b.name(self.file, s));
                     continue;
                 }
                 (8 | 18, Wire::Bytes(s)) => {
-                    strs.push(Name::from(s));
+                    strs.push(self.b.name(self.file, s));
                     1
                 }
                 (6 | 11 | 14 | 15, v) => v.count_scalars(Scalar::Varint)?,
@@ -509,9 +522,7 @@ impl<'b> Reader<'_, 'b, '_> {
             10 => AttrValue::Graphs(ints.iter().filter_map(|&i| graph(i)).collect()),
             _ => return Ok(None),
         };
-        Ok(Some(Attr {
-            name: Symbol::from_bytes(name),
-            value,
-        }))
+        let name = self.b.symbol(&String::from_utf8_lossy(name), self.at(name));
+        Ok(Some(Attr { name, value }))
     }
 }

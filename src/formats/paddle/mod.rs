@@ -5,8 +5,9 @@
 //! by name, own the records of the parameter file found beside it (or named by `--data`),
 //! and each record becomes a tensor with its exact byte range. A parameter file read alone
 //! is a stream of unnamed records. The structured names a `.pdiparams.info` pickle gives the
-//! variables become metadata. Only record headers are read, never tensor data. The
-//! layout and the rules come from `../shared/reference/paddle.md`.
+//! variables become metadata, whether it is read beside its program or alone. Only record
+//! headers are read, never tensor data. The layout and the rules come from
+//! `../shared/reference/paddle.md`.
 
 mod dtype;
 mod info;
@@ -52,8 +53,8 @@ impl Format for Paddle {
 
     fn detect(&self, bytes: &[u8]) -> Detection {
         match sniff::kind(bytes) {
-            Some(Kind::Pir | Kind::Params | Kind::SelectedRows) => Detection::Magic,
-            Some(Kind::Program) => Detection::Plausible,
+            Some(Kind::Pir | Kind::Params | Kind::SelectedRows | Kind::Info) => Detection::Magic,
+            Some(Kind::Program | Kind::DamagedParams) => Detection::Plausible,
             None => Detection::No,
         }
     }
@@ -67,6 +68,7 @@ impl Format for Paddle {
             (b"__model__", _) | (_, Some("pdmodel")) => Scan::Model,
             (b"model", _) | (_, Some("json")) => Scan::ModelIfDetected,
             (b"__params__" | b"params", _) | (_, Some("pdiparams")) => Scan::Companion,
+            (name, Some("info")) if name.ends_with(b".pdiparams.info") => Scan::Companion,
             _ => Scan::Skip,
         }
     }
@@ -82,44 +84,54 @@ impl Format for Paddle {
             inv: &mut inv,
             budget: &mut budget,
             out,
+            names: Default::default(),
         };
         let kind = sniff::kind(bytes);
-        if let Some(alone @ (Kind::Params | Kind::SelectedRows)) = kind {
-            let label = crate::escape::path(file.path()).into_owned();
-            let stream = params::Stream {
-                source: file,
-                file: 0,
-                label,
-            };
-            if alone == Kind::Params {
-                b.inv.format_version = "parameter stream".to_owned();
-                params::read(&stream, None, &mut b);
-            } else {
-                b.inv.format_version = "SelectedRows".to_owned();
-                params::read_selected_rows(&stream, &mut b);
+        let whole = Section {
+            file: 0,
+            kind: SectionKind::ModelData,
+            range: ByteRange {
+                start: 0,
+                len: size,
+            },
+        };
+        match kind {
+            Some(alone @ (Kind::Params | Kind::DamagedParams | Kind::SelectedRows)) => {
+                let label = crate::escape::path(file.path()).into_owned();
+                let stream = params::Stream {
+                    source: file,
+                    file: 0,
+                    label,
+                };
+                if alone != Kind::SelectedRows {
+                    b.inv.format_version = "parameter stream".to_owned();
+                    params::read(&stream, None, &mut b);
+                } else {
+                    b.inv.format_version = "SelectedRows".to_owned();
+                    params::read_selected_rows(&stream, &mut b);
+                }
+                pairing::read(file, options.data, &[], &mut b);
             }
-            pairing::read(file, options.data, &[], &mut b);
-        } else {
-            b.inv.sections.push(Section {
-                file: 0,
-                kind: SectionKind::ModelData,
-                range: ByteRange {
-                    start: 0,
-                    len: size,
-                },
-            });
-            if size >= PROTOBUF_LIMIT && kind == Some(Kind::Program) {
-                let message = format!("the program is {size} bytes; protobuf refuses messages of {PROTOBUF_LIMIT} bytes (2 GiB) or more");
-                b.out.add(&PROGRAM_TOO_LARGE, Place::at(0), message);
+            Some(Kind::Info) => {
+                b.inv.sections.push(whole);
+                b.inv.format_version = "parameter names (.pdiparams.info)".to_owned();
+                info::read(bytes, 0, &mut b);
             }
-            let params = if kind == Some(Kind::Pir) {
-                pir::read(bytes, &mut b)
-            } else {
-                let params = legacy::read(bytes, &mut b);
-                legacy::mixed_half_types(&params, b.out);
-                params
-            };
-            pairing::read(file, options.data, &params, &mut b);
+            _ => {
+                b.inv.sections.push(whole);
+                if size >= PROTOBUF_LIMIT && kind == Some(Kind::Program) {
+                    let message = format!("the program is {size} bytes; protobuf refuses messages of {PROTOBUF_LIMIT} bytes (2 GiB) or more");
+                    b.out.add(&PROGRAM_TOO_LARGE, Place::at(0), message);
+                }
+                let params = if kind == Some(Kind::Pir) {
+                    pir::read(bytes, &mut b)
+                } else {
+                    let params = legacy::read(bytes, &mut b);
+                    legacy::mixed_half_types(&params, b.out);
+                    params
+                };
+                pairing::read(file, options.data, &params, &mut b);
+            }
         }
         inv.fill_gaps();
         inv

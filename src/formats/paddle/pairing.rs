@@ -3,8 +3,9 @@
 //! A program does not name its parameter file: by Paddle's convention `X.pdmodel` and
 //! `X.json` pair with `X.pdiparams` in the same folder, a 1.x `__model__` or `model` with
 //! `__params__` or `params`, and without those with one file per variable, named after it.
-//! `--data FILE` overrides the convention. Files found by convention are checked as data
-//! files (symlinks, special files, hard links) before they are opened.
+//! `--data FILE` overrides the convention. Files found by convention, and the
+//! `.pdiparams.info` beside a combined file, are checked as data files (symlinks, special
+//! files, hard links) before they are opened, and are read from the descriptor opened then.
 
 use super::params::{self, Stream};
 use super::program::{Builder, Param};
@@ -86,12 +87,13 @@ pub fn read(model: &ModelFile, data: &[std::path::PathBuf], params: &[Param], b:
 /// Reads the parameters from the files beside the program, by Paddle's naming convention.
 fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
     let mut files = DataFiles::new(model.path(), &PaddleLocations);
+    let mut read = Vec::new();
     match plan(model.path()) {
         Plan::Combined(location) => {
             if let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) {
-                let info = b.inv.files[id].path.with_extension("pdiparams.info");
                 open(&files, id, params, b);
-                super::info::read(&info, b);
+                read.push(id);
+                info(model, &mut files, location, b);
             }
         }
         Plan::PerVariable => {
@@ -102,9 +104,49 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
                 });
                 if let Some(id) = files.file(param.name.as_bytes(), place, b.inv, b.out) {
                     open(&files, id, &params[i..=i], b);
+                    read.push(id);
                 }
             }
         }
+    }
+    // The headers of their records are the sections of the files read: their whole-file
+    // sections go, in one pass.
+    let mut whole = vec![false; b.inv.files.len()];
+    read.into_iter().for_each(|id| whole[id] = true);
+    b.inv
+        .sections
+        .retain(|s| !(s.kind == SectionKind::ExternalData && whole.get(s.file) == Some(&true)));
+}
+
+/// Reads the `.pdiparams.info` beside the parameter file at `location`, if there is one: it
+/// passes the data-file checks, and is read from the descriptor they vouch for.
+fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut Builder<'_>) {
+    location.extend_from_slice(b".info");
+    let folder = model.path().parent().unwrap_or(Path::new("."));
+    let present = std::str::from_utf8(&location)
+        .is_ok_and(|name| std::fs::symlink_metadata(folder.join(name)).is_ok());
+    if !present {
+        return;
+    }
+    let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) else {
+        return;
+    };
+    // Its bytes are names, not tensor data: the section the data-file checks declared (the
+    // last one) says so.
+    let declared = b.inv.sections.iter_mut().rev();
+    if let Some(s) = declared
+        .take_while(|s| s.file == id)
+        .find(|s| s.kind == SectionKind::ExternalData)
+    {
+        s.kind = SectionKind::ModelData;
+    }
+    let path = b.inv.files[id].path.clone();
+    match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
+        Ok(file) => {
+            super::info::read(file.bytes(), id, b);
+            changed(&file, id, b);
+        }
+        Err(e) => cannot_open(id, &e, b),
     }
 }
 
@@ -129,21 +171,24 @@ fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
 
 /// Opens the checked data file `id` and reads its records.
 fn open(files: &DataFiles, id: FileId, params: &[Param], b: &mut Builder<'_>) {
-    // Its records' headers are its sections, so the whole-file section goes.
-    b.inv
-        .sections
-        .retain(|s| !(s.file == id && s.kind == SectionKind::ExternalData));
     let path = b.inv.files[id].path.clone();
     match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
         Ok(file) => stream(&file, id, params, b),
-        Err(e) => {
-            let place = Place::FILE.in_file(id);
-            b.out.add(
-                &DATA_FILE_MISSING,
-                place,
-                format!("cannot open the data file: {e}"),
-            );
-        }
+        Err(e) => cannot_open(id, &e, b),
+    }
+}
+
+fn cannot_open(id: FileId, e: &crate::source::OpenError, b: &mut Builder<'_>) {
+    let place = Place::FILE.in_file(id);
+    let message = format!("cannot open the data file: {e}");
+    b.out.add(&DATA_FILE_MISSING, place, message);
+}
+
+/// Reports a data file that changed while it was read.
+fn changed(file: &ModelFile, id: FileId, b: &mut Builder<'_>) {
+    if let Some(change) = file.changed() {
+        let place = Place::FILE.in_file(id);
+        b.out.add(&DATA_FILE_MISSING, place, change.to_string());
     }
 }
 
@@ -158,8 +203,5 @@ fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
         label: crate::escape::sanitize(&label).into_owned(),
     };
     params::read(&stream, Some(params), b);
-    if let Some(change) = file.changed() {
-        let place = Place::FILE.in_file(id);
-        b.out.add(&DATA_FILE_MISSING, place, change.to_string());
-    }
+    changed(file, id, b);
 }

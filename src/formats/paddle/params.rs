@@ -33,7 +33,9 @@ pub struct Stream<'b> {
 /// Reads the records of `stream`: one for each of `params` in order, or, with no program,
 /// every record up to the end of the file. Stops at the first record that cannot be read.
 pub fn read(stream: &Stream<'_>, params: Option<&[Param]>, b: &mut Builder<'_>) {
-    let Builder { inv, budget, out } = b;
+    let Builder {
+        inv, budget, out, ..
+    } = b;
     let bytes = stream.source.bytes();
     let size = bytes.len() as u64;
     let mut at = 0u64;
@@ -153,7 +155,9 @@ Paddle loads it and reads the missing bytes as zeros",
 /// Reads a SelectedRows tensor file into one tensor, `value`, with its row count and height
 /// as properties.
 pub fn read_selected_rows(stream: &Stream<'_>, b: &mut Builder<'_>) {
-    let Builder { inv, budget, out } = b;
+    let Builder {
+        inv, budget, out, ..
+    } = b;
     let window = Window::whole(stream.source.bytes());
     let (record, rows, height) = match record::selected_rows(window, budget.left()) {
         Ok(read) => read,

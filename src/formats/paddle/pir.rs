@@ -3,355 +3,739 @@
 //! Each block becomes a graph, each operation an operator node and each value it defines a
 //! value node, named `%<id>` unless a `data` or `fetch` op names it. Parameter operations
 //! (the compressed `"p"` form, and the older `builtin.parameter`/`0.parameter`) define the
-//! values that the parameter stream's records belong to. The JSON is parsed whole, so files
-//! over [`MAX_JSON`] are refused before parsing.
+//! values that the parameter stream's records belong to.
+//!
+//! The JSON is read in place by a pull parser, depth first and in file order as Paddle's own
+//! deserializer reads it (an op's inputs are looked up before its regions are read, its
+//! results defined after them). Nothing of the file is kept but what becomes the inventory:
+//! every op, slot, attribute, list value and dimension pays the budget, names are copied
+//! once per place in the file, and the walk keeps its own stack, so nesting costs no call
+//! stack.
 
 use super::dtype;
 use super::program::{shape, sort, Builder, Param};
 use super::rules::*;
-use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Item, Place};
-use crate::inventory::{Attr, AttrValue, GraphId, Name, NodeId, NodeKind, Operator, Symbol, Value};
-use serde_json::Value as Json;
-use std::collections::{HashMap, VecDeque};
+use crate::formats::shared::json::{self, Parser, Str, Token};
+use crate::inventory::{
+    Attr, AttrValue, DType, GraphId, Name, NodeId, NodeKind, Operator, SubgraphOf, Value,
+};
+use std::collections::HashMap;
 
-/// The largest JSON program read: parsed JSON takes several times its size in memory.
-pub const MAX_JSON: u64 = 256 << 20;
+/// How deep the JSON may nest. Each region an op holds adds six levels (its list of regions,
+/// the region, its blocks, the block, its ops, the op); types and attributes add a few. Paddle
+/// reads nesting without a limit of its own (see README, "PaddlePaddle programs"): this lets
+/// through 1,300 nested regions, far past the few that control flow needs.
+pub const MAX_DEPTH: usize = 8192;
+
+/// Why reading stopped early.
+enum Stop {
+    /// The file is not JSON from here on.
+    Json(json::Error),
+    /// The budget ran out (reported already).
+    Budget,
+}
+
+impl From<json::Error> for Stop {
+    fn from(e: json::Error) -> Self {
+        Stop::Json(e)
+    }
+}
+
+type Step<T = ()> = Result<T, Stop>;
 
 /// Reads the PIR program in `file`; returns its parameters, sorted.
 pub fn read(file: &[u8], b: &mut Builder<'_>) -> Vec<Param> {
-    let size = file.len() as u64;
-    if size > MAX_JSON {
-        let message = format!(
-            "the PIR program is {size} bytes; rtenx parses JSON programs of up to {MAX_JSON} bytes"
-        );
-        b.out.add(&TOO_LARGE_TO_READ, Place::at(0), message);
-        return Vec::new();
-    }
-    let json: Json = match serde_json::from_slice(file) {
-        Ok(j) => j,
-        Err(e) => {
-            let at = offset(file, e.line(), e.column());
-            b.out
-                .add(&PROGRAM_INVALID, Place::at(at), format!("PIR JSON: {e}"));
-            return Vec::new();
-        }
-    };
-    let base = &json["base_code"];
-    if base["magic"].as_str() != Some("pir") {
-        b.out.add(
-            &PROGRAM_INVALID,
-            Place::at(0),
-            "base_code.magic is not \"pir\"",
-        );
-        return Vec::new();
-    }
-    let version = base["version"].as_i64().unwrap_or(0);
-    b.inv.format_version = format!("PIR v{version}");
-    b.inv.property("version", version, None);
-    let Some(regions) = json["program"]["regions"].as_array() else {
-        b.out.add(
-            &PROGRAM_INVALID,
-            Place::at(0),
-            "program.regions is missing or not a list",
-        );
-        return Vec::new();
-    };
     let mut reader = Reader {
         b,
         values: HashMap::default(),
+        captured: HashMap::default(),
         params: Vec::new(),
-        queue: VecDeque::new(),
+        magic: false,
+        regions: false,
     };
-    reader.regions(regions, None);
-    while let Some((graph, block)) = reader.queue.pop_front() {
-        if reader.b.budget.exhausted() {
-            break;
+    let mut p = Parser::new(file, MAX_DEPTH);
+    match reader.document(&mut p) {
+        Ok(()) => {}
+        Err(Stop::Budget) => return sorted(reader.params),
+        Err(Stop::Json(e)) => {
+            let message = format!("PIR JSON: {}", e.what);
+            reader.b.out.add(&PROGRAM_INVALID, Place::at(e.at), message);
+            return Vec::new();
         }
-        reader.block(graph, block);
     }
-    let mut params = reader.params;
+    if !reader.magic {
+        let message = "base_code.magic is not \"pir\"";
+        reader.b.out.add(&PROGRAM_INVALID, Place::at(0), message);
+        return Vec::new();
+    }
+    if !reader.regions {
+        let message = "program.regions is missing or not a list";
+        reader.b.out.add(&PROGRAM_INVALID, Place::at(0), message);
+        return Vec::new();
+    }
+    sorted(reader.params)
+}
+
+fn sorted(mut params: Vec<Param>) -> Vec<Param> {
     sort(&mut params);
     params
 }
 
-/// The byte offset of a 1-based line and column.
-fn offset(file: &[u8], line: usize, column: usize) -> Option<u64> {
-    let start = if line <= 1 {
-        0
-    } else {
-        file.iter()
-            .enumerate()
-            .filter(|(_, &c)| c == b'\n')
-            .nth(line - 2)?
-            .0
-            + 1
-    };
-    Some((start + column.saturating_sub(1)) as u64)
+/// A result or block argument: `{"%": id, "TT": type}`.
+#[derive(Default)]
+struct Defined {
+    id: Option<i64>,
+    at: u64,
+    dtype: Option<DType>,
+    dims: Option<Vec<i64>>,
 }
 
-struct Reader<'a, 'b, 'j> {
-    b: &'a mut Builder<'b>,
+/// An operation read so far: its fields come in any order, and it becomes a node when it
+/// ends.
+struct Pending<'a> {
+    graph: GraphId,
+    at: u64,
+    name: Option<Str<'a>>,
+    inputs: Vec<Option<NodeId>>,
+    /// Input ids no earlier operation or block argument defines.
+    undefined: Vec<i64>,
+    outputs: Vec<Defined>,
+    attrs: Vec<Attr>,
+    /// The compressed parameter form's name, `A[3]`.
+    positional: Option<Str<'a>>,
+    /// The `parameter_name` attribute of the older parameter forms.
+    parameter_name: Option<Str<'a>>,
+    /// The `name` attribute, which names the value of a `data` or `fetch` op.
+    label: Option<Str<'a>>,
+    /// The compressed parameter form's `OA[0]`.
+    persistable: Option<bool>,
+    /// Graphs of the blocks of its regions.
+    subgraphs: Vec<GraphId>,
+}
+
+/// Where the walk is in the program's nesting.
+enum Level<'a> {
+    /// A list of regions.
+    Regions,
+    /// A region object; whether it had its list of blocks.
+    Region { blocks: bool },
+    /// A region's list of blocks.
+    Blocks,
+    /// A block object, which is `graph`; whether it had its list of ops.
+    Block { graph: GraphId, ops: bool },
+    /// A block's list of ops.
+    Ops(GraphId),
+    /// An op object.
+    Op(Box<Pending<'a>>),
+}
+
+struct Reader<'b, 'c> {
+    b: &'b mut Builder<'c>,
     /// Where each value id is defined: its graph and node.
     values: HashMap<i64, (GraphId, NodeId), ahash::RandomState>,
+    /// The capture of a value in a graph other than its own.
+    captured: HashMap<(GraphId, i64), NodeId, ahash::RandomState>,
     params: Vec<Param>,
-    /// Blocks still to read, each with its graph.
-    queue: VecDeque<(GraphId, &'j Json)>,
+    magic: bool,
+    regions: bool,
 }
 
-impl<'j> Reader<'_, '_, 'j> {
-    fn invalid(&mut self, message: impl Into<String>) {
-        self.b.out.add(&PROGRAM_INVALID, Place::FILE, message);
+impl<'a> Reader<'_, '_> {
+    fn invalid(&mut self, at: u64, message: impl Into<String>) {
+        self.b.out.add(&PROGRAM_INVALID, Place::at(at), message);
     }
 
-    /// Queues the blocks of `regions`, as subgraphs of `owner` (graph and node) if it is given.
-    fn regions(&mut self, regions: &'j [Json], owner: Option<(GraphId, NodeId)>) -> Vec<GraphId> {
-        let mut graphs = Vec::new();
-        for region in regions {
-            let Some(blocks) = region["blocks"].as_array() else {
-                self.invalid("a region has no list of blocks");
-                continue;
-            };
-            for block in blocks {
-                let label = block["#"].as_str().unwrap_or("block");
-                let Some(graph) = self.b.graph(label, None) else {
-                    return graphs;
-                };
-                if let Some((parent, node)) = owner {
-                    self.b.inv.graphs[graph].parent = Some(crate::inventory::SubgraphOf {
-                        graph: parent,
-                        node,
-                    });
-                }
-                graphs.push(graph);
-                self.queue.push_back((graph, block));
+    /// Takes `n` entries, or stops the reading.
+    fn spend(&mut self, n: u64, at: u64) -> Step {
+        if self.b.spend(n, Some(at)) {
+            Ok(())
+        } else {
+            Err(Stop::Budget)
+        }
+    }
+
+    /// The name in the string `s`, copied once.
+    fn name(&mut self, s: &Str<'a>) -> Name {
+        self.b.name_at(s.at, s.raw().len() as u64, || {
+            s.unescape().into_owned().into_bytes()
+        })
+    }
+
+    /// Reports that the value at `at` is `token` where `expected` belongs, and skips it.
+    fn wrong(&mut self, p: &mut Parser<'a>, at: u64, token: &Token<'_>, expected: &str) -> Step {
+        let message = format!("{expected} is {}", token.kind());
+        self.invalid(at, message);
+        p.finish_value(token)?;
+        Ok(())
+    }
+
+    fn document(&mut self, p: &mut Parser<'a>) -> Step {
+        match p.token()? {
+            Some((_, Token::Object)) => {}
+            Some((at, token)) => return self.wrong(p, at, &token, "the PIR program"),
+            None => return Ok(()),
+        }
+        while let Some(key) = p.key_or_end()? {
+            if key.is("base_code") {
+                self.base_code(p)?;
+            } else if key.is("program") {
+                self.program(p)?;
+            } else {
+                p.skip_value()?;
             }
         }
-        graphs
+        p.end()?;
+        Ok(())
     }
 
-    fn block(&mut self, graph: GraphId, block: &'j Json) {
-        for arg in block["args"].as_array().map_or(&[][..], Vec::as_slice) {
-            if let Some(node) = self.define(graph, arg, None) {
+    /// `{"magic": "pir", "version": 4, ...}`
+    fn base_code(&mut self, p: &mut Parser<'a>) -> Step {
+        let Some((_, Token::Object)) = p.token()? else {
+            return Ok(());
+        };
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Str(s))) if key.is("magic") => self.magic = s.is("pir"),
+                Some((at, Token::Number(n))) if key.is("version") => {
+                    let version = n.as_i64().unwrap_or(0);
+                    self.b.inv.format_version = format!("PIR v{version}");
+                    self.b.inv.property("version", version, Some(at));
+                }
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// `{"regions": [...]}`
+    fn program(&mut self, p: &mut Parser<'a>) -> Step {
+        let Some((_, Token::Object)) = p.token()? else {
+            return Ok(());
+        };
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Array)) if key.is("regions") => {
+                    self.regions = true;
+                    self.walk(p)?;
+                }
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a list of regions whose `[` was read, and everything nested in it.
+    fn walk(&mut self, p: &mut Parser<'a>) -> Step {
+        let mut stack = vec![Level::Regions];
+        while let Some(level) = stack.last_mut() {
+            match level {
+                Level::Regions => match p.item_or_end()? {
+                    None => drop(stack.pop()),
+                    Some((_, Token::Object)) => stack.push(Level::Region { blocks: false }),
+                    Some((at, token)) => self.wrong(p, at, &token, "a region")?,
+                },
+                Level::Region { blocks } => {
+                    let Some(key) = p.key_or_end()? else {
+                        if !*blocks {
+                            self.invalid(p.pos(), "a region has no list of blocks");
+                        }
+                        stack.pop();
+                        continue;
+                    };
+                    match p.token()? {
+                        Some((_, Token::Array)) if key.is("blocks") => {
+                            *blocks = true;
+                            stack.push(Level::Blocks);
+                        }
+                        Some((at, token)) if key.is("blocks") => {
+                            self.wrong(p, at, &token, "a region's blocks")?
+                        }
+                        Some((_, token)) => p.finish_value(&token)?,
+                        None => {}
+                    }
+                }
+                Level::Blocks => match p.item_or_end()? {
+                    None => drop(stack.pop()),
+                    Some((at, Token::Object)) => {
+                        let graph = self.b.graph("block", Some(at)).ok_or(Stop::Budget)?;
+                        let owner = stack.iter_mut().rev().find_map(|l| match l {
+                            Level::Op(op) => Some(op),
+                            _ => None,
+                        });
+                        if let Some(op) = owner {
+                            op.subgraphs.push(graph);
+                        }
+                        stack.push(Level::Block { graph, ops: false });
+                    }
+                    Some((at, token)) => self.wrong(p, at, &token, "a block")?,
+                },
+                Level::Block { graph, ops } => {
+                    let graph = *graph;
+                    let Some(key) = p.key_or_end()? else {
+                        if !*ops {
+                            self.invalid(p.pos(), "a block has no list of ops");
+                        }
+                        stack.pop();
+                        continue;
+                    };
+                    if key.is("ops") {
+                        match p.token()? {
+                            Some((_, Token::Array)) => {
+                                *ops = true;
+                                stack.push(Level::Ops(graph));
+                            }
+                            Some((at, token)) => self.wrong(p, at, &token, "a block's ops")?,
+                            None => {}
+                        }
+                    } else if key.is("#") {
+                        match p.token()? {
+                            Some((_, Token::Str(s))) => {
+                                let name = self.name(&s);
+                                self.b.inv.graphs[graph].name = name;
+                            }
+                            Some((_, token)) => p.finish_value(&token)?,
+                            None => {}
+                        }
+                    } else if key.is("args") || key.is("kwargs") {
+                        self.arguments(p, graph)?;
+                    } else {
+                        p.skip_value()?;
+                    }
+                }
+                Level::Ops(graph) => match p.item_or_end()? {
+                    None => drop(stack.pop()),
+                    Some((at, Token::Object)) => {
+                        let op = Pending::new(*graph, at);
+                        stack.push(Level::Op(Box::new(op)));
+                    }
+                    Some((at, token)) => self.wrong(p, at, &token, "an op")?,
+                },
+                Level::Op(op) => {
+                    let Some(key) = p.key_or_end()? else {
+                        if let Some(Level::Op(op)) = stack.pop() {
+                            self.finish(*op)?;
+                        }
+                        continue;
+                    };
+                    if key.is("regions") {
+                        match p.token()? {
+                            Some((_, Token::Array)) => stack.push(Level::Regions),
+                            Some((at, token)) => self.wrong(p, at, &token, "an op's regions")?,
+                            None => {}
+                        }
+                    } else {
+                        self.field(p, op, key)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A block's arguments: values defined by the block itself, its graph's inputs.
+    fn arguments(&mut self, p: &mut Parser<'a>, graph: GraphId) -> Step {
+        let Some((at, token)) = p.token()? else {
+            return Ok(());
+        };
+        if token != Token::Array {
+            return self.wrong(p, at, &token, "a block's arguments");
+        }
+        while let Some((at, token)) = p.item_or_end()? {
+            let value = self.defined(p, at, token)?;
+            if let Some(node) = self.define(graph, &value, None) {
                 self.b.inv.graphs[graph].inputs.push(node);
             }
         }
-        let Some(ops) = block["ops"].as_array() else {
-            return self.invalid("a block has no list of ops");
+        Ok(())
+    }
+
+    /// One field of an op.
+    fn field(&mut self, p: &mut Parser<'a>, op: &mut Pending<'a>, key: Str<'a>) -> Step {
+        let Some((at, token)) = p.token()? else {
+            return Ok(());
         };
-        let top = graph == 0;
-        for op in ops {
-            if self.b.budget.exhausted() {
-                return;
-            }
-            match op["#"].as_str() {
-                Some("p") => self.parameter(graph, top, &op["O"], &op["A"][3], op["OA"].get(0)),
-                Some("0.parameter" | "builtin.parameter") => {
-                    let name = attr(op, "parameter_name")
-                        .map(|a| &a["D"])
-                        .unwrap_or(&Json::Null);
-                    let out = op["O"].get(0).unwrap_or(&Json::Null);
-                    self.parameter(graph, top, out, name, None);
+        match (&*key.unescape(), token) {
+            ("#", Token::Str(s)) => op.name = Some(s),
+            ("I", Token::Array) => {
+                while let Some((at, token)) = p.item_or_end()? {
+                    self.spend(1, at)?;
+                    let id = self.value_id(p, token)?;
+                    let input = match id {
+                        Some(0) | None => None,
+                        Some(id) => {
+                            let node = self.used(op.graph, id);
+                            if node.is_none() {
+                                op.undefined.push(id);
+                            }
+                            node
+                        }
+                    };
+                    op.inputs.push(input);
                 }
-                Some(name) => self.op(graph, name, op),
-                None => self.invalid("an op has no name (\"#\")"),
             }
+            ("O", Token::Object) => op.outputs.push(self.defined(p, at, Token::Object)?),
+            ("O", Token::Array) => {
+                while let Some((at, token)) = p.item_or_end()? {
+                    self.spend(1, at)?;
+                    op.outputs.push(self.defined(p, at, token)?);
+                }
+            }
+            ("A", Token::Array) => {
+                let mut index = 0;
+                while let Some((at, token)) = p.item_or_end()? {
+                    self.spend(1, at)?;
+                    match token {
+                        Token::Str(s) if index == 3 => op.positional = Some(s),
+                        Token::Object => self.attribute(p, op)?,
+                        other => p.finish_value(&other)?,
+                    }
+                    index += 1;
+                }
+            }
+            ("OA", Token::Array) => {
+                if let Some((_, first)) = p.item_or_end()? {
+                    op.persistable = match first {
+                        Token::Number(n) => Some(n.as_i64() == Some(1)),
+                        Token::Bool(b) => Some(b),
+                        _ => Some(false),
+                    };
+                    p.finish_value(&first)?;
+                    p.finish()?;
+                }
+            }
+            (_, token) => p.finish_value(&token)?,
+        }
+        Ok(())
+    }
+
+    /// The id of a value reference `{"%": id}` whose first token is `token`.
+    fn value_id(&mut self, p: &mut Parser<'a>, token: Token<'a>) -> Step<Option<i64>> {
+        if token != Token::Object {
+            p.finish_value(&token)?;
+            return Ok(None);
+        }
+        let mut id = None;
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Number(n))) if key.is("%") => id = n.as_i64(),
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(id)
+    }
+
+    /// A result or block argument `{"%": id, "TT": type}` whose first token is `token`.
+    fn defined(&mut self, p: &mut Parser<'a>, at: u64, token: Token<'a>) -> Step<Defined> {
+        let mut value = Defined {
+            at,
+            ..Defined::default()
+        };
+        if token != Token::Object {
+            p.finish_value(&token)?;
+            return Ok(value);
+        }
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Number(n))) if key.is("%") => value.id = n.as_i64(),
+                Some((_, Token::Object)) if key.is("TT") => {
+                    (value.dtype, value.dims) = self.tensor_type(p)?;
+                }
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(value)
+    }
+
+    /// The element type and dims of a `0.t_dtensor` type whose `{` was read:
+    /// `{"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [dims], layout, lod, offset]}`.
+    fn tensor_type(&mut self, p: &mut Parser<'a>) -> Step<(Option<DType>, Option<Vec<i64>>)> {
+        let (mut dense, mut dtype, mut dims) = (false, None, None);
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Str(s))) if key.is("#") => dense = s.raw().ends_with("t_dtensor"),
+                Some((_, Token::Array)) if key.is("D") => {
+                    let mut index = 0;
+                    while let Some((_, token)) = p.item_or_end()? {
+                        match (index, token) {
+                            (0, Token::Object) => dtype = self.element_type(p)?,
+                            (1, Token::Array) => dims = Some(self.ints(p, -1)?),
+                            (_, token) => p.finish_value(&token)?,
+                        }
+                        index += 1;
+                    }
+                }
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(if dense { (dtype, dims) } else { (None, None) })
+    }
+
+    /// `{"#": "0.t_f32"}` as an element type.
+    fn element_type(&mut self, p: &mut Parser<'a>) -> Step<Option<DType>> {
+        let mut dtype = None;
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((_, Token::Str(s))) if key.is("#") => dtype = dtype::from_pir(s.raw()),
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        Ok(dtype)
+    }
+
+    /// The items of a list whose `[` was read, as integers (`other` for any item that is
+    /// not one), each paid for.
+    fn ints(&mut self, p: &mut Parser<'a>, other: i64) -> Step<Vec<i64>> {
+        let mut ints = Vec::new();
+        while let Some((at, token)) = p.item_or_end()? {
+            self.spend(1, at)?;
+            let value = match token {
+                Token::Number(n) => n.as_i64(),
+                _ => None,
+            };
+            ints.push(value.unwrap_or(other));
+            p.finish_value(&token)?;
+        }
+        Ok(ints)
+    }
+
+    /// An attribute `{"N": name, "AT": {"#": type, "D": data}}` whose `{` was read, kept
+    /// when its data is a boolean, number, string or list of integers.
+    fn attribute(&mut self, p: &mut Parser<'a>, op: &mut Pending<'a>) -> Step {
+        let (mut name, mut value, mut text) = (None, None, None);
+        while let Some(key) = p.key_or_end()? {
+            match p.token()? {
+                Some((at, Token::Str(s))) if key.is("N") => name = Some((at, s)),
+                Some((_, Token::Object)) if key.is("AT") => {
+                    while let Some(key) = p.key_or_end()? {
+                        let Some((_, token)) = p.token()? else { break };
+                        if !key.is("D") {
+                            p.finish_value(&token)?;
+                            continue;
+                        }
+                        value = match token {
+                            Token::Bool(b) => Some(AttrValue::Bool(b)),
+                            Token::Number(n) => Some(match n.as_i64() {
+                                Some(i) => AttrValue::Int(i),
+                                None => AttrValue::Float(n.as_f64() as f32),
+                            }),
+                            Token::Str(s) => {
+                                text = Some(s);
+                                Some(AttrValue::Str(self.name(&s)))
+                            }
+                            Token::Array => {
+                                let ints = self.ints(p, i64::MIN)?;
+                                let all = !ints.contains(&i64::MIN);
+                                all.then_some(AttrValue::Ints(ints))
+                            }
+                            other => {
+                                p.finish_value(&other)?;
+                                None
+                            }
+                        };
+                    }
+                }
+                Some((_, token)) => p.finish_value(&token)?,
+                None => {}
+            }
+        }
+        let (Some((at, name)), Some(value)) = (name, value) else {
+            return Ok(());
+        };
+        if name.is("parameter_name") {
+            op.parameter_name = text;
+        } else if name.is("name") {
+            op.label = text;
+        }
+        let name = self.b.symbol(&name.unescape(), Some(at));
+        op.attrs.push(Attr { name, value });
+        Ok(())
+    }
+
+    /// Turns an op that ended into its nodes.
+    fn finish(&mut self, op: Pending<'a>) -> Step {
+        let Some(name) = op.name else {
+            self.invalid(op.at, "an op has no name (\"#\")");
+            return Ok(());
+        };
+        let top = op.graph == 0;
+        let kind = name.unescape();
+        match &*kind {
+            "p" => {
+                let persistable = op.persistable.unwrap_or(true);
+                self.parameter(&op, op.positional, top && persistable)
+            }
+            "0.parameter" | "builtin.parameter" => self.parameter(&op, op.parameter_name, top),
+            _ => self.operation(op, &name),
         }
     }
 
     /// A parameter op: the value it defines, named after the parameter.
-    fn parameter(
-        &mut self,
-        graph: GraphId,
-        top: bool,
-        out: &Json,
-        name: &Json,
-        persistable: Option<&Json>,
-    ) {
-        let Some(name) = name.as_str() else {
-            return self.invalid("a parameter op has no parameter_name");
+    fn parameter(&mut self, op: &Pending<'a>, name: Option<Str<'a>>, kept: bool) -> Step {
+        let Some(name) = name else {
+            self.invalid(op.at, "a parameter op has no parameter_name");
+            return Ok(());
         };
-        let Some(node) = self.define(graph, out, Some(name)) else {
-            return;
+        let Some(out) = op.outputs.first() else {
+            return Ok(());
         };
-        let persistable =
-            persistable.is_none_or(|p| p.as_i64() == Some(1) || p.as_bool() == Some(true));
-        if top && persistable {
-            let (dtype, dims) = tensor_type(&out["TT"]);
+        let name = self.name(&name);
+        let Some(node) = self.define(op.graph, out, Some(name.clone())) else {
+            return Ok(());
+        };
+        if kept {
             self.params.push(Param {
-                name: Name::from(name),
-                dtype,
-                dims,
+                name,
+                dtype: out.dtype,
+                dims: out.dims.clone(),
                 vocab: false,
                 node,
-                offset: None,
+                offset: Some(out.at),
             });
         }
+        Ok(())
     }
 
-    /// Adds the value node for a result or block argument `{"%": id, "TT": type}`.
-    fn define(&mut self, graph: GraphId, value: &Json, name: Option<&str>) -> Option<NodeId> {
-        let id = value["%"].as_i64()?;
-        let (dtype, dims) = tensor_type(&value["TT"]);
+    /// Adds the value node for a result or block argument.
+    fn define(&mut self, graph: GraphId, value: &Defined, name: Option<Name>) -> Option<NodeId> {
+        let id = value.id?;
         let kind = NodeKind::Value(Value {
-            dtype,
-            shape: dims.as_deref().map(shape),
+            dtype: value.dtype,
+            shape: value.dims.as_deref().map(shape),
             composite: None,
         });
-        let label = name.map_or_else(|| format!("%{id}"), str::to_owned);
-        let node = self
-            .b
-            .node(graph, Name::from(label.as_str()), kind, None, 0)?;
+        let name = name.unwrap_or_else(|| Name::from(format!("%{id}")));
+        let node = self.b.node(graph, name, kind, Some(value.at), 0)?;
         self.values.insert(id, (graph, node));
         Some(node)
     }
 
-    /// The node for value `id` used in `graph`, capturing it from an enclosing graph.
-    fn used(&mut self, graph: GraphId, id: i64) -> Result<NodeId, ()> {
-        let &(defined_in, node) = self.values.get(&id).ok_or(())?;
+    /// The node for value `id` used in `graph`: its own, or its capture from another graph.
+    fn used(&mut self, graph: GraphId, id: i64) -> Option<NodeId> {
+        let &(defined_in, node) = self.values.get(&id)?;
         if defined_in == graph {
-            return Ok(node);
+            return Some(node);
+        }
+        if let Some(&capture) = self.captured.get(&(graph, id)) {
+            return Some(capture);
         }
         let name = self.b.inv.graphs[defined_in].nodes[node as usize]
             .name
             .clone();
         let kind = NodeKind::Value(Value::default());
-        let capture = self.b.node(graph, name, kind, None, 0).ok_or(())?;
+        let capture = self.b.node(graph, name, kind, None, 0)?;
         self.b.inv.graphs[graph].captures.push(capture);
-        self.values.insert(id, (graph, capture));
-        Ok(capture)
+        self.captured.insert((graph, id), capture);
+        Some(capture)
     }
 
-    fn op(&mut self, graph: GraphId, name: &str, op: &'j Json) {
-        let empty = Vec::new();
-        let ins = op["I"].as_array().unwrap_or(&empty);
-        let outs = op["O"].as_array().unwrap_or(&empty);
-        let attrs_json = op["A"].as_array().unwrap_or(&empty);
-        if !self
-            .b
-            .spend((ins.len() + outs.len() + attrs_json.len()) as u64, None)
-        {
-            return;
-        }
-        let mut inputs = Vec::with_capacity(ins.len());
-        let mut undefined = Vec::new();
-        for input in ins {
-            match input["%"].as_i64() {
-                Some(0) | None => inputs.push(None),
-                Some(id) => match self.used(graph, id) {
-                    Ok(node) => inputs.push(Some(node)),
-                    Err(()) => {
-                        undefined.push(id);
-                        inputs.push(None);
-                    }
-                },
-            }
-        }
-        let label = match name {
-            "1.data" | "1.fetch" => attr(op, "name").and_then(|a| a["D"].as_str()),
+    fn operation(&mut self, op: Pending<'a>, name: &Str<'a>) -> Step {
+        let Pending { graph, at, .. } = op;
+        let kind = name.unescape();
+        let label = match &*kind {
+            "1.data" | "1.fetch" => op.label.as_ref().map(|s| self.name(s)),
             _ => None,
         };
-        let outputs: Vec<Option<NodeId>> =
-            outs.iter().map(|o| self.define(graph, o, label)).collect();
-        let attrs: Vec<Attr> = attrs_json.iter().filter_map(convert).collect();
-        let (domain, op_type) = split(name);
+        let mut outputs = Vec::with_capacity(op.outputs.len());
+        for out in &op.outputs {
+            outputs.push(self.define(graph, out, label.clone()));
+        }
+        let (domain, op_type) = split(&kind);
+        let domain = match domain {
+            Some(Ok(known)) => Some(known.to_owned()),
+            Some(Err(other))
+                if self
+                    .b
+                    .budget
+                    .copy(other.len() as u64, Place::at(at), self.b.out) =>
+            {
+                Some(other.to_owned())
+            }
+            Some(Err(_)) => return Err(Stop::Budget),
+            None => None,
+        };
         let operator = Operator {
-            op_type: Symbol::from(op_type.to_owned()),
+            op_type: self.b.symbol(op_type, Some(at)),
             domain,
-            attrs: attrs.into(),
-            inputs: inputs.clone().into(),
+            attrs: op.attrs.into(),
+            inputs: op.inputs.clone().into(),
             outputs: outputs.clone().into(),
-            subgraphs: Box::new([]),
+            subgraphs: op.subgraphs.clone().into(),
         };
-        let Some(node) = self.b.node(
-            graph,
-            Name::default(),
-            NodeKind::Operator(operator),
-            None,
-            0,
-        ) else {
-            return;
-        };
-        for id in undefined {
+        let node = self
+            .b
+            .node(
+                graph,
+                Name::default(),
+                NodeKind::Operator(operator),
+                Some(at),
+                0,
+            )
+            .ok_or(Stop::Budget)?;
+        let shown = || crate::escape::excerpt(kind.as_bytes(), 200);
+        for id in op.undefined {
             let message = format!(
-                "{name} op {node} uses value %{id}, which no earlier operation or block argument defines"
+                "{} op {node} uses value %{id}, which no earlier operation or block argument defines",
+                shown()
             );
-            let place = Place::on(Item::Node { graph, node });
+            let place = Place::at(at).item(Item::Node { graph, node });
             self.b.out.add(&VALUE_BEFORE_DEFINITION, place, message);
         }
-        if let Some(regions) = op["regions"].as_array() {
-            let subgraphs = self.regions(regions, Some((graph, node)));
-            if let NodeKind::Operator(o) = &mut self.b.inv.graphs[graph].nodes[node as usize].kind {
-                o.subgraphs = subgraphs.into();
+        for &sub in &op.subgraphs {
+            if let Some(g) = self.b.inv.graphs.get_mut(sub) {
+                g.parent = Some(SubgraphOf { graph, node });
             }
         }
         if graph == 0 {
             let g = &mut self.b.inv.graphs[0];
-            match name {
+            match &*kind {
                 "1.data" => g.inputs.extend(outputs.into_iter().flatten()),
-                "1.fetch" => g.outputs.extend(inputs.into_iter().flatten()),
+                "1.fetch" => g.outputs.extend(op.inputs.into_iter().flatten()),
                 _ => {}
             }
+        }
+        Ok(())
+    }
+}
+
+impl Pending<'_> {
+    fn new(graph: GraphId, at: u64) -> Self {
+        Pending {
+            graph,
+            at,
+            name: None,
+            inputs: Vec::new(),
+            undefined: Vec::new(),
+            outputs: Vec::new(),
+            attrs: Vec::new(),
+            positional: None,
+            parameter_name: None,
+            label: None,
+            persistable: None,
+            subgraphs: Vec::new(),
         }
     }
 }
 
-/// The attribute `name` of a normal op: `{"N": name, "AT": {...}}`.
-fn attr<'j>(op: &'j Json, name: &str) -> Option<&'j Json> {
-    op["A"]
-        .as_array()?
-        .iter()
-        .find(|a| a["N"] == name)
-        .map(|a| &a["AT"])
-}
-
-/// `pd_op` for dialect 1, `builtin` for 0, and so on; the op's name without its dialect.
-fn split(name: &str) -> (Option<String>, &str) {
+/// The op's dialect (`Ok("pd_op")` for 1, `Ok("builtin")` for 0, and so on; `Err` with the
+/// text of one Paddle does not define) and its name without the dialect.
+fn split(name: &str) -> (Option<Result<&'static str, &str>>, &str) {
     let Some((dialect, op)) = name.split_once('.') else {
         return (None, name);
     };
     let domain = match dialect {
-        "0" => "builtin",
-        "1" => "pd_op",
-        "2" => "cf",
-        "3" => "custom_op",
-        "4" => "dist",
-        other => other,
+        "0" => Ok("builtin"),
+        "1" => Ok("pd_op"),
+        "2" => Ok("cf"),
+        "3" => Ok("custom_op"),
+        "4" => Ok("dist"),
+        other => Err(other),
     };
-    (Some(domain.to_owned()), op)
-}
-
-/// The element type and dims of a `0.t_dtensor` type.
-fn tensor_type(tt: &Json) -> (Option<crate::inventory::DType>, Option<Vec<i64>>) {
-    if tt["#"].as_str().is_none_or(|t| !t.ends_with("t_dtensor")) {
-        return (None, None);
-    }
-    let d = &tt["D"];
-    let dtype = d[0]["#"].as_str().and_then(dtype::from_pir);
-    let dims = d[1]
-        .as_array()
-        .map(|dims| dims.iter().map(|x| x.as_i64().unwrap_or(-1)).collect());
-    (dtype, dims)
-}
-
-/// An attribute `{"N": name, "AT": {"#": type, "D": data}}` as the inventory shows it.
-fn convert(a: &Json) -> Option<Attr> {
-    let name = a["N"].as_str()?;
-    let data = &a["AT"]["D"];
-    let value = match data {
-        Json::Bool(b) => AttrValue::Bool(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => AttrValue::Int(i),
-            None => AttrValue::Float(n.as_f64()? as f32),
-        },
-        Json::String(s) => AttrValue::Str(Name::from(s.as_str())),
-        Json::Array(items) if items.iter().all(Json::is_i64) => {
-            AttrValue::Ints(items.iter().filter_map(Json::as_i64).collect())
-        }
-        _ => return None,
-    };
-    Some(Attr {
-        name: Symbol::from(name.to_owned()),
-        value,
-    })
+    (Some(domain), op)
 }

@@ -2,8 +2,10 @@
 //! graph-building steps they share.
 
 use crate::check::{Findings, Place};
-use crate::formats::shared::budget::{Budget, SUBGRAPH_ENTRIES};
-use crate::inventory::{DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind};
+use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
+use crate::inventory::{
+    DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind, Symbol,
+};
 
 /// A persistable variable of the program: the n-th in byte order of the names owns the n-th
 /// record of the parameter stream.
@@ -41,17 +43,35 @@ pub fn shape(dims: &[i64]) -> Vec<Dim> {
 /// Budget entries a node takes besides its inputs, outputs and attributes.
 const NODE_ENTRIES: u64 = 4;
 
-/// The inventory being built, with the budget it spends and the findings it reports.
+/// The inventory being built, with the budget it spends, the findings it reports and the
+/// names it has copied out of the file.
 pub struct Builder<'a> {
     pub inv: &'a mut Inventory,
     pub budget: &'a mut Budget,
     pub out: &'a mut Findings,
+    pub names: Interner,
 }
 
 impl Builder<'_> {
     /// Takes `n` entries from the budget; false once it has run out.
     pub fn spend(&mut self, n: u64, offset: Option<u64>) -> bool {
         self.budget.spend(n, Place::at(offset), self.out)
+    }
+
+    /// The name `bytes` (a slice of `file`), copied once per place in the file.
+    pub fn name(&mut self, file: &[u8], bytes: &[u8]) -> Name {
+        self.names.name(file, bytes, self.budget, self.out)
+    }
+
+    /// The name stored at `offset` (`len` bytes there), made by `text` the first time.
+    pub fn name_at(&mut self, offset: u64, len: u64, text: impl FnOnce() -> Vec<u8>) -> Name {
+        self.names.name_at(offset, len, text, self.budget, self.out)
+    }
+
+    /// The operator or attribute name `text`, made once and shared.
+    pub fn symbol(&mut self, text: &str, offset: Option<u64>) -> Symbol {
+        self.names
+            .symbol(text, Place::at(offset), self.budget, self.out)
     }
 
     /// Adds a graph named `name`, or nothing once the budget has run out.

@@ -109,4 +109,12 @@ probably belong to another model.");
 and refuses one that has both FP16 and BF16 weights (\"The model's weights already has been set \
 float16 type, but also has bfloat16 type\"). The same weights saved as a PIR `.json` program \
 load. Cast one group, or save the model with the PIR API.");
+    INFO_INVALID = ("PD019", "info-invalid", Warning,
+        "A `.pdiparams.info` does not decode as Paddle's dict of parameter names.",
+        "Legacy `paddle.jit.save` writes `X.pdiparams.info` beside the parameters: a pickle \
+(protocol 2) of a dict from each variable name to a dict of its `structured_name` (the state \
+dict key, such as `fc1.weight`), `stop_gradient` and `trainable`. rtenx reads only the opcodes \
+such a dict uses, and never runs or imports anything. Paddle Inference does not read the file, \
+but `paddle.jit.load` unpickles it, so a damaged one fails there; one holding other opcodes \
+(GLOBAL, REDUCE) would run code when loaded. The message names the opcode and its offset.");
 }

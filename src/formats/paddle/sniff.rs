@@ -1,5 +1,6 @@
-//! Recognising Paddle files by their content: a ProgramDesc, a PIR JSON program, or a
-//! parameter stream. None has a magic number but PIR's `"magic": "pir"`.
+//! Recognising Paddle files by their content: a ProgramDesc, a PIR JSON program, a parameter
+//! stream, or the `.pdiparams.info` of structured names. None has a magic number but PIR's
+//! `"magic": "pir"`.
 
 use crate::formats::foreign::json_with_key;
 use crate::formats::shared::protobuf::varint;
@@ -13,8 +14,14 @@ pub enum Kind {
     Pir,
     /// Tensor records (`.pdiparams`, a per-variable file, `paddle.save(..., use_binary_format)`).
     Params,
+    /// Tensor records whose first header has one damaged field: a version word that is not
+    /// 0, or a TensorDesc length that is negative or runs past the end. Read as
+    /// [`Kind::Params`], whose reader reports the damage.
+    DamagedParams,
     /// A SelectedRows tensor saved by `paddle.save(..., use_binary_format=True)`.
     SelectedRows,
+    /// The `.pdiparams.info` pickle of structured names that legacy `paddle.jit.save` writes.
+    Info,
 }
 
 /// What `bytes` hold, if they are a Paddle file.
@@ -25,8 +32,12 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
         Some(Kind::Params)
     } else if program(bytes) {
         Some(Kind::Program)
+    } else if damaged_params(bytes) {
+        Some(Kind::DamagedParams)
     } else if selected_rows(bytes) {
         Some(Kind::SelectedRows)
+    } else if super::info::detect(bytes) {
+        Some(Kind::Info)
     } else {
         None
     }
@@ -70,12 +81,24 @@ fn word(bytes: &[u8], at: usize, len: usize) -> Option<u64> {
     Some(b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
 }
 
+/// The fields of a tensor part at `at`: u32 version, i32 descriptor length, and the first
+/// descriptor byte (data_type's key, 0x08, in a real one).
+fn tensor_fields(bytes: &[u8], at: usize) -> Option<(u64, u64, Option<u8>)> {
+    let version = word(bytes, at, 4)?;
+    let desc = word(bytes, at.checked_add(4)?, 4)?;
+    Some((version, desc, bytes.get(at.checked_add(8)?).copied()))
+}
+
+/// A plausible descriptor: 2 bytes to 1 MiB, starting with data_type.
+fn plausible_desc(desc: u64, first: Option<u8>) -> bool {
+    (2..1 << 20).contains(&desc) && first == Some(0x08)
+}
+
 /// A tensor part at `at`: u32 version 0, an i32 descriptor length, then a TensorDesc whose
 /// first field is data_type (1, a varint).
 fn tensor_at(bytes: &[u8], at: usize) -> Option<bool> {
-    let desc = word(bytes, at.checked_add(4)?, 4)?;
-    let first = *bytes.get(at.checked_add(8)?)?;
-    Some(word(bytes, at, 4)? == 0 && (2..1 << 20).contains(&desc) && first == 0x08)
+    let (version, desc, first) = tensor_fields(bytes, at)?;
+    Some(version == 0 && plausible_desc(desc, first))
 }
 
 /// A SelectedRows: u32 version 0, a u64 row count, the rows, an i64 height, then a tensor part.
@@ -87,21 +110,44 @@ fn selected_rows(bytes: &[u8]) -> bool {
     word(bytes, 0, 4) == Some(0) && tensor().unwrap_or(false)
 }
 
+/// Where the tensor part of the record at 0 starts: after the u32 version, the u64 LoD level
+/// count (under 16) and each level as a u64 byte count and its offsets.
+fn tensor_start(bytes: &[u8]) -> Option<usize> {
+    let levels = word(bytes, 4, 8).filter(|&n| n < 16)?;
+    let mut pos = 12usize;
+    for _ in 0..levels {
+        let len = usize::try_from(word(bytes, pos, 8)?).ok()?;
+        pos = pos.checked_add(8)?.checked_add(len)?;
+    }
+    Some(pos)
+}
+
 /// A parameter stream: u32 version 0, u64 LoD level, each level as a u64 byte count and its
 /// offsets, u32 version 0, an i32 descriptor length, then a TensorDesc whose first field is
 /// data_type (1, a varint).
 fn params(bytes: &[u8]) -> bool {
-    let tensor_start = || -> Option<usize> {
-        let levels = word(bytes, 4, 8).filter(|&n| n < 16)?;
-        let mut pos = 12usize;
-        for _ in 0..levels {
-            let len = usize::try_from(word(bytes, pos, 8)?).ok()?;
-            pos = pos.checked_add(8)?.checked_add(len)?;
-        }
-        Some(pos)
-    };
-    let tensor = tensor_start().and_then(|at| tensor_at(bytes, at));
+    let tensor = tensor_start(bytes).and_then(|at| tensor_at(bytes, at));
     word(bytes, 0, 4) == Some(0) && tensor.unwrap_or(false)
+}
+
+/// A parameter stream whose first record is intact but for one field: either version word,
+/// or a descriptor length that is negative or longer than the bytes after it (the first
+/// descriptor byte must then still be data_type's key, or the file end).
+fn damaged_params(bytes: &[u8]) -> bool {
+    let Some(at) = tensor_start(bytes) else {
+        return false;
+    };
+    let Some((inner, desc, first)) = tensor_fields(bytes, at) else {
+        return false;
+    };
+    let outer_ok = word(bytes, 0, 4) == Some(0);
+    let left = (bytes.len() - at.min(bytes.len())).saturating_sub(8) as u64;
+    let desc_damaged = (desc >= 1 << 31 || desc > left) && matches!(first, Some(0x08) | None);
+    match (outer_ok, inner == 0, plausible_desc(desc, first)) {
+        (true, true, false) => desc_damaged,
+        (false, true, true) | (true, false, true) => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +180,34 @@ mod tests {
         ]);
         assert_eq!(kind(&rows), Some(Kind::SelectedRows));
         assert_eq!(kind(b""), None);
+    }
+
+    #[test]
+    fn one_damaged_field_of_the_first_record_is_still_a_parameter_stream() {
+        let mut record = vec![0; 16];
+        record.extend([4, 0, 0, 0, 0x08, 0x05, 0x10, 0x01, 0, 0, 0, 0]);
+        let damaged = |at: usize, value: &[u8]| {
+            let mut b = record.clone();
+            b.splice(at..at + value.len(), value.iter().copied());
+            kind(&b)
+        };
+        assert_eq!(damaged(0, &[1]), Some(Kind::DamagedParams), "outer version");
+        assert_eq!(
+            damaged(12, &[1]),
+            Some(Kind::DamagedParams),
+            "tensor version"
+        );
+        let past_end = (1u32 << 30).to_le_bytes();
+        assert_eq!(damaged(16, &past_end), Some(Kind::DamagedParams));
+        let negative = (-1i32).to_le_bytes();
+        assert_eq!(damaged(16, &negative), Some(Kind::DamagedParams));
+        // Two damaged fields, or a descriptor that is not one: not Paddle's.
+        let mut two = record.clone();
+        two[0] = 1;
+        two[12] = 1;
+        assert_eq!(kind(&two), None);
+        assert_eq!(damaged(20, &[0x41]), None);
+        assert_eq!(kind(&[0; 24]), None, "zeros: a descriptor length of 0 fits");
     }
 
     #[test]

@@ -153,7 +153,7 @@ impl Reader<'_, '_> {
     }
 
     fn document(&mut self, p: &mut Parser<'_>) -> Result<(), Error> {
-        match p.next()? {
+        match p.token()? {
             Some((_, Token::Object)) => {}
             Some((at, token)) => {
                 return Err(Error {
@@ -205,7 +205,7 @@ impl Reader<'_, '_> {
             let message = format!("__metadata__ {what}; it must map strings to strings");
             this.cx.report(&METADATA_INVALID, this.place(at), message);
         };
-        match p.next()? {
+        match p.token()? {
             Some((_, Token::Object)) => {}
             // The parser reads a null `__metadata__` as none.
             Some((_, Token::Null)) => return Ok(()),
@@ -223,7 +223,7 @@ impl Reader<'_, '_> {
                 self.cx
                     .report(&DUPLICATE_KEY, self.key_place(&item), message);
             }
-            let Some((at, token)) = p.next()? else {
+            let Some((at, token)) = p.token()? else {
                 return Ok(());
             };
             let Token::Str(text) = token else {
@@ -295,7 +295,7 @@ impl Reader<'_, '_> {
     ) -> Result<(), Error> {
         let shown = excerpt(entry.name.as_bytes(), 200).into_owned();
         let place = |this: &Self, at: u64| this.place(at).item(item);
-        match p.next()? {
+        match p.token()? {
             Some((_, Token::Object)) => {}
             Some((at, token)) => {
                 let message = format!("tensor \"{shown}\" is {}, not an object", token.kind());
@@ -306,7 +306,7 @@ impl Reader<'_, '_> {
         }
         let (mut has_dtype, mut has_shape, mut has_offsets) = (false, false, false);
         while let Some(field) = p.key_or_end()? {
-            let Some((at, token)) = p.next()? else {
+            let Some((at, token)) = p.token()? else {
                 return Ok(());
             };
             match &*field.unescape() {

@@ -63,14 +63,14 @@ pub fn read(cx: &mut Context<'_>, file: &ModelFile) -> bool {
 /// Reads the index document into `index`, recording `metadata` as the model's.
 fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
     let not = |at, what: String| Error { at, what };
-    match p.next()? {
+    match p.token()? {
         Some((_, Token::Object)) => {}
         Some((at, token)) => return Err(not(at, format!("it is {}, not an object", token.kind()))),
         None => return Err(not(0, "it is empty".into())),
     }
     let mut has_map = false;
     while let Some(key) = p.key_or_end()? {
-        let Some((at, token)) = p.next()? else {
+        let Some((at, token)) = p.token()? else {
             break;
         };
         match (&*key.unescape(), token) {
@@ -81,7 +81,7 @@ fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
                         p.finish()?;
                         break;
                     }
-                    match p.next()? {
+                    match p.token()? {
                         Some((shard_at, Token::Str(shard))) => index.listed.push(Listed {
                             name: name.unescape().into_owned(),
                             shard: shard.unescape().into_owned(),
@@ -122,7 +122,7 @@ fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
 /// The `metadata` object: `total_size` kept, every scalar recorded as metadata.
 fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
     while let Some(key) = p.key_or_end()? {
-        let Some((at, token)) = p.next()? else {
+        let Some((at, token)) = p.token()? else {
             break;
         };
         let text = match token {

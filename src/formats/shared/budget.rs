@@ -9,8 +9,9 @@
 
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Findings, Place};
-use crate::inventory::Name;
-use std::collections::HashMap;
+use crate::inventory::{Name, Symbol};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Entries (nodes, node inputs and outputs, tensors, attributes, list values, memo entries,
 /// ...) one model may add: a bound on memory and work for hostile files, far above any real
@@ -111,6 +112,8 @@ impl Budget {
 #[derive(Debug, Default)]
 pub struct Interner {
     names: HashMap<(u64, u64), Name>,
+    /// Operator and attribute names, shared by their text.
+    symbols: HashSet<Arc<str>>,
 }
 
 impl Interner {
@@ -152,6 +155,27 @@ impl Interner {
             None if budget.copy(len, Place::FILE, out) => Name::from(bytes),
             None => Name::default(),
         }
+    }
+
+    /// The operator or attribute name `text`, shared by every place that names it: the
+    /// first use pays one entry and its bytes (reported at `place` if the budget is out,
+    /// and then the name is empty), later ones nothing.
+    pub fn symbol(
+        &mut self,
+        text: &str,
+        place: Place,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Symbol {
+        if let Some(shared) = self.symbols.get(text) {
+            return Symbol::Shared(shared.clone());
+        }
+        if !budget.spend(1, place, out) || !budget.copy(text.len() as u64, place, out) {
+            return Symbol::default();
+        }
+        let shared: Arc<str> = text.into();
+        self.symbols.insert(shared.clone());
+        Symbol::Shared(shared)
     }
 }
 
@@ -202,5 +226,17 @@ mod tests {
         interner.name(&file, &elsewhere, &mut budget, &mut out);
         assert_eq!(budget.bytes, left.1 - 18);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_symbol_named_many_times_is_made_once() {
+        let mut out = Findings::default();
+        let mut budget = Budget::for_file(0);
+        let mut interner = Interner::default();
+        let first = interner.symbol("conv2d", Place::FILE, &mut budget, &mut out);
+        let left = (budget.left(), budget.bytes);
+        let again = interner.symbol(&String::from("conv2d"), Place::FILE, &mut budget, &mut out);
+        assert!(std::ptr::eq(first.as_ptr(), again.as_ptr()));
+        assert_eq!((budget.left(), budget.bytes), left);
     }
 }

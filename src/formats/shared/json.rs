@@ -189,7 +189,7 @@ impl<'a> Parser<'a> {
 
     /// The next token and its offset; `None` once the document has ended (then only
     /// whitespace follows it).
-    pub fn next(&mut self) -> Result<Option<(u64, Token<'a>)>, Error> {
+    pub fn token(&mut self) -> Result<Option<(u64, Token<'a>)>, Error> {
         self.skip_space();
         let after_member = matches!(self.expect, Expect::NextKey | Expect::NextItem);
         if after_member && self.bytes.get(self.pos) == Some(&b',') {
@@ -219,7 +219,7 @@ impl<'a> Parser<'a> {
     /// Consumes the value that comes next, whole.
     pub fn skip_value(&mut self) -> Result<(), Error> {
         let depth = self.depth();
-        while self.next()?.is_some() {
+        while self.token()?.is_some() {
             if self.depth() <= depth {
                 break;
             }
@@ -231,7 +231,7 @@ impl<'a> Parser<'a> {
     pub fn finish(&mut self) -> Result<(), Error> {
         let depth = self.depth();
         while self.depth() >= depth && depth > 0 {
-            self.next()?;
+            self.token()?;
         }
         Ok(())
     }
@@ -246,7 +246,7 @@ impl<'a> Parser<'a> {
 
     /// Inside an object: the next key, or `None` when the object ends (and is consumed).
     pub fn key_or_end(&mut self) -> Result<Option<Str<'a>>, Error> {
-        match self.next()? {
+        match self.token()? {
             Some((_, Token::Key(key))) => Ok(Some(key)),
             _ => Ok(None),
         }
@@ -255,18 +255,18 @@ impl<'a> Parser<'a> {
     /// Inside an array: the first token of the next item and its offset, or `None` when the
     /// array ends (and is consumed).
     pub fn item_or_end(&mut self) -> Result<Option<(u64, Token<'a>)>, Error> {
-        match self.next()? {
+        match self.token()? {
             Some((_, Token::End)) | None => Ok(None),
             item => Ok(item),
         }
     }
 
-    /// Checks that nothing but whitespace follows the document.
+    /// Reads (and so checks) the rest of the document, then that only whitespace follows.
     pub fn end(&mut self) -> Result<(), Error> {
         while self.depth() > 0 {
             self.finish()?;
         }
-        match self.next()? {
+        match self.token()? {
             None => Ok(()),
             Some((at, _)) => self.error(at as usize, "data after the end of the JSON document"),
         }
@@ -522,7 +522,7 @@ mod tests {
     fn tokens(text: &str) -> Result<Vec<(u64, String)>, Error> {
         let mut p = Parser::new(text.as_bytes(), 8);
         let mut out = Vec::new();
-        while let Some((at, t)) = p.next()? {
+        while let Some((at, t)) = p.token()? {
             let shown = match t {
                 Token::Key(s) => format!("key {}", s.unescape()),
                 Token::Str(s) => format!("str {}", s.unescape()),
@@ -587,7 +587,7 @@ mod tests {
     #[test]
     fn integers_are_exact_and_fractions_are_not_integers() {
         fn number(text: &str) -> Number<'_> {
-            match Parser::new(text.as_bytes(), 1).next() {
+            match Parser::new(text.as_bytes(), 1).token() {
                 Ok(Some((_, Token::Number(n)))) => n,
                 other => panic!("{other:?}"),
             }
@@ -607,13 +607,13 @@ mod tests {
     fn values_are_skipped_and_containers_finished() {
         let text = br#"{"skip": {"deep": [[1], {"x": "]"}]}, "keep": 7, "rest": [1, 2]}"#;
         let mut p = Parser::new(text, 8);
-        assert_eq!(p.next().unwrap().unwrap().1, Token::Object);
+        assert_eq!(p.token().unwrap().unwrap().1, Token::Object);
         assert!(p.key_or_end().unwrap().unwrap().is("skip"));
         p.skip_value().unwrap();
         assert!(p.key_or_end().unwrap().unwrap().is("keep"));
         p.skip_value().unwrap();
         assert!(p.key_or_end().unwrap().unwrap().is("rest"));
-        assert_eq!(p.next().unwrap().unwrap().1, Token::Array);
+        assert_eq!(p.token().unwrap().unwrap().1, Token::Array);
         assert!(p.item_or_end().unwrap().is_some());
         p.finish().unwrap();
         assert_eq!(p.depth(), 1);
@@ -624,7 +624,7 @@ mod tests {
     #[test]
     fn escaped_strings_compare_by_value() {
         let text = br#""p\u0061ram""#;
-        let Ok(Some((_, Token::Str(s)))) = Parser::new(text, 1).next() else {
+        let Ok(Some((_, Token::Str(s)))) = Parser::new(text, 1).token() else {
             panic!()
         };
         assert!(s.is("param"));
