@@ -12,9 +12,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Inspect and validate machine-learning model files: RTen (.rten V1/V2), ONNX (.onnx with
-/// external data), ExecuTorch (.pte with .ptd) and PaddlePaddle (.pdmodel or PIR .json with
-/// .pdiparams).
+/// Inspect and validate machine-learning model files (the formats are the package
+/// description's, which the README's test holds to the registry).
 #[derive(Debug, Parser)]
 #[command(name = "rtenx", version, about, propagate_version = true)]
 pub struct Args {

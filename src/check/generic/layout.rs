@@ -14,17 +14,24 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Findings) {
             .get(section.file)
             .is_some_and(|f| f.role == FileRole::ExternalData)
     };
-    let containers: Vec<&Section> = inv
-        .sections
-        .iter()
-        .filter(|c| matches!(c.kind, SectionKind::TensorData | SectionKind::ExternalData))
+    // The model file's tensor data sections by start, each with the furthest end of it and
+    // those before it, so that a padding section finds the one holding it by binary search.
+    let mut containers: Vec<(u64, u64)> = (inv.sections.iter())
+        .filter(|c| c.file == 0 && c.kind == SectionKind::TensorData)
+        .map(|c| (c.range.start, c.range.end()))
         .collect();
+    containers.sort_unstable();
+    let mut furthest = 0;
+    for (_, end) in &mut containers {
+        furthest = furthest.max(*end);
+        *end = furthest;
+    }
     let in_tensor_data = |section: &Section| {
-        containers.iter().any(|c| {
-            c.file == section.file
-                && c.range.start <= section.range.start
-                && section.range.end() <= c.range.end()
-        })
+        let before = containers.partition_point(|&(start, _)| start <= section.range.start);
+        before
+            .checked_sub(1)
+            .and_then(|i| containers.get(i))
+            .is_some_and(|&(_, end)| section.range.end() <= end)
     };
     for (index, section) in inv.sections.iter().enumerate() {
         let range = section.range;
