@@ -6,6 +6,8 @@
 #   rten     tests/fixtures/rten/**/*.rten
 #   onnx     tests/fixtures/onnx/**/*.onnx
 #   paddle   every file under tests/fixtures/paddle
+#   gguf     tests/fixtures/gguf/**/*.gguf
+#   safetensors  tests/fixtures/safetensors/**/*.safetensors and *.json
 #   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
 #   writers  the rten, onnx and foreign fixtures
 set -eu
@@ -32,6 +34,10 @@ seed rten $(files $fixtures/rten '*.rten')
 seed onnx $(files $fixtures/onnx '*.onnx')
 # shellcheck disable=SC2046
 seed paddle $(files $fixtures/paddle)
+# shellcheck disable=SC2046
+seed gguf $(files $fixtures/gguf '*.gguf')
+# shellcheck disable=SC2046
+seed safetensors $(files $fixtures/safetensors '*.safetensors') $(files $fixtures/safetensors '*.json')
 # shellcheck disable=SC2046
 seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/foreign) \
     $(files $fixtures/paddle) $(files $fixtures/executorch)

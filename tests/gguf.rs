@@ -138,3 +138,17 @@ fn rtenx_reports_an_error_wherever_llama_cpp_refuses() {
     assert!(rows > 90, "only {rows} verdicts");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
+
+/// Found by the gguf fuzz target: the reader run on bytes too short for a version points at
+/// the end of the file, not past it.
+#[test]
+fn a_file_too_short_for_a_version_is_reported_inside_it() {
+    use rtenx::formats::{gguf::Gguf, Format, ReadOptions};
+    for bytes in [&b""[..], b"GG", b"GGUF\x03"] {
+        let file = rtenx::source::ModelFile::in_memory("m.gguf", bytes.to_vec());
+        let mut out = rtenx::check::Findings::default();
+        Gguf.read(&file, &ReadOptions::default(), &mut out);
+        let offsets: Vec<_> = out.iter().map(|f| (f.rule.code, f.offset)).collect();
+        assert_eq!(offsets, [("GG004", Some(bytes.len().min(4) as u64))]);
+    }
+}

@@ -1,6 +1,5 @@
 //! The README stays true: its format table matches the registry, and CI runs its test command.
 
-
 use std::path::Path;
 
 fn read(path: &str) -> String {
@@ -25,9 +24,16 @@ fn readme_lists_every_format_rtenx_reads() {
         );
     }
     let cargo = read("Cargo.toml").to_lowercase();
-    let description = cargo.lines().find(|l| l.starts_with("description")).unwrap();
+    let description = cargo
+        .lines()
+        .find(|l| l.starts_with("description"))
+        .unwrap();
     for format in rtenx::formats::registry::FORMATS {
-        assert!(description.contains(format.name()), "Cargo.toml's description lacks {}", format.name());
+        assert!(
+            description.contains(format.name()),
+            "Cargo.toml's description lacks {}",
+            format.name()
+        );
     }
 }
 

@@ -37,7 +37,11 @@ pub fn read(bytes: &[u8], file: FileId, inv: &mut Inventory, out: &mut Findings)
             "the file is {} bytes, shorter than the 8 bytes of magic and version",
             bytes.len()
         );
-        out.add(&TRUNCATED, place(4, "version"), message);
+        out.add(
+            &TRUNCATED,
+            place((bytes.len() as u64).min(4), "version"),
+            message,
+        );
         return None;
     };
     // A version whose low half is zero has its bytes swapped: the file is big-endian.
