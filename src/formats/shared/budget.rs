@@ -9,7 +9,7 @@
 
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Findings, Place};
-use crate::inventory::Name;
+use crate::inventory::{Name, Symbol};
 use std::collections::HashMap;
 
 /// Entries (nodes, node inputs and outputs, tensors, attributes, list values, memo entries,
@@ -94,6 +94,11 @@ impl Budget {
         false
     }
 
+    /// Lets the model copy `len` more bytes: a data file read with it may hold strings too.
+    pub fn add_file(&mut self, len: u64) {
+        self.bytes = self.bytes.saturating_add(len);
+    }
+
     /// Entries left, for decoders that keep list values up to a limit.
     pub fn left(&self) -> u64 {
         self.entries
@@ -111,7 +116,12 @@ impl Budget {
 #[derive(Debug, Default)]
 pub struct Interner {
     names: HashMap<(u64, u64), Name>,
+    symbols: HashMap<SymbolKey, Symbol>,
 }
+
+/// What a [`Symbol`] is made from: a kind the reader names, and two numbers that tell the
+/// symbols of that kind apart, such as the positions of the strings it joins.
+pub type SymbolKey = (&'static str, u64, u64);
 
 impl Interner {
     /// The name stored at `offset` in the file and `len` bytes long there, made by `text`
@@ -135,6 +145,28 @@ impl Interner {
         let name = Name::from(text());
         self.names.insert((offset, len), name.clone());
         name
+    }
+
+    /// The symbol for `key`, made by `text` the first time and shared after that. A new
+    /// symbol pays one entry and its bytes at `place`; once the budget is out, it is empty.
+    pub fn symbol(
+        &mut self,
+        key: SymbolKey,
+        text: impl FnOnce() -> String,
+        place: Place,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Symbol {
+        if let Some(symbol) = self.symbols.get(&key) {
+            return symbol.clone();
+        }
+        let text = text();
+        if !budget.spend(1, place, out) || !budget.copy(text.len() as u64, place, out) {
+            return Symbol::default();
+        }
+        let symbol = Symbol::from(text);
+        self.symbols.insert(key, symbol.clone());
+        symbol
     }
 
     /// The name `bytes`, a slice of `file`; bytes from elsewhere are copied as they are met.
@@ -202,5 +234,29 @@ mod tests {
         interner.name(&file, &elsewhere, &mut budget, &mut out);
         assert_eq!(budget.bytes, left.1 - 18);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_symbol_is_made_once_per_key() {
+        let mut out = Findings::default();
+        let mut budget = Budget::for_file(0);
+        let mut interner = Interner::default();
+        let make = || "aten::add.out".to_owned();
+        let first = interner.symbol(("op", 4, 9), make, Place::FILE, &mut budget, &mut out);
+        let left = (budget.left(), budget.bytes);
+        let again = interner.symbol(
+            ("op", 4, 9),
+            || unreachable!(),
+            Place::FILE,
+            &mut budget,
+            &mut out,
+        );
+        assert!(
+            matches!((&first, &again), (Symbol::Shared(a), Symbol::Shared(b)) if std::sync::Arc::ptr_eq(a, b))
+        );
+        assert_eq!((budget.left(), budget.bytes), left);
+        assert_eq!(left.1, EXTRA_BYTES - 13);
+        budget.add_file(10);
+        assert_eq!(budget.bytes, left.1 + 10);
     }
 }
