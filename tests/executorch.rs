@@ -359,3 +359,26 @@ fn byte_mutations_never_panic() {
         }
     }
 }
+
+/// An operator name is kept as the file spells it: `dump --json` writes its ESC as `\u001b`,
+/// and the text summary escapes it.
+#[test]
+fn operator_names_keep_their_bytes_and_outputs_escape_them() {
+    let mut bytes = std::fs::read(fixture("mlp.pte")).unwrap();
+    let at = bytes
+        .windows(11)
+        .position(|w| w == b"aten::addmm")
+        .expect("the operator name")
+        + 5;
+    bytes[at] = 0x1b;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mlp.pte"), bytes).unwrap();
+    let path = dir.path().join("mlp.pte");
+    let path = path.to_str().unwrap();
+    let (json, _, code) = common::rtenx(&["dump", "--json", path]);
+    assert_eq!(code, 0);
+    assert!(json.contains(r#""aten:\u001baddmm.out""#), "{json}");
+    let (summary, _, _) = common::rtenx(&["inspect", "--summary", path]);
+    assert!(summary.contains(r"aten:\u{1b}addmm.out"), "{summary}");
+    assert!(!summary.contains('\x1b'));
+}
