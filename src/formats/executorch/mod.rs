@@ -7,6 +7,7 @@
 //! constants and named data tensors with their exact bytes. A program's external tensors
 //! are resolved against the data files given with `--data` or found beside it.
 
+mod beside;
 mod breakdown;
 mod data_file;
 mod desc;
