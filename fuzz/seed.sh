@@ -10,6 +10,7 @@
 #   safetensors  tests/fixtures/safetensors/**/*.safetensors and *.json
 #   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
 #   writers  the rten, onnx and foreign fixtures
+#   executorch  tests/fixtures/executorch/**/*.{pte,ptd}
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -45,6 +46,9 @@ seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/fo
 seed writers $(files $fixtures/rten '*.rten') $(files $fixtures/onnx '*.onnx') \
     $(files $fixtures/foreign)
 
-for t in rten onnx paddle detect writers; do
+# shellcheck disable=SC2046
+seed executorch $(files $fixtures/executorch '*.pt[ed]')
+
+for t in rten onnx paddle gguf safetensors detect writers executorch; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

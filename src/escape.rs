@@ -34,10 +34,28 @@ pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
 }
 
 /// `bytes` as short, printable text: invalid UTF-8 replaced, cut to `max` characters, then
-/// escaped. Cutting first keeps a megabyte-long hostile value cheap. Borrowed when the bytes
-/// are already short, safe UTF-8.
+/// escaped. Cutting first keeps a megabyte-long hostile value cheap: only the bytes that can
+/// be shown are decoded (a character takes at most four). Borrowed when the bytes are already
+/// short, safe UTF-8.
 pub fn excerpt(bytes: &[u8], max: usize) -> Cow<'_, str> {
-    sanitize_cow(clip(String::from_utf8_lossy(bytes), max))
+    let mut end = bytes.len().min(max.saturating_mul(4).saturating_add(4));
+    // Not inside a character, which continues for at most 3 bytes (0b10xxxxxx).
+    for _ in 0..3 {
+        if bytes.get(end).is_some_and(|b| b & 0xc0 == 0x80) {
+            end -= 1;
+        }
+    }
+    let head = bytes.get(..end).unwrap_or(bytes);
+    let text = String::from_utf8_lossy(head);
+    // A head shorter than the bytes holds more than `max` characters, so it is cut here.
+    let rest = bytes.len() - head.len();
+    match text.char_indices().nth(max) {
+        None => sanitize_cow(text),
+        Some((cut, _)) => {
+            let more = text.len() - cut + rest;
+            Cow::Owned(sanitize(&format!("{}… ({more} more bytes)", &text[..cut])).into_owned())
+        }
+    }
 }
 
 /// `path` as printable text: invalid UTF-8 replaced, control characters escaped.
@@ -203,6 +221,13 @@ mod tests {
             excerpt(b"w\xff\x1b.data", 3),
             "w\u{fffd}\\u{1b}… (5 more bytes)"
         );
+        // Only the head of a long value is decoded, and the bytes left out are all counted.
+        let long = "é".repeat(1 << 20);
+        assert_eq!(excerpt(long.as_bytes(), 2), "éé… (2097148 more bytes)");
+        let long = "€".repeat(1 << 20);
+        assert_eq!(excerpt(long.as_bytes(), 3), "€€€… (3145719 more bytes)");
+        assert!(excerpt(&[0x80; 100], 2).starts_with("\u{fffd}\u{fffd}… ("));
+        assert_eq!(excerpt(b"abc", 3), "abc");
     }
 
     #[test]

@@ -29,13 +29,13 @@ fn serious(a: &rtenx::Analysis) -> Vec<String> {
         .collect()
 }
 
-/// The real files outside `bad/`.
+/// The real files outside `bad/` and `side_by_side/` (which holds copies of them).
 fn real_files() -> Vec<PathBuf> {
     let dir = common::fixtures().join("executorch");
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&dir)
         .into_iter()
         .map(|e| e.unwrap().into_path())
-        .filter(|p| !p.starts_with(dir.join("bad")))
+        .filter(|p| !p.starts_with(dir.join("bad")) && !p.starts_with(dir.join("side_by_side")))
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("pte" | "ptd")))
         .collect();
     files.sort();
@@ -224,6 +224,66 @@ fn data_file_setups_agree_with_the_runtime() {
     assert!(rows >= 6, "{rows} rows");
 }
 
+/// side_by_side/ holds several exports in one folder, as they leave them: copies of the
+/// fixtures above, programs with and without data files. Each program, checked with what it
+/// finds beside it, gets the verdict the runtime gave the fixture it copies (verdicts.tsv,
+/// every one loads and runs): no error, and only the data files it needs paired with it.
+#[test]
+fn each_program_of_a_folder_of_exports_gets_the_runtime_verdict() {
+    let table = std::fs::read_to_string(fixture("verdicts.tsv")).unwrap();
+    let verdicts: Vec<(Vec<u8>, &str)> = (table.lines().skip(1))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .map(|cols| (std::fs::read(fixture(cols[0])).unwrap(), cols[1]))
+        .collect();
+    let dir = fixture("side_by_side");
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pte"))
+        .collect();
+    programs.sort();
+    assert!(programs.len() >= 10, "{programs:?}");
+    let mut paired = Vec::new();
+    for program in &programs {
+        let bytes = std::fs::read(program).unwrap();
+        let verdict = verdicts.iter().find(|(b, _)| *b == bytes).map(|v| v.1);
+        let name = program.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(verdict, Some("loads-and-runs"), "{name}");
+        let a = analyze(program, &[]);
+        let errors: Vec<_> = a
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{} {}", f.rule.code, f.message))
+            .collect();
+        assert_eq!(errors, Vec::<String>::new(), "{name}");
+        for f in &a.inventory.files[1..] {
+            let data = f.path.file_name().unwrap().to_string_lossy();
+            paired.push(format!("{name} {data}"));
+        }
+    }
+    assert_eq!(
+        paired,
+        [
+            "linear.pte _default_external_constant.ptd",
+            "mlp_split.pte biases.ptd",
+            "mlp_split.pte weights.ptd",
+            "model.pte model.ptd",
+        ]
+    );
+    // The self-contained XNNPACK program holds the keys of model.ptd itself: a note, no error.
+    let a = analyze(&dir.join("mlp_xnnpack.pte"), &[]);
+    let notes: Vec<_> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(notes, ["ET027"]);
+    // The folder checked at once: every program, each data file with its program.
+    let (out, err, code) = common::rtenx(&["check", "tests/fixtures/executorch/side_by_side"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("checked {} files: 0 errors", programs.len())),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_data_file_that_the_program_does_not_use_is_reported() {
     let a = analyze(
@@ -267,8 +327,9 @@ fn a_program_of_2_gib_is_too_large() {
     assert!(codes.contains(&"ET022"), "{codes:?}");
 }
 
-/// bad/verdicts.tsv: what the real runtime did with each hostile case (with the data files of
-/// its folder). Wherever it refuses, crashes or computes garbage, rtenx reports an error.
+/// bad/verdicts.tsv: what the real runtime did with each hostile case, given the data files
+/// the table names (a program's are passed with `--data`, as they were to the runtime).
+/// Wherever it refuses, crashes or computes garbage, rtenx reports an error.
 #[test]
 fn rtenx_reports_an_error_wherever_the_runtime_fails_a_hostile_case() {
     let bad = fixture("bad");
@@ -279,12 +340,20 @@ fn rtenx_reports_an_error_wherever_the_runtime_fails_a_hostile_case() {
         .filter(|l| !l.starts_with('#') && !l.starts_with("case\t"))
     {
         let cols: Vec<&str> = line.split('\t').collect();
-        let (case, verdict) = (cols[0], cols[2]);
+        let (case, data, verdict) = (cols[0], cols[1], cols[2]);
         if verdict == "loads-and-runs" || case.starts_with("ET026") {
             continue;
         }
         failing += 1;
-        let a = analyze(&bad.join(case), &[]);
+        let program = bad.join(case);
+        let data: Vec<PathBuf> = match data {
+            "-" => vec![],
+            _ if case.ends_with(".ptd") => vec![],
+            names => (names.split(','))
+                .map(|n| program.with_file_name(n))
+                .collect(),
+        };
+        let a = analyze(&program, &data);
         let errors = a
             .findings
             .iter()
@@ -358,4 +427,94 @@ fn byte_mutations_never_panic() {
             read_mutant(&name, mutant);
         }
     }
+}
+
+/// An operator name is kept as the file spells it: `dump --json` writes its ESC as `\u001b`,
+/// and the text summary escapes it.
+#[test]
+fn operator_names_keep_their_bytes_and_outputs_escape_them() {
+    let mut bytes = std::fs::read(fixture("mlp.pte")).unwrap();
+    let at = bytes
+        .windows(11)
+        .position(|w| w == b"aten::addmm")
+        .expect("the operator name")
+        + 5;
+    bytes[at] = 0x1b;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mlp.pte"), bytes).unwrap();
+    let path = dir.path().join("mlp.pte");
+    let path = path.to_str().unwrap();
+    let (json, _, code) = common::rtenx(&["dump", "--json", path]);
+    assert_eq!(code, 0);
+    assert!(json.contains(r#""aten:\u001baddmm.out""#), "{json}");
+    let (summary, _, _) = common::rtenx(&["inspect", "--summary", path]);
+    assert!(summary.contains(r"aten:\u{1b}addmm.out"), "{summary}");
+    assert!(!summary.contains('\x1b'));
+}
+
+/// The `.ptd` beside a program is swapped, 300 times over, between the real file and a
+/// symlink to a file outside the folder, while the program is checked again and again. The
+/// file outside holds the program's keys and one more, `linear.extra`: were it ever read, it
+/// would be paired, and that key named. Each check sees the real file, the symlink (DX002) or
+/// a file swapped between two looks at it (refused, DX004 or DX006); nothing outside is read.
+#[cfg(unix)]
+#[test]
+fn a_data_file_swapped_for_a_symlink_is_never_followed_out_of_the_folder() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let root = tempfile::tempdir().unwrap();
+    let (dir, outside) = (root.path().join("model"), root.path().join("outside"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::copy(fixture("external/linear.pte"), dir.join("linear.pte")).unwrap();
+    let secret = outside.join("secret.ptd");
+    let extra = fixture("bad/ET019-unused-key/_default_external_constant.ptd");
+    std::fs::copy(extra, &secret).unwrap();
+    let real = std::fs::read(fixture("external/_default_external_constant.ptd")).unwrap();
+    let target = dir.join("_default_external_constant.ptd");
+    std::fs::write(&target, &real).unwrap();
+    let stop = AtomicBool::new(false);
+    let outcomes = std::thread::scope(|s| {
+        s.spawn(|| {
+            // The real file stays a little longer, so that some checks see it whole.
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::write(dir.join("next.tmp"), &real).unwrap();
+                std::fs::rename(dir.join("next.tmp"), &target).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(500));
+                std::os::unix::fs::symlink(&secret, dir.join("link.tmp")).unwrap();
+                std::fs::rename(dir.join("link.tmp"), &target).unwrap();
+            }
+        });
+        let mut outcomes = std::collections::BTreeMap::new();
+        for _ in 0..300 {
+            let a = analyze(&dir.join("linear.pte"), &[]);
+            let inv = &a.inventory;
+            // DX002 names the symlink's text; only the inventory would name a file it read.
+            let mut paired: Vec<String> = (inv.files.iter())
+                .map(|f| f.path.display().to_string())
+                .collect();
+            paired.extend(inv.properties.iter().map(|p| p.value.clone()));
+            for text in &paired {
+                assert!(!text.contains("secret.ptd"), "paired outside: {text}");
+            }
+            let mut seen: Vec<String> = a.findings.iter().map(|f| f.message.clone()).collect();
+            seen.extend(inv.tensors.iter().map(|t| t.name.to_string()));
+            for text in seen.iter().chain(&paired) {
+                assert!(!text.contains("linear.extra"), "read outside: {text}");
+            }
+            let code = |c: &str| a.findings.iter().any(|f| f.rule.code == c);
+            let outcome = match () {
+                _ if code("DX002") => "DX002",
+                // Swapped between two looks at it: no longer a regular file, or another one.
+                _ if code("DX004") || code("DX006") => "refused",
+                _ if inv.files.len() == 2 && serious(&a).is_empty() => "paired",
+                _ => "other",
+            };
+            *outcomes.entry(outcome).or_insert(0) += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        outcomes
+    });
+    // Both states were met (how often each depends on the scheduler), and nothing else.
+    assert!(outcomes.len() >= 2, "{outcomes:?}");
+    assert!(!outcomes.contains_key("other"), "{outcomes:?}");
 }

@@ -1,7 +1,7 @@
 //! Where the bytes of a program and its data files go: the size tables.
 
 use super::program::{Program, SegmentUse};
-use crate::inventory::{Inventory, NodeKind, SectionKind, SizeRow, SizeTable};
+use crate::inventory::{Inventory, Name, NodeKind, SectionKind, SizeRow, SizeTable};
 use std::collections::{BTreeMap, HashSet};
 
 /// Rows the segment table lists before summing the rest.
@@ -58,16 +58,16 @@ pub fn program(inv: &Inventory, p: &Program) -> Vec<SizeTable> {
         rows: content,
     }];
     tables.push(SizeTable::largest_first("by method", methods(inv, p)));
-    let mut backends: BTreeMap<&[u8], (u64, u64)> = BTreeMap::new();
+    let mut backends: BTreeMap<&Name, (u64, u64)> = BTreeMap::new();
     for d in &p.delegates {
-        let entry = backends.entry(d.backend.as_bytes()).or_default();
+        let entry = backends.entry(&d.backend).or_default();
         entry.0 = entry.0.saturating_add(d.bytes.unwrap_or(0));
         entry.1 += 1;
     }
     if !backends.is_empty() {
         let rows = backends
             .into_iter()
-            .map(|(b, (bytes, n))| SizeRow::new(b, bytes, Some(n)))
+            .map(|(b, (bytes, n))| SizeRow::new(b.clone(), bytes, Some(n)))
             .collect();
         tables.push(SizeTable::largest_first("by backend", rows));
     }
@@ -83,12 +83,18 @@ pub fn program(inv: &Inventory, p: &Program) -> Vec<SizeTable> {
 /// Bytes each method uses: its constants and external tensors, and its delegates' blobs;
 /// items are instructions.
 fn methods(inv: &Inventory, p: &Program) -> Vec<SizeRow> {
+    let mut delegated = vec![0u64; inv.graphs.len()];
+    for d in &p.delegates {
+        if let Some(sum) = delegated.get_mut(d.graph) {
+            *sum = sum.saturating_add(d.bytes.unwrap_or(0));
+        }
+    }
     inv.graphs
         .iter()
-        .enumerate()
-        .map(|(id, g)| {
+        .zip(delegated)
+        .map(|(g, delegated)| {
             let mut seen = HashSet::new();
-            let mut bytes = 0u64;
+            let mut bytes = delegated;
             let mut instructions = 0u64;
             for node in &g.nodes {
                 match &node.kind {
@@ -100,13 +106,7 @@ fn methods(inv: &Inventory, p: &Program) -> Vec<SizeRow> {
                     _ => {}
                 }
             }
-            let delegated = p
-                .delegates
-                .iter()
-                .filter(|d| d.graph == id)
-                .filter_map(|d| d.bytes);
-            let bytes = delegated.fold(bytes, u64::saturating_add);
-            SizeRow::new(g.name.as_bytes(), bytes, Some(instructions))
+            SizeRow::new(g.name.clone(), bytes, Some(instructions))
         })
         .collect()
 }

@@ -9,9 +9,9 @@ use super::schema::{data as fb, legacy_data as legacy};
 use super::segments::{self, Segment};
 use super::verify;
 use crate::check::{Findings, Place};
-use crate::formats::shared::budget::Budget;
+use crate::formats::shared::budget::{Budget, Interner};
 use crate::formats::shared::flatbuffer::RawTable;
-use crate::inventory::{ByteRange, DataRange, Inventory, Name, Section, SectionKind, Tensor};
+use crate::inventory::{ByteRange, DataRange, Inventory, Section, SectionKind, Tensor};
 
 /// Whether the root table has more than the current generation's three fields: the first
 /// generation always has ids 2 and 3 (`tensors`, `segments`).
@@ -34,7 +34,8 @@ pub fn read(
         .ok()
         .and_then(|end| bytes.get(..end))
         .unwrap_or_default();
-    let mut reader = Entries::new(inv, budget, out);
+    let mut names = Interner::default();
+    let mut reader = Entries::new(inv, budget, &mut names, bytes, out);
     let segments = if is_legacy(flatbuffer) {
         reader.inv.format_version = "FT01 data, first generation".to_owned();
         let message = "this .ptd has the first FT01 layout (ExecuTorch 0.6, with tensor_alignment and a tensor list); runtimes from 0.7 on read its fields as the current layout's and get garbage";
@@ -50,8 +51,13 @@ pub fn read(
                 .map(|v| v.iter().map(|s| (s.offset(), s.size(), s._tab.loc()))),
             &layout,
         );
-        legacy_tensors(&mut reader, &root, &segments);
-        pad_tails(reader.inv, &segments, u64::from(root.tensor_alignment()));
+        let ends = legacy_tensors(&mut reader, &root, &segments);
+        pad_tails(
+            reader.inv,
+            &segments,
+            &ends,
+            u64::from(root.tensor_alignment()),
+        );
         reader.named(
             root.named_data().map(|v| {
                 v.iter()
@@ -100,12 +106,11 @@ pub fn read(
 }
 
 /// Declares the padding after the last tensor of each segment of a first-generation file,
-/// whose tensors are padded to `alignment` inside their one segment.
-fn pad_tails(inv: &mut Inventory, segments: &[Segment], alignment: u64) {
-    for seg in segments.iter().filter_map(|s| s.range) {
-        let inside = |d: &DataRange| d.offset >= seg.start && d.offset < seg.end();
-        let tensors = inv.tensors.iter().filter_map(|t| t.data);
-        let Some(end) = tensors.filter(inside).filter_map(|d| d.end()).max() else {
+/// whose tensors are padded to `alignment` inside their one segment; `ends` holds where the
+/// last tensor of each segment ends.
+fn pad_tails(inv: &mut Inventory, segments: &[Segment], ends: &[Option<u64>], alignment: u64) {
+    for (seg, end) in segments.iter().zip(ends) {
+        let (Some(seg), Some(end)) = (seg.range, *end) else {
             continue;
         };
         if end < seg.end() && seg.end() - end < alignment {
@@ -119,17 +124,23 @@ fn pad_tails(inv: &mut Inventory, segments: &[Segment], alignment: u64) {
     }
 }
 
-/// Tensors of a first-generation file: each at an offset inside its segment.
-fn legacy_tensors(r: &mut Entries<'_>, root: &legacy::FlatTensor<'_>, segments: &[Segment]) {
+/// Tensors of a first-generation file: each at an offset inside its segment. Returns where
+/// the last tensor of each segment ends.
+fn legacy_tensors(
+    r: &mut Entries<'_>,
+    root: &legacy::FlatTensor<'_>,
+    segments: &[Segment],
+) -> Vec<Option<u64>> {
+    let mut ends = vec![None; segments.len()];
     for t in root.tensors().into_iter().flatten() {
         let at = t._tab.loc() as u64;
-        let key = t.fully_qualified_name().unwrap_or_default();
+        let key = r.key(t.fully_qualified_name());
         let desc = Desc::new(
             t.scalar_type().0,
             t.sizes().map(|s| s.iter()),
             t.dim_order().map(|d| d.iter()),
         );
-        let what = format!("tensor \"{}\"", Name::from(key));
+        let what = || format!("tensor \"{key}\"");
         let segment = r.segment_range(segments, t.segment_index(), &what, at);
         let nbytes = super::scalar::dtype(desc.scalar_type).and_then(|dt| {
             let dims: Vec<u64> = desc
@@ -147,7 +158,8 @@ fn legacy_tensors(r: &mut Entries<'_>, root: &legacy::FlatTensor<'_>, segments: 
                 .is_some_and(|end| end <= seg.len);
             if !fits {
                 let message = format!(
-                    "{what} at offset {} needs {len} bytes, past the end of its {}-byte segment",
+                    "{} at offset {} needs {len} bytes, past the end of its {}-byte segment",
+                    what(),
                     t.offset(),
                     seg.len
                 );
@@ -160,15 +172,22 @@ fn legacy_tensors(r: &mut Entries<'_>, root: &legacy::FlatTensor<'_>, segments: 
                 len,
             })
         });
-        let Some(tensor) = r.tensor(key, Some(&desc), data, at) else {
+        let Some(tensor) = r.tensor(&key, Some(&desc), data, at) else {
             break;
         };
         let segment = Some(t.segment_index() as usize).filter(|&i| i < segments.len());
+        if let (Some(end), Some(slot)) = (
+            data.and_then(|d| d.end()),
+            segment.and_then(|i| ends.get_mut(i)),
+        ) {
+            *slot = Some(slot.map_or(end, |e: u64| e.max(end)));
+        }
         r.entries.push(Entry {
-            key: Name::from(key),
+            key,
             desc: Some(desc),
             tensor,
             segment,
         });
     }
+    ends
 }

@@ -47,21 +47,28 @@ impl Desc {
         }
     }
 
-    /// Checks the description of `what` (a name for messages) and returns its meaning.
-    /// `overflow` says whether a byte size that overflows is reported here (for tensors that
-    /// do not become inventory tensors, which the generic rules check).
-    pub fn check(&self, what: &str, place: Place, overflow: bool, out: &mut Findings) -> Shape {
+    /// Checks the description of `what` (a name for messages, made only for a finding) and
+    /// returns its meaning. `overflow` says whether a byte size that overflows is reported
+    /// here (for tensors that do not become inventory tensors, which the generic rules check).
+    pub fn check(
+        &self,
+        what: &dyn Fn() -> String,
+        place: Place,
+        overflow: bool,
+        out: &mut Findings,
+    ) -> Shape {
         let dtype = scalar::dtype(self.scalar_type);
         if dtype.is_none() {
             let message = format!(
-                "{what} has scalar type {}, which ExecuTorch does not define",
+                "{} has scalar type {}, which ExecuTorch does not define",
+                what(),
                 self.scalar_type
             );
             out.add(&SCALAR_TYPE_UNKNOWN, place, message);
         }
         let rank = self.sizes.len();
         if rank > MAX_RANK {
-            let message = format!("{what} has more than {MAX_RANK} dimensions");
+            let message = format!("{} has more than {MAX_RANK} dimensions", what());
             out.add(&TENSOR_SIZE_INVALID, place, message);
         }
         let dims: Vec<u64> = self
@@ -71,14 +78,15 @@ impl Desc {
             .map(|&d| u64::try_from(d).unwrap_or(Tensor::NOT_A_SIZE))
             .collect();
         if let Some(&bad) = self.sizes.iter().find(|&&d| d < 0) {
-            let message = format!("{what} has size {bad}; sizes must be zero or more");
+            let message = format!("{} has size {bad}; sizes must be zero or more", what());
             out.add(&TENSOR_SIZE_INVALID, place, message);
         }
         let (elements, bytes) = Tensor::sizes(&dims, dtype);
         let valid = !dims.contains(&Tensor::NOT_A_SIZE);
         if overflow && valid && (elements.is_none() || (dtype.is_some() && bytes.is_none())) {
             let message = format!(
-                "{what} has sizes {:?}, whose byte size overflows 64 bits",
+                "{} has sizes {:?}, whose byte size overflows 64 bits",
+                what(),
                 self.sizes
             );
             out.add(&TENSOR_SIZE_INVALID, place, message);
@@ -86,7 +94,8 @@ impl Desc {
         if let Some(order) = &self.dim_order {
             if !is_permutation(order, rank) {
                 let message = format!(
-                    "{what} has dim_order {order:?}, which is not a permutation of its {rank} dimensions"
+                    "{} has dim_order {order:?}, which is not a permutation of its {rank} dimensions",
+                    what()
                 );
                 out.add(&DIM_ORDER_INVALID, place, message);
             }

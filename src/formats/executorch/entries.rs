@@ -3,12 +3,12 @@
 
 use super::desc::{Desc, Shape};
 use super::header;
+use super::keys::KeyIds;
 use super::rules::{DATA_VERSION_UNKNOWN, DUPLICATE_KEY, INDEX_OUT_OF_RANGE};
 use super::segments::{self, Segment};
 use crate::check::{Findings, Item, Place};
-use crate::formats::shared::budget::Budget;
+use crate::formats::shared::budget::{Budget, Interner};
 use crate::inventory::{DType, DataRange, Inventory, Name, Storage, Tensor, TensorId};
-use std::collections::HashMap;
 
 /// A named entry of a data file.
 #[derive(Debug, Clone)]
@@ -28,22 +28,48 @@ pub struct Entries<'a> {
     /// The inventory the tensors go to.
     pub inv: &'a mut Inventory,
     budget: &'a mut Budget,
+    /// The file's strings, each copied once.
+    names: &'a mut Interner,
+    /// The file the keys are read from.
+    file: &'a [u8],
     /// Where findings go.
     pub out: &'a mut Findings,
     /// The entries read so far.
     pub entries: Vec<Entry>,
-    keys: HashMap<Name, TensorId>,
+    /// The number of each key, and the first tensor of each number.
+    keys: KeyIds,
+    first: Vec<TensorId>,
 }
 
 impl<'a> Entries<'a> {
-    /// Entries added to `inv`, spending from `budget`.
-    pub fn new(inv: &'a mut Inventory, budget: &'a mut Budget, out: &'a mut Findings) -> Self {
+    /// Entries of `file` added to `inv`, their keys copied once through `names`, spending
+    /// from `budget`.
+    pub fn new(
+        inv: &'a mut Inventory,
+        budget: &'a mut Budget,
+        names: &'a mut Interner,
+        file: &'a [u8],
+        out: &'a mut Findings,
+    ) -> Self {
         Entries {
             inv,
             budget,
+            names,
+            file,
             out,
             entries: Vec::new(),
-            keys: HashMap::new(),
+            keys: KeyIds::default(),
+            first: Vec::new(),
+        }
+    }
+
+    /// The key `key`, a string of the file, copied once however often it is listed.
+    pub fn key(&mut self, key: Option<&str>) -> Name {
+        match key {
+            Some(key) => self
+                .names
+                .name(self.file, key.as_bytes(), self.budget, self.out),
+            None => Name::default(),
         }
     }
 
@@ -77,10 +103,10 @@ impl<'a> Entries<'a> {
         segments::read(list, layout, self.budget, self.out)
     }
 
-    /// Adds a tensor for `key`, reporting a key seen before in this file.
+    /// Adds a tensor for `name`, reporting a key seen before in this file.
     pub fn tensor(
         &mut self,
-        key: &str,
+        name: &Name,
         desc: Option<&Desc>,
         data: Option<DataRange>,
         at: u64,
@@ -91,23 +117,20 @@ impl<'a> Entries<'a> {
         {
             return None;
         }
-        let name = Name::from(key);
         let id = self.inv.tensors.len();
-        if let Some(&first) = self.keys.get(&name) {
-            let message =
-                format!("key \"{name}\" appears again; the first entry (tensor {first}) wins");
-            self.out.add(
-                &DUPLICATE_KEY,
-                Place::at(at).item(Item::Tensor { tensor: id }),
-                message,
-            );
-        } else {
-            self.keys.insert(name.clone(), id);
+        match self.first.get(self.keys.id(name) as usize) {
+            Some(&first) => {
+                let message =
+                    format!("key \"{name}\" appears again; the first entry (tensor {first}) wins");
+                let place = Place::at(at).item(Item::Tensor { tensor: id });
+                self.out.add(&DUPLICATE_KEY, place, message);
+            }
+            None => self.first.push(id),
         }
         let place = Place::at(at).item(Item::Tensor { tensor: id });
         // An opaque blob is shown as the bytes it is.
         let shape = match desc {
-            Some(d) => d.check(&format!("entry \"{name}\""), place, false, self.out),
+            Some(d) => d.check(&|| format!("entry \"{name}\""), place, false, self.out),
             None => {
                 let len = data.map_or(0, |d| d.len);
                 Shape {
@@ -119,7 +142,7 @@ impl<'a> Entries<'a> {
             }
         };
         self.inv.tensors.push(Tensor {
-            name,
+            name: name.clone(),
             dtype: shape.dtype,
             shape: shape.dims,
             elements: shape.elements,
@@ -137,18 +160,19 @@ impl<'a> Entries<'a> {
         Some(id)
     }
 
-    /// The data range of segment `index` for the entry at `at`, reporting an index out of
-    /// range.
+    /// The data range of segment `index` for `what`, the entry at `at` (made only for a
+    /// finding), reporting an index out of range.
     pub fn segment_range(
         &mut self,
         segments: &[Segment],
         index: u32,
-        what: &str,
+        what: &dyn Fn() -> String,
         at: u64,
     ) -> Option<DataRange> {
         let Some(segment) = segments.get(index as usize) else {
             let message = format!(
-                "{what} names segment {index}, but the file has {} segments",
+                "{} names segment {index}, but the file has {} segments",
+                what(),
                 segments.len()
             );
             self.out.add(
@@ -174,19 +198,15 @@ impl<'a> Entries<'a> {
     ) {
         for (key, segment_index, desc, at) in list.into_iter().flatten() {
             let at = at as u64;
-            let key = key.unwrap_or_default();
-            let data = self.segment_range(
-                segments,
-                segment_index,
-                &format!("entry \"{}\"", Name::from(key)),
-                at,
-            );
-            let Some(tensor) = self.tensor(key, desc.as_ref(), data, at) else {
+            let key = self.key(key);
+            let what = || format!("entry \"{key}\"");
+            let data = self.segment_range(segments, segment_index, &what, at);
+            let Some(tensor) = self.tensor(&key, desc.as_ref(), data, at) else {
                 break;
             };
             let segment = Some(segment_index as usize).filter(|&i| i < segments.len());
             self.entries.push(Entry {
-                key: Name::from(key),
+                key,
                 desc,
                 tensor,
                 segment,

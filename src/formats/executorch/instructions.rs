@@ -1,7 +1,7 @@
 //! Instructions as graph nodes: kernel calls as their operators, delegate calls as nodes
 //! that name their backend, moves, jumps and frees; arguments split into inputs and outputs.
 
-use super::plan::Method;
+use super::plan::{Defined, Method, NODE_ENTRIES};
 use super::program::{Delegate, Walk};
 use super::rules::INDEX_OUT_OF_RANGE;
 use super::schema::program as fb;
@@ -9,12 +9,14 @@ use crate::check::{Item, Place};
 use crate::inventory::{
     Attr, AttrValue, EnumValue, Name, Node, NodeId, NodeKind, Operator, Symbol,
 };
+use std::rc::Rc;
 
 /// List items a scalar-list argument shows as an attribute.
 const SHOWN_ITEMS: usize = 16;
 
 impl Walk<'_, '_> {
-    /// One instruction as a node; false once the budget has run out.
+    /// One instruction as a node, paid for whatever it holds (see [`NODE_ENTRIES`]); false
+    /// once the budget has run out.
     pub(super) fn instruction(
         &mut self,
         method: &mut Method<'_>,
@@ -46,7 +48,7 @@ impl Walk<'_, '_> {
                         operators.len()
                     );
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                    Symbol::from(format!("#{op}"))
+                    self.made(("#", op as u64, 0), || format!("#{op}"), place)
                 });
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
                 (name, args, Vec::new())
@@ -61,15 +63,16 @@ impl Walk<'_, '_> {
                     .cloned();
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
                 match delegate {
-                    Some(d) => (
-                        Symbol::from(format!("delegate {}", d.backend.display())),
-                        args,
-                        delegate_attrs(&d),
-                    ),
+                    Some(d) => (d.call.clone(), args, delegate_attrs(&d)),
                     None => {
                         let message = format!("a delegate call of method \"{}\" uses delegate {index}, but the method has {}", method.name, delegates.len());
                         self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                        (Symbol::from(format!("delegate #{index}")), args, Vec::new())
+                        let text = || format!("delegate #{index}");
+                        (
+                            self.made(("delegate #", index as u64, 0), text, place),
+                            args,
+                            Vec::new(),
+                        )
                     }
                 }
             }
@@ -104,6 +107,9 @@ impl Walk<'_, '_> {
                 )
             }
             other => {
+                if !self.budget.spend(NODE_ENTRIES, place, self.out) {
+                    return false;
+                }
                 self.inv.graphs[method.graph].nodes.push(Node {
                     name: Name::default(),
                     kind: NodeKind::Unknown {
@@ -114,7 +120,8 @@ impl Walk<'_, '_> {
                 return true;
             }
         };
-        if !self.budget.spend(1 + args.len() as u64, place, self.out) {
+        let cost = NODE_ENTRIES.max(1 + args.len() as u64);
+        if !self.budget.spend(cost, place, self.out) {
             return false;
         }
         let moves = op_type == "move";
@@ -146,6 +153,17 @@ impl Walk<'_, '_> {
             .collect()
     }
 
+    /// A symbol the reader makes, such as `#7` for an operator index out of range: made once
+    /// per `key`.
+    fn made(
+        &mut self,
+        key: crate::formats::shared::budget::SymbolKey,
+        text: impl FnOnce() -> String,
+        place: Place,
+    ) -> Symbol {
+        (self.names).symbol_at(key, text, place, &mut self.budget, self.out)
+    }
+
     /// Splits arguments into inputs (values defined before) and outputs (tensors defined
     /// here), checking each is a value of the method; scalar arguments are shown as
     /// attributes too.
@@ -165,44 +183,68 @@ impl Walk<'_, '_> {
                 self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                 continue;
             };
-            let defined = method.defined.get(id as usize).copied().unwrap_or(true);
-            if (moves && pos == 1) || !defined {
-                if !outputs.contains(&Some(id)) {
+            let slot = method.defined.get_mut(id as usize);
+            match slot {
+                // Written earlier in this instruction: listed once.
+                Some(Defined::Now) => continue,
+                Some(slot) if (moves && pos == 1) || *slot == Defined::No => {
+                    *slot = Defined::Now;
                     outputs.push(Some(id));
+                    continue;
                 }
-                continue;
+                _ => inputs.push(Some(id)),
             }
-            inputs.push(Some(id));
             // A list argument reads the values it lists, too.
-            let limit = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
-            let items = method
-                .values
-                .map(|v| listed_values(v.get(id as usize), limit));
-            for item in items.into_iter().flatten() {
-                let fits = usize::try_from(item).is_ok_and(|i| i < n);
-                if fits && self.budget.spend(1, place, self.out) {
-                    inputs.push(Some(item as NodeId));
+            if let Some(listed) = self.listed(method, id) {
+                if self.budget.spend(listed.len() as u64, place, self.out) {
+                    inputs.extend(listed.iter().map(|&v| Some(v)));
                 }
             }
-            if let Some(value) = method.values.and_then(|v| literal(v.get(id as usize))) {
-                attrs.push(Attr {
-                    name: Symbol::from(format!("arg{pos}")),
-                    value,
-                });
+            if let Some(value) = method.values.and_then(|v| self.literal(v.get(id as usize))) {
+                let name = self.made(("arg", pos as u64, 0), || format!("arg{pos}"), place);
+                attrs.push(Attr { name, value });
             }
         }
         for id in outputs.iter().flatten() {
             if let Some(slot) = method.defined.get_mut(*id as usize) {
-                *slot = true;
+                *slot = Defined::Yes;
             }
         }
         (inputs, outputs, attrs)
     }
+
+    /// The values of the method that list value `id` lists, read once per value: a list
+    /// passed a million times is not read a million times. `None` if it is no list.
+    fn listed(&mut self, method: &mut Method<'_>, id: NodeId) -> Option<Rc<[NodeId]>> {
+        if let Some(listed) = method.listed.get(&id) {
+            return Some(listed.clone());
+        }
+        let n = method.value_count();
+        let limit = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
+        let items = listed_values(method.values?.get(id as usize), limit)?;
+        let listed: Rc<[NodeId]> = items
+            .into_iter()
+            .filter_map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n))
+            .collect();
+        method.listed.insert(id, listed.clone());
+        Some(listed)
+    }
+
+    /// A scalar value as an attribute, lists cut to [`SHOWN_ITEMS`]; a string is copied once
+    /// however often it is passed.
+    fn literal(&mut self, value: fb::EValue<'_>) -> Option<AttrValue> {
+        if value.val_type() == fb::KernelTypes::String {
+            let text = value.val_as_string()?.string_val();
+            return Some(AttrValue::Str(self.name(text)));
+        }
+        literal(value)
+    }
 }
 
 /// The value indices a list value holds, at most `limit`: tensor lists, optional tensor
-/// lists (without their -1 for None) and int lists, whose items are boxed values.
-pub(super) fn listed_values(value: fb::EValue<'_>, limit: usize) -> Vec<i64> {
+/// lists (without their -1 for None) and int lists, whose items are boxed values. `None` for
+/// any other value.
+fn listed_values(value: fb::EValue<'_>, limit: usize) -> Option<Vec<i64>> {
     let items: Option<Vec<i64>> = match value.val_type() {
         fb::KernelTypes::TensorList => value
             .val_as_tensor_list()
@@ -222,20 +264,17 @@ pub(super) fn listed_values(value: fb::EValue<'_>, limit: usize) -> Vec<i64> {
             .val_as_int_list()
             .and_then(|l| l.items())
             .map(|i| i.iter().take(limit).collect()),
-        _ => None,
+        _ => return None,
     };
-    items.unwrap_or_default()
+    Some(items.unwrap_or_default())
 }
 
-/// A scalar value as an attribute, lists cut to [`SHOWN_ITEMS`].
+/// A scalar value other than a string as an attribute, lists cut to [`SHOWN_ITEMS`].
 fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
     Some(match value.val_type() {
         fb::KernelTypes::Int => AttrValue::Int(value.val_as_int()?.int_val()),
         fb::KernelTypes::Double => AttrValue::Float(value.val_as_double()?.double_val() as f32),
         fb::KernelTypes::Bool => AttrValue::Bool(value.val_as_bool()?.bool_val()),
-        fb::KernelTypes::String => AttrValue::Str(Name::from(
-            value.val_as_string()?.string_val().unwrap_or_default(),
-        )),
         fb::KernelTypes::DoubleList => AttrValue::Floats(
             value
                 .val_as_double_list()?

@@ -7,12 +7,14 @@
 //! constants and named data tensors with their exact bytes. A program's external tensors
 //! are resolved against the data files given with `--data` or found beside it.
 
+mod beside;
 mod breakdown;
 mod data_file;
 mod desc;
 mod entries;
 mod header;
 mod instructions;
+mod keys;
 mod pairing;
 mod plan;
 mod program;
@@ -119,7 +121,9 @@ impl Format for ExecuTorch {
             if data_file::read(bytes, &mut inv, &mut Budget::for_file(len(bytes)), out).is_some() {
                 inv.fill_gaps();
             }
-            inv.sizes = breakdown::data(&inv);
+            if options.size_tables {
+                inv.sizes = breakdown::data(&inv);
+            }
             return inv;
         }
         let Some(mut program) = program::read(bytes, &mut inv, out) else {
@@ -130,7 +134,9 @@ impl Format for ExecuTorch {
         if program.complete {
             inv.fill_gaps();
         }
-        inv.sizes = breakdown::program(&inv, &program);
+        if options.size_tables {
+            inv.sizes = breakdown::program(&inv, &program);
+        }
         inv
     }
 }

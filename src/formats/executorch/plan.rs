@@ -6,18 +6,41 @@ use super::program::{Delegate, ExternalRef, SegmentUse, Walk};
 use super::rules::{INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
+use crate::formats::shared::bytes::offset_in;
 use crate::inventory::{Graph, Name, Node, NodeId, NodeKind, Storage, Symbol, Tensor, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Entries a node costs at least: at 144 bytes it takes as much memory as 18 node inputs, so
+/// a value or an instruction pays this, or its dimensions, listed items or arguments if
+/// those are more. A method of a million shared empty instructions then runs the budget out
+/// at 1.4M nodes (200 MB).
+pub(super) const NODE_ENTRIES: u64 = 3;
+
+/// Whether a value holds something yet, for telling an instruction's outputs from its inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Defined {
+    /// Not before the instruction being read.
+    No,
+    /// Before the instruction being read.
+    Yes,
+    /// Written by the instruction being read.
+    Now,
+}
 
 /// A method's lists, for range checks.
 pub(super) struct Method<'a> {
     /// The method's graph.
     pub graph: usize,
-    /// Its name, escaped for messages.
+    /// Its name for messages: escaped and cut short.
     pub name: String,
     /// Its values.
     pub values: Option<flatbuffers::Vector<'a, flatbuffers::ForwardsUOffset<fb::EValue<'a>>>>,
-    /// Whether each value has been given a value yet, for telling outputs from inputs.
-    pub defined: Vec<bool>,
+    /// Whether each value holds something yet.
+    pub defined: Vec<Defined>,
+    /// The values each list value lists that are values of the method, read on its first use
+    /// as an argument.
+    pub listed: HashMap<u32, Rc<[NodeId]>>,
 }
 
 impl Method<'_> {
@@ -39,19 +62,29 @@ impl Walk<'_, '_> {
         ) {
             return false;
         }
-        let name = plan.name().unwrap_or_default();
+        let name = self.name(plan.name());
         self.required(&plan, index, at);
+        let mut method = Method {
+            graph,
+            name: name.display().into_owned(),
+            values: plan.values(),
+            defined: Vec::new(),
+            listed: HashMap::new(),
+        };
         self.inv.graphs.push(Graph {
-            name: Name::from(name),
+            name,
             offset: Some(at),
             ..Graph::default()
         });
-        let mut method = Method {
-            graph,
-            name: crate::escape::sanitize(name).into_owned(),
-            values: plan.values(),
-            defined: Vec::new(),
-        };
+        // The nodes are made room for at once, as many as the budget can pay for, so that
+        // growing the list never holds two copies of it.
+        let chains = plan.chains().into_iter().flatten();
+        let instructions = chains.map(|c| c.instructions().map_or(0, |i| i.len()));
+        let count = instructions.fold(method.value_count(), usize::saturating_add);
+        let affordable = usize::try_from(self.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
+        self.inv.graphs[graph]
+            .nodes
+            .reserve_exact(count.min(affordable));
         if !self.values(&mut method) {
             return false;
         }
@@ -59,7 +92,7 @@ impl Walk<'_, '_> {
         let outputs = self.io(&mut method, plan.outputs(), "outputs", at);
         for &id in &inputs {
             if let Some(slot) = method.defined.get_mut(id as usize) {
-                *slot = true;
+                *slot = Defined::Yes;
             }
         }
         let g = &mut self.inv.graphs[graph];
@@ -75,6 +108,23 @@ impl Walk<'_, '_> {
             }
         }
         true
+    }
+
+    /// The string `s` of the program, copied once however often it is referred to.
+    pub fn name(&mut self, s: Option<&str>) -> Name {
+        match s {
+            Some(s) => self
+                .names
+                .name(self.bytes, s.as_bytes(), &mut self.budget, self.out),
+            None => Name::default(),
+        }
+    }
+
+    /// Where string `s` is in the program, to key what is made from it (`u64::MAX` when
+    /// absent).
+    pub fn position(&self, s: Option<&str>) -> u64 {
+        s.and_then(|s| offset_in(self.bytes, s.as_bytes()))
+            .unwrap_or(u64::MAX)
     }
 
     /// Reports fields a method needs to load.
@@ -110,23 +160,28 @@ impl Walk<'_, '_> {
         method.defined = Vec::new();
         for (i, value) in values.iter().enumerate() {
             let at = value._tab.loc() as u64;
-            // A value costs its node, its dimensions and the items it lists, which are
-            // checked one by one: a FlatBuffer may list one large value a million times.
+            // A value costs its node, or its dimensions and the items it lists (checked one
+            // by one) if more: a FlatBuffer may list one large value a million times.
             let rank = value
                 .val_as_tensor()
                 .and_then(|t| t.sizes())
                 .map_or(0, |s| s.len().min(64));
             let listed = listed_count(&value);
-            let cost = (1 + rank as u64).saturating_add(listed as u64);
+            let cost = NODE_ENTRIES.max((1 + rank as u64).saturating_add(listed as u64));
             if !self.budget.spend(cost, Place::at(at), self.out) {
                 return false;
             }
             let node = i as NodeId;
             let (kind, defined) = self.value(method, node, value, at);
-            method.defined.push(defined);
+            method
+                .defined
+                .push(if defined { Defined::Yes } else { Defined::No });
             let name = match &kind {
                 NodeKind::Constant { tensor } => self.inv.tensors[*tensor].name.clone(),
-                _ => fqn(&value).map_or_else(|| Name::from(format!("%{i}")), Name::from),
+                _ => match fqn(&value) {
+                    Some(fqn) => self.name(Some(fqn)),
+                    None => Name::from(format!("%{i}")),
+                },
             };
             self.inv.graphs[method.graph].nodes.push(Node {
                 name,
@@ -272,7 +327,7 @@ impl Walk<'_, '_> {
             graph: method.graph,
             node,
         });
-        let what = format!("value {node} of method \"{}\"", method.name);
+        let what = || format!("value {node} of method \"{}\"", method.name);
         let extra = t.extra_tensor_info();
         let index = t.data_buffer_idx();
         let external = extra.is_some_and(|e| e.location() == fb::TensorDataLocation::EXTERNAL);
@@ -288,6 +343,7 @@ impl Walk<'_, '_> {
         // rules check.
         let becomes_tensor = !external && index > 0 && (!planned || initial_state);
         let shape = desc.check(&what, place, !becomes_tensor, self.out);
+        let fqn = extra.and_then(|e| e.fully_qualified_name());
         let value = NodeKind::Value(Value {
             dtype: shape.dtype,
             shape: Some(
@@ -300,11 +356,7 @@ impl Walk<'_, '_> {
             composite: None,
         });
         if external {
-            let key = Name::from(
-                extra
-                    .and_then(|e| e.fully_qualified_name())
-                    .unwrap_or_default(),
-            );
+            let key = self.name(fqn);
             self.externals.push(ExternalRef {
                 graph: method.graph,
                 node,
@@ -317,10 +369,21 @@ impl Walk<'_, '_> {
         if index == 0 {
             return (value, false);
         }
-        let name = extra.and_then(|e| e.fully_qualified_name()).map_or_else(
-            || Name::from(format!("{}.%{node}", method.name)),
-            Name::from,
-        );
+        let which = extra.map_or(0, |e| e.mutable_data_segments_idx());
+        let state = planned.then_some(which);
+        if let Some(tensor) = self.known_tensor(index, state).filter(|_| becomes_tensor) {
+            return (NodeKind::Constant { tensor }, true);
+        }
+        let name = match fqn {
+            Some(_) => self.name(fqn),
+            None => {
+                let name = format!("{}.%{node}", method.name);
+                match self.budget.copy(name.len() as u64, place, self.out) {
+                    true => Name::from(name),
+                    false => Name::default(),
+                }
+            }
+        };
         let tensor = Tensor {
             name,
             dtype: shape.dtype,
@@ -336,7 +399,6 @@ impl Walk<'_, '_> {
         let id = if !planned {
             self.constant(index, tensor, at)
         } else if initial_state {
-            let which = extra.map_or(0, |e| e.mutable_data_segments_idx());
             self.initial_state(which, index, tensor, at)
         } else {
             None
@@ -375,22 +437,25 @@ impl Walk<'_, '_> {
         ids
     }
 
-    /// Operator names as `name.overload`.
+    /// Operator names as `name.overload`, each made once however often it is listed.
     fn operators(&mut self, plan: &fb::ExecutionPlan<'_>) -> Vec<Symbol> {
         let mut names = Vec::new();
         for op in plan.operators().into_iter().flatten() {
-            if !self
-                .budget
-                .spend(1, Place::at(op._tab.loc() as u64), self.out)
-            {
+            let place = Place::at(op._tab.loc() as u64);
+            if !self.budget.spend(1, place, self.out) {
                 break;
             }
             // Kept as the file spells it: outputs escape it, the inventory does not.
-            let name = op.name().unwrap_or_default();
-            names.push(match op.overload().filter(|o| !o.is_empty()) {
-                Some(overload) => Symbol::from(format!("{name}.{overload}")),
-                None => Symbol::from(name.to_owned()),
-            });
+            let (name, overload) = (op.name(), op.overload());
+            let key = ("operator", self.position(name), self.position(overload));
+            let text = || match overload.filter(|o| !o.is_empty()) {
+                Some(overload) => format!("{}.{overload}", name.unwrap_or_default()),
+                None => name.unwrap_or_default().to_owned(),
+            };
+            let symbol = self
+                .names
+                .symbol_at(key, text, place, &mut self.budget, self.out);
+            names.push(symbol);
         }
         names
     }
@@ -403,7 +468,10 @@ impl Walk<'_, '_> {
             if !self.budget.spend(1, Place::at(at), self.out) {
                 break;
             }
-            let backend = Name::from(d.id().unwrap_or_default());
+            let backend = self.name(d.id());
+            let key = ("delegate", self.position(d.id()), 0);
+            let text = || format!("delegate {}", d.id().unwrap_or_default());
+            let call = (self.names).symbol_at(key, text, Place::at(at), &mut self.budget, self.out);
             let processed = d.processed();
             let index = processed.map_or(0, |p| p.index()) as usize;
             let inline = processed.is_none_or(|p| p.location() == fb::DataLocation::INLINE);
@@ -437,6 +505,7 @@ impl Walk<'_, '_> {
             self.delegates.push(Delegate {
                 graph: method.graph,
                 backend,
+                call,
                 bytes,
                 inline,
             });

@@ -9,10 +9,10 @@ use super::schema::program as fb;
 use super::segments::{self, Segment};
 use super::verify;
 use crate::check::{Findings, Item, Place};
-use crate::formats::shared::budget::Budget;
+use crate::formats::shared::budget::{Budget, Interner};
 use crate::formats::shared::bytes::{len, offset_in};
 use crate::inventory::{
-    DataRange, GraphId, Inventory, Name, NodeId, SectionKind, Storage, Tensor, TensorId,
+    DataRange, GraphId, Inventory, Name, NodeId, SectionKind, Storage, Symbol, Tensor, TensorId,
 };
 use std::collections::HashMap;
 
@@ -53,6 +53,8 @@ pub struct Delegate {
     pub graph: GraphId,
     /// Backend id, such as `XnnpackBackend`.
     pub backend: Name,
+    /// What its calls are named: `delegate` and the backend id.
+    pub call: Symbol,
     /// Bytes of its processed blob, if they could be located.
     pub bytes: Option<u64>,
     /// True if the blob is inline in the FlatBuffer.
@@ -101,6 +103,8 @@ pub struct Walk<'a, 'i> {
     pub out: &'i mut Findings,
     /// The entry budget.
     pub budget: Budget,
+    /// The file's strings, each copied once.
+    pub names: Interner,
     /// Segments.
     pub segments: Vec<Segment>,
     /// What each segment holds.
@@ -129,7 +133,9 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
     let segments = segments::read(list, &layout, &mut budget, out);
     let mut uses = vec![SegmentUse::Unused; segments.len()];
     let constants = constants(&root, &segments, &mut uses, out);
-    let named = named_data(&root, &segments, &mut uses, inv, &mut budget, out);
+    let mut names = Interner::default();
+    let entries = Entries::new(inv, &mut budget, &mut names, bytes, out);
+    let named = named_data(&root, &segments, &mut uses, entries);
     let inline_bytes = inline_bytes(&root);
     let mut walk = Walk {
         bytes,
@@ -137,6 +143,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
         inv,
         out,
         budget,
+        names,
         segments,
         uses,
         constants,
@@ -260,16 +267,13 @@ fn named_data(
     root: &fb::Program<'_>,
     segments: &[Segment],
     uses: &mut [SegmentUse],
-    inv: &mut Inventory,
-    budget: &mut Budget,
-    out: &mut Findings,
+    mut entries: Entries<'_>,
 ) -> Vec<Entry> {
     let list = root
         .named_data()
         .into_iter()
         .flatten()
         .map(|n| (n.key(), n.segment_index(), None, n._tab.loc()));
-    let mut entries = Entries::new(inv, budget, out);
     entries.named(Some(list), segments);
     for n in root.named_data().into_iter().flatten() {
         if let Some(slot) = uses.get_mut(n.segment_index() as usize) {
@@ -308,12 +312,9 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// The tensor holding constant `index` for a value described by `shape`, created on
-    /// first use and shared by every value that uses the same index.
+    /// The tensor holding constant `index`, made from `tensor` the first time and shared by
+    /// every value that uses the same index (see [`Walk::known_tensor`]).
     pub fn constant(&mut self, index: u32, tensor: Tensor, at: u64) -> Option<TensorId> {
-        if let Some(&id) = self.constant_tensors.get(&index) {
-            return Some(id);
-        }
         let id = self.inv.tensors.len();
         // The tensor exists once it is pushed below; an index problem is the value node's.
         let place = Place::at(at).item(Item::Tensor { tensor: id });
@@ -379,7 +380,8 @@ impl Walk<'_, '_> {
         Some(id)
     }
 
-    /// The initial state of a mutable tensor: entry `index` of mutable data segment `which`.
+    /// The initial state of a mutable tensor: entry `index` of mutable data segment `which`,
+    /// made from `tensor` the first time.
     pub fn initial_state(
         &mut self,
         which: u64,
@@ -387,9 +389,6 @@ impl Walk<'_, '_> {
         tensor: Tensor,
         at: u64,
     ) -> Option<TensorId> {
-        if let Some(&id) = self.mutable_tensors.get(&(which, index)) {
-            return Some(id);
-        }
         let id = self.inv.tensors.len();
         let place = Place::at(at).item(Item::Tensor { tensor: id });
         let value = value_place(&tensor, at);
@@ -433,6 +432,16 @@ impl Walk<'_, '_> {
         });
         self.mutable_tensors.insert((which, index), id);
         Some(id)
+    }
+
+    /// The tensor made before for constant `index` or, with `state`, for the initial state
+    /// `(which, index)`.
+    pub fn known_tensor(&self, index: u32, state: Option<u64>) -> Option<TensorId> {
+        match state {
+            None => self.constant_tensors.get(&index),
+            Some(which) => self.mutable_tensors.get(&(which, index)),
+        }
+        .copied()
     }
 
     /// The `nbytes` at `offset` inside `segment`, reporting bytes past its end.

@@ -148,4 +148,17 @@ non_const_buffer_sizes. The runtime refuses a program without execution plans or
         "A data file passed with `--data` holds nothing the program uses.",
         "None of the file's keys names an external tensor of the program, and the program has \
 no delegate that could use its blobs. The file was probably paired with the wrong program.");
+    DATA_FILE_NOT_PAIRED = ("ET027", "data-file-not-paired", Info,
+        "A .ptd beside the program was not paired with it.",
+        "A program does not name its data files, and the runtime uses only those it is given. \
+Without `--data`, rtenx looks at the .ptd files beside a program that has external tensors or \
+delegates, and pairs a file only when the program needs something it holds: a key of an \
+external tensor that no other file there supplies or, for a program with delegates (whose blobs \
+name the keys they load only inside their own data), the file with the program's name when it \
+holds blob keys and none that the program holds. A file that holds the program's own \
+named-data keys belongs to another export, and one whose keys another file supplies already is \
+left out, so a folder of several exports never turns a valid program into an error. This note names a file that was \
+left out although it has the program's name, shares keys with it or has errors of its own. \
+The file is checked with the program that needs it; pass it with `--data` to check the two \
+together.");
 }

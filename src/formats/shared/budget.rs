@@ -95,6 +95,11 @@ impl Budget {
         false
     }
 
+    /// Lets the model copy `len` more bytes: a data file read with it may hold strings too.
+    pub fn add_file(&mut self, len: u64) {
+        self.bytes = self.bytes.saturating_add(len);
+    }
+
     /// Entries left, for decoders that keep list values up to a limit.
     pub fn left(&self) -> u64 {
         self.entries
@@ -112,9 +117,15 @@ impl Budget {
 #[derive(Debug, Default)]
 pub struct Interner {
     names: HashMap<(u64, u64), Name>,
-    /// Operator and attribute names, shared by their text.
-    symbols: HashSet<Arc<str>>,
+    /// Symbols by what they are made from, for formats that point at shared strings.
+    symbols: HashMap<SymbolKey, Symbol>,
+    /// Symbols by their text, for formats that spell a name out at every use.
+    texts: HashSet<Arc<str>>,
 }
+
+/// What a [`Symbol`] is made from: a kind the reader names, and two numbers that tell the
+/// symbols of that kind apart, such as the positions of the strings it joins.
+pub type SymbolKey = (&'static str, u64, u64);
 
 impl Interner {
     /// The name stored at `offset` in the file and `len` bytes long there, made by `text`
@@ -140,6 +151,52 @@ impl Interner {
         name
     }
 
+    /// The symbol for `key`, made by `text` the first time and shared after that, for a
+    /// format whose names are shared strings (a FlatBuffer): the text is neither read nor
+    /// hashed again however often the file points at it. A new symbol pays one entry and its
+    /// bytes at `place`; once the budget is out, it is empty.
+    pub fn symbol_at(
+        &mut self,
+        key: SymbolKey,
+        text: impl FnOnce() -> String,
+        place: Place,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Symbol {
+        if let Some(symbol) = self.symbols.get(&key) {
+            return symbol.clone();
+        }
+        let text = text();
+        if !budget.spend(1, place, out) || !budget.copy(text.len() as u64, place, out) {
+            return Symbol::default();
+        }
+        let symbol = Symbol::from(text);
+        self.symbols.insert(key, symbol.clone());
+        symbol
+    }
+
+    /// The operator or attribute name `text`, shared by every place that spells it, for a
+    /// format that writes a name out at each use (protobuf, JSON), where hashing each use
+    /// costs no more than reading it: the first use pays one entry and its bytes (reported at
+    /// `place` if the budget is out, and then the name is empty), later ones nothing.
+    pub fn symbol(
+        &mut self,
+        text: &str,
+        place: Place,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Symbol {
+        if let Some(shared) = self.texts.get(text) {
+            return Symbol::Shared(shared.clone());
+        }
+        if !budget.spend(1, place, out) || !budget.copy(text.len() as u64, place, out) {
+            return Symbol::default();
+        }
+        let shared: Arc<str> = text.into();
+        self.texts.insert(shared.clone());
+        Symbol::Shared(shared)
+    }
+
     /// The name `bytes`, a slice of `file`; bytes from elsewhere are copied as they are met.
     pub fn name(
         &mut self,
@@ -155,27 +212,6 @@ impl Interner {
             None if budget.copy(len, Place::FILE, out) => Name::from(bytes),
             None => Name::default(),
         }
-    }
-
-    /// The operator or attribute name `text`, shared by every place that names it: the
-    /// first use pays one entry and its bytes (reported at `place` if the budget is out,
-    /// and then the name is empty), later ones nothing.
-    pub fn symbol(
-        &mut self,
-        text: &str,
-        place: Place,
-        budget: &mut Budget,
-        out: &mut Findings,
-    ) -> Symbol {
-        if let Some(shared) = self.symbols.get(text) {
-            return Symbol::Shared(shared.clone());
-        }
-        if !budget.spend(1, place, out) || !budget.copy(text.len() as u64, place, out) {
-            return Symbol::default();
-        }
-        let shared: Arc<str> = text.into();
-        self.symbols.insert(shared.clone());
-        Symbol::Shared(shared)
     }
 }
 
@@ -238,5 +274,29 @@ mod tests {
         let again = interner.symbol(&String::from("conv2d"), Place::FILE, &mut budget, &mut out);
         assert!(std::ptr::eq(first.as_ptr(), again.as_ptr()));
         assert_eq!((budget.left(), budget.bytes), left);
+    }
+
+    #[test]
+    fn a_symbol_is_made_once_per_key() {
+        let mut out = Findings::default();
+        let mut budget = Budget::for_file(0);
+        let mut interner = Interner::default();
+        let make = || "aten::add.out".to_owned();
+        let first = interner.symbol_at(("op", 4, 9), make, Place::FILE, &mut budget, &mut out);
+        let left = (budget.left(), budget.bytes);
+        let again = interner.symbol_at(
+            ("op", 4, 9),
+            || unreachable!(),
+            Place::FILE,
+            &mut budget,
+            &mut out,
+        );
+        assert!(
+            matches!((&first, &again), (Symbol::Shared(a), Symbol::Shared(b)) if std::sync::Arc::ptr_eq(a, b))
+        );
+        assert_eq!((budget.left(), budget.bytes), left);
+        assert_eq!(left.1, EXTRA_BYTES - 13);
+        budget.add_file(10);
+        assert_eq!(budget.bytes, left.1 + 10);
     }
 }

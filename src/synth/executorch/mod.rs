@@ -2,6 +2,8 @@
 //! calls, each adding one of `weights` external f32 tensors of `weight_bytes`, stored in a
 //! `.ptd` beside the program. The `.ptd` is sparse, so multi-GiB data costs no disk.
 
+pub mod hostile;
+
 use crate::formats::executorch::schema::{data as ft, program as et, DataScalarType};
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use std::io::Write;
@@ -177,14 +179,22 @@ fn write_data(path: &Path, weights: u32, elements: i32) -> std::io::Result<()> {
         },
     );
     ft::finish_flat_tensor_buffer(&mut b, root);
-    let fb = b.finished_data();
-    // The FH01 header goes in at byte 8, as the exporter splices it: the root offset grows
-    // by its length, and every other offset is relative.
+    let data_size = (u64::from(weights.max(1)) - 1) * stride + seg_size;
+    let (out, len) = with_fh01(b.finished_data(), data_size);
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(&out)?;
+    file.set_len(len)
+}
+
+/// A finished FlatTensor buffer with the `FH01` header spliced in at byte 8, as the
+/// exporter does (the root offset grows by its length, every other offset is relative),
+/// padded to where `data_size` bytes of segments start. Returns the bytes up to the
+/// segments and the length of the whole file.
+pub fn with_fh01(fb: &[u8], data_size: u64) -> (Vec<u8>, u64) {
     const HEADER: u64 = 40;
     let fb_offset = 8 + HEADER;
     let fb_size = fb.len() as u64 - 8;
     let base = (fb_offset + fb_size).next_multiple_of(SEGMENT_ALIGNMENT);
-    let data_size = (u64::from(weights.max(1)) - 1) * stride + seg_size;
     let root_offset = u32::from_le_bytes(fb[..4].try_into().expect("4 bytes")) + HEADER as u32;
     let mut out = Vec::new();
     out.extend_from_slice(&root_offset.to_le_bytes());
@@ -196,7 +206,5 @@ fn write_data(path: &Path, weights: u32, elements: i32) -> std::io::Result<()> {
     }
     out.extend_from_slice(&fb[8..]);
     out.resize(base as usize, 0);
-    let mut file = std::fs::File::create(path)?;
-    file.write_all(&out)?;
-    file.set_len(base + data_size)
+    (out, base + data_size)
 }

@@ -1,0 +1,110 @@
+//! The `.ptd` files beside a program. Each is checked as a data file (a symlink out of the
+//! folder, a FIFO or folder, a hard link: DX002-DX008) before it is opened, and then opened
+//! from its canonical path without following symlinks, only if it is still the file that was
+//! checked: a file swapped meanwhile is refused and reported, never followed.
+
+use crate::check::{Finding, Findings, Place};
+use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
+use crate::formats::shared::datafiles::{DataFiles, LocationRules};
+use crate::inventory::{FileFormat, FileId, Inventory};
+use crate::source::ModelFile;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Data files beside a program that are looked at, at most.
+const MAX_CANDIDATES: usize = 64;
+
+/// ExecuTorch adds no location rules of its own to the shared ones.
+struct Locations;
+
+impl LocationRules for Locations {}
+
+/// A data file found beside the program, open.
+pub struct Found {
+    /// The file, as checked, opened from its canonical path.
+    pub file: ModelFile,
+    /// Its path as the program's path names its folder, for the inventory and messages.
+    pub path: PathBuf,
+    /// Warnings about how it is reached (such as DX003 through a symlink inside the folder),
+    /// in file 0, to report if it is paired.
+    pub notes: Vec<Finding>,
+}
+
+/// The `.ptd` files beside `model`, by name, at most [`MAX_CANDIDATES`], open. One that
+/// cannot be used (out of the folder, not a regular file, swapped after it was checked) is
+/// reported in `out`.
+pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
+    let path = model.path();
+    let mut files = DataFiles::new(path, &Locations);
+    // DataFiles adds each usable file to an inventory; this one is thrown away.
+    let mut scratch = Inventory::of_model(FileFormat::Read("executorch"), model);
+    let mut found: Vec<(FileId, Found)> = Vec::new();
+    let dir = folder(path);
+    for name in names(path) {
+        let mut notes = Findings::default();
+        let checked = files.file(
+            name.as_encoded_bytes(),
+            Place::FILE,
+            &mut scratch,
+            &mut notes,
+        );
+        let Some(id) = checked else {
+            notes.into_vec().into_iter().for_each(|f| out.push(f));
+            continue;
+        };
+        let notes: Vec<Finding> = (notes.into_vec().into_iter())
+            .map(|f| Finding { file: 0, ..f })
+            .collect();
+        // Two names for one file (a symlink inside the folder to another .ptd) are one file.
+        if let Some((_, earlier)) = found.iter_mut().find(|(seen, _)| *seen == id) {
+            earlier.notes.extend(notes);
+            continue;
+        }
+        let checked_path = scratch.files[id].path.clone();
+        let identity = files.identities().get(&id).copied();
+        let shown = dir.join(&name);
+        match ModelFile::open_checked(&checked_path, identity) {
+            Ok(file) => found.push((
+                id,
+                Found {
+                    file,
+                    path: shown,
+                    notes,
+                },
+            )),
+            Err(e) => {
+                let shown = crate::escape::path(&shown);
+                let message = format!("cannot open data file {shown} beside the program: {e}");
+                out.add(&DATA_FILE_MISSING, Place::FILE, message);
+            }
+        }
+    }
+    found.into_iter().map(|(_, f)| f).collect()
+}
+
+/// The names ending in `.ptd` in the program's folder other than its own, of any file type,
+/// sorted, at most [`MAX_CANDIDATES`].
+fn names(model: &Path) -> Vec<OsString> {
+    let Ok(list) = std::fs::read_dir(folder(model)) else {
+        return Vec::new();
+    };
+    let own = model.file_name();
+    let mut names: Vec<OsString> = list
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| Some(n.as_os_str()) != own)
+        .filter(|n| crate::formats::extension(Path::new(n)).as_deref() == Some("ptd"))
+        .take(MAX_CANDIDATES * 16)
+        .collect();
+    names.sort();
+    names.truncate(MAX_CANDIDATES);
+    names
+}
+
+/// The folder of the program at `model`, as its path names it.
+fn folder(model: &Path) -> &Path {
+    model
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
