@@ -11,6 +11,7 @@ pub mod foreign;
 pub mod gguf;
 pub mod onnx;
 pub mod paddle;
+pub mod pickle;
 pub mod registry;
 pub mod rten;
 pub mod scan;

@@ -5,7 +5,7 @@
 //! format or every rule (detection, `explain`, `--allow`, SARIF rule lists) asks here.
 
 use super::foreign::{self, Foreign};
-use super::shared::datafiles;
+use super::shared::{datafiles, pickle, zip};
 use super::{extension, Detection, Format};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
@@ -17,10 +17,17 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::executorch::ExecuTorch,
     &super::paddle::Paddle,
     &super::gguf::Gguf,
+    &super::pickle::Pickles,
 ];
 
-/// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.
-static SHARED_GROUPS: &[&RuleGroup] = &[&generic::GROUP, &datafiles::rules::GROUP];
+/// Rule groups that belong to no one format: the format-neutral rules, the data-file rules, and
+/// the pickle and zip rules of the formats built on them.
+static SHARED_GROUPS: &[&RuleGroup] = &[
+    &generic::GROUP,
+    &datafiles::rules::GROUP,
+    &pickle::rules::GROUP,
+    &zip::rules::GROUP,
+];
 
 /// Every rule group: the shared ones first, then one per format.
 pub fn groups() -> impl Iterator<Item = &'static RuleGroup> {

@@ -55,6 +55,38 @@ pub struct DataRange {
     pub len: u64,
 }
 
+/// A tensor that views part of a storage, which other tensors may view too (PyTorch): its
+/// [`Tensor::data`] is the whole storage, and two views of one storage share those bytes
+/// rather than overlap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TensorView {
+    /// The tensor.
+    pub tensor: TensorId,
+    /// The storage's key in the file.
+    pub storage: Name,
+    /// Where the tensor's first element is, in elements from the storage's start.
+    pub storage_offset: u64,
+    /// Elements between neighbours along each dimension.
+    pub strides: Vec<u64>,
+}
+
+impl TensorView {
+    /// Elements of the storage the view reaches: one past its last element, from the
+    /// storage's start; 0 for an empty tensor; `None` on overflow.
+    pub fn extent(&self, shape: &[u64]) -> Option<u64> {
+        if shape.contains(&0) {
+            return Some(0);
+        }
+        let last = shape
+            .iter()
+            .zip(&self.strides)
+            .try_fold(0u64, |acc, (&d, &s)| {
+                acc.checked_add(d.checked_sub(1)?.checked_mul(s)?)
+            })?;
+        self.storage_offset.checked_add(last)?.checked_add(1)
+    }
+}
+
 impl DataRange {
     /// One past the last byte; `None` on overflow.
     pub fn end(&self) -> Option<u64> {

@@ -6,4 +6,6 @@ pub mod bytes;
 pub mod context;
 pub mod datafiles;
 pub mod flatbuffer;
+pub mod pickle;
 pub mod protobuf;
+pub mod zip;
