@@ -18,6 +18,8 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::paddle::Paddle,
     &super::gguf::Gguf,
     &super::pickle::Pickles,
+    &super::pytorch::PyTorch,
+    &super::numpy::NumPy,
 ];
 
 /// Rule groups that belong to no one format: the format-neutral rules, the data-file rules, and

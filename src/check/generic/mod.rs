@@ -15,7 +15,7 @@ crate::rules! {
 `RTEN` magic, RTen V1 by a FlatBuffer root inside the file, ONNX by its first protobuf fields, \
 a Paddle program by its first block or PIR magic and a Paddle parameter file by its first \
 record. A file in a format rtenx knows but does not read (safetensors, GGUF, TFLite, ExecuTorch, \
-PyTorch checkpoints and pickles, NumPy, HDF5 and Keras, Core ML, TensorFlow protobufs, zip \
+HDF5 and Keras, Core ML, TensorFlow protobufs, zip \
 and gzip archives) is named as what it is, and no reader's errors are \
 reported for it. A file that matches nothing is reported with its first bytes. Check that the \
 file is a model and was copied completely: an HTML error page or a Git LFS pointer saved in \

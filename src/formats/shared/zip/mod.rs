@@ -112,111 +112,170 @@ pub fn is_zip(bytes: &[u8]) -> bool {
     bytes.starts_with(LOCAL_MAGIC)
 }
 
-/// Reads the archive that is `bytes` (the model file), reporting what is wrong; `None` if it
-/// has no usable central directory.
-pub fn read<'a>(cx: &mut Context<'_>, bytes: &'a [u8]) -> Option<Archive<'a>> {
-    let end = end_record(cx, bytes)?;
+/// Reads the archive at `range` of the model file `file` (all of it, or a stored member that
+/// is itself an archive), reporting what is wrong; `None` if it has no usable central
+/// directory. Offsets in the members and the findings are the file's.
+pub fn read<'a>(cx: &mut Context<'_>, file: &'a [u8], range: ByteRange) -> Option<Archive<'a>> {
+    let bytes = bytes::range(file, range.start, range.len)?;
+    let at = Offsets(range.start);
+    let end = end_record(cx, bytes, at)?;
     let mut members = Vec::new();
     let mut cursor = Cursor::new(bytes, end.directory);
     for index in 0..end.entries {
-        let at = cursor.pos();
-        if !cx.spend(1, Place::at(at)) {
+        if !cx.spend(1, at.place(cursor.pos())) {
             break;
         }
-        match central(cx, bytes, &mut cursor, index) {
+        match central(cx, bytes, at, &mut cursor, index) {
             Some(member) => members.push(member),
             None => break,
         }
     }
     let archive = Archive {
-        directory: ByteRange::between(end.directory, bytes::len(bytes)),
+        directory: ByteRange::between(at.of(end.directory), range.end()),
         members,
     };
     check_names(cx, &archive);
     Some(archive)
 }
 
+/// The names of the first `most` members of the archive `bytes`, without reporting anything;
+/// empty if it has no readable central directory. For detection.
+pub fn peek_names(bytes: &[u8], most: usize) -> Vec<&[u8]> {
+    let Some((_, Ok(end))) = find_end(bytes) else {
+        return Vec::new();
+    };
+    let mut cursor = Cursor::new(bytes, end.directory);
+    let mut names = Vec::new();
+    for _ in 0..end.entries.min(most as u64) {
+        let Some(fixed) = cursor.take(CENTRAL_LEN) else {
+            break;
+        };
+        let field = |off| bytes::le_u16(fixed, off).map_or(0, u64::from);
+        let Some(name) = cursor.take(field(28)) else {
+            break;
+        };
+        if cursor.take(field(30) + field(32)).is_none() {
+            break;
+        }
+        names.push(name);
+    }
+    names
+}
+
+/// Adds an archive's base offset to positions inside it.
+#[derive(Debug, Clone, Copy)]
+struct Offsets(u64);
+
+impl Offsets {
+    fn of(self, pos: u64) -> u64 {
+        self.0.saturating_add(pos)
+    }
+
+    fn place(self, pos: u64) -> Place {
+        Place::at(self.of(pos))
+    }
+}
+
 /// What the end records say.
 struct End {
     directory: u64,
+    size: u64,
     entries: u64,
+    /// Where the end records start (the zip64 one, if any).
+    records: u64,
 }
 
-/// The end of central directory record (and its zip64 twin), found from the end of the file.
-fn end_record(cx: &mut Context<'_>, bytes: &[u8]) -> Option<End> {
+/// The end of central directory record (from the end of `bytes`) and what it, or the zip64
+/// record it defers to, says; `Err` with the zip64 locator's position if that is unusable.
+fn find_end(bytes: &[u8]) -> Option<(u64, Result<End, u64>)> {
     let len = bytes::len(bytes);
     let earliest = len.saturating_sub(END_LEN + u64::from(u16::MAX));
-    let found = (earliest..=len.saturating_sub(END_LEN))
+    let at = (earliest..=len.saturating_sub(END_LEN))
         .rev()
-        .find(|&at| bytes::le_u32(bytes, at) == Some(END_MAGIC));
-    let Some(at) = found else {
-        let message = format!("no end of central directory record in the last {} bytes: the archive is cut short or not a zip", len - earliest);
+        .find(|&at| bytes::le_u32(bytes, at) == Some(END_MAGIC))?;
+    let u16_at = |off: u64| bytes::le_u16(bytes, at + off).map_or(0, u64::from);
+    let u32_at = |off: u64| bytes::le_u32(bytes, at + off).map_or(0, u64::from);
+    let end = End {
+        entries: u16_at(10),
+        size: u32_at(12),
+        directory: u32_at(16),
+        records: at,
+    };
+    let deferred = end.entries == 0xFFFF || end.directory == 0xFFFF_FFFF || end.size == 0xFFFF_FFFF;
+    // Writers such as torch's add zip64 records whether or not the end record defers to them.
+    let locator = at.saturating_sub(20);
+    let end64 = (bytes::le_u32(bytes, locator) == Some(LOCATOR_MAGIC))
+        .then(|| bytes::le_u64(bytes, locator + 8))
+        .flatten()
+        .filter(|&e| bytes::le_u32(bytes, e) == Some(END64_MAGIC));
+    let end = match end64 {
+        Some(end64) => {
+            let u64_at = |off: u64| bytes::le_u64(bytes, end64 + off).unwrap_or(0);
+            End {
+                entries: u64_at(32),
+                size: u64_at(40),
+                directory: u64_at(48),
+                records: end64,
+            }
+        }
+        None if deferred => return Some((at, Err(locator))),
+        None => end,
+    };
+    Some((at, Ok(end)))
+}
+
+/// The end records, reporting what does not fit.
+fn end_record(cx: &mut Context<'_>, bytes: &[u8], offsets: Offsets) -> Option<End> {
+    let len = bytes::len(bytes);
+    let field = |name, pos| Place::field(name, offsets.of(pos));
+    let Some((at, end)) = find_end(bytes) else {
+        let message = format!("no end of central directory record in the last {} bytes: the archive is cut short or not a zip", len.min(END_LEN + u64::from(u16::MAX)));
         cx.report(
             &ZIP_INVALID,
-            Place::field("end of central directory", len),
+            field("end of central directory", len),
             message,
         );
         return None;
     };
-    let field = |off: u64| bytes::le_u16(bytes, at + off).map(u64::from).unwrap_or(0);
-    let comment = field(20);
+    let comment = bytes::le_u16(bytes, at + 20).map_or(0, u64::from);
     if at + END_LEN + comment != len {
-        let message = format!("the end of central directory record at {at} and its {comment}-byte comment end at {}, but the file ends at {len}", at + END_LEN + comment);
-        cx.report(
-            &ZIP_INVALID,
-            Place::field("end of central directory", at),
-            message,
-        );
+        let message = format!("the end of central directory record at {} and its {comment}-byte comment end at {}, but the archive ends at {}", offsets.of(at), offsets.of(at + END_LEN + comment), offsets.of(len));
+        cx.report(&ZIP_INVALID, field("end of central directory", at), message);
     }
-    let mut entries = field(10);
-    let mut size = bytes::le_u32(bytes, at + 12).map_or(0, u64::from);
-    let mut directory = bytes::le_u32(bytes, at + 16).map_or(0, u64::from);
-    let mut records_start = at;
-    if entries == 0xFFFF || directory == 0xFFFF_FFFF || size == 0xFFFF_FFFF {
-        let locator = at.checked_sub(20)?;
-        let end64 = (bytes::le_u32(bytes, locator) == Some(LOCATOR_MAGIC))
-            .then(|| bytes::le_u64(bytes, locator + 8))
-            .flatten()
-            .filter(|&e| bytes::le_u32(bytes, e) == Some(END64_MAGIC));
-        let Some(end64) = end64 else {
-            let message = format!("the end record at {at} defers to a zip64 end record, but no zip64 locator at {locator} points at one");
-            cx.report(
-                &ZIP_INVALID,
-                Place::field("zip64 end locator", locator),
-                message,
-            );
+    let mut end = match end {
+        Ok(end) => end,
+        Err(locator) => {
+            let message = format!("the end record at {} defers to a zip64 end record, but no zip64 locator at {} points at one", offsets.of(at), offsets.of(locator));
+            cx.report(&ZIP_INVALID, field("zip64 end locator", locator), message);
             return None;
-        };
-        entries = bytes::le_u64(bytes, end64 + 32).unwrap_or(0);
-        size = bytes::le_u64(bytes, end64 + 40).unwrap_or(0);
-        directory = bytes::le_u64(bytes, end64 + 48).unwrap_or(0);
-        records_start = end64;
-    }
-    if directory.checked_add(size) != Some(records_start) {
-        let message = format!("the central directory is declared at {directory} with {size} bytes, but the end records start at {records_start}: data before or inside the archive shifts every offset");
+        }
+    };
+    if end.directory.checked_add(end.size) != Some(end.records) {
+        let message = format!("the central directory is declared at {} with {} bytes, but the end records start at {}: data before or inside the archive shifts every offset", offsets.of(end.directory), end.size, offsets.of(end.records));
         cx.report(
             &ZIP_INVALID,
-            Place::field("central directory", directory.min(len)),
+            field("central directory", end.directory.min(len)),
             message,
         );
-        if directory >= len {
+        if end.directory >= len {
             return None;
         }
     }
     // An entry takes at least 46 bytes: a count beyond that is not believed.
-    let most = size / CENTRAL_LEN;
-    if entries > most {
-        let message = format!("the end record declares {entries} members; its {size}-byte central directory holds at most {most}");
-        cx.report(&ZIP_INVALID, Place::field("entry count", at + 10), message);
-        entries = most;
+    let most = end.size / CENTRAL_LEN;
+    if end.entries > most {
+        let message = format!("the end record declares {} members; its {}-byte central directory holds at most {most}", end.entries, end.size);
+        cx.report(&ZIP_INVALID, field("entry count", at + 10), message);
+        end.entries = most;
     }
-    Some(End { directory, entries })
+    Some(end)
 }
 
 /// The central directory entry at the cursor, and its local header.
 fn central<'a>(
     cx: &mut Context<'_>,
     bytes: &'a [u8],
+    offsets: Offsets,
     cursor: &mut Cursor<'a>,
     index: u64,
 ) -> Option<Member<'a>> {
@@ -226,11 +285,12 @@ fn central<'a>(
         .filter(|f| f.starts_with(b"PK\x01\x02"));
     let Some(fixed) = fixed else {
         let message = format!(
-            "central directory entry {index} at {at} has no PK\\1\\2 signature or is cut short"
+            "central directory entry {index} at {} has no PK\\1\\2 signature or is cut short",
+            offsets.of(at)
         );
         cx.report(
             &ZIP_INVALID,
-            Place::field("central directory entry", at),
+            Place::field("central directory entry", offsets.of(at)),
             message,
         );
         return None;
@@ -243,11 +303,13 @@ fn central<'a>(
     let name = cursor.take(name_len.into());
     let extra = cursor.take(extra_len.into());
     let (Some(name), Some(extra), Some(_)) = (name, extra, cursor.take(comment_len.into())) else {
-        let message =
-            format!("central directory entry {index} at {at} runs past the end of the file");
+        let message = format!(
+            "central directory entry {index} at {} runs past the end of the archive",
+            offsets.of(at)
+        );
         cx.report(
             &ZIP_INVALID,
-            Place::field("central directory entry", at),
+            Place::field("central directory entry", offsets.of(at)),
             message,
         );
         return None;
@@ -259,14 +321,14 @@ fn central<'a>(
             *field = zip64.next().unwrap_or(u64::MAX);
         }
     }
-    let local = local(cx, bytes, name, header, flags, method)?;
+    let local = local(cx, bytes, offsets, name, header, flags, method)?;
     let data_end = local
         .data
         .checked_add(compressed)
         .filter(|&e| e <= bytes::len(bytes));
     let Some(data_end) = data_end else {
-        let message = format!("member \"{}\" declares {compressed} bytes of data at {}, past the end of the file at {}", excerpt(name, 200), local.data, bytes.len());
-        cx.report(&ZIP_INVALID, Place::at(header), message);
+        let message = format!("member \"{}\" declares {compressed} bytes of data at {}, past the end of the archive at {}", excerpt(name, 200), offsets.of(local.data), offsets.of(bytes::len(bytes)));
+        cx.report(&ZIP_INVALID, offsets.place(header), message);
         return None;
     };
     let descriptor = if flags & FLAG_DESCRIPTOR != 0 {
@@ -283,9 +345,9 @@ fn central<'a>(
     };
     Some(Member {
         name,
-        central: at,
-        header,
-        data: local.data,
+        central: offsets.of(at),
+        header: offsets.of(header),
+        data: offsets.of(local.data),
         compressed,
         size,
         method,
@@ -304,6 +366,7 @@ struct Local {
 fn local(
     cx: &mut Context<'_>,
     bytes: &[u8],
+    offsets: Offsets,
     name: &[u8],
     header: u64,
     flags: u16,
@@ -311,16 +374,13 @@ fn local(
 ) -> Option<Local> {
     let shown = excerpt(name, 200).into_owned();
     let mut cursor = Cursor::new(bytes, header);
+    let (place, header) = (offsets.place(header), offsets.of(header));
     let fixed = cursor
         .take(LOCAL_LEN)
         .filter(|f| f.starts_with(LOCAL_MAGIC));
     let Some(fixed) = fixed else {
         let message = format!("member \"{shown}\"'s local header at {header} has no PK\\3\\4 signature or is cut short");
-        cx.report(
-            &ZIP_INVALID,
-            Place::at(header.min(bytes::len(bytes))),
-            message,
-        );
+        cx.report(&ZIP_INVALID, place, message);
         return None;
     };
     let u16_at = |off: u64| bytes::le_u16(fixed, off).unwrap_or(0);
@@ -331,10 +391,9 @@ fn local(
     let (Some(local_name), Some(extra)) = (local_name, extra) else {
         let message =
             format!("member \"{shown}\"'s local header at {header} runs past the end of the file");
-        cx.report(&ZIP_INVALID, Place::at(header), message);
+        cx.report(&ZIP_INVALID, place, message);
         return None;
     };
-    let place = Place::at(header);
     if local_name != name {
         let message = format!("the local header at {header} names \"{}\", but its central directory entry names \"{shown}\": zipfile and torch read it as \"{shown}\", a tool that walks local headers as the other", excerpt(local_name, 200));
         cx.report(&LOCAL_HEADER_MISMATCH, place, message);
