@@ -63,6 +63,7 @@ impl Format for NumPy {
         } else {
             npy(&mut cx, file);
         }
+        cx.whole_if_unread();
         cx.inv.fill_gaps();
         cx.inv
     }

@@ -8,7 +8,7 @@ use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::walk::{self, Flow};
 use crate::formats::shared::pickle::{self, Id, Options, Pickle, Source, Tree, Value};
-use crate::inventory::{ByteRange, Section, SectionKind, Tensor, Trust};
+use crate::inventory::{Tensor, Trust};
 use std::collections::HashSet;
 
 /// Reads the file of `cx` as one pickle and what follows it.
@@ -51,14 +51,7 @@ pub fn read(cx: &mut Context<'_>) {
             }
         }
     }
-    cx.inv.sections.push(Section {
-        file: 0,
-        kind: SectionKind::ModelData,
-        range: ByteRange {
-            start: 0,
-            len: bytes.len() as u64,
-        },
-    });
+    cx.whole_if_unread();
 }
 
 /// Lists the arrays under `root` as tensors named by their key path.

@@ -81,6 +81,7 @@ impl Format for PyTorch {
         } else {
             legacy::read(&mut cx);
         }
+        cx.whole_if_unread();
         cx.inv.fill_gaps();
         cx.inv
     }

@@ -4,7 +4,7 @@
 use super::budget::{Budget, Interner};
 use crate::check::{Findings, Place, Rule};
 use crate::formats::Format;
-use crate::inventory::{FileFormat, Inventory, Name};
+use crate::inventory::{ByteRange, FileFormat, Inventory, Name, Section, SectionKind};
 use crate::source::ModelFile;
 
 /// A reader's state over one model file.
@@ -48,6 +48,22 @@ impl<'a> Context<'a> {
     pub fn name(&mut self, text: &[u8]) -> Name {
         self.names
             .name(self.bytes, text, &mut self.budget, self.out)
+    }
+
+    /// Declares the whole file as model data if the reader laid out nothing (its header or
+    /// directory was unreadable, which it reported), so that the bytes are not also reported
+    /// as trailing.
+    pub fn whole_if_unread(&mut self) {
+        if self.inv.sections.is_empty() {
+            self.inv.sections.push(Section {
+                file: 0,
+                kind: SectionKind::ModelData,
+                range: ByteRange {
+                    start: 0,
+                    len: self.bytes.len() as u64,
+                },
+            });
+        }
     }
 
     /// Whether the budget ran out: the reader stops adding entries.

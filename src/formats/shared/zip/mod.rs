@@ -138,11 +138,14 @@ pub fn read<'a>(cx: &mut Context<'_>, file: &'a [u8], range: ByteRange) -> Optio
     Some(archive)
 }
 
-/// The names of the first `most` members of the archive `bytes`, without reporting anything;
-/// empty if it has no readable central directory. For detection.
+/// The names of the first `most` members of the archive `bytes`, without reporting anything:
+/// from the central directory, or, when that cannot be found (a truncated archive), the first
+/// local header's. For detection.
 pub fn peek_names(bytes: &[u8], most: usize) -> Vec<&[u8]> {
     let Some((_, Ok(end))) = find_end(bytes) else {
-        return Vec::new();
+        let len = bytes::le_u16(bytes, 26).map_or(0, u64::from);
+        let first = bytes::range(bytes, LOCAL_LEN, len).filter(|_| is_zip(bytes));
+        return first.into_iter().collect();
     };
     let mut cursor = Cursor::new(bytes, end.directory);
     let mut names = Vec::new();
