@@ -76,7 +76,7 @@ pub static BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Char('1')],
-        label: "1-7",
+        label: "1-8",
         action: Action::Tab(Tab::Overview),
         help: "go to tab",
         tabs: &[],
@@ -120,6 +120,13 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('7')],
         label: "",
         action: Action::Tab(Tab::Sizes),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('8')],
+        label: "",
+        action: Action::Tab(Tab::Imports),
         help: "",
         tabs: &[],
     },
@@ -184,7 +191,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "/",
         action: Action::Filter,
         help: "filter as you type",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Tensors, Tab::Findings],
+        tabs: &[
+            Tab::Graph,
+            Tab::Operators,
+            Tab::Tensors,
+            Tab::Findings,
+            Tab::Imports,
+        ],
     },
     Binding {
         keys: &[Char('v')],
@@ -233,7 +246,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "Enter",
         action: Action::Follow,
         help: "jump to it",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Findings, Tab::Sizes],
+        tabs: &[
+            Tab::Graph,
+            Tab::Operators,
+            Tab::Findings,
+            Tab::Sizes,
+            Tab::Imports,
+        ],
     },
     Binding {
         keys: &[Backspace, Char('b')],

@@ -1,4 +1,4 @@
-//! The seven tabs by name: their order, titles and `--tab` values.
+//! The eight tabs by name: their order, titles and `--tab` values.
 
 /// The tabs, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,11 +17,13 @@ pub enum Tab {
     Findings,
     /// Where the bytes go.
     Sizes,
+    /// What loading the file would import and run.
+    Imports,
 }
 
 impl Tab {
     /// Every tab, in display order.
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Overview,
         Tab::Layout,
         Tab::Graph,
@@ -29,6 +31,7 @@ impl Tab {
         Tab::Tensors,
         Tab::Findings,
         Tab::Sizes,
+        Tab::Imports,
     ];
 
     /// Title in the tab bar.
@@ -41,6 +44,7 @@ impl Tab {
             Tab::Tensors => "Tensors",
             Tab::Findings => "Findings",
             Tab::Sizes => "Sizes",
+            Tab::Imports => "Imports",
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod findings;
 pub mod graph;
+pub mod imports;
 pub mod layout;
 pub mod operators;
 pub mod overview;
@@ -13,6 +14,7 @@ use super::tab::Tab;
 use crate::analysis::Analysis;
 use findings::FindingsTab;
 use graph::GraphTab;
+use imports::ImportsTab;
 use layout::LayoutTab;
 use operators::OperatorsTab;
 use overview::OverviewTab;
@@ -35,6 +37,8 @@ pub struct Tabs {
     pub findings: FindingsTab,
     /// Sizes.
     pub sizes: SizesTab,
+    /// Imports.
+    pub imports: ImportsTab,
 }
 
 impl Tabs {
@@ -49,6 +53,7 @@ impl Tabs {
             tensors: TensorsTab::new(inv),
             findings: FindingsTab::new(&analysis.findings),
             sizes: SizesTab::new(inv),
+            imports: ImportsTab::new(inv),
         }
     }
 
@@ -62,6 +67,7 @@ impl Tabs {
             Tab::Tensors => &mut self.tensors,
             Tab::Findings => &mut self.findings,
             Tab::Sizes => &mut self.sizes,
+            Tab::Imports => &mut self.imports,
         }
     }
 }
