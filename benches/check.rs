@@ -6,7 +6,10 @@
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
-//!   external weights of 4 MiB fill a 4 GiB `.ptd`.
+//!   external weights of 4 MiB fill a 4 GiB `.ptd`;
+//! - `check/pytorch-5gb-10k-tensors`: a zip checkpoint laid out as `torch.save` writes it,
+//!   10,000 float32 tensors of 500 KiB (5.1 GB): its pickle read and judged, every storage
+//!   placed.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -83,5 +86,18 @@ fn executorch(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, check, dump, onnx, executorch);
+fn pytorch(c: &mut Criterion) {
+    let path = synth::bench_data("pytorch10k/model.pt", |path| {
+        synth::pytorch::write(path, 10_000, 500 << 10)
+    });
+    c.bench_function("check/pytorch-5gb-10k-tensors", |b| {
+        b.iter(|| {
+            let a = as_check(&path);
+            assert_eq!(a.inventory.tensors.len(), 10_000);
+            assert!(a.findings.is_empty(), "{:?}", a.findings.first());
+        })
+    });
+}
+
+criterion_group!(benches, check, dump, onnx, executorch, pytorch);
 criterion_main!(benches);

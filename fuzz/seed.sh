@@ -5,8 +5,11 @@
 #
 #   rten     tests/fixtures/rten/**/*.rten
 #   onnx     tests/fixtures/onnx/**/*.onnx
-#   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
+#   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch,pickle}
 #   writers  the rten, onnx and foreign fixtures
+#   pickle   every file under tests/fixtures/pickle but the zips and .npy files
+#   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
+#   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -31,11 +34,20 @@ seed rten $(files $fixtures/rten '*.rten')
 seed onnx $(files $fixtures/onnx '*.onnx')
 # shellcheck disable=SC2046
 seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/foreign) \
-    $(files $fixtures/paddle) $(files $fixtures/executorch)
+    $(files $fixtures/paddle) $(files $fixtures/executorch) $(files $fixtures/pickle)
 # shellcheck disable=SC2046
 seed writers $(files $fixtures/rten '*.rten') $(files $fixtures/onnx '*.onnx') \
     $(files $fixtures/foreign)
 
-for t in rten onnx detect writers; do
+# shellcheck disable=SC2046
+seed pickle $(files $fixtures/pickle '*.pkl') $(files $fixtures/pickle '*.pd*') \
+    $(files $fixtures/pickle '*.joblib')
+# shellcheck disable=SC2046
+seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') \
+    $(files $fixtures/pickle '*.pt2')
+# shellcheck disable=SC2046
+seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
+
+for t in rten onnx detect writers pickle pytorch numpy; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

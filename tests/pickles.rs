@@ -302,6 +302,48 @@ mod bounded {
     }
 }
 
+/// Every prefix of a fixture, read by each pickle-based reader directly (as a fuzzer found
+/// the empty file reported past its end): findings point inside the file and name items
+/// that exist, and sections are sorted.
+#[test]
+fn every_prefix_read_by_every_reader_stays_inside_the_file() {
+    use rtenx::check::{generic, Findings, Item};
+    use rtenx::formats::{numpy::NumPy, pickle::Pickles, pytorch::PyTorch, Format, ReadOptions};
+    use rtenx::source::ModelFile;
+    let readers: [&dyn Format; 3] = [&PyTorch, &NumPy, &Pickles];
+    for name in [
+        "state_dict_legacy.pt",
+        "arrays.npz",
+        "model.pdparams",
+        "bad/zip-name-mismatch.pt",
+        "object.npy",
+    ] {
+        let bytes = std::fs::read(dir().join(name)).unwrap();
+        for len in (0..=bytes.len()).step_by(7) {
+            let file = ModelFile::in_memory(name, bytes[..len].to_vec());
+            for reader in readers {
+                let mut out = Findings::default();
+                let inv = reader.read(&file, &ReadOptions::default(), &mut out);
+                generic::run(&inv, file.bytes(), &mut out);
+                for f in out.iter() {
+                    assert!(
+                        f.offset.is_none_or(|o| o <= len as u64),
+                        "{name}[..{len}] as {}: {f:?}",
+                        reader.name()
+                    );
+                    if let Some(Item::Tensor { tensor }) = f.item {
+                        assert!(tensor < inv.tensors.len(), "{name}[..{len}]: {f:?}");
+                    }
+                }
+                assert!(
+                    inv.sections.is_sorted_by_key(|s| (s.file, s.range.start)),
+                    "{name}[..{len}]"
+                );
+            }
+        }
+    }
+}
+
 /// A string that spells a global, and tensor bytes that are a pickle, are data.
 #[test]
 fn strings_and_tensor_bytes_are_never_imports() {

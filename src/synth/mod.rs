@@ -6,6 +6,7 @@
 
 pub mod executorch;
 pub mod onnx;
+pub mod pytorch;
 pub mod rten;
 
 use std::io;

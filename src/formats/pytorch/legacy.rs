@@ -35,7 +35,8 @@ pub fn read(cx: &mut Context<'_>) {
             .map(|b| format!("{b:02x}"))
             .collect();
         let message = format!("the magic number LONG1 at byte 2 reads 0x{found}, not 0x1950a86a20f9469cfc6c: torch refuses the file (\"Invalid magic number\")");
-        cx.report(&LEGACY_HEADER, Place::field("magic number", 2), message);
+        let at = bytes::len(bytes).min(START.len() as u64 - 2);
+        cx.report(&LEGACY_HEADER, Place::field("magic number", at), message);
     }
     let mut pos = 0;
     let mut pickles: Vec<(Source<'_>, Pickle<'_>)> = Vec::new();

@@ -98,12 +98,14 @@ pub struct Archive<'a> {
     pub members: Vec<Member<'a>>,
     /// Where the central directory starts and the end records end.
     pub directory: ByteRange,
+    /// Each name's last member.
+    last: HashMap<&'a [u8], usize>,
 }
 
 impl<'a> Archive<'a> {
     /// The last member named `name`: the one `zipfile` and torch read.
     pub fn get(&self, name: &[u8]) -> Option<&Member<'a>> {
-        self.members.iter().rev().find(|m| m.name == name)
+        self.members.get(*self.last.get(name)?)
     }
 }
 
@@ -130,9 +132,13 @@ pub fn read<'a>(cx: &mut Context<'_>, file: &'a [u8], range: ByteRange) -> Optio
             None => break,
         }
     }
+    let last = (members.iter().enumerate())
+        .map(|(i, m)| (m.name, i))
+        .collect();
     let archive = Archive {
         directory: ByteRange::between(at.of(end.directory), range.end()),
         members,
+        last,
     };
     check_names(cx, &archive);
     Some(archive)
