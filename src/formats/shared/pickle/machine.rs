@@ -9,7 +9,7 @@ use super::rules::{
 };
 use super::text;
 use super::value::{Call, Id, Span, Text, Value};
-use super::{joblib, Import, Options, Pickle, Source};
+use super::{joblib, Import, Options, Pickle, Source, Tree};
 use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes::{self, Cursor};
@@ -561,7 +561,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
     /// `BUILD`: the state goes to the object; a `__setstate__` it holds is what the next
     /// `BUILD` calls, and joblib's array wrapper reads its data from the stream.
     fn build(&mut self, target: Id, state: Id, at: u64) -> Step<()> {
-        let setstate = self.setstate_in(state);
+        let setstate = Tree::get(&*self, state, b"__setstate__");
         let Some(Value::Call(call)) = self.values.get_mut(target as usize) else {
             return Ok(());
         };
@@ -579,20 +579,6 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             self.joblib_array(target, at)?;
         }
         Ok(())
-    }
-
-    /// The value stored under `__setstate__` in a state dict.
-    fn setstate_in(&self, state: Id) -> Option<Id> {
-        let Some(Value::Dict(pairs)) = self.value(state) else {
-            return None;
-        };
-        pairs.iter().find_map(|&(k, v)| {
-            let key = match self.value(k)? {
-                Value::Str(text) => self.text(text),
-                _ => return None,
-            };
-            (key == b"__setstate__").then_some(v)
-        })
     }
 
     /// Skips the array bytes joblib writes after a `NumpyArrayWrapper`, or reads the pickle
