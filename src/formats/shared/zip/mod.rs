@@ -330,7 +330,7 @@ fn central<'a>(
             *field = zip64.next().unwrap_or(u64::MAX);
         }
     }
-    let local = local(cx, bytes, offsets, name, header, flags, method)?;
+    let local = local(cx, bytes, offsets, name, offsets.of(at), header, flags, method)?;
     let data_end = local
         .data
         .checked_add(compressed)
@@ -377,6 +377,7 @@ fn local(
     bytes: &[u8],
     offsets: Offsets,
     name: &[u8],
+    entry: u64,
     header: u64,
     flags: u16,
     method: u16,
@@ -388,8 +389,9 @@ fn local(
         .take(LOCAL_LEN)
         .filter(|f| f.starts_with(LOCAL_MAGIC));
     let Some(fixed) = fixed else {
-        let message = format!("member \"{shown}\"'s local header at {header} has no PK\\3\\4 signature or is cut short");
-        cx.report(&ZIP_INVALID, place, message);
+        // The header may lie past the end: the central entry that points at it is the place.
+        let message = format!("member \"{shown}\"'s central directory entry at {entry} points at a local header at {header}, which has no PK\\3\\4 signature or is cut short");
+        cx.report(&ZIP_INVALID, Place::at(entry), message);
         return None;
     };
     let u16_at = |off: u64| bytes::le_u16(fixed, off).unwrap_or(0);
