@@ -913,3 +913,15 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
         "node 0's readers, cut: {s}"
     );
 }
+
+#[test]
+fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
+    let mut a = app("pickle/bad/build-setstate.pkl", Tab::Imports);
+    insta::assert_snapshot!("imports_pickle", screen(&mut a));
+    press(&mut a, "j\n");
+    assert_eq!(a.tab, Tab::Layout, "Enter shows the import's bytes");
+    let mut a = app("pickle/scripted.pt", Tab::Imports);
+    press(&mut a, "/code\n");
+    assert_eq!(a.tabs.imports.rows().len(), 4, "the four TorchScript sources");
+    insta::assert_snapshot!("imports_torchscript", screen(&mut a));
+}
