@@ -922,6 +922,10 @@ fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
     assert_eq!(a.tab, Tab::Layout, "Enter shows the import's bytes");
     let mut a = app("pickle/scripted.pt", Tab::Imports);
     press(&mut a, "/code\n");
-    assert_eq!(a.tabs.imports.rows().len(), 4, "the four TorchScript sources");
+    assert_eq!(
+        a.tabs.imports.rows().len(),
+        4,
+        "the four TorchScript sources"
+    );
     insta::assert_snapshot!("imports_torchscript", screen(&mut a));
 }

@@ -87,6 +87,22 @@ impl TensorView {
     }
 }
 
+impl TensorView {
+    /// The bytes of `data` (the view's storage) from the view's first element to one past its
+    /// last: exactly its elements when they are contiguous in some order, with the elements
+    /// between them when strides skip some. `None` when the view reaches past its storage.
+    pub fn span(&self, shape: &[u64], dtype: DType, data: DataRange) -> Option<DataRange> {
+        let element = dtype.byte_size(1)?;
+        let first = self.storage_offset.checked_mul(element)?;
+        let end = self.extent(shape)?.checked_mul(element)?.max(first);
+        (end <= data.len).then(|| DataRange {
+            file: data.file,
+            offset: data.offset + first,
+            len: end - first,
+        })
+    }
+}
+
 impl DataRange {
     /// One past the last byte; `None` on overflow.
     pub fn end(&self) -> Option<u64> {
@@ -145,6 +161,30 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_view_reaches_from_its_offset_to_its_last_element() {
+        let view = |offset, strides: &[u64]| TensorView {
+            tensor: 0,
+            storage: Name::from("0"),
+            storage_offset: offset,
+            strides: strides.to_vec(),
+        };
+        // Two int32 views of one 10-element storage, as torch.save writes them.
+        let storage = DataRange {
+            file: 0,
+            offset: 3136,
+            len: 40,
+        };
+        assert_eq!(view(2, &[1]).extent(&[3]), Some(5));
+        let span = view(6, &[2, 1]).span(&[2, 2], DType::I32, storage);
+        assert_eq!(span.map(|d| (d.offset, d.len)), Some((3160, 16)));
+        // A transposed view covers its whole storage; an empty one nothing.
+        assert_eq!(view(0, &[1, 3]).extent(&[3, 2]), Some(6));
+        assert_eq!(view(4, &[1]).extent(&[0]), Some(0));
+        assert_eq!(view(8, &[1]).span(&[4], DType::I32, storage), None);
+        assert_eq!(view(0, &[u64::MAX]).extent(&[3]), None);
+    }
 
     #[test]
     fn sizes_do_not_depend_on_the_order_of_the_dimensions() {

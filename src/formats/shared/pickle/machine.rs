@@ -430,7 +430,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                 if code == op::INST {
                     let args = self.pop_mark(at)?;
                     let args = self.push(Value::Tuple(args));
-                    let call = self.call(code, at, import, args, None);
+                    let call = self.call(code, at, import, args);
                     self.stack.push(call);
                 } else {
                     self.stack.push(import);
@@ -467,20 +467,21 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             (op::REDUCE, _) => {
                 let args = self.pop(at)?;
                 let func = self.pop(at)?;
-                let call = self.call(code, at, func, args, None);
+                let call = self.call(code, at, func, args);
                 self.stack.push(call);
             }
             (op::NEWOBJ, _) => {
                 let args = self.pop(at)?;
                 let cls = self.pop(at)?;
-                let call = self.call(code, at, cls, args, None);
+                let call = self.call(code, at, cls, args);
                 self.stack.push(call);
             }
             (op::NEWOBJ_EX, _) => {
-                let kwargs = self.pop(at)?;
+                // The keyword arguments are data like the positional ones; only the class runs.
+                self.pop(at)?;
                 let args = self.pop(at)?;
                 let cls = self.pop(at)?;
-                let call = self.call(code, at, cls, args, Some(kwargs));
+                let call = self.call(code, at, cls, args);
                 self.stack.push(call);
             }
             (op::OBJ, _) => {
@@ -491,7 +492,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                 }
                 let cls = items.remove(0);
                 let args = self.push(Value::Tuple(items));
-                let call = self.call(code, at, cls, args, None);
+                let call = self.call(code, at, cls, args);
                 self.stack.push(call);
             }
             (op::BUILD, _) => {
@@ -530,7 +531,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
     }
 
     /// Makes a call node and counts the call against the import it calls, if any.
-    fn call(&mut self, code: u8, at: u64, func: Id, args: Id, kwargs: Option<Id>) -> Id {
+    fn call(&mut self, code: u8, at: u64, func: Id, args: Id) -> Id {
         self.called(func, code, at);
         let depth = self.deepest(&[args]);
         let id = self.push_raw(Value::Call(Box::new(Call {
@@ -538,7 +539,6 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             at,
             func,
             args,
-            kwargs,
             state: None,
             items: Vec::new(),
             list: Vec::new(),

@@ -45,8 +45,6 @@ pub struct Call {
     pub func: Id,
     /// The positional arguments (a tuple, or a list made from the stack since a mark).
     pub args: Id,
-    /// The keyword arguments of `NEWOBJ_EX`.
-    pub kwargs: Option<Id>,
     /// The state `BUILD` gave the result, the last one if several.
     pub state: Option<Id>,
     /// Items `SETITEM`/`SETITEMS` stored in the result (an `OrderedDict`, a `Counter`).

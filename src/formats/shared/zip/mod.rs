@@ -43,8 +43,6 @@ pub const DEFLATED: u16 = 8;
 pub struct Member<'a> {
     /// Its name in the central directory.
     pub name: &'a [u8],
-    /// Offset of its central directory entry.
-    pub central: u64,
     /// Offset of its local header.
     pub header: u64,
     /// Where its data starts.
@@ -83,11 +81,6 @@ impl<'a> Member<'a> {
     /// The data as it is in the archive.
     pub fn raw(&self, archive: &'a [u8]) -> Option<&'a [u8]> {
         bytes::range(archive, self.data, self.compressed)
-    }
-
-    /// The last path component of the name.
-    pub fn file_name(&self) -> &'a [u8] {
-        self.name.rsplit(|&b| b == b'/').next().unwrap_or(self.name)
     }
 }
 
@@ -330,7 +323,16 @@ fn central<'a>(
             *field = zip64.next().unwrap_or(u64::MAX);
         }
     }
-    let local = local(cx, bytes, offsets, name, offsets.of(at), header, flags, method)?;
+    let local = local(
+        cx,
+        bytes,
+        offsets,
+        name,
+        offsets.of(at),
+        header,
+        flags,
+        method,
+    )?;
     let data_end = local
         .data
         .checked_add(compressed)
@@ -354,7 +356,6 @@ fn central<'a>(
     };
     Some(Member {
         name,
-        central: offsets.of(at),
         header: offsets.of(header),
         data: offsets.of(local.data),
         compressed,

@@ -104,7 +104,13 @@ impl TensorsTab {
     /// following symlinks, and a file swapped in since is refused.
     pub fn tensor_bytes(&mut self, inv: &Inventory, id: TensorId) -> Result<Bytes, String> {
         let t = inv.tensors.get(id).ok_or("no such tensor")?;
-        let d = t.data.ok_or("the tensor has no stored data")?;
+        let mut d = t.data.ok_or("the tensor has no stored data")?;
+        // A view's data is its whole storage: only the stretch it reaches is its own.
+        if let (Some(view), Some(dtype)) = (inv.views.iter().find(|v| v.tensor == id), t.dtype) {
+            d = view
+                .span(&t.shape, dtype, d)
+                .ok_or("the view reaches past its storage")?;
+        }
         if self.files.len() < inv.files.len() {
             self.files.resize(inv.files.len(), None);
         }
