@@ -323,16 +323,13 @@ fn central<'a>(
             *field = zip64.next().unwrap_or(u64::MAX);
         }
     }
-    let local = local(
-        cx,
-        bytes,
-        offsets,
+    let expected = Expected {
         name,
-        offsets.of(at),
-        header,
+        entry: offsets.of(at),
         flags,
         method,
-    )?;
+    };
+    let local = local(cx, bytes, offsets, header, &expected)?;
     let data_end = local
         .data
         .checked_add(compressed)
@@ -373,16 +370,28 @@ struct Local {
 }
 
 /// Reads the local header at `header` and compares it with the central entry.
+/// What a central directory entry says its local header holds.
+struct Expected<'a> {
+    name: &'a [u8],
+    /// The central entry's absolute offset.
+    entry: u64,
+    flags: u16,
+    method: u16,
+}
+
 fn local(
     cx: &mut Context<'_>,
     bytes: &[u8],
     offsets: Offsets,
-    name: &[u8],
-    entry: u64,
     header: u64,
-    flags: u16,
-    method: u16,
+    expected: &Expected<'_>,
 ) -> Option<Local> {
+    let &Expected {
+        name,
+        entry,
+        flags,
+        method,
+    } = expected;
     let shown = excerpt(name, 200).into_owned();
     let mut cursor = Cursor::new(bytes, header);
     let (place, header) = (offsets.place(header), offsets.of(header));
