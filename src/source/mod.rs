@@ -214,25 +214,6 @@ impl ModelFile {
         let _ = inside;
     }
 
-    /// Tells the kernel that the reader will jump around the file (a zip archive's local
-    /// headers, one per member, megabytes apart), so that touching a page reads that page
-    /// and not the read-ahead around it: otherwise checking a 5 GB archive of 10,000 members
-    /// pages in (or zero-fills, for holes) a hundred megabytes it never reads.
-    pub fn advise_random(&self) {
-        #[cfg(unix)]
-        if self.opened.is_some() && !self.bytes.is_empty() {
-            // SAFETY: the range is this file's whole private, read-only map; the advice
-            // changes no byte a reader sees, only how pages are read in.
-            unsafe {
-                libc::madvise(
-                    self.bytes.as_ptr() as *mut libc::c_void,
-                    self.bytes.len(),
-                    libc::MADV_RANDOM,
-                )
-            };
-        }
-    }
-
     /// Up to `len` bytes from `offset`, fewer at the end of the file. They are read from the
     /// open file rather than the map: a reader that looks at a few bytes every megabyte
     /// (Paddle's record headers) would otherwise map the pages around each of them. A file

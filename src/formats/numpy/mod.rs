@@ -59,7 +59,6 @@ impl Format for NumPy {
     fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
         let mut cx = Context::new(self, file, out);
         if zip::is_zip(cx.bytes) {
-            file.advise_random();
             archive::read(&mut cx);
         } else {
             npy(&mut cx, file);

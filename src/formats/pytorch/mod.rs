@@ -73,7 +73,6 @@ impl Format for PyTorch {
         let mut cx = Context::new(self, file, out);
         let bytes = cx.bytes;
         if zip::is_zip(bytes) {
-            file.advise_random();
             let whole = ByteRange {
                 start: 0,
                 len: bytes.len() as u64,

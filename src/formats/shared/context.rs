@@ -9,6 +9,8 @@ use crate::source::ModelFile;
 
 /// A reader's state over one model file.
 pub struct Context<'a> {
+    /// The model file.
+    pub file: &'a ModelFile,
     /// The model file's content.
     pub bytes: &'a [u8],
     /// What the reader has found so far.
@@ -26,6 +28,7 @@ impl<'a> Context<'a> {
     pub fn new(format: &dyn Format, file: &'a ModelFile, out: &'a mut Findings) -> Self {
         let bytes = file.bytes();
         Context {
+            file,
             bytes,
             inv: Inventory::of_model(FileFormat::Read(format.name()), file),
             out,

@@ -340,7 +340,10 @@ fn central<'a>(
         return None;
     };
     let descriptor = if flags & FLAG_DESCRIPTOR != 0 {
-        let signed = bytes::le_u32(bytes, data_end) == Some(DESCRIPTOR_MAGIC);
+        // Read from the file, as the local header was: the data may be megabytes long.
+        let next =
+            bytes::range(bytes, data_end, 4).map(|_| cx.file.read_at(offsets.of(data_end), 4));
+        let signed = next.is_some_and(|sig| sig == DESCRIPTOR_MAGIC.to_le_bytes());
         let wide = local.zip64;
         match (signed, wide) {
             (true, true) => 24,
@@ -392,14 +395,30 @@ fn local(
         flags,
         method,
     } = expected;
-    let shown = excerpt(name, 200).into_owned();
-    let mut cursor = Cursor::new(bytes, header);
-    let (place, header) = (offsets.place(header), offsets.of(header));
+    let shown = || excerpt(name, 200).into_owned();
+    // Local headers lie megabytes apart: they are read from the file rather than paged in
+    // from the map with the pages around them (`ModelFile::read_at`), and never past this
+    // archive's bytes (a nested archive ends before the file does). One read takes the header,
+    // the name and an extra field of the usual size; a longer one takes a second.
+    let start = header;
+    let (place, header) = (offsets.place(start), offsets.of(start));
+    let left = usize::try_from(bytes::len(bytes).saturating_sub(start)).unwrap_or(usize::MAX);
+    let guess = LOCAL_LEN as usize + name.len() + 128;
+    let mut head = cx.file.read_at(header, guess.min(left));
+    let lengths = bytes::le_u16(&head, 26).zip(bytes::le_u16(&head, 28));
+    let wanted = lengths.map_or(0, |(n, e)| {
+        LOCAL_LEN as usize + usize::from(n) + usize::from(e)
+    });
+    if wanted > head.len() {
+        head = cx.file.read_at(header, wanted.min(left));
+    }
+    let mut cursor = Cursor::new(&head, 0);
     let fixed = cursor
         .take(LOCAL_LEN)
         .filter(|f| f.starts_with(LOCAL_MAGIC));
     let Some(fixed) = fixed else {
         // The header may lie past the end: the central entry that points at it is the place.
+        let shown = shown();
         let message = format!("member \"{shown}\"'s central directory entry at {entry} points at a local header at {header}, which has no PK\\3\\4 signature or is cut short");
         cx.report(&ZIP_INVALID, Place::at(entry), message);
         return None;
@@ -410,21 +429,24 @@ fn local(
     let local_name = cursor.take(name_len.into());
     let extra = cursor.take(extra_len.into());
     let (Some(local_name), Some(extra)) = (local_name, extra) else {
+        let shown = shown();
         let message =
             format!("member \"{shown}\"'s local header at {header} runs past the end of the file");
         cx.report(&ZIP_INVALID, place, message);
         return None;
     };
     if local_name != name {
+        let shown = shown();
         let message = format!("the local header at {header} names \"{}\", but its central directory entry names \"{shown}\": zipfile and torch read it as \"{shown}\", a tool that walks local headers as the other", excerpt(local_name, 200));
         cx.report(&LOCAL_HEADER_MISMATCH, place, message);
     } else if local_method != method || local_flags & !FLAG_DESCRIPTOR != flags & !FLAG_DESCRIPTOR {
+        let shown = shown();
         let message = format!("member \"{shown}\"'s local header at {header} says method {local_method}, flags {local_flags:#06x}; its central directory entry says method {method}, flags {flags:#06x}");
         cx.report(&LOCAL_HEADER_MISMATCH, place, message);
     }
     let zip64 = extra_fields(extra).any(|(id, _)| id == 1);
     Some(Local {
-        data: cursor.pos(),
+        data: start + cursor.pos(),
         zip64,
     })
 }
