@@ -35,6 +35,10 @@ pub fn read(cx: &mut Context<'_>) {
         })
     };
     pickle::judge(cx, &src, &first, &known);
+    if evals.values().any(|&paddle| paddle) {
+        let form = "a bare tensor saved by paddle.save: builtins.eval('data', {'data': array}) evaluates only the name of its array";
+        cx.inv.property("paddle form", form, None);
+    }
     if let Some(second) = pickle::after_stop(cx, &src, &first, options) {
         pickle::judge(cx, &src, &second, &|_| None);
     }
