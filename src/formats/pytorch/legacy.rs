@@ -5,6 +5,7 @@
 use super::dtypes;
 use super::rules::LEGACY_HEADER;
 use super::tensors::{self, Stored};
+use super::weights_only;
 use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::bytes::{self, Cursor};
@@ -47,7 +48,10 @@ pub fn read(cx: &mut Context<'_>) {
             persistent_ids: index == 3,
         };
         let p = pickle::read(cx, &src, options);
-        pickle::judge(cx, &src, &p, &|_| None);
+        let trusts = pickle::judge(cx, &src, &p, &|_| None);
+        if index == 3 {
+            weights_only::check(cx, &src, &p, &trusts);
+        }
         let range = ByteRange::between(pos, p.end);
         cx.inv.sections.push(Section {
             file: 0,
