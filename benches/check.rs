@@ -11,7 +11,10 @@
 //!   `check/gguf-40gb-20-parts` the same split into 20 parts, and `check/gguf-150k-vocabulary`
 //!   a small model whose `tokenizer.ggml.tokens` holds 150,000 strings;
 //! - `check/safetensors-40gb-20-shards`: a sharded checkpoint of 320 BF16 matrices, 40 GB in
-//!   20 shards with its index (sparse).
+//!   20 shards with its index (sparse);
+//! - `check/pytorch-5gb-10k-tensors`: a zip checkpoint laid out as `torch.save` writes it,
+//!   10,000 float32 tensors of 500 KiB (5.1 GB): its pickle read and judged, every storage
+//!   placed.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
 #[global_allocator]
@@ -126,5 +129,18 @@ fn safetensors(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, check, dump, onnx, executorch, gguf, safetensors);
+fn pytorch(c: &mut Criterion) {
+    let path = synth::bench_data("pytorch10k/model.pt", |path| {
+        synth::pytorch::write(path, 10_000, 500 << 10)
+    });
+    c.bench_function("check/pytorch-5gb-10k-tensors", |b| {
+        b.iter(|| {
+            let a = as_check(&path);
+            assert_eq!(a.inventory.tensors.len(), 10_000);
+            assert!(a.findings.is_empty(), "{:?}", a.findings.first());
+        })
+    });
+}
+
+criterion_group!(benches, check, dump, onnx, executorch, gguf, safetensors, pytorch);
 criterion_main!(benches);

@@ -8,9 +8,12 @@
 #   paddle   every file under tests/fixtures/paddle
 #   gguf     tests/fixtures/gguf/**/*.gguf
 #   safetensors  tests/fixtures/safetensors/**/*.safetensors and *.json
-#   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch}
+#   detect   every file under tests/fixtures/{rten,onnx,foreign,paddle,executorch,pickle}
 #   writers  the rten, onnx and foreign fixtures
 #   executorch  tests/fixtures/executorch/**/*.{pte,ptd}
+#   pickle   every file under tests/fixtures/pickle but the zips and .npy files
+#   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
+#   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -41,14 +44,22 @@ seed gguf $(files $fixtures/gguf '*.gguf')
 seed safetensors $(files $fixtures/safetensors '*.safetensors') $(files $fixtures/safetensors '*.json')
 # shellcheck disable=SC2046
 seed detect $(files $fixtures/rten) $(files $fixtures/onnx) $(files $fixtures/foreign) \
-    $(files $fixtures/paddle) $(files $fixtures/executorch)
+    $(files $fixtures/paddle) $(files $fixtures/executorch) $(files $fixtures/pickle)
 # shellcheck disable=SC2046
 seed writers $(files $fixtures/rten '*.rten') $(files $fixtures/onnx '*.onnx') \
     $(files $fixtures/foreign)
 
 # shellcheck disable=SC2046
 seed executorch $(files $fixtures/executorch '*.pt[ed]')
+# shellcheck disable=SC2046
+seed pickle $(files $fixtures/pickle '*.pkl') $(files $fixtures/pickle '*.pd*') \
+    $(files $fixtures/pickle '*.joblib')
+# shellcheck disable=SC2046
+seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') \
+    $(files $fixtures/pickle '*.pt2')
+# shellcheck disable=SC2046
+seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

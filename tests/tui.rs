@@ -1028,3 +1028,19 @@ fn weights_only_models_browse_by_tensors_sizes_and_metadata() {
     );
     insta::assert_snapshot!("sizes_safetensors_sharded", screen_of(&mut a, 110, 30));
 }
+
+#[test]
+fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
+    let mut a = app("pickle/bad/build-setstate.pkl", Tab::Imports);
+    insta::assert_snapshot!("imports_pickle", screen(&mut a));
+    press(&mut a, "j\n");
+    assert_eq!(a.tab, Tab::Layout, "Enter shows the import's bytes");
+    let mut a = app("pickle/scripted.pt", Tab::Imports);
+    press(&mut a, "/code\n");
+    assert_eq!(
+        a.tabs.imports.rows().len(),
+        4,
+        "the four TorchScript sources"
+    );
+    insta::assert_snapshot!("imports_torchscript", screen(&mut a));
+}

@@ -138,3 +138,26 @@ pub fn check_text(what: &str, out: &[u8], color: bool) {
         panic!("{what}: unescaped {:?} (U+{:04X}) on line {line}", c, c as u32);
     }
 }
+
+/// Analyses `data` as a file named `name`, and, when detection chooses another format, also
+/// as `format` directly, since `Format::read` promises never to panic on any input; checks
+/// both analyses.
+pub fn check_as(format: &dyn rtenx::formats::Format, name: &str, data: &[u8]) {
+    use rtenx::check::{generic, Findings};
+    use rtenx::formats::ReadOptions;
+    use rtenx::source::ModelFile;
+
+    let file = ModelFile::in_memory(name, data.to_vec());
+    let analysis = rtenx::analyze_file(&file);
+    check_analysis(data, &analysis);
+    if analysis.inventory.format.name() != format.name() {
+        let mut findings = Findings::default();
+        let inventory = format.read(&file, &ReadOptions::default(), &mut findings);
+        generic::run(&inventory, file.bytes(), &mut findings);
+        let forced = Analysis {
+            inventory,
+            findings: findings.into_vec(),
+        };
+        check_analysis(data, &forced);
+    }
+}

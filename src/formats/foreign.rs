@@ -35,40 +35,10 @@ pub static FOREIGN: &[Foreign] = &[
         detect: |b| flatbuffer_id(b, |id| id == b"TFL3"),
     },
     Foreign {
-        name: "numpy-npy",
-        title: "a NumPy array (.npy)",
-        extensions: &["npy"],
-        detect: |b| magic(b.starts_with(b"\x93NUMPY")),
-    },
-    Foreign {
-        name: "numpy-npz",
-        title: "a NumPy archive (.npz)",
-        extensions: &["npz"],
-        detect: |b| magic(zip_first_member(b).is_some_and(|n| n.ends_with(b".npy"))),
-    },
-    Foreign {
-        name: "pytorch-zip",
-        title: "a PyTorch checkpoint (zip)",
-        extensions: &["pt", "pth", "bin", "ckpt"],
-        detect: |b| magic(zip_first_member(b).is_some_and(is_torch_member)),
-    },
-    Foreign {
         name: "keras",
         title: "a Keras model archive (.keras)",
         extensions: &["keras"],
         detect: |b| magic(zip_first_member(b).is_some_and(is_keras_member)),
-    },
-    Foreign {
-        name: "pytorch-legacy",
-        title: "a PyTorch checkpoint (legacy pickle)",
-        extensions: &["pt", "pth", "bin"],
-        detect: |b| magic(b.starts_with(TORCH_LEGACY_MAGIC)),
-    },
-    Foreign {
-        name: "pickle",
-        title: "a Python pickle (such as a PaddlePaddle .pdparams or a scikit-learn model)",
-        extensions: &["pkl", "pickle", "pdparams", "joblib"],
-        detect: pickle,
     },
     Foreign {
         name: "hdf5",
@@ -134,10 +104,6 @@ pub static FOREIGN: &[Foreign] = &[
 
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
-/// The magic number `torch.save` wrote before it switched to zip archives, as a pickled
-/// long integer after a protocol-2 header.
-const TORCH_LEGACY_MAGIC: &[u8] = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
-
 fn magic(found: bool) -> Detection {
     if found {
         Detection::Magic
@@ -167,28 +133,9 @@ fn zip_first_member(bytes: &[u8]) -> Option<&[u8]> {
     bytes.get(30..30 + len)
 }
 
-/// `torch.save` archives hold `<archive>/data.pkl`, `<archive>/version`, ... under one folder.
-fn is_torch_member(name: &[u8]) -> bool {
-    let file = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-    name.contains(&b'/')
-        && [
-            &b"data.pkl"[..],
-            b"version",
-            b"byteorder",
-            b".format_version",
-        ]
-        .contains(&file)
-}
-
 /// Keras 3 archives start with `metadata.json`, `config.json` or `model.weights.h5`.
 fn is_keras_member(name: &[u8]) -> bool {
     [&b"metadata.json"[..], b"config.json", b"model.weights.h5"].contains(&name)
-}
-
-/// A pickle of protocol 2 or later: the PROTO opcode and its version. Plausible only, so that
-/// formats built on pickles (legacy PyTorch checkpoints) name themselves.
-fn pickle(bytes: &[u8]) -> Detection {
-    plausible(matches!(bytes, [0x80, 2..=5, ..]))
 }
 
 /// HDF5's signature, at the start or after a user block of 512, 1024, 2048, ... bytes.

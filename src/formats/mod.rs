@@ -9,8 +9,11 @@
 pub mod executorch;
 pub mod foreign;
 pub mod gguf;
+pub mod numpy;
 pub mod onnx;
 pub mod paddle;
+pub mod pickle;
+pub mod pytorch;
 pub mod registry;
 pub mod rten;
 pub mod safetensors;

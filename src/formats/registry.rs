@@ -5,7 +5,7 @@
 //! format or every rule (detection, `explain`, `--allow`, SARIF rule lists) asks here.
 
 use super::foreign::{self, Foreign};
-use super::shared::datafiles;
+use super::shared::{datafiles, pickle, zip};
 use super::{extension, Detection, Format};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
@@ -18,10 +18,19 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::paddle::Paddle,
     &super::gguf::Gguf,
     &super::safetensors::Safetensors,
+    &super::pickle::Pickles,
+    &super::pytorch::PyTorch,
+    &super::numpy::NumPy,
 ];
 
-/// Rule groups that belong to no one format: the format-neutral rules and the data-file rules.
-static SHARED_GROUPS: &[&RuleGroup] = &[&generic::GROUP, &datafiles::rules::GROUP];
+/// Rule groups that belong to no one format: the format-neutral rules, the data-file rules, and
+/// the pickle and zip rules of the formats built on them.
+static SHARED_GROUPS: &[&RuleGroup] = &[
+    &generic::GROUP,
+    &datafiles::rules::GROUP,
+    &pickle::rules::GROUP,
+    &zip::rules::GROUP,
+];
 
 /// Every rule group: the shared ones first, then one per format.
 pub fn groups() -> impl Iterator<Item = &'static RuleGroup> {

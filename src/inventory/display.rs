@@ -110,6 +110,9 @@ pub fn describe(inv: &Inventory) -> Vec<Part> {
         parts.push(operators(inv));
     }
     parts.push(tensors(inv));
+    if !inv.imports.is_empty() {
+        parts.push(imports(inv));
+    }
     if !inv.metadata.is_empty() {
         parts.push(Part {
             heading: "Metadata".into(),
@@ -257,6 +260,52 @@ fn operators(inv: &Inventory) -> Part {
             .into_iter()
             .map(|(op, n)| format!("{:<24} {n:>8}", sanitize(op)))
             .collect(),
+    }
+}
+
+/// Imports listed before the rest are counted.
+const MAX_IMPORTS: usize = 20;
+
+/// What loading imports and runs: counts by trust, then the first imports, least trusted first.
+fn imports(inv: &Inventory) -> Part {
+    let mut by_trust: Vec<&super::Import> = inv.imports.iter().collect();
+    by_trust.sort_by_key(|i| std::cmp::Reverse(i.trust));
+    let unsafe_count = by_trust.iter().filter(|i| !i.trust.is_safe()).count();
+    let mut lines: Vec<String> = (by_trust.iter().take(MAX_IMPORTS))
+        .map(|i| {
+            let call = i
+                .call
+                .map(|c| {
+                    format!(
+                        "  (called by {} @{}{})",
+                        c.kind,
+                        c.offset,
+                        if c.count > 1 {
+                            format!(", {} calls", c.count)
+                        } else {
+                            String::new()
+                        }
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "{:<10} {:<12} @{:<10} {}{call}",
+                i.trust.label(),
+                i.kind,
+                i.offset,
+                i.name.display()
+            )
+        })
+        .collect();
+    if inv.imports.len() > MAX_IMPORTS {
+        lines.push(format!("... and {} more", inv.imports.len() - MAX_IMPORTS));
+    }
+    Part {
+        heading: format!(
+            "Imports ({} that loading runs, {unsafe_count} beyond rebuilding data)",
+            inv.imports.len()
+        ),
+        lines,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod display;
 mod dtype;
 mod gaps;
 mod graph;
+mod imports;
 mod layout;
 mod list;
 mod name;
@@ -21,13 +22,14 @@ pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,
 };
+pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use list::{ItemKind, ListValue};
 pub use name::Name;
 pub use overlaps::Overlap;
 pub use sizes::{SizeRow, SizeTable};
 pub use symbol::Symbol;
-pub use tensor::{DataRange, Storage, Tensor, TensorId};
+pub use tensor::{DataRange, Storage, Tensor, TensorId, TensorView};
 
 use serde::Serialize;
 
@@ -91,6 +93,12 @@ pub struct Inventory {
     /// Where the bytes go, for formats whose readers break them down.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<SizeTable>,
+    /// What loading the file would import and run, for formats that can (pickles).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<Import>,
+    /// Tensors that view a storage other tensors may share (PyTorch), by tensor.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<TensorView>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -174,6 +182,8 @@ impl Inventory {
             metadata: Vec::new(),
             runtime: None,
             sizes: Vec::new(),
+            imports: Vec::new(),
+            views: Vec::new(),
         }
     }
 

@@ -55,6 +55,54 @@ pub struct DataRange {
     pub len: u64,
 }
 
+/// A tensor that views part of a storage, which other tensors may view too (PyTorch): its
+/// [`Tensor::data`] is the whole storage, and two views of one storage share those bytes
+/// rather than overlap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TensorView {
+    /// The tensor.
+    pub tensor: TensorId,
+    /// The storage's key in the file.
+    pub storage: Name,
+    /// Where the tensor's first element is, in elements from the storage's start.
+    pub storage_offset: u64,
+    /// Elements between neighbours along each dimension.
+    pub strides: Vec<u64>,
+}
+
+impl TensorView {
+    /// Elements of the storage the view reaches: one past its last element, from the
+    /// storage's start; 0 for an empty tensor; `None` on overflow.
+    pub fn extent(&self, shape: &[u64]) -> Option<u64> {
+        if shape.contains(&0) {
+            return Some(0);
+        }
+        let last = shape
+            .iter()
+            .zip(&self.strides)
+            .try_fold(0u64, |acc, (&d, &s)| {
+                acc.checked_add(d.checked_sub(1)?.checked_mul(s)?)
+            })?;
+        self.storage_offset.checked_add(last)?.checked_add(1)
+    }
+}
+
+impl TensorView {
+    /// The bytes of `data` (the view's storage) from the view's first element to one past its
+    /// last: exactly its elements when they are contiguous in some order, with the elements
+    /// between them when strides skip some. `None` when the view reaches past its storage.
+    pub fn span(&self, shape: &[u64], dtype: DType, data: DataRange) -> Option<DataRange> {
+        let element = dtype.byte_size(1)?;
+        let first = self.storage_offset.checked_mul(element)?;
+        let end = self.extent(shape)?.checked_mul(element)?.max(first);
+        (end <= data.len).then(|| DataRange {
+            file: data.file,
+            offset: data.offset + first,
+            len: end - first,
+        })
+    }
+}
+
 impl DataRange {
     /// One past the last byte; `None` on overflow.
     pub fn end(&self) -> Option<u64> {
@@ -113,6 +161,30 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_view_reaches_from_its_offset_to_its_last_element() {
+        let view = |offset, strides: &[u64]| TensorView {
+            tensor: 0,
+            storage: Name::from("0"),
+            storage_offset: offset,
+            strides: strides.to_vec(),
+        };
+        // Two int32 views of one 10-element storage, as torch.save writes them.
+        let storage = DataRange {
+            file: 0,
+            offset: 3136,
+            len: 40,
+        };
+        assert_eq!(view(2, &[1]).extent(&[3]), Some(5));
+        let span = view(6, &[2, 1]).span(&[2, 2], DType::I32, storage);
+        assert_eq!(span.map(|d| (d.offset, d.len)), Some((3160, 16)));
+        // A transposed view covers its whole storage; an empty one nothing.
+        assert_eq!(view(0, &[1, 3]).extent(&[3, 2]), Some(6));
+        assert_eq!(view(4, &[1]).extent(&[0]), Some(0));
+        assert_eq!(view(8, &[1]).span(&[4], DType::I32, storage), None);
+        assert_eq!(view(0, &[u64::MAX]).extent(&[3]), None);
+    }
 
     #[test]
     fn sizes_do_not_depend_on_the_order_of_the_dimensions() {

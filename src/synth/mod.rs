@@ -7,6 +7,7 @@
 pub mod executorch;
 pub mod gguf;
 pub mod onnx;
+pub mod pytorch;
 pub mod rten;
 pub mod safetensors;
 

@@ -76,7 +76,7 @@ pub static BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: &[Char('1')],
-        label: "1-8",
+        label: "1-9",
         action: Action::Tab(Tab::Overview),
         help: "go to tab",
         tabs: &[],
@@ -127,6 +127,13 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('8')],
         label: "",
         action: Action::Tab(Tab::Metadata),
+        help: "",
+        tabs: &[],
+    },
+    Binding {
+        keys: &[Char('9')],
+        label: "",
+        action: Action::Tab(Tab::Imports),
         help: "",
         tabs: &[],
     },
@@ -197,6 +204,7 @@ pub static BINDINGS: &[Binding] = &[
             Tab::Tensors,
             Tab::Findings,
             Tab::Metadata,
+            Tab::Imports,
         ],
     },
     Binding {
@@ -246,7 +254,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "Enter",
         action: Action::Follow,
         help: "jump to it",
-        tabs: &[Tab::Graph, Tab::Operators, Tab::Findings, Tab::Sizes],
+        tabs: &[
+            Tab::Graph,
+            Tab::Operators,
+            Tab::Findings,
+            Tab::Sizes,
+            Tab::Imports,
+        ],
     },
     Binding {
         keys: &[Enter],

@@ -1,4 +1,4 @@
-//! The eight tabs by name: their order, titles and `--tab` values.
+//! The nine tabs by name: their order, titles and `--tab` values.
 
 /// The tabs, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -19,11 +19,13 @@ pub enum Tab {
     Sizes,
     /// Key-value metadata and header properties; lists paged.
     Metadata,
+    /// What loading the file would import and run.
+    Imports,
 }
 
 impl Tab {
     /// Every tab, in display order.
-    pub const ALL: [Tab; 8] = [
+    pub const ALL: [Tab; 9] = [
         Tab::Overview,
         Tab::Layout,
         Tab::Graph,
@@ -32,6 +34,7 @@ impl Tab {
         Tab::Findings,
         Tab::Sizes,
         Tab::Metadata,
+        Tab::Imports,
     ];
 
     /// Title in the tab bar.
@@ -45,6 +48,7 @@ impl Tab {
             Tab::Findings => "Findings",
             Tab::Sizes => "Sizes",
             Tab::Metadata => "Metadata",
+            Tab::Imports => "Imports",
         }
     }
 

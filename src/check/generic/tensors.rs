@@ -6,16 +6,19 @@ use super::{
 };
 use crate::check::{Findings, Item, Place};
 use crate::inventory::display::dims_text;
-use crate::inventory::{Inventory, Storage, Tensor};
+use crate::inventory::{Inventory, Storage, Tensor, TensorId};
+use std::collections::HashSet;
 
 pub(super) fn check(inv: &Inventory, out: &mut Findings) {
+    // A view's data is its whole storage; the reader checks that the view fits in it.
+    let views: HashSet<TensorId> = inv.views.iter().map(|v| v.tensor).collect();
     for (id, tensor) in inv.tensors.iter().enumerate() {
-        each_tensor(inv, id, tensor, out);
+        each_tensor(inv, id, tensor, views.contains(&id), out);
     }
-    overlaps(inv, out);
+    overlaps(inv, &views, out);
 }
 
-fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Findings) {
+fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, view: bool, out: &mut Findings) {
     let item = Item::Tensor { tensor: id };
     // A dimension that is not a size is the reader's finding, not an overflow.
     let valid = !t.shape.contains(&Tensor::NOT_A_SIZE);
@@ -37,7 +40,7 @@ fn each_tensor(inv: &Inventory, id: usize, t: &Tensor, out: &mut Findings) {
     let Some(data) = t.data else { return };
     let file_size = inv.files.get(data.file).and_then(|f| f.size);
     let place = Place::at(data.offset).in_file(data.file).item(item);
-    if let Some(expected) = t.byte_size.filter(|&n| n != data.len) {
+    if let Some(expected) = t.byte_size.filter(|&n| n != data.len && !view) {
         out.add(
             &TENSOR_SIZE_MISMATCH,
             place,
@@ -104,9 +107,15 @@ fn dtype_name(t: &Tensor) -> String {
         .map_or_else(|| "unknown dtype".to_owned(), |d| d.to_string())
 }
 
-/// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends.
-fn overlaps(inv: &Inventory, out: &mut Findings) {
+/// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends;
+/// two views of one storage share its bytes, which is no overlap.
+fn overlaps(inv: &Inventory, views: &HashSet<TensorId>, out: &mut Findings) {
+    let data = |t: TensorId| inv.tensors.get(t).and_then(|t| t.data);
     for o in inv.tensor_overlaps() {
+        let shared = views.contains(&o.tensor) && views.contains(&o.earlier);
+        if shared && data(o.tensor) == data(o.earlier) {
+            continue;
+        }
         let (start, end) = (o.range.start, o.range.end());
         let earlier = inv.tensors[o.earlier].name.display();
         out.add(

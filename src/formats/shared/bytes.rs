@@ -77,6 +77,11 @@ impl<'a> Cursor<'a> {
         len(self.bytes).saturating_sub(self.pos)
     }
 
+    /// The bytes from the position to the end (none past the end).
+    pub fn rest(&self) -> &'a [u8] {
+        from(self.bytes, self.pos).unwrap_or_default()
+    }
+
     /// The next `n` bytes.
     pub fn take(&mut self, n: u64) -> Option<&'a [u8]> {
         let taken = range(self.bytes, self.pos, n)?;

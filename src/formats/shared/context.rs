@@ -4,11 +4,13 @@
 use super::budget::{Budget, Interner};
 use crate::check::{Findings, Place, Rule};
 use crate::formats::Format;
-use crate::inventory::{FileFormat, Inventory, Name};
+use crate::inventory::{ByteRange, FileFormat, Inventory, Name, Section, SectionKind};
 use crate::source::ModelFile;
 
 /// A reader's state over one model file.
 pub struct Context<'a> {
+    /// The model file.
+    pub file: &'a ModelFile,
     /// The model file's content.
     pub bytes: &'a [u8],
     /// What the reader has found so far.
@@ -26,6 +28,7 @@ impl<'a> Context<'a> {
     pub fn new(format: &dyn Format, file: &'a ModelFile, out: &'a mut Findings) -> Self {
         let bytes = file.bytes();
         Context {
+            file,
             bytes,
             inv: Inventory::of_model(FileFormat::Read(format.name()), file),
             out,
@@ -59,6 +62,22 @@ impl<'a> Context<'a> {
             Name::from(text)
         } else {
             Name::default()
+        }
+    }
+
+    /// Declares the whole file as model data if the reader laid out nothing (its header or
+    /// directory was unreadable, which it reported), so that the bytes are not also reported
+    /// as trailing.
+    pub fn whole_if_unread(&mut self) {
+        if self.inv.sections.is_empty() {
+            self.inv.sections.push(Section {
+                file: 0,
+                kind: SectionKind::ModelData,
+                range: ByteRange {
+                    start: 0,
+                    len: self.bytes.len() as u64,
+                },
+            });
         }
     }
 

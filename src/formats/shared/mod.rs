@@ -8,4 +8,6 @@ pub mod context;
 pub mod datafiles;
 pub mod flatbuffer;
 pub mod json;
+pub mod pickle;
 pub mod protobuf;
+pub mod zip;

@@ -2,6 +2,7 @@
 
 pub mod findings;
 pub mod graph;
+pub mod imports;
 pub mod layout;
 pub mod metadata;
 pub mod operators;
@@ -14,6 +15,7 @@ use super::tab::Tab;
 use crate::analysis::Analysis;
 use findings::FindingsTab;
 use graph::GraphTab;
+use imports::ImportsTab;
 use layout::LayoutTab;
 use metadata::MetadataTab;
 use operators::OperatorsTab;
@@ -39,6 +41,8 @@ pub struct Tabs {
     pub sizes: SizesTab,
     /// Metadata.
     pub metadata: MetadataTab,
+    /// Imports.
+    pub imports: ImportsTab,
 }
 
 impl Tabs {
@@ -54,6 +58,7 @@ impl Tabs {
             findings: FindingsTab::new(&analysis.findings),
             sizes: SizesTab::new(inv),
             metadata: MetadataTab::new(inv),
+            imports: ImportsTab::new(inv),
         }
     }
 
@@ -68,6 +73,7 @@ impl Tabs {
             Tab::Findings => &mut self.findings,
             Tab::Sizes => &mut self.sizes,
             Tab::Metadata => &mut self.metadata,
+            Tab::Imports => &mut self.imports,
         }
     }
 }

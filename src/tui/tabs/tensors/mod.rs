@@ -101,7 +101,13 @@ impl TensorsTab {
     /// The bytes of tensor `id`, mapping its file on first use ([`Files`]).
     pub fn tensor_bytes(&mut self, inv: &Inventory, id: TensorId) -> Result<Bytes, String> {
         let t = inv.tensors.get(id).ok_or("no such tensor")?;
-        let d = t.data.ok_or("the tensor has no stored data")?;
+        let mut d = t.data.ok_or("the tensor has no stored data")?;
+        // A view's data is its whole storage: only the stretch it reaches is its own.
+        if let (Some(view), Some(dtype)) = (inv.views.iter().find(|v| v.tensor == id), t.dtype) {
+            d = view
+                .span(&t.shape, dtype, d)
+                .ok_or("the view reaches past its storage")?;
+        }
         let file = self.files.bytes(inv, d.file)?;
         let end = d
             .end()

@@ -1,0 +1,77 @@
+//! `.npz` archives: a zip of `.npy` members, stored (`numpy.savez`) or deflated
+//! (`numpy.savez_compressed`). A stored member's array is placed in the archive; a deflated
+//! one's header is read from its first decompressed bytes, and an object array's pickle from
+//! the whole member, within the budget.
+
+use super::array::{self, Where};
+use super::header::{self, MAX_HEADER};
+use crate::check::Place;
+use crate::formats::shared::budget::EXTRA_BYTES;
+use crate::formats::shared::bytes;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::pickle::Located;
+use crate::formats::shared::zip::{self, Member, DEFLATED};
+use crate::inventory::{ByteRange, Name, SectionKind, Storage};
+
+/// Reads the `.npz` archive of `cx`.
+pub fn read(cx: &mut Context<'_>) {
+    let file = cx.bytes;
+    let whole = ByteRange {
+        start: 0,
+        len: bytes::len(file),
+    };
+    let Some(archive) = zip::read(cx, file, whole) else {
+        return;
+    };
+    cx.inv.format_version = "npz".to_owned();
+    for member in archive.members.iter().filter(|m| m.name.ends_with(b".npy")) {
+        let name = cx.name(member.name);
+        if member.stored() {
+            let at = Where {
+                bytes: bytes::range(file, 0, member.range().end()).unwrap_or_default(),
+                start: member.data,
+                located: Located::File,
+                about_tensor: true,
+                storage: Storage::Inline,
+            };
+            array::read(cx, &at, name);
+        } else if member.method == DEFLATED {
+            deflated(cx, file, member, name);
+        }
+    }
+    zip::declare(cx, &archive, |_| SectionKind::ModelData);
+}
+
+/// A deflated member: its header from the first bytes, all of it for an object array.
+fn deflated(cx: &mut Context<'_>, file: &[u8], member: &Member<'_>, name: Name) {
+    let Some(head) = zip::inflate(file, member, MAX_HEADER + 16) else {
+        return;
+    };
+    let object = header::read(&head.bytes, 0).is_ok_and(|h| h.is_object());
+    let inflated = if object && !head.whole {
+        let limit = bytes::len(file).saturating_add(EXTRA_BYTES);
+        let Some(all) = zip::inflate(file, member, limit) else {
+            return;
+        };
+        all.bytes
+    } else {
+        head.bytes
+    };
+    if !cx
+        .budget
+        .copy(inflated.len() as u64, Place::at(member.header), cx.out)
+    {
+        return;
+    }
+    let at = Where {
+        bytes: &inflated,
+        start: 0,
+        located: Located::Member {
+            header: member.header,
+            name: name.clone(),
+        },
+        about_tensor: true,
+        storage: Storage::Inline,
+    };
+    array::read(cx, &at, name);
+}

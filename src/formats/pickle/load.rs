@@ -1,0 +1,130 @@
+//! What `pickle.load` sees in the file: the pickle, the bytes after it, what they import, and
+//! the arrays they hold.
+
+use super::paddle::{self, Form};
+use super::rules::EVAL_NOT_PADDLE;
+use crate::check::Item;
+use crate::escape::excerpt;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::pickle::walk::{self, Flow};
+use crate::formats::shared::pickle::{self, Id, Options, Pickle, Source, Tree, Value};
+use crate::inventory::{Tensor, Trust};
+use std::collections::HashSet;
+
+/// Reads the file of `cx` as one pickle and what follows it.
+pub fn read(cx: &mut Context<'_>) {
+    let bytes = cx.bytes;
+    let src = Source::file(bytes, 0);
+    let options = Options {
+        report: true,
+        persistent_ids: false,
+    };
+    let first = pickle::read(cx, &src, options);
+    cx.inv.format_version = match first.protocol {
+        Some(p) => format!("protocol {p}"),
+        None => "protocol 0 or 1".to_owned(),
+    };
+    let evals = paddle::eval_imports(&first, &first.values);
+    let known = |i: usize| {
+        evals.get(&i).map(|&paddle| {
+            if paddle {
+                Trust::Recognised
+            } else {
+                Trust::Unsafe
+            }
+        })
+    };
+    pickle::judge(cx, &src, &first, &known);
+    if evals.values().any(|&paddle| paddle) {
+        let form = "a bare tensor saved by paddle.save: builtins.eval('data', {'data': array}) evaluates only the name of its array";
+        cx.inv.property("paddle form", form, None);
+    }
+    if let Some(second) = pickle::after_stop(cx, &src, &first, options) {
+        pickle::judge(cx, &src, &second, &|_| None);
+    }
+    let mut reported = HashSet::new();
+    if let Some(root) = first.root {
+        tensors(cx, &src, &first, root, &mut reported);
+    }
+    // Calls of another eval that no entry holds are reported without one.
+    for (id, value) in first.values.iter().enumerate() {
+        if let Value::Call(call) = value {
+            let other = matches!(paddle::form(&first, id as Id), Some(Form::OtherEval));
+            if other && !reported.contains(&(id as Id)) {
+                report_eval(cx, &src, &first, id as Id, call.at, None);
+            }
+        }
+    }
+    cx.whole_if_unread();
+}
+
+/// Lists the arrays under `root` as tensors named by their key path.
+fn tensors(
+    cx: &mut Context<'_>,
+    src: &Source<'_>,
+    p: &Pickle<'_>,
+    root: Id,
+    reported: &mut HashSet<Id>,
+) {
+    let is_leaf = |id| paddle::form(p, id).is_some();
+    walk::leaves(p, root, is_leaf, |path, id| {
+        let Some(form) = paddle::form(p, id) else {
+            return Flow::Continue;
+        };
+        let at = match p.value(id) {
+            Some(Value::Call(call)) => call.at,
+            _ => 0,
+        };
+        if !cx.spend(1, src.place(at)) {
+            return Flow::Stop;
+        }
+        let index = cx.inv.tensors.len();
+        match form {
+            Form::Array(array, own) => {
+                let name = if path.is_empty() {
+                    own.unwrap_or_default()
+                } else {
+                    path
+                };
+                let name = cx.name(name);
+                cx.inv.tensors.push(array.tensor(name, src));
+            }
+            Form::OtherEval => {
+                let name = cx.name(path);
+                let decl = src.place(at).offset.unwrap_or(0);
+                cx.inv
+                    .tensors
+                    .push(Tensor::declared(name, None, Vec::new(), decl));
+                reported.insert(id);
+                report_eval(cx, src, p, id, at, Some(index));
+            }
+        }
+        Flow::Continue
+    });
+}
+
+/// Reports the `eval` call `id` at `at`, about tensor `tensor` if an entry holds it.
+fn report_eval(
+    cx: &mut Context<'_>,
+    src: &Source<'_>,
+    p: &Pickle<'_>,
+    id: Id,
+    at: u64,
+    tensor: Option<usize>,
+) {
+    let expression = match p.value(id) {
+        Some(Value::Call(call)) => p.items(call.args).and_then(|a| p.str(*a.first()?)),
+        _ => None,
+    };
+    let shown = excerpt(expression.unwrap_or_default(), 200);
+    let mut place = src.place(at);
+    if let Some(tensor) = tensor {
+        place = place.item(Item::Tensor { tensor });
+    }
+    let entry = tensor
+        .and_then(|t| cx.inv.tensors.get(t))
+        .map(|t| format!(" for entry \"{}\"", t.name.display()))
+        .unwrap_or_default();
+    let message = format!("builtins.eval called by REDUCE at {}{entry} evaluates \"{shown}\": paddle.save writes only eval('data', {{'data': array}}), and paddle.load runs any other expression", src.at(at));
+    cx.report(&EVAL_NOT_PADDLE, place, message);
+}

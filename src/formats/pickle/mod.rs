@@ -1,0 +1,54 @@
+//! Pickle files: plain pickles (`.pkl`, `.pickle`, joblib's `.joblib`) and PaddlePaddle's
+//! pickled checkpoints (`.pdparams`, `.pdopt`, `.pdtensor`), read and judged without running
+//! them.
+//!
+//! The whole file is one pickle: the shared machine (`formats/shared/pickle`) reads it, the
+//! bytes after its `STOP` are read as the second pickle a second `load` would see, and every
+//! import is judged. NumPy arrays found by key path (a Paddle state dict of names to arrays,
+//! Paddle's `(name, array)` tuples and its bare-tensor `eval` form, joblib's wrapped arrays)
+//! become tensors with the byte range of their raw bytes inside the pickle. Detection is by
+//! content: a `PROTO` opcode, or a start of protocol 0 opcodes.
+
+mod load;
+mod paddle;
+pub mod rules;
+mod sniff;
+
+use crate::check::{Findings, RuleGroup};
+use crate::formats::shared::context::Context;
+use crate::formats::{Detection, Format, ReadOptions};
+use crate::inventory::Inventory;
+use crate::source::ModelFile;
+
+/// Pickle files.
+pub struct Pickles;
+
+impl Format for Pickles {
+    fn name(&self) -> &'static str {
+        "pickle"
+    }
+
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pkl", "pickle", "joblib", "pdparams", "pdopt", "pdtensor"]
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        if sniff::is_pickle(bytes) {
+            Detection::Plausible
+        } else {
+            Detection::No
+        }
+    }
+
+    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
+        let mut cx = Context::new(self, file, out);
+        // Pickles align nothing; their loaders copy every array.
+        cx.inv.preferred_alignment = Some(1);
+        load::read(&mut cx);
+        cx.inv
+    }
+}

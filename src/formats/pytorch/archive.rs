@@ -1,0 +1,272 @@
+//! Zip checkpoints (`torch.save` since 1.6) and TorchScript archives: every member under one
+//! folder, `data.pkl` (and `constants.pkl`) read as pickles whose persistent ids name the
+//! storages `data/<key>`, each storage's bytes in place in the file.
+
+use super::rules::{COMPRESSED_PICKLE, DATA_PKL_MISSING, MEMBER_OUTSIDE_FOLDER, TORCHSCRIPT_CODE};
+use super::tensors::{self, Stored};
+use super::{export, weights_only};
+use crate::check::Place;
+use crate::escape::excerpt;
+use crate::formats::shared::bytes;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::pickle::{self, Located, Options, Source, Tree};
+use crate::formats::shared::zip::{self, Archive, Member};
+use crate::inventory::{ByteRange, DataRange, Import, Name, SectionKind, Trust};
+use std::collections::HashSet;
+
+/// What an archive is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A checkpoint (`torch.save`).
+    Checkpoint,
+    /// A TorchScript archive (`torch.jit.save`).
+    TorchScript,
+    /// A `torch.export` archive (`torch.export.save`, `.pt2`).
+    Export,
+}
+
+/// The records `torch.save` and `torch.jit.save` write under the archive's folder.
+const RECORDS: &[&[u8]] = &[
+    b"data.pkl",
+    b"version",
+    b"byteorder",
+    b".format_version",
+    b".storage_alignment",
+    b"constants.pkl",
+    b"archive_format",
+];
+
+/// Whether an archive's member names are PyTorch's.
+pub fn is_torch(names: &[&[u8]]) -> bool {
+    names.iter().any(|name| {
+        let file = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+        name.contains(&b'/') && RECORDS.contains(&file)
+    })
+}
+
+/// Reads the archive at `range` of the file: the whole file, or (`nested`) a stored member of
+/// a `.pt2` archive, whose pickles are judged but whose tensors and sections are not listed.
+/// Returns what the archive is.
+pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind> {
+    let file = cx.bytes;
+    let archive = zip::read(cx, file, range)?;
+    let prefix = folder(cx, &archive);
+    let under = |name: &[u8]| [prefix, name].concat();
+    let has = |name: &[u8]| archive.get(&under(name)).is_some();
+    let starts = |dir: &[u8]| {
+        let dir = under(dir);
+        archive.members.iter().any(|m| m.name.starts_with(&dir))
+    };
+    let kind = if has(b"archive_format") || starts(b"models/") {
+        Kind::Export
+    } else if starts(b"code/") {
+        Kind::TorchScript
+    } else {
+        Kind::Checkpoint
+    };
+    if !nested {
+        properties(cx, &archive, prefix);
+    }
+    if kind == Kind::Export {
+        export::read(cx, &archive, prefix, nested);
+    } else {
+        let data = under(b"data.pkl");
+        let last = archive.get(&data).map(|m| m.header);
+        let pickles = archive.members.iter().filter(|m| m.name == data);
+        let mut found = false;
+        for member in pickles {
+            found = true;
+            let list = !nested && Some(member.header) == last;
+            read_pickle(cx, &archive, member, &under(b"data/"), kind, list);
+        }
+        if !found {
+            let first = archive.members.first().map(|m| m.header);
+            let message = format!(
+                "the archive has no {}: torch.load refuses it (\"failed locating file data.pkl\")",
+                excerpt(&data, 200)
+            );
+            cx.report(&DATA_PKL_MISSING, Place::field("data.pkl", first), message);
+        }
+        if kind == Kind::TorchScript {
+            if let Some(constants) = archive.get(&under(b"constants.pkl")) {
+                read_pickle(cx, &archive, constants, &under(b"constants/"), kind, false);
+            }
+            code(cx, &archive, &under(b"code/"));
+        }
+    }
+    if !nested {
+        // Members that hold tensors are tensor data; other data (unused storages, sample
+        // inputs, configs) is a blob.
+        let used: HashSet<u64> = (cx.inv.tensors.iter())
+            .filter_map(|t| Some(t.data?.offset))
+            .collect();
+        let data = under(b"data/");
+        zip::declare(cx, &archive, |m| {
+            if used.contains(&m.data) {
+                SectionKind::TensorData
+            } else if m.name.starts_with(&data) {
+                SectionKind::BlobData
+            } else {
+                SectionKind::ModelData
+            }
+        });
+    }
+    Some(kind)
+}
+
+/// The archive's folder, from its first member as torch takes it, reporting members outside
+/// it (those whose names escape are reported as such).
+fn folder<'a>(cx: &mut Context<'_>, archive: &Archive<'a>) -> &'a [u8] {
+    let first = archive.members.first().map_or(&b""[..], |m| m.name);
+    let prefix = match first.iter().position(|&b| b == b'/') {
+        Some(slash) => first.get(..=slash).unwrap_or_default(),
+        None => &b""[..],
+    };
+    for member in &archive.members {
+        let inside = !prefix.is_empty() && member.name.starts_with(prefix);
+        if !inside && !zip::escapes(member.name) {
+            let message = format!(
+                "member \"{}\" at {} is not under the archive's folder \"{}\": torch refuses it (\"file in archive is not in a subdirectory\")",
+                excerpt(member.name, 200),
+                member.header,
+                excerpt(prefix, 200)
+            );
+            cx.report(&MEMBER_OUTSIDE_FOLDER, Place::at(member.header), message);
+        }
+    }
+    prefix
+}
+
+/// The small records torch writes beside the pickle, as properties.
+fn properties(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8]) {
+    for (record, key) in [
+        (&b"version"[..], "version"),
+        (b".format_version", "format version"),
+        (b"byteorder", "byte order"),
+        (b".storage_alignment", "storage alignment"),
+        (b"archive_format", "archive format"),
+    ] {
+        let Some(member) = archive.get(&[prefix, record].concat()) else {
+            continue;
+        };
+        let Some(text) = member
+            .raw(cx.bytes)
+            .filter(|t| t.len() <= 64 && member.stored())
+        else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(text).trim().to_owned();
+        if key == "storage alignment" {
+            cx.inv.preferred_alignment = text.parse().ok();
+        }
+        if key == "version" {
+            cx.inv.format_version = format!("zip, version {}", crate::escape::sanitize(&text));
+        }
+        cx.inv
+            .property(key, crate::escape::sanitize(&text), Some(member.data));
+    }
+}
+
+/// Reads one pickle member and judges it; lists its tensors if `list`, with storages under
+/// `storages`.
+pub fn read_pickle(
+    cx: &mut Context<'_>,
+    archive: &Archive<'_>,
+    member: &Member<'_>,
+    storages: &[u8],
+    kind: Kind,
+    list: bool,
+) {
+    let file = cx.bytes;
+    let inflated;
+    let src = if member.stored() {
+        Source::file(
+            bytes::range(file, 0, member.range().end()).unwrap_or_default(),
+            member.data,
+        )
+    } else {
+        let message = format!("{} at {} is compressed (method {}): torch.save stores it as is, and a scanner that reads stored members or raw bytes misses it", excerpt(member.name, 200), member.header, member.method);
+        cx.report(&COMPRESSED_PICKLE, Place::at(member.header), message);
+        let limit = cx.bytes.len() as u64 + crate::formats::shared::budget::EXTRA_BYTES;
+        let Some(found) = zip::inflate(file, member, limit) else {
+            return;
+        };
+        if !cx
+            .budget
+            .copy(found.bytes.len() as u64, Place::at(member.header), cx.out)
+        {
+            return;
+        }
+        inflated = found.bytes;
+        Source {
+            bytes: &inflated,
+            start: 0,
+            located: Located::Member {
+                header: member.header,
+                name: Name::from(member.name),
+            },
+            item: None,
+        }
+    };
+    let options = Options {
+        report: true,
+        persistent_ids: true,
+    };
+    let p = pickle::read(cx, &src, options);
+    let torchscript = kind == Kind::TorchScript;
+    let known = |i: usize| {
+        let path = p.imports.get(i).map(|import| p.resolved(import))?;
+        let own = path.starts_with("__torch__.") || path.starts_with("torch.jit._pickle.");
+        (torchscript && own).then_some(Trust::Recognised)
+    };
+    let trusts = pickle::judge(cx, &src, &p, &known);
+    if let Some(second) = pickle::after_stop(cx, &src, &p, options) {
+        pickle::judge(cx, &src, &second, &|_| None);
+    }
+    if kind == Kind::Checkpoint {
+        weights_only::check(cx, &src, &p, &trusts);
+    }
+    let (Some(root), true) = (p.root, list) else {
+        return;
+    };
+    let lookup = |key: &[u8]| {
+        let name = [storages, key].concat();
+        let m = archive.get(&name)?;
+        Some(Stored {
+            range: m.stored().then_some(DataRange {
+                file: 0,
+                offset: m.data,
+                len: m.compressed,
+            }),
+            len: m.size,
+            label: excerpt(&name, 200).into_owned(),
+        })
+    };
+    tensors::list(cx, &src, &p, root, &lookup);
+}
+
+/// Lists the TorchScript sources under `code/` as code that loading runs, and reports them.
+fn code(cx: &mut Context<'_>, archive: &Archive<'_>, dir: &[u8]) {
+    let sources: Vec<&Member<'_>> = (archive.members.iter())
+        .filter(|m| m.name.starts_with(dir) && m.name.ends_with(b".py"))
+        .collect();
+    let Some(first) = sources.first() else {
+        return;
+    };
+    let message = format!("a TorchScript archive: torch.jit.load compiles the {} source files under {} (first: {}) and runs them when the model is called", sources.len(), excerpt(dir, 200), excerpt(first.name, 200));
+    cx.report(&TORCHSCRIPT_CODE, Place::at(first.header), message);
+    for m in sources {
+        if !cx.spend(1, Place::at(m.header)) {
+            return;
+        }
+        let name = cx.name(m.name);
+        cx.inv.imports.push(Import {
+            name,
+            kind: "code",
+            file: 0,
+            offset: m.header,
+            call: None,
+            trust: Trust::Code,
+        });
+    }
+}

@@ -1,0 +1,88 @@
+//! PyTorch files: zip checkpoints (`torch.save` since 1.6), legacy checkpoints, TorchScript
+//! archives (`torch.jit.save`) and `torch.export` archives (`.pt2`), read without unpickling.
+//!
+//! A checkpoint's `data.pkl` is read by the shared pickle machine and judged; each tensor
+//! (`_rebuild_tensor_v2` and its relatives) is placed at its storage's bytes, a stored
+//! `data/<key>` member or a stretch of the legacy storage stream, with its dtype, shape,
+//! strides and storage offset. TorchScript code and `torch.export` programs are listed as
+//! what loading runs. Detection is by content: a zip with PyTorch's record names, or the
+//! legacy magic number.
+
+mod archive;
+mod dtypes;
+mod export;
+mod legacy;
+pub mod rules;
+mod tensors;
+mod weights_only;
+
+use crate::check::{Findings, RuleGroup};
+use crate::formats::shared::context::Context;
+use crate::formats::shared::zip;
+use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::inventory::{ByteRange, Inventory};
+use crate::source::ModelFile;
+use std::path::Path;
+
+/// Member names looked at to recognise an archive.
+const NAMES_LOOKED_AT: usize = 64;
+
+/// PyTorch files.
+pub struct PyTorch;
+
+impl Format for PyTorch {
+    fn name(&self) -> &'static str {
+        "pytorch"
+    }
+
+    fn rules(&self) -> &'static RuleGroup {
+        &rules::GROUP
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pt", "pth", "ckpt", "pt2", "bin"]
+    }
+
+    fn detect(&self, bytes: &[u8]) -> Detection {
+        let torch_zip = || archive::is_torch(&zip::peek_names(bytes, NAMES_LOOKED_AT));
+        let legacy = || {
+            bytes
+                .get(legacy::START.len()..)
+                .is_some_and(|b| b.starts_with(legacy::MAGIC))
+        };
+        if (zip::is_zip(bytes) && torch_zip()) || (bytes.starts_with(legacy::START) && legacy()) {
+            Detection::Magic
+        } else if bytes.starts_with(legacy::START) {
+            Detection::Plausible
+        } else {
+            Detection::No
+        }
+    }
+
+    /// `.bin` is PyTorch's `pytorch_model.bin`, but also many another format's: such a file
+    /// is a model only if its content is PyTorch's.
+    fn scan(&self, path: &Path) -> Scan {
+        match extension(path).as_deref() {
+            Some("bin") => Scan::ModelIfDetected,
+            Some(ext) if self.extensions().contains(&ext) => Scan::Model,
+            _ => Scan::Skip,
+        }
+    }
+
+    fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
+        let mut cx = Context::new(self, file, out);
+        let bytes = cx.bytes;
+        if zip::is_zip(bytes) {
+            let whole = ByteRange {
+                start: 0,
+                len: bytes.len() as u64,
+            };
+            archive::read(&mut cx, whole, false);
+        } else {
+            legacy::read(&mut cx);
+        }
+        cx.whole_if_unread();
+        cx.inv.fill_gaps();
+        cx.inv
+    }
+}

@@ -1,0 +1,161 @@
+//! Rules of PyTorch files (codes PT001..): zip checkpoints, legacy checkpoints, TorchScript
+//! and `torch.export` archives. The pickle rules (PK) and zip rules (ZP) apply too.
+//! References: `torch/serialization.py`, `torch/_weights_only_unpickler.py` and
+//! `caffe2/serialize/inline_container.cc` (torch 2.15.0); `tests/fixtures/pickle/verdicts.tsv`
+//! records what torch and the scanners say about each fixture.
+
+crate::rules! {
+    group = ("PT", "PyTorch");
+    /// The checkpoint is safe, but `torch.load(weights_only=True)` refuses it.
+    ///
+    /// ## What it does
+    /// For a checkpoint whose imports are all in the safe set, reports the first thing the
+    /// weights-only unpickler does not take: a global outside its allowlist (NumPy's
+    /// `_reconstruct`, `builtins.tuple`, ...) or an opcode it does not implement (protocol 4
+    /// `FRAME`, `SHORT_BINUNICODE`, `STACK_GLOBAL`, `MEMOIZE`, protocol 0 text opcodes,
+    /// `LONG4`, `POP`, ...).
+    ///
+    /// ## Why
+    /// `torch.load` defaults to `weights_only=True` since torch 2.6, so users get
+    /// "Weights only load failed" and are told to pass `weights_only=False`, which also lets
+    /// any malicious global run. A checkpoint saved with `torch.save(obj)` (protocol 2) of
+    /// tensors and plain containers loads. picklescan, modelscan and fickling do not say that
+    /// the file will not load.
+    ///
+    /// ## How to fix
+    /// Save tensors, not NumPy arrays (`torch.from_numpy`), with torch's default pickle
+    /// protocol; or allow the globals with `torch.serialization.add_safe_globals`.
+    WEIGHTS_ONLY_REFUSES = ("PT001", "weights-only-refuses", Warning);
+    /// A TorchScript archive: loading it compiles and runs its code.
+    ///
+    /// ## What it does
+    /// Recognises `torch.jit.save` archives by their `code/` folder, lists each source file
+    /// as code that loading runs, reads `data.pkl` and `constants.pkl` (whose `__torch__`
+    /// classes are the archive's own), and reports the archive once.
+    ///
+    /// ## Why
+    /// `torch.jit.load` compiles the TorchScript in `code/` and runs it when the model is
+    /// called; the code can call any operator registered in the process. `torch.load`
+    /// refuses the archive ("Cannot use weights_only=True with TorchScript archives").
+    /// picklescan marks the `__torch__` classes suspicious; modelscan and fickling judge only
+    /// the pickles.
+    ///
+    /// ## How to fix
+    /// Load TorchScript only from sources you trust; for weights, save a `state_dict`.
+    TORCHSCRIPT_CODE = ("PT002", "torchscript-code", Warning);
+    /// A `torch.export` archive (`.pt2`): its program is listed, its weights read.
+    ///
+    /// ## What it does
+    /// Recognises `torch.export.save` archives by `archive_format`, lists each program in
+    /// `models/` as what loading runs, lists the weights that `model_weights_config.json`
+    /// describes with their byte ranges, and reads the pickles the archive holds (sample
+    /// inputs, pickled weights and constants) like any checkpoint.
+    ///
+    /// ## Why
+    /// `torch.load` refuses the archive (no `data.pkl`); `torch.export.load` deserialises the
+    /// program, loads the sample inputs with `torch.load(weights_only=True)` and, if that
+    /// fails, again with `weights_only=False`, and loads pickled weights with
+    /// `weights_only=False`: those pickles are where code can hide.
+    ///
+    /// ## How to fix
+    /// Nothing to fix; informational.
+    EXPORT_PROGRAM = ("PT003", "export-program", Info);
+    /// A legacy checkpoint's magic number or protocol version is wrong.
+    ///
+    /// ## What it does
+    /// Checks the pickles a legacy `torch.save` writes first: the magic number
+    /// `0x1950a86a20f9469cfc6c` and the protocol version 1001.
+    ///
+    /// ## Why
+    /// torch refuses the file ("Invalid magic number; corrupt file?"). picklescan warns and
+    /// scans it as a plain pickle, modelscan skips it, and paddle.load reads the first pickle
+    /// and returns an int.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or not a checkpoint; save it again.
+    LEGACY_HEADER = ("PT004", "legacy-header", Error);
+    /// A tensor's storage is not in the file.
+    ///
+    /// ## What it does
+    /// Resolves each tensor's persistent id `('storage', type, key, location, numel)` to the
+    /// archive member `<archive>/data/<key>`, or to the legacy storage stream, and reports
+    /// a key with nothing there, at the `BINPERSID` that names it.
+    ///
+    /// ## Why
+    /// torch refuses the checkpoint ("failed locating file data/0"). picklescan and modelscan
+    /// check only imports and call the file safe.
+    ///
+    /// ## How to fix
+    /// The file is incomplete or edited; save it again.
+    STORAGE_MISSING = ("PT005", "storage-missing", Error);
+    /// A storage holds fewer bytes than its tensor's shape, strides and offset reach, or than
+    /// its persistent id declares.
+    ///
+    /// ## What it does
+    /// Computes the last element each tensor reaches, `storage_offset + Σ (size − 1) × stride`,
+    /// times the element size, and compares it, and the persistent id's `numel`, with the bytes
+    /// the storage holds. Two tensors that view one storage share its bytes: that is not an
+    /// overlap.
+    ///
+    /// ## Why
+    /// torch refuses the checkpoint ("Trying to resize storage that is not resizable"); a
+    /// loader that trusts the shape reads past the storage. Scanners call it safe.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or edited; save it again.
+    STORAGE_TOO_SMALL = ("PT006", "storage-too-small", Error);
+    /// A member of a PyTorch archive is outside the archive's folder.
+    ///
+    /// ## What it does
+    /// Takes the archive's folder from its first member, as torch does, and reports every
+    /// member not under it (members whose names escape with `..` or are absolute are ZP004).
+    ///
+    /// ## Why
+    /// torch refuses the archive ("file in archive is not in a subdirectory"); a scanner that
+    /// scans only the expected members misses what else the archive carries.
+    ///
+    /// ## How to fix
+    /// Keep every member under one folder, as `torch.save` writes them.
+    MEMBER_OUTSIDE_FOLDER = ("PT007", "member-outside-folder", Error);
+    /// A pickle of a PyTorch archive is compressed.
+    ///
+    /// ## What it does
+    /// Reports a `data.pkl` or `constants.pkl` member that is not stored as is. rtenx
+    /// decompresses it (within the budget) and reads it anyway; its findings then point at the
+    /// member's local header and give the position in the decompressed pickle.
+    ///
+    /// ## Why
+    /// `torch.save` stores every member uncompressed; torch still loads a deflated pickle, but
+    /// scanners that read only stored members, or look for opcodes in the raw bytes, see
+    /// nothing. rtenx and picklescan name the import in the deflated fixture.
+    ///
+    /// ## How to fix
+    /// Rewrite the archive with stored members, or save the checkpoint again.
+    COMPRESSED_PICKLE = ("PT008", "compressed-pickle", Error);
+    /// A PyTorch archive has no `data.pkl` and is no `torch.export` archive.
+    ///
+    /// ## What it does
+    /// Reports an archive whose members are under one folder with PyTorch's record names
+    /// (`version`, `byteorder`, `data/`) but without `<archive>/data.pkl`.
+    ///
+    /// ## Why
+    /// torch refuses it ("failed locating file data.pkl"); the checkpoint holds no object.
+    ///
+    /// ## How to fix
+    /// The file is incomplete; save it again.
+    DATA_PKL_MISSING = ("PT009", "data-pkl-missing", Error);
+    /// A tensor's rebuild arguments are not a usable shape, stride, offset or type.
+    ///
+    /// ## What it does
+    /// Reads the arguments of `_rebuild_tensor_v2` and its relatives: a persistent id for
+    /// the storage, an offset, a size tuple and a stride tuple of non-negative integers as
+    /// long as each other, and a storage type or dtype torch knows.
+    ///
+    /// ## Why
+    /// torch refuses such a tensor or builds it wrongly; a reader that trusts a negative size
+    /// computes a huge one.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or hand-made; save it again.
+    TENSOR_INVALID = ("PT010", "tensor-invalid", Error);
+}

@@ -1,0 +1,874 @@
+//! The stack machine: `pickle.Unpickler.load` with every import recorded and every call turned
+//! into a node. Each opcode pays one budget entry, which covers the value, memo entry or item
+//! it adds; strings and bytes stay in the buffer as spans.
+
+use super::opcodes::{self as op, Arg};
+use super::rules::{
+    MEMO_EXPANSION, NESTING_TOO_DEEP, OUT_OF_BAND_DATA, PICKLE_INVALID, PICKLE_TRUNCATED,
+    UNKNOWN_OPCODE,
+};
+use super::text;
+use super::value::{Call, Id, Span, Text, Value};
+use super::{joblib, Import, Options, Pickle, Source, Tree};
+use crate::check::Rule;
+use crate::formats::shared::budget::EXTRA_BYTES;
+use crate::formats::shared::bytes::{self, Cursor};
+use crate::formats::shared::context::Context;
+use crate::inventory::Name;
+use std::collections::HashMap;
+
+/// Nesting deeper than Python's default recursion limit: a loaded object that `repr`,
+/// `copy.deepcopy`, `json` or a state-dict walk cannot go through.
+pub const MAX_DEPTH: u32 = 1000;
+
+/// Why reading stopped before `STOP`: the finding is already reported.
+pub struct Stopped;
+
+type Step<T> = Result<T, Stopped>;
+
+/// The machine over one pickle.
+pub struct Machine<'m, 's, 'c, 'a> {
+    src: &'m Source<'s>,
+    cx: &'c mut Context<'a>,
+    options: Options,
+    pos: u64,
+    pub(super) values: Vec<Value>,
+    depth: Vec<u32>,
+    pub(super) imports: Vec<Import>,
+    stack: Vec<Id>,
+    marks: Vec<usize>,
+    memo: HashMap<u64, Id>,
+    protocol: Option<u8>,
+    used: Vec<(u8, u64)>,
+    seen: [bool; 256],
+    fetched: u64,
+    reported_depth: bool,
+    reported_memo: bool,
+    reported_buffer: bool,
+    nested: bool,
+}
+
+impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
+    /// A machine at the start of `src`.
+    pub fn new(cx: &'c mut Context<'a>, src: &'m Source<'s>, options: Options) -> Self {
+        Machine {
+            src,
+            cx,
+            options,
+            pos: src.start,
+            values: Vec::new(),
+            depth: Vec::new(),
+            imports: Vec::new(),
+            stack: Vec::new(),
+            marks: Vec::new(),
+            memo: HashMap::new(),
+            protocol: None,
+            used: Vec::new(),
+            seen: [false; 256],
+            fetched: 0,
+            reported_depth: false,
+            reported_memo: false,
+            reported_buffer: false,
+            nested: false,
+        }
+    }
+
+    /// Runs to `STOP` and returns what was read, complete or not.
+    pub fn run(mut self) -> Pickle<'s> {
+        let root = self.load().ok();
+        Pickle {
+            bytes: self.src.bytes,
+            start: self.src.start,
+            end: self.pos,
+            root,
+            values: self.values,
+            imports: self.imports,
+            protocol: self.protocol,
+            used: self.used,
+        }
+    }
+
+    /// One `load`: opcodes up to `STOP`, whose value it returns.
+    fn load(&mut self) -> Step<Id> {
+        loop {
+            let at = self.pos;
+            let Some(code) = bytes::u8_at(self.src.bytes, at) else {
+                let message = format!(
+                    "the pickle ends at {} without STOP",
+                    self.src.at(at.min(bytes::len(self.src.bytes)))
+                );
+                return self.fail(&PICKLE_TRUNCATED, at, message);
+            };
+            let Some(opcode) = op::op(code) else {
+                let message = format!(
+                    "0x{code:02x} at {} is no pickle opcode (protocols 0 to 5)",
+                    self.src.at(at)
+                );
+                return self.fail(&UNKNOWN_OPCODE, at, message);
+            };
+            if !self.seen[usize::from(code)] {
+                self.seen[usize::from(code)] = true;
+                self.used.push((code, at));
+            }
+            if !self.cx.spend(1, self.src.place(at)) {
+                return Err(Stopped);
+            }
+            self.pos = at + 1;
+            let arg = self.argument(opcode, at)?;
+            if code == op::STOP {
+                return self.pop(at);
+            }
+            self.execute(code, at, arg)?;
+        }
+    }
+
+    /// Reads the argument of `opcode` at `at`.
+    fn argument(&mut self, opcode: op::Op, at: u64) -> Step<Argument> {
+        let bytes = self.src.bytes;
+        let mut cursor = Cursor::new(bytes, self.pos);
+        let short = |what: &str, need: u64, left: u64| {
+            format!(
+                "{} at {} needs {need} bytes of {what}; {left} are left",
+                opcode.name,
+                self.src.at(at)
+            )
+        };
+        let left = cursor.remaining();
+        let arg = match opcode.arg {
+            Arg::None => Ok(Argument::None),
+            Arg::U8 => cursor.u8().map(|v| Argument::Int(v.into())).ok_or(1u64),
+            Arg::U16 => cursor.le_u16().map(|v| Argument::Int(v.into())).ok_or(2),
+            Arg::I32 => (cursor.array::<4>())
+                .map(|b| Argument::Int(i32::from_le_bytes(b).into()))
+                .ok_or(4),
+            Arg::U32 => cursor.le_u32().map(|v| Argument::Int(v.into())).ok_or(4),
+            Arg::U64 => cursor.le_u64().map(Argument::Word).ok_or(8),
+            Arg::Line => match line(bytes, self.pos) {
+                Some(span) => {
+                    self.pos = span.end() + 1;
+                    return Ok(Argument::Line(span));
+                }
+                None => return self.unterminated(opcode, at),
+            },
+            Arg::Lines => {
+                let Some(first) = line(bytes, self.pos) else {
+                    return self.unterminated(opcode, at);
+                };
+                let Some(second) = line(bytes, first.end() + 1) else {
+                    return self.unterminated(opcode, at);
+                };
+                self.pos = second.end() + 1;
+                return Ok(Argument::Lines(first, second));
+            }
+            Arg::Bytes8 | Arg::Bytes32 | Arg::SignedBytes32 | Arg::Bytes64 => {
+                let len = match opcode.arg {
+                    Arg::Bytes8 => cursor.u8().map(u64::from),
+                    Arg::Bytes32 => cursor.le_u32().map(u64::from),
+                    Arg::SignedBytes32 => match cursor.array::<4>().map(i32::from_le_bytes) {
+                        Some(n) if n < 0 => {
+                            let message = format!(
+                                "{} at {} declares a negative length {n}; Python refuses it",
+                                opcode.name,
+                                self.src.at(at)
+                            );
+                            return self.fail(&PICKLE_INVALID, at, message);
+                        }
+                        n => n.map(|n| n as u64),
+                    },
+                    _ => cursor.le_u64(),
+                };
+                let Some(len) = len else {
+                    let message = short("length", 1, left);
+                    return self.fail(&PICKLE_TRUNCATED, at, message);
+                };
+                let start = cursor.pos();
+                if cursor.take(len).is_none() {
+                    let message = format!(
+                        "{} at {} declares {len} bytes; {} are left",
+                        opcode.name,
+                        self.src.at(at),
+                        cursor.remaining()
+                    );
+                    return self.fail(&PICKLE_TRUNCATED, at, message);
+                }
+                Ok(Argument::Span(Span { start, len }))
+            }
+        };
+        match arg {
+            Ok(arg) => {
+                self.pos = cursor.pos();
+                Ok(arg)
+            }
+            Err(need) => {
+                let message = short("argument", need, left);
+                self.fail(&PICKLE_TRUNCATED, at, message)
+            }
+        }
+    }
+
+    fn unterminated<T>(&mut self, opcode: op::Op, at: u64) -> Step<T> {
+        let message = format!(
+            "{} at {} takes a newline-ended argument, but the pickle ends first",
+            opcode.name,
+            self.src.at(at)
+        );
+        self.fail(&PICKLE_TRUNCATED, at, message)
+    }
+
+    /// Carries out one opcode.
+    fn execute(&mut self, code: u8, at: u64, arg: Argument) -> Step<()> {
+        match (code, arg) {
+            (op::PROTO, Argument::Int(v)) => {
+                if v > 5 {
+                    let message = format!(
+                        "PROTO at {} asks for protocol {v}; protocols 0 to 5 exist",
+                        self.src.at(at)
+                    );
+                    return self.fail(&PICKLE_INVALID, at, message);
+                }
+                self.protocol.get_or_insert(v as u8);
+            }
+            (op::FRAME, Argument::Word(len)) => {
+                let left = bytes::len(self.src.bytes).saturating_sub(self.pos);
+                if len > left {
+                    let message = format!(
+                        "FRAME at {} declares {len} bytes; {left} are left",
+                        self.src.at(at)
+                    );
+                    return self.fail(&PICKLE_TRUNCATED, at, message);
+                }
+            }
+            (op::MARK, _) => self.marks.push(self.stack.len()),
+            (op::NONE, _) => {
+                self.push(Value::None);
+            }
+            (op::NEWTRUE, _) => {
+                self.push(Value::Bool(true));
+            }
+            (op::NEWFALSE, _) => {
+                self.push(Value::Bool(false));
+            }
+            (op::BININT | op::BININT1 | op::BININT2, Argument::Int(v)) => {
+                self.push(Value::Int(v));
+            }
+            (op::INT, Argument::Line(span)) => {
+                let value = match self.slice(span) {
+                    b"00" => Value::Bool(false),
+                    b"01" => Value::Bool(true),
+                    digits => self.integer(digits, span, at)?,
+                };
+                self.push(value);
+            }
+            (op::LONG, Argument::Line(span)) => {
+                let digits = self.slice(span);
+                let digits = digits.strip_suffix(b"L").unwrap_or(digits);
+                let value = self.integer(digits, span, at)?;
+                self.push(value);
+            }
+            (op::LONG1 | op::LONG4, Argument::Span(span)) => {
+                let value = self.long(code, span, at);
+                self.push(value);
+            }
+            (op::FLOAT, Argument::Line(span)) => {
+                let text = std::str::from_utf8(self.slice(span)).unwrap_or("");
+                match text.trim().parse::<f64>() {
+                    Ok(f) => {
+                        self.push(Value::Float(f));
+                    }
+                    Err(_) => return self.invalid_text("FLOAT", "a float", span, at),
+                }
+            }
+            (op::BINFLOAT, Argument::Word(raw)) => {
+                // The word was read little-endian; BINFLOAT is big-endian.
+                self.push(Value::Float(f64::from_bits(raw.swap_bytes())));
+            }
+            (op::STRING, Argument::Line(span)) => {
+                let quoted = self.slice(span);
+                let Some(decoded) = text::unquote(quoted) else {
+                    return self.invalid_text("STRING", "a quoted string", span, at);
+                };
+                let name = self.decoded(decoded, at)?;
+                self.push(Value::Str(Text::Decoded(name)));
+            }
+            (op::UNICODE, Argument::Line(span)) => {
+                let decoded = text::raw_unicode_escape(self.slice(span));
+                let name = self.decoded(decoded, at)?;
+                self.push(Value::Str(Text::Decoded(name)));
+            }
+            (
+                op::BINSTRING
+                | op::SHORT_BINSTRING
+                | op::BINUNICODE
+                | op::SHORT_BINUNICODE
+                | op::BINUNICODE8,
+                Argument::Span(span),
+            ) => {
+                self.push(Value::Str(Text::At(span)));
+            }
+            (
+                op::BINBYTES | op::SHORT_BINBYTES | op::BINBYTES8 | op::BYTEARRAY8,
+                Argument::Span(span),
+            ) => {
+                self.push(Value::Bytes(span));
+            }
+            (op::NEXT_BUFFER, _) => {
+                if !self.reported_buffer {
+                    self.reported_buffer = true;
+                    let message = format!("NEXT_BUFFER at {} takes a buffer passed outside the file (protocol 5 out-of-band data); pickle.load without buffers= refuses the file", self.src.at(at));
+                    self.report(&OUT_OF_BAND_DATA, at, message);
+                }
+                self.push(Value::Buffer);
+            }
+            (op::READONLY_BUFFER, _) => {
+                self.top(at)?;
+            }
+            (op::EMPTY_TUPLE, _) => {
+                self.push(Value::Tuple(Vec::new()));
+            }
+            (op::EMPTY_LIST, _) => {
+                self.push(Value::List(Vec::new()));
+            }
+            (op::EMPTY_DICT, _) => {
+                self.push(Value::Dict(Vec::new()));
+            }
+            (op::EMPTY_SET, _) => {
+                self.push(Value::Set(Vec::new()));
+            }
+            (op::TUPLE | op::LIST | op::FROZENSET, _) => {
+                let items = self.pop_mark(at)?;
+                let depth = self.deepest(&items);
+                let value = match code {
+                    op::TUPLE => Value::Tuple(items),
+                    op::LIST => Value::List(items),
+                    _ => Value::Set(items),
+                };
+                let id = self.push(value);
+                self.nest(id, depth, at);
+            }
+            (op::TUPLE1 | op::TUPLE2 | op::TUPLE3, _) => {
+                let n = usize::from(code - op::TUPLE1) + 1;
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.pop(at)?);
+                }
+                items.reverse();
+                let depth = self.deepest(&items);
+                let id = self.push(Value::Tuple(items));
+                self.nest(id, depth, at);
+            }
+            (op::DICT, _) => {
+                let items = self.pop_mark(at)?;
+                let pairs = self.pairs(items, "DICT", at)?;
+                let depth = self.deepest_pairs(&pairs);
+                let id = self.push(Value::Dict(pairs));
+                self.nest(id, depth, at);
+            }
+            (op::APPEND, _) => {
+                let item = self.pop(at)?;
+                let target = self.top(at)?;
+                self.extend(target, vec![item], at);
+            }
+            (op::APPENDS | op::ADDITEMS, _) => {
+                let items = self.pop_mark(at)?;
+                let target = self.top(at)?;
+                self.extend(target, items, at);
+            }
+            (op::SETITEM, _) => {
+                let value = self.pop(at)?;
+                let key = self.pop(at)?;
+                let target = self.top(at)?;
+                self.set_items(target, vec![(key, value)], at);
+            }
+            (op::SETITEMS, _) => {
+                let items = self.pop_mark(at)?;
+                let pairs = self.pairs(items, "SETITEMS", at)?;
+                let target = self.top(at)?;
+                self.set_items(target, pairs, at);
+            }
+            (op::POP, _) => {
+                if self.stack.len() > self.marks.last().copied().unwrap_or(0) {
+                    self.stack.pop();
+                } else {
+                    self.pop_mark(at)?;
+                }
+            }
+            (op::POP_MARK, _) => {
+                self.pop_mark(at)?;
+            }
+            (op::DUP, _) => {
+                let top = self.top(at)?;
+                self.stack.push(top);
+            }
+            (op::PUT | op::BINPUT | op::LONG_BINPUT | op::MEMOIZE, arg) => {
+                let key = match arg {
+                    Argument::Int(key) => key as u64,
+                    Argument::Line(span) => self.memo_key(span, at)?,
+                    _ => self.memo.len() as u64,
+                };
+                let top = self.top(at)?;
+                self.memo.insert(key, top);
+            }
+            (op::GET | op::BINGET | op::LONG_BINGET, arg) => {
+                let key = match arg {
+                    Argument::Int(key) => key as u64,
+                    Argument::Line(span) => self.memo_key(span, at)?,
+                    _ => 0,
+                };
+                let Some(&id) = self.memo.get(&key) else {
+                    let message = format!(
+                        "{} at {} fetches memo entry {key}, which was never stored",
+                        op::name(code),
+                        self.src.at(at)
+                    );
+                    return self.fail(&PICKLE_INVALID, at, message);
+                };
+                self.fetch(id, at);
+                self.stack.push(id);
+            }
+            (op::GLOBAL | op::INST, Argument::Lines(module, name)) => {
+                let import = self.import(code, at, Text::At(module), Text::At(name), None);
+                if code == op::INST {
+                    let args = self.pop_mark(at)?;
+                    let args = self.push(Value::Tuple(args));
+                    let call = self.call(code, at, import, args);
+                    self.stack.push(call);
+                } else {
+                    self.stack.push(import);
+                }
+            }
+            (op::STACK_GLOBAL, _) => {
+                let name = self.pop(at)?;
+                let module = self.pop(at)?;
+                let (Some(Value::Str(module)), Some(Value::Str(name))) =
+                    (self.value(module).cloned(), self.value(name).cloned())
+                else {
+                    let message = format!(
+                        "STACK_GLOBAL at {} takes a module and a name that are not both str",
+                        self.src.at(at)
+                    );
+                    return self.fail(&PICKLE_INVALID, at, message);
+                };
+                let import = self.import(code, at, module, name, None);
+                self.stack.push(import);
+            }
+            (op::EXT1 | op::EXT2 | op::EXT4, Argument::Int(ext)) => {
+                if ext <= 0 {
+                    let message = format!(
+                        "{} at {} names extension code {ext}; codes start at 1",
+                        op::name(code),
+                        self.src.at(at)
+                    );
+                    return self.fail(&PICKLE_INVALID, at, message);
+                }
+                let empty = Text::Decoded(Name::default());
+                let import = self.import(code, at, empty.clone(), empty, Some(ext));
+                self.stack.push(import);
+            }
+            (op::REDUCE, _) => {
+                let args = self.pop(at)?;
+                let func = self.pop(at)?;
+                let call = self.call(code, at, func, args);
+                self.stack.push(call);
+            }
+            (op::NEWOBJ, _) => {
+                let args = self.pop(at)?;
+                let cls = self.pop(at)?;
+                let call = self.call(code, at, cls, args);
+                self.stack.push(call);
+            }
+            (op::NEWOBJ_EX, _) => {
+                // The keyword arguments are data like the positional ones; only the class runs.
+                self.pop(at)?;
+                let args = self.pop(at)?;
+                let cls = self.pop(at)?;
+                let call = self.call(code, at, cls, args);
+                self.stack.push(call);
+            }
+            (op::OBJ, _) => {
+                let mut items = self.pop_mark(at)?;
+                if items.is_empty() {
+                    let message = format!("OBJ at {} has no class after its MARK", self.src.at(at));
+                    return self.fail(&PICKLE_INVALID, at, message);
+                }
+                let cls = items.remove(0);
+                let args = self.push(Value::Tuple(items));
+                let call = self.call(code, at, cls, args);
+                self.stack.push(call);
+            }
+            (op::BUILD, _) => {
+                let state = self.pop(at)?;
+                let target = self.top(at)?;
+                self.build(target, state, at)?;
+            }
+            (op::PERSID | op::BINPERSID, arg) => {
+                let pid = match arg {
+                    Argument::Line(span) => self.push_raw(Value::Str(Text::At(span))),
+                    _ => self.pop(at)?,
+                };
+                if !self.options.persistent_ids {
+                    let message = format!("{} at {} asks the loader to resolve a persistent id; pickle.load without persistent_load refuses it", op::name(code), self.src.at(at));
+                    return self.fail(&PICKLE_INVALID, at, message);
+                }
+                self.push(Value::Persistent { pid, at });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Records an import and pushes nothing: returns the global's value.
+    fn import(&mut self, code: u8, at: u64, module: Text, name: Text, ext: Option<i64>) -> Id {
+        self.imports.push(Import {
+            module,
+            name,
+            ext,
+            op: code,
+            at,
+            calls: 0,
+            first_call: None,
+        });
+        self.push_raw(Value::Global(self.imports.len() - 1))
+    }
+
+    /// Makes a call node and counts the call against the import it calls, if any.
+    fn call(&mut self, code: u8, at: u64, func: Id, args: Id) -> Id {
+        self.called(func, code, at);
+        let depth = self.deepest(&[args]);
+        let id = self.push_raw(Value::Call(Box::new(Call {
+            op: code,
+            at,
+            func,
+            args,
+            state: None,
+            items: Vec::new(),
+            list: Vec::new(),
+            setstate: None,
+            trailing: None,
+        })));
+        self.nest(id, depth, at);
+        id
+    }
+
+    fn called(&mut self, func: Id, code: u8, at: u64) {
+        if let Some(&Value::Global(i)) = self.value(func) {
+            if let Some(import) = self.imports.get_mut(i) {
+                import.calls += 1;
+                import.first_call.get_or_insert((code, at));
+            }
+        }
+    }
+
+    /// `BUILD`: the state goes to the object; a `__setstate__` it holds is what the next
+    /// `BUILD` calls, and joblib's array wrapper reads its data from the stream.
+    fn build(&mut self, target: Id, state: Id, at: u64) -> Step<()> {
+        let setstate = Tree::get(&*self, state, b"__setstate__");
+        let Some(Value::Call(call)) = self.values.get_mut(target as usize) else {
+            return Ok(());
+        };
+        let earlier = call.setstate;
+        call.state = Some(state);
+        if setstate.is_some() {
+            call.setstate = setstate;
+        }
+        if let Some(callable) = earlier {
+            self.called(callable, op::BUILD, at);
+        }
+        let depth = self.deepest(&[state]);
+        self.nest(target, depth, at);
+        if joblib::is_wrapper(self, target) {
+            self.joblib_array(target, at)?;
+        }
+        Ok(())
+    }
+
+    /// Skips the array bytes joblib writes after a `NumpyArrayWrapper`, or reads the pickle
+    /// it writes there for an object array.
+    fn joblib_array(&mut self, wrapper: Id, at: u64) -> Step<()> {
+        let layout = joblib::layout(self, wrapper);
+        let start = self.pos;
+        let mut cursor = Cursor::new(self.src.bytes, start);
+        let data = match layout {
+            Some(joblib::Layout::Raw { bytes, aligned }) => {
+                let padding = if aligned {
+                    cursor.u8().map(u64::from)
+                } else {
+                    Some(0)
+                };
+                let span = padding.and_then(|p| {
+                    cursor.take(p)?;
+                    let data = cursor.pos();
+                    cursor.take(bytes).map(|_| Span {
+                        start: data,
+                        len: bytes,
+                    })
+                });
+                match span {
+                    Some(span) => span,
+                    None => {
+                        let message = format!("joblib's array wrapper BUILT at {} is followed by {bytes} bytes of array data, but {} are left", self.src.at(at), cursor.remaining());
+                        return self.fail(&PICKLE_TRUNCATED, at, message);
+                    }
+                }
+            }
+            Some(joblib::Layout::Pickled) if !self.nested => {
+                let saved = (
+                    std::mem::take(&mut self.stack),
+                    std::mem::take(&mut self.marks),
+                    std::mem::take(&mut self.memo),
+                );
+                self.nested = true;
+                let inner = self.load();
+                self.nested = false;
+                (self.stack, self.marks, self.memo) = saved;
+                inner?;
+                Span {
+                    start,
+                    len: self.pos - start,
+                }
+            }
+            _ => {
+                let message = format!("joblib's array wrapper BUILT at {} has no dtype and shape rtenx can size, so the array bytes that follow cannot be skipped", self.src.at(at));
+                return self.fail(&PICKLE_INVALID, at, message);
+            }
+        };
+        self.pos = data.end();
+        if let Some(Value::Call(call)) = self.values.get_mut(wrapper as usize) {
+            call.trailing = Some(data);
+        }
+        Ok(())
+    }
+
+    fn extend(&mut self, target: Id, items: Vec<Id>, at: u64) {
+        let depth = self.deepest(&items);
+        match self.values.get_mut(target as usize) {
+            Some(Value::List(list) | Value::Set(list)) => list.extend(items),
+            Some(Value::Call(call)) => call.list.extend(items),
+            _ => return,
+        }
+        self.nest(target, depth, at);
+    }
+
+    fn set_items(&mut self, target: Id, pairs: Vec<(Id, Id)>, at: u64) {
+        let depth = self.deepest_pairs(&pairs);
+        match self.values.get_mut(target as usize) {
+            Some(Value::Dict(dict)) => dict.extend(pairs),
+            Some(Value::Call(call)) => call.items.extend(pairs),
+            _ => return,
+        }
+        self.nest(target, depth, at);
+    }
+
+    fn pairs(&mut self, items: Vec<Id>, what: &str, at: u64) -> Step<Vec<(Id, Id)>> {
+        if items.len() % 2 != 0 {
+            let message = format!(
+                "{what} at {} has {} items after its MARK, not key-value pairs",
+                self.src.at(at),
+                items.len()
+            );
+            return self.fail(&PICKLE_INVALID, at, message);
+        }
+        Ok(items.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    /// Counts the bytes of a string fetched from the memo, for readers that copy.
+    fn fetch(&mut self, id: Id, at: u64) {
+        let len = match self.value(id) {
+            Some(Value::Str(Text::At(span)) | Value::Bytes(span)) => span.len,
+            Some(Value::Str(Text::Decoded(name))) => name.as_bytes().len() as u64,
+            _ => return,
+        };
+        self.fetched = self.fetched.saturating_add(len);
+        let limit = bytes::len(self.src.bytes).saturating_add(EXTRA_BYTES);
+        if self.fetched > limit && !self.reported_memo {
+            self.reported_memo = true;
+            let message = format!("strings fetched from the memo add up to {} bytes by {}, more than the pickle's {} bytes plus {EXTRA_BYTES}: a reader that copies each reference (json, repr, a deep copy) needs that much memory", self.fetched, self.src.at(at), bytes::len(self.src.bytes));
+            self.report(&MEMO_EXPANSION, at, message);
+        }
+    }
+
+    /// `id`, which holds values up to `depth` levels deep, is one level deeper than them.
+    fn nest(&mut self, id: Id, depth: u32, at: u64) {
+        let Some(d) = self.depth.get_mut(id as usize) else {
+            return;
+        };
+        *d = (*d).max(depth.saturating_add(1));
+        if *d > MAX_DEPTH && !self.reported_depth {
+            self.reported_depth = true;
+            let message = format!("containers nest more than {MAX_DEPTH} levels deep at {} (Python's default recursion limit); repr, copy and state-dict walks of the loaded object fail, and rtenx looks no deeper", self.src.at(at));
+            self.report(&NESTING_TOO_DEEP, at, message);
+        }
+    }
+
+    fn deepest(&self, items: &[Id]) -> u32 {
+        (items.iter())
+            .filter_map(|&i| self.depth.get(i as usize))
+            .fold(0, |a, &b| a.max(b))
+    }
+
+    fn deepest_pairs(&self, pairs: &[(Id, Id)]) -> u32 {
+        pairs
+            .iter()
+            .map(|&(k, v)| self.deepest(&[k, v]))
+            .fold(0, u32::max)
+    }
+
+    fn long(&mut self, code: u8, span: Span, at: u64) -> Value {
+        if span.len > HUGE_INT {
+            let message = format!("{} at {} is a {}-byte integer; Python's str() refuses integers of more than 4300 digits (about {HUGE_INT} bytes), and no model value needs one", op::name(code), self.src.at(at), span.len);
+            self.report(&super::rules::HUGE_INTEGER, at, message);
+        }
+        let digits = self.slice(span);
+        if digits.len() <= 8 {
+            let mut word = [0u8; 8];
+            let fill = if digits.last().is_some_and(|&b| b & 0x80 != 0) {
+                0xff
+            } else {
+                0
+            };
+            word.fill(fill);
+            for (slot, &b) in word.iter_mut().zip(digits) {
+                *slot = b;
+            }
+            Value::Int(i64::from_le_bytes(word))
+        } else {
+            Value::BigInt(span)
+        }
+    }
+
+    fn integer(&mut self, digits: &'s [u8], span: Span, at: u64) -> Step<Value> {
+        let text = std::str::from_utf8(digits).unwrap_or("").trim();
+        let body = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+            return self.invalid_text("INT", "an integer", span, at);
+        }
+        Ok(text.parse::<i64>().map_or(Value::BigInt(span), Value::Int))
+    }
+
+    fn memo_key(&mut self, span: Span, at: u64) -> Step<u64> {
+        match std::str::from_utf8(self.slice(span)).map(|t| t.trim().parse::<u64>()) {
+            Ok(Ok(key)) => Ok(key),
+            _ => self.invalid_text("memo", "a memo key", span, at),
+        }
+    }
+
+    fn invalid_text<T>(&mut self, opcode: &str, what: &str, span: Span, at: u64) -> Step<T> {
+        let shown = crate::escape::excerpt(self.slice(span), 40).into_owned();
+        let message = format!(
+            "the {opcode} argument \"{shown}\" at {} is not {what}",
+            self.src.at(at)
+        );
+        self.fail(&PICKLE_INVALID, at, message)
+    }
+
+    /// A decoded protocol 0 string, paid for from the budget.
+    fn decoded(&mut self, text: Vec<u8>, at: u64) -> Step<Name> {
+        let place = self.src.place(at);
+        if self.cx.budget.copy(text.len() as u64, place, self.cx.out) {
+            Ok(Name::from(text))
+        } else {
+            Err(Stopped)
+        }
+    }
+
+    fn slice(&self, span: Span) -> &'s [u8] {
+        bytes::range(self.src.bytes, span.start, span.len).unwrap_or_default()
+    }
+
+    /// The bytes of `text`.
+    pub(super) fn text<'t>(&'t self, text: &'t Text) -> &'t [u8] {
+        match text {
+            Text::At(span) => self.slice(*span),
+            Text::Decoded(name) => name.as_bytes(),
+        }
+    }
+
+    /// The value `id`.
+    pub(super) fn value(&self, id: Id) -> Option<&Value> {
+        self.values.get(id as usize)
+    }
+
+    fn push_raw(&mut self, value: Value) -> Id {
+        self.values.push(value);
+        self.depth.push(0);
+        (self.values.len() - 1) as Id
+    }
+
+    fn push(&mut self, value: Value) -> Id {
+        let id = self.push_raw(value);
+        self.stack.push(id);
+        id
+    }
+
+    fn pop(&mut self, at: u64) -> Step<Id> {
+        if self.stack.len() > self.marks.last().copied().unwrap_or(0) {
+            if let Some(id) = self.stack.pop() {
+                return Ok(id);
+            }
+        }
+        self.underflow(at)
+    }
+
+    fn top(&mut self, at: u64) -> Step<Id> {
+        if self.stack.len() > self.marks.last().copied().unwrap_or(0) {
+            if let Some(&id) = self.stack.last() {
+                return Ok(id);
+            }
+        }
+        self.underflow(at)
+    }
+
+    fn underflow<T>(&mut self, at: u64) -> Step<T> {
+        let code = bytes::u8_at(self.src.bytes, at).unwrap_or(0);
+        let message = format!(
+            "{} at {} needs a value on the stack, and there is none (after the last MARK)",
+            op::name(code),
+            self.src.at(at)
+        );
+        self.fail(&PICKLE_INVALID, at, message)
+    }
+
+    fn pop_mark(&mut self, at: u64) -> Step<Vec<Id>> {
+        let Some(mark) = self.marks.pop() else {
+            let code = bytes::u8_at(self.src.bytes, at).unwrap_or(0);
+            let message = format!(
+                "{} at {} needs a MARK, and there is none",
+                op::name(code),
+                self.src.at(at)
+            );
+            return self.fail(&PICKLE_INVALID, at, message);
+        };
+        Ok(self.stack.split_off(mark.min(self.stack.len())))
+    }
+
+    fn report(&mut self, rule: &'static Rule, at: u64, message: String) {
+        if self.options.report {
+            self.cx.report(rule, self.src.place(at), message);
+        }
+    }
+
+    fn fail<T>(&mut self, rule: &'static Rule, at: u64, message: String) -> Step<T> {
+        self.report(rule, at, message);
+        Err(Stopped)
+    }
+}
+
+/// Integers longer than this many bytes have more than Python's default limit of 4300 decimal
+/// digits (`sys.set_int_max_str_digits`).
+const HUGE_INT: u64 = 1786;
+
+/// An opcode's argument.
+enum Argument {
+    None,
+    Int(i64),
+    Word(u64),
+    Line(Span),
+    Lines(Span, Span),
+    Span(Span),
+}
+
+/// The line at `start`, without its newline; `None` if no newline follows.
+fn line(bytes: &[u8], start: u64) -> Option<Span> {
+    let rest = bytes::from(bytes, start)?;
+    let len = rest.iter().position(|&b| b == b'\n')? as u64;
+    Some(Span { start, len })
+}

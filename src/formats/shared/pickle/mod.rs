@@ -1,0 +1,189 @@
+//! Pickles read without running them: a stack machine for protocols 0 to 5 that builds an
+//! inert value tree, and the verdict on what loading the pickle would import and call.
+//!
+//! `GLOBAL`, `STACK_GLOBAL`, `INST` and `EXT1/2/4` become [`Import`]s, recorded with their
+//! offset and never imported; `REDUCE`, `NEWOBJ`, `NEWOBJ_EX`, `OBJ`, `INST` and `BUILD`
+//! become [`Call`] nodes; persistent ids stay ids. Strings and bytes are spans of the buffer,
+//! and a memo entry fetched many times is one node referred to many times, so a memo bomb
+//! copies nothing. Every opcode pays one entry of the model's budget. PyTorch, NumPy and the
+//! plain pickle readers are built on this; Paddle's `.pdiparams.info` reader still has its
+//! own small subset, which this machine can replace.
+
+mod joblib;
+mod machine;
+pub mod ndarray;
+pub mod opcodes;
+pub mod rules;
+mod safe_set;
+mod text;
+mod tree;
+mod value;
+mod verdict;
+pub mod walk;
+
+pub use machine::MAX_DEPTH;
+pub use opcodes::{name as opcode_name, WEIGHTS_ONLY};
+pub use safe_set::{classify, resolve};
+pub use tree::Tree;
+pub use value::{Call, Id, Span, Text, Value};
+pub use verdict::{judge, Judged};
+
+use crate::check::{Item, Place};
+use crate::formats::shared::bytes;
+use crate::formats::shared::context::Context;
+use crate::inventory::Name;
+
+/// Where the pickle's bytes are, so that positions in its buffer become places in the file.
+#[derive(Debug, Clone)]
+pub enum Located {
+    /// The buffer is the model file: positions are file offsets.
+    File,
+    /// The buffer is a zip member decompressed: positions are inside it, and findings point at
+    /// its local header.
+    Member {
+        /// Offset of the member's local header.
+        header: u64,
+        /// The member's name.
+        name: Name,
+    },
+}
+
+/// A pickle to read: a buffer, where in it the pickle starts, and where the buffer is.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    /// The buffer.
+    pub bytes: &'a [u8],
+    /// Where the pickle starts in it.
+    pub start: u64,
+    /// Where the buffer is in the file.
+    pub located: Located,
+    /// The item the findings are about, if the whole pickle is one (an `.npz` member).
+    pub item: Option<Item>,
+}
+
+impl<'a> Source<'a> {
+    /// The pickle at `start` of the model file `bytes`.
+    pub fn file(bytes: &'a [u8], start: u64) -> Self {
+        Source {
+            bytes,
+            start,
+            located: Located::File,
+            item: None,
+        }
+    }
+
+    /// The place of position `pos` of the buffer.
+    pub fn place(&self, pos: u64) -> Place {
+        let offset = match self.located {
+            Located::File => pos,
+            Located::Member { header, .. } => header,
+        };
+        let place = Place::at(offset);
+        match self.item {
+            Some(item) => place.item(item),
+            None => place,
+        }
+    }
+
+    /// Position `pos` in words: `byte 57`, or `byte 13 of archive/data.pkl decompressed`.
+    pub fn at(&self, pos: u64) -> String {
+        match &self.located {
+            Located::File => format!("byte {pos}"),
+            Located::Member { name, .. } => format!("byte {pos} of {name} decompressed"),
+        }
+    }
+
+    /// The absolute offset of position `pos`, if the buffer is the file.
+    pub fn offset(&self, pos: u64) -> Option<u64> {
+        matches!(self.located, Located::File).then_some(pos)
+    }
+}
+
+/// What reading may accept.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Report what stops or spoils reading; off for the bytes after `STOP`, which are judged
+    /// only for what they import.
+    pub report: bool,
+    /// The loader resolves persistent ids (PyTorch's storages); `pickle.load` alone refuses
+    /// them.
+    pub persistent_ids: bool,
+}
+
+/// A global the pickle imports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The module, as the file spells it.
+    pub module: Text,
+    /// The name in the module.
+    pub name: Text,
+    /// For `EXT1/2/4`: the extension code, whose global is whatever the loading process
+    /// registered under it with `copyreg`.
+    pub ext: Option<i64>,
+    /// The opcode that imports.
+    pub op: u8,
+    /// Its position.
+    pub at: u64,
+    /// How many calls use it.
+    pub calls: u64,
+    /// The first call's opcode and position.
+    pub first_call: Option<(u8, u64)>,
+}
+
+/// A pickle as read: its values, imports and extent.
+#[derive(Debug)]
+pub struct Pickle<'a> {
+    /// The buffer it was read from.
+    pub bytes: &'a [u8],
+    /// Where it starts.
+    pub start: u64,
+    /// Where reading ended: after `STOP`, or where it stopped.
+    pub end: u64,
+    /// What `STOP` returned; `None` if reading stopped before.
+    pub root: Option<Id>,
+    /// Every value made.
+    pub values: Vec<Value>,
+    /// Every import, in file order.
+    pub imports: Vec<Import>,
+    /// The protocol `PROTO` declared.
+    pub protocol: Option<u8>,
+    /// Each opcode used, with its first position, in order of first use.
+    pub used: Vec<(u8, u64)>,
+}
+
+/// Reads the pickle of `src`.
+pub fn read<'s>(cx: &mut Context<'_>, src: &Source<'s>, options: Options) -> Pickle<'s> {
+    machine::Machine::new(cx, src, options).run()
+}
+
+/// Reports the bytes after the `STOP` of `first`, if any, and reads them as the second pickle
+/// that a second `pickle.load` on the stream would, without reporting what spoils it: what it
+/// imports is judged like any other import.
+pub fn after_stop<'s>(
+    cx: &mut Context<'_>,
+    src: &Source<'s>,
+    first: &Pickle<'_>,
+    options: Options,
+) -> Option<Pickle<'s>> {
+    let left = bytes::len(src.bytes).saturating_sub(first.end);
+    if first.root.is_none() || left == 0 {
+        return None;
+    }
+    let message = format!(
+        "{left} bytes follow the pickle's STOP at {}: a second pickle.load on the stream reads them",
+        src.at(first.end - 1)
+    );
+    cx.report(&rules::DATA_AFTER_STOP, src.place(first.end), message);
+    let rest = Source {
+        start: first.end,
+        ..src.clone()
+    };
+    Some(read(
+        cx,
+        &rest,
+        Options {
+            report: false,
+            ..options
+        },
+    ))
+}
