@@ -142,5 +142,14 @@ fn pytorch(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, check, dump, onnx, executorch, gguf, safetensors, pytorch);
+criterion_group!(
+    benches,
+    check,
+    dump,
+    onnx,
+    executorch,
+    gguf,
+    safetensors,
+    pytorch
+);
 criterion_main!(benches);

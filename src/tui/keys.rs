@@ -302,6 +302,7 @@ pub static BINDINGS: &[Binding] = &[
             Tab::Findings,
             Tab::Sizes,
             Tab::Metadata,
+            Tab::Imports,
         ],
     },
     Binding {

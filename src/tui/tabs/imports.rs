@@ -98,6 +98,11 @@ impl Component for ImportsTab {
             .draw(frame, area, title, theme, |i| line(&imports[i], theme));
     }
 
+    fn selection(&self, analysis: &Analysis) -> Option<String> {
+        let import = analysis.inventory.imports.get(self.list.selected()?)?;
+        Some(String::from_utf8_lossy(import.name.as_bytes()).into_owned())
+    }
+
     fn filter(&self) -> Option<&TextFilter> {
         Some(self.list.filter())
     }
