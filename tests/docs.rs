@@ -105,20 +105,9 @@ fn page(rule: &Rule, cases: &[hostile::Case]) -> String {
         severity = rule.severity,
         group = group_of(rule).title,
         formerly = formerly(rule),
-        explanation = explanation(rule),
+        explanation = rule.explanation(),
         fixtures = fixtures(rule, cases),
     )
-}
-
-/// A rule's explanation as Markdown: rules written as doc comments are Markdown already;
-/// the older plain-text explanations are escaped.
-fn explanation(rule: &Rule) -> String {
-    let text = rule.explanation();
-    if text.starts_with("## ") {
-        text
-    } else {
-        escape(&text)
-    }
 }
 
 fn index(rules: &[&Rule]) -> String {
@@ -199,6 +188,24 @@ fn rule_docs_are_generated_from_the_registry() {
         "docs/rules/ differs from the registry and manifests in {stale:?}; \
          run UPDATE_DOCS=1 cargo test --test docs"
     );
+}
+
+/// A rule's doc comment is a one-sentence summary, a blank line, then Markdown sections: a
+/// summary wrapped onto a second line would be cut off in `rtenx explain --list`.
+#[test]
+fn every_rule_has_a_one_line_summary_and_sectioned_explanation() {
+    for rule in common::rules() {
+        let code = rule.code;
+        assert!(
+            rule.summary.ends_with(['.', '?']),
+            "{code}: the summary {:?} is not one whole sentence",
+            rule.summary
+        );
+        assert!(
+            rule.explanation().starts_with("## What it does\n"),
+            "{code}: the explanation does not open with `## What it does`"
+        );
+    }
 }
 
 #[test]

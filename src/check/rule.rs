@@ -142,22 +142,6 @@ macro_rules! rules {
         )+
         $crate::rules!(@group $prefix, $title, [$($ident),+] $(, [$($old => $new),+])?);
     };
-    (
-        group = ($prefix:literal, $title:literal $(, moved: [$($old:literal => $new:path),+ $(,)?])?);
-        $($ident:ident = ($code:literal, $name:literal, $sev:ident, $summary:literal, $explanation:literal);)+
-    ) => {
-        $(
-            #[doc = $summary]
-            pub static $ident: $crate::check::Rule = $crate::check::Rule {
-                code: $code,
-                name: $name,
-                severity: $crate::check::Severity::$sev,
-                summary: $summary,
-                doc: $explanation,
-            };
-        )+
-        $crate::rules!(@group $prefix, $title, [$($ident),+] $(, [$($old => $new),+])?);
-    };
     (@group $prefix:literal, $title:literal, [$($ident:ident),+] $(, [$($old:literal => $new:path),+])?) => {
         /// Every rule declared in this module, in code order.
         pub static RULES: &[&$crate::check::Rule] = &[$(&$ident),+];

@@ -9,105 +9,183 @@ use crate::inventory::Inventory;
 
 crate::rules! {
     group = ("RX", "Any format");
-    UNKNOWN_FORMAT = ("RX001", "unknown-format", Error,
-        "The file is not in any format rtenx knows.",
-        "rtenx recognises formats by their content, never by the file name: each format's \
-reader detects its own files (a magic number, a FlatBuffer identifier, the first protobuf \
-fields or JSON keys), and formats rtenx names but does not read are recognised from their \
-first bytes (RX017). A file that matches none of them is reported with its first bytes. Check \
-that the file is a model and was copied completely: an HTML error page or a Git LFS pointer \
-saved in place of a download are common causes.");
-    SECTION_OVERLAP = ("RX002", "section-overlap", Error,
-        "Two sections of the file claim the same bytes.",
-        "A header states where each section starts. When two sections overlap, a runtime reads \
-the same bytes as two different things: for example tensor data read out of the middle of the \
-model structure yields garbage weights with no error. Rewrite the file with a correct writer.");
-    UNUSED_BYTES = ("RX003", "unused-bytes", Warning,
-        "Bytes between sections or tensors that nothing uses.",
-        "Writers pad sections and tensors only up to the format's alignment. A longer run of \
-bytes that no section or tensor claims wastes space and may hide data, or a tensor whose \
-offset was written wrongly. The finding gives the range; re-export the model to drop it.");
-    NONZERO_PADDING = ("RX004", "nonzero-padding", Warning,
-        "Alignment padding holds non-zero bytes.",
-        "Writers fill the padding between sections and tensors with zeros. Non-zero padding \
-means the file was edited by hand, corrupted, or has data smuggled into it. It does not \
-change how the model loads. Padding between tensors is not read, because it shares memory \
-pages with the tensor data that `check` never touches.");
-    TRAILING_BYTES = ("RX005", "trailing-bytes", Warning,
-        "Bytes after the last section or tensor.",
-        "The file continues past the last byte any section or tensor uses. Runtimes ignore \
-these bytes, so they are wasted at best; they may also be a second file appended by mistake \
-or hidden data.");
-    TENSOR_OUT_OF_BOUNDS = ("RX006", "tensor-out-of-bounds", Error,
-        "A tensor's data lies partly or wholly outside its file.",
-        "The tensor's offset plus its byte size (element count times element size) runs past \
-the end of the file that holds it, or overflows a 64-bit offset. Runtimes refuse such a model \
-or read past the data. The file is truncated or the offset is wrong.");
-    TENSOR_SIZE_MISMATCH = ("RX007", "tensor-size-mismatch", Error,
-        "A tensor stores a different number of bytes than its shape and dtype need.",
-        "The bytes stored for a tensor must equal the product of its dimensions times the \
-element size. A mismatch makes runtimes fail or crash: rten panics on an inline constant \
-whose length disagrees with its shape.");
-    TENSOR_SIZE_OVERFLOW = ("RX008", "tensor-size-overflow", Error,
-        "A tensor's shape describes more bytes than a 64-bit size can hold.",
-        "The product of the dimensions, or that product times the element size, overflows \
-64 bits. No runtime can allocate such a tensor; the shape is corrupt.");
-    TENSOR_OVERLAP = ("RX009", "tensor-overlap", Warning,
-        "Two tensors' data ranges overlap.",
-        "Writers give each tensor its own bytes. Overlapping ranges mean at least one offset is \
-wrong, or a hand-made file shares data between tensors; either way the tensors are not \
-independent.");
-    TENSOR_MISALIGNED = ("RX010", "tensor-misaligned", Warning,
-        "An external tensor's data is not aligned to its element size.",
-        "A tensor stored outside the graph structure whose offset is not a multiple of its \
-element size cannot be used in place from a memory-mapped file: most runtimes silently copy \
-it, which costs time and memory, and rten's memory-mapped loader (`load_mmap`) refuses an \
-ONNX model with such a tensor (\"data has incorrect alignment\"). onnx's own writer packs \
-small tensors unaligned when asked to store every tensor externally (`size_threshold=0`). \
-Inline data is not checked, because formats such as protobuf cannot align it, and neither are \
-formats that never align (PaddlePaddle parameter streams), whose runtimes always copy.");
-    TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning,
-        "An external tensor is not aligned to the format's preferred alignment.",
-        "Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in \
-place with vector instructions. A tensor off that alignment still loads, but may be copied or \
-read more slowly.");
-    EMPTY_GRAPH = ("RX012", "empty-graph", Error,
-        "The main graph has no operators.",
-        "A model whose graph has no operators computes nothing. rten-convert 0.21 wrote such \
-files silently for ONNX inputs over 2 GB (rten issue #851). Re-convert the model with a fixed \
-converter.");
-    DUPLICATE_NAME = ("RX013", "duplicate-name", Warning,
-        "Two operators, or two values, in one graph share a name.",
-        "Names identify nodes when a runtime binds inputs and outputs and when people debug a \
-model. Two operators with one name, or two values with one name, make lookups by name \
-ambiguous. Empty names are ignored.");
-    UNUSED_CONSTANT = ("RX014", "unused-constant", Warning,
-        "A constant is not used by any operator or graph output.",
-        "No operator reads the constant, it is not a graph output, and no subgraph captures \
-it by name. Its bytes are dead weight in the file.");
-    EXTERNAL_DATA_UNUSED = ("RX015", "external-data-unused", Info,
-        "Bytes of an external data file that no tensor uses.",
-        "Writers of separate data files normally pack tensors back to back. Unused runs, or \
-bytes after the last tensor, waste space, may belong to tensors removed from the model, or \
-come from a data file shared with another model. Informational: loading is unaffected.");
-    TOO_LARGE_TO_READ = ("RX016", "too-large-to-read", Error,
-        "The model holds more entries than rtenx reads.",
-        "To bound its memory and time on hostile files, rtenx keeps at most 4,194,304 entries \
-per model: nodes, node inputs and outputs, values, tensors, attributes, dimensions and \
-attribute list values, with a subgraph counting as 32. A hostile file can declare millions of \
-empty entries in two bytes each, or, in a FlatBuffer, point a million times at one shared \
-table, and each entry would cost rtenx up to a few hundred bytes. Real models stay far below: \
-a 20,000-node transformer has about 150,000. The model is read up to the limit, so its checks \
-are incomplete, and that is an error. The names and strings a model copies out of its file are \
-bounded the same way, to the file's own size plus 64 MiB: a string the file refers to many \
-times is copied once. This was OX029 for ONNX models.");
-    NOT_CHECKED = ("RX017", "not-checked", Info,
-        "The file is in a format rtenx recognises but does not read: it was not checked.",
-        "rtenx names formats it does not read (TFLite, HDF5 and Keras, Core ML, TensorFlow \
-protobufs, PyTorch checkpoints and other pickles, NumPy, archives) from their first bytes, so \
-that a valid file of such a format is never reported as broken. Nothing in it was checked: \
-`rtenx check` exits with 2, \"could not check\", as for a file it cannot open, never 0, so an \
-unread file cannot pass a CI gate as clean.");
+    /// The file is not in any format rtenx knows.
+    ///
+    /// ## What it does
+    /// rtenx recognises formats by their content, never by the file name: each format's reader
+    /// detects its own files (a magic number, a FlatBuffer identifier, the first protobuf fields or
+    /// JSON keys), and formats rtenx names but does not read are recognised from their first bytes
+    /// (RX017). A file that matches none of them is reported with its first bytes.
+    ///
+    /// ## How to fix
+    /// Check that the file is a model and was copied completely: an HTML error page or a Git LFS
+    /// pointer saved in place of a download are common causes.
+    UNKNOWN_FORMAT = ("RX001", "unknown-format", Error);
+    /// Two sections of the file claim the same bytes.
+    ///
+    /// ## What it does
+    /// A header states where each section starts.
+    ///
+    /// ## Why
+    /// When two sections overlap, a runtime reads the same bytes as two different things: for
+    /// example tensor data read out of the middle of the model structure yields garbage weights
+    /// with no error.
+    ///
+    /// ## How to fix
+    /// Rewrite the file with a correct writer.
+    SECTION_OVERLAP = ("RX002", "section-overlap", Error);
+    /// Bytes between sections or tensors that nothing uses.
+    ///
+    /// ## What it does
+    /// A longer run of bytes that no section or tensor claims wastes space and may hide data, or a
+    /// tensor whose offset was written wrongly. The finding gives the range; re-export the model to
+    /// drop it.
+    ///
+    /// ## How to fix
+    /// Writers pad sections and tensors only up to the format's alignment.
+    UNUSED_BYTES = ("RX003", "unused-bytes", Warning);
+    /// Alignment padding holds non-zero bytes.
+    ///
+    /// ## What it does
+    /// Non-zero padding means the file was edited by hand, corrupted, or has data smuggled into it.
+    /// It does not change how the model loads.
+    ///
+    /// ## Why
+    /// Padding between tensors is not read, because it shares memory pages with the tensor data
+    /// that `check` never touches.
+    ///
+    /// ## How to fix
+    /// Writers fill the padding between sections and tensors with zeros.
+    NONZERO_PADDING = ("RX004", "nonzero-padding", Warning);
+    /// Bytes after the last section or tensor.
+    ///
+    /// ## What it does
+    /// The file continues past the last byte any section or tensor uses.
+    ///
+    /// ## Why
+    /// Runtimes ignore these bytes, so they are wasted at best; they may also be a second file
+    /// appended by mistake or hidden data.
+    TRAILING_BYTES = ("RX005", "trailing-bytes", Warning);
+    /// A tensor's data lies partly or wholly outside its file.
+    ///
+    /// ## What it does
+    /// The tensor's offset plus its byte size (element count times element size) runs past the end
+    /// of the file that holds it, or overflows a 64-bit offset.
+    ///
+    /// ## Why
+    /// Runtimes refuse such a model or read past the data.
+    ///
+    /// ## How to fix
+    /// The file is truncated or the offset is wrong.
+    TENSOR_OUT_OF_BOUNDS = ("RX006", "tensor-out-of-bounds", Error);
+    /// A tensor stores a different number of bytes than its shape and dtype need.
+    ///
+    /// ## What it does
+    /// The bytes stored for a tensor must equal the product of its dimensions times the element
+    /// size.
+    ///
+    /// ## Why
+    /// A mismatch makes runtimes fail or crash: rten panics on an inline constant whose length
+    /// disagrees with its shape.
+    TENSOR_SIZE_MISMATCH = ("RX007", "tensor-size-mismatch", Error);
+    /// A tensor's shape describes more bytes than a 64-bit size can hold.
+    ///
+    /// ## What it does
+    /// The product of the dimensions, or that product times the element size, overflows 64 bits.
+    ///
+    /// ## Why
+    /// No runtime can allocate such a tensor; the shape is corrupt.
+    TENSOR_SIZE_OVERFLOW = ("RX008", "tensor-size-overflow", Error);
+    /// Two tensors' data ranges overlap.
+    ///
+    /// ## What it does
+    /// Overlapping ranges mean at least one offset is wrong, or a hand-made file shares data
+    /// between tensors; either way the tensors are not independent.
+    ///
+    /// ## How to fix
+    /// Writers give each tensor its own bytes.
+    TENSOR_OVERLAP = ("RX009", "tensor-overlap", Warning);
+    /// An external tensor's data is not aligned to its element size.
+    ///
+    /// ## What it does
+    /// A tensor stored outside the graph structure whose offset is not a multiple of its element
+    /// size cannot be used in place from a memory-mapped file: most runtimes silently copy it,
+    /// which costs time and memory, and rten's memory-mapped loader (`load_mmap`) refuses an ONNX
+    /// model with such a tensor ("data has incorrect alignment"). onnx's own writer packs small
+    /// tensors unaligned when asked to store every tensor externally (`size_threshold=0`).
+    ///
+    /// ## Why
+    /// Inline data is not checked, because formats such as protobuf cannot align it, and neither
+    /// are formats that never align (PaddlePaddle parameter streams), whose runtimes always copy.
+    TENSOR_MISALIGNED = ("RX010", "tensor-misaligned", Warning);
+    /// An external tensor is not aligned to the format's preferred alignment.
+    ///
+    /// ## What it does
+    /// A tensor off that alignment still loads, but may be copied or read more slowly.
+    ///
+    /// ## How to fix
+    /// Writers align each external tensor (rten-convert: 64 bytes) so that it can be used in place
+    /// with vector instructions.
+    TENSOR_ALIGNMENT = ("RX011", "tensor-alignment", Warning);
+    /// The main graph has no operators.
+    ///
+    /// ## What it does
+    /// A model whose graph has no operators computes nothing.
+    ///
+    /// ## Why
+    /// rten-convert 0.21 wrote such files silently for ONNX inputs over 2 GB (rten issue #851).
+    ///
+    /// ## How to fix
+    /// Re-convert the model with a fixed converter.
+    EMPTY_GRAPH = ("RX012", "empty-graph", Error);
+    /// Two operators, or two values, in one graph share a name.
+    ///
+    /// ## What it does
+    /// Names identify nodes when a runtime binds inputs and outputs and when people debug a model.
+    /// Two operators with one name, or two values with one name, make lookups by name ambiguous.
+    /// Empty names are ignored.
+    DUPLICATE_NAME = ("RX013", "duplicate-name", Warning);
+    /// A constant is not used by any operator or graph output.
+    ///
+    /// ## What it does
+    /// No operator reads the constant, it is not a graph output, and no subgraph captures it by
+    /// name. Its bytes are dead weight in the file.
+    UNUSED_CONSTANT = ("RX014", "unused-constant", Warning);
+    /// Bytes of an external data file that no tensor uses.
+    ///
+    /// ## What it does
+    /// Unused runs, or bytes after the last tensor, waste space, may belong to tensors removed from
+    /// the model, or come from a data file shared with another model. Informational: loading is
+    /// unaffected.
+    ///
+    /// ## How to fix
+    /// Writers of separate data files normally pack tensors back to back.
+    EXTERNAL_DATA_UNUSED = ("RX015", "external-data-unused", Info);
+    /// The model holds more entries than rtenx reads.
+    ///
+    /// ## What it does
+    /// To bound its memory and time on hostile files, rtenx keeps at most 4,194,304 entries per
+    /// model: nodes, node inputs and outputs, values, tensors, attributes, dimensions and attribute
+    /// list values, with a subgraph counting as 32. Real models stay far below: a 20,000-node
+    /// transformer has about 150,000. The model is read up to the limit, so its checks are
+    /// incomplete, and that is an error. The names and strings a model copies out of its file are
+    /// bounded the same way, to the file's own size plus 64 MiB: a string the file refers to many
+    /// times is copied once. This was OX029 for ONNX models.
+    ///
+    /// ## Why
+    /// A hostile file can declare millions of empty entries in two bytes each, or, in a FlatBuffer,
+    /// point a million times at one shared table, and each entry would cost rtenx up to a few
+    /// hundred bytes.
+    TOO_LARGE_TO_READ = ("RX016", "too-large-to-read", Error);
+    /// The file is in a format rtenx recognises but does not read: it was not checked.
+    ///
+    /// ## What it does
+    /// rtenx names formats it does not read (TFLite, HDF5 and Keras, Core ML, TensorFlow protobufs,
+    /// PyTorch checkpoints and other pickles, NumPy, archives) from their first bytes, so that a
+    /// valid file of such a format is never reported as broken. Nothing in it was checked: `rtenx
+    /// check` exits with 2, "could not check", as for a file it cannot open, never 0, so an unread
+    /// file cannot pass a CI gate as clean.
+    NOT_CHECKED = ("RX017", "not-checked", Info);
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.

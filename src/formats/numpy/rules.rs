@@ -22,8 +22,7 @@ crate::rules! {
     /// ## How to fix
     /// Write the array again with `numpy.save`.
     NPY_HEADER_INVALID = ("NP001", "npy-header-invalid", Error);
-    /// An object array: its data is a pickle that `numpy.load` runs only with
-    /// `allow_pickle=True`.
+    /// An object array: its data is a pickle that `numpy.load` runs only with `allow_pickle=True`.
     ///
     /// ## What it does
     /// Reports arrays whose dtype is `O`. rtenx reads the pickle that follows the header with

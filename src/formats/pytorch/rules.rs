@@ -88,8 +88,7 @@ crate::rules! {
     /// ## How to fix
     /// The file is incomplete or edited; save it again.
     STORAGE_MISSING = ("PT005", "storage-missing", Error);
-    /// A storage holds fewer bytes than its tensor's shape, strides and offset reach, or than
-    /// its persistent id declares.
+    /// A storage holds fewer bytes than its tensor's shape, strides and offset reach, or than its persistent id declares.
     ///
     /// ## What it does
     /// Computes the last element each tensor reaches, `storage_offset + Σ (size − 1) × stride`,

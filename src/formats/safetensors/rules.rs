@@ -201,8 +201,7 @@ crate::rules! {
     /// ## How to fix
     /// Pad the tensor to a whole number of bytes before writing.
     PARTIAL_BYTE = ("ST016", "partial-byte", Error);
-    /// A sharded checkpoint's index is not a JSON object with a `weight_map` of names to
-    /// shard files.
+    /// A sharded checkpoint's index is not a JSON object with a `weight_map` of names to shard files.
     ///
     /// ## What it does
     /// Reads `*.safetensors.index.json`: `weight_map` must map each tensor name to a file
