@@ -14,7 +14,7 @@ pub mod rule;
 pub use finding::{Finding, Item, Place};
 pub use findings::{Findings, PER_RULE};
 pub use overrides::{Action, Overrides, Selector, SelectorError};
-pub use rule::{Moved, Rule, RuleGroup, Severity};
+pub use rule::{DocBlock, Moved, Rule, RuleGroup, Severity};
 
 /// Counts of findings by severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]

@@ -61,6 +61,56 @@ impl Rule {
             .collect();
         lines.join("\n").trim_matches('\n').to_owned()
     }
+
+    /// The explanation as blocks for text that is wrapped to a width (a terminal, SARIF's plain
+    /// text): each `## ` heading and each paragraph on one line.
+    pub fn blocks(&self) -> Vec<DocBlock> {
+        let mut blocks = Vec::new();
+        let mut paragraph = String::new();
+        let explanation = self.explanation();
+        for line in explanation.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with("## ") {
+                if !paragraph.is_empty() {
+                    blocks.push(DocBlock::Paragraph(std::mem::take(&mut paragraph)));
+                }
+                if let Some(heading) = line.strip_prefix("## ") {
+                    blocks.push(DocBlock::Heading(heading.to_owned()));
+                }
+            } else {
+                if !paragraph.is_empty() {
+                    paragraph.push(' ');
+                }
+                paragraph.push_str(line);
+            }
+        }
+        if !paragraph.is_empty() {
+            blocks.push(DocBlock::Paragraph(paragraph));
+        }
+        blocks
+    }
+
+    /// The explanation as plain text: each heading and paragraph on one line, a blank line
+    /// before each heading.
+    pub fn plain_explanation(&self) -> String {
+        let mut out = String::new();
+        for block in self.blocks() {
+            match block {
+                DocBlock::Heading(text) if out.is_empty() => out.push_str(&text),
+                DocBlock::Heading(text) => out.push_str(&format!("\n\n{text}")),
+                DocBlock::Paragraph(text) => out.push_str(&format!("\n{text}")),
+            }
+        }
+        out.trim_start().to_owned()
+    }
+}
+
+/// One block of a rule's explanation (see [`Rule::blocks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DocBlock {
+    /// A section heading, without its `## `.
+    Heading(String),
+    /// A paragraph, its lines joined by spaces.
+    Paragraph(String),
 }
 
 /// A doc comment's line without the space that follows `///`, at compile time.
@@ -153,4 +203,34 @@ macro_rules! rules {
             moved: &[$($($crate::check::Moved { code: $old, rule: &$new }),+)?],
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SAMPLE: Rule = Rule {
+        code: "ZZ001",
+        name: "sample",
+        severity: Severity::Error,
+        summary: "Summary.",
+        doc: "\n ## What it does\n Checks one\n thing.\n\n ## Why\n Because.\n",
+    };
+
+    #[test]
+    fn blocks_put_each_heading_and_paragraph_on_one_line() {
+        assert_eq!(
+            SAMPLE.blocks(),
+            [
+                DocBlock::Heading("What it does".into()),
+                DocBlock::Paragraph("Checks one thing.".into()),
+                DocBlock::Heading("Why".into()),
+                DocBlock::Paragraph("Because.".into()),
+            ]
+        );
+        assert_eq!(
+            SAMPLE.plain_explanation(),
+            "What it does\nChecks one thing.\n\nWhy\nBecause."
+        );
+    }
 }

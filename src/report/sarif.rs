@@ -24,9 +24,12 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
                 "id": r.code,
                 "name": r.name,
                 "shortDescription": { "text": r.summary },
-                "fullDescription": { "text": r.explanation() },
+                "fullDescription": { "text": r.plain_explanation() },
                 "defaultConfiguration": { "level": level(r.severity) },
-                "help": { "text": format!("rtenx explain {}", r.code) },
+                "help": {
+                    "text": format!("{}\n\nrtenx explain {}", r.plain_explanation(), r.code),
+                    "markdown": format!("{}\n\n`rtenx explain {}`", r.explanation(), r.code),
+                },
             })
         })
         .collect();

@@ -2,7 +2,7 @@
 //! node, tensor or section at fault.
 
 use crate::analysis::Analysis;
-use crate::check::{Finding, Item};
+use crate::check::{DocBlock, Finding, Item};
 use crate::tui::component::Component;
 use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
@@ -85,16 +85,24 @@ impl Component for FindingsTab {
                 .item
                 .map(|i| i.describe(&analysis.inventory))
                 .unwrap_or_default();
-            vec![
+            let mut lines = vec![
                 Line::styled(
                     format!("{} {} ({})", f.rule.code, f.rule.name, f.rule.summary),
                     theme.heading(),
                 ),
                 Line::raw(format!("at: {item}")),
                 Line::raw(crate::escape::sanitize(&f.message).into_owned()),
-                Line::raw(""),
-                Line::raw(f.rule.explanation()),
-            ]
+            ];
+            for block in f.rule.blocks() {
+                match block {
+                    DocBlock::Heading(text) => {
+                        lines.push(Line::raw(""));
+                        lines.push(Line::styled(text, theme.heading()));
+                    }
+                    DocBlock::Paragraph(text) => lines.push(Line::raw(text)),
+                }
+            }
+            lines
         });
         frame.render_widget(
             Paragraph::new(text)
