@@ -5,6 +5,7 @@
 //! get an invalid-FlatBuffer error that sends its owner looking for corruption. Each entry
 //! looks only at the first bytes, and at the first member's name of a zip archive.
 
+use super::shared::bytes::head;
 use super::shared::{flatbuffer, protobuf};
 use super::Detection;
 
@@ -150,7 +151,7 @@ fn hdf5(bytes: &[u8]) -> Detection {
 }
 
 fn html(bytes: &[u8]) -> Detection {
-    let head = &bytes[..bytes.len().min(256)];
+    let head = head(bytes, 256);
     let text = String::from_utf8_lossy(head)
         .trim_start()
         .to_ascii_lowercase();
@@ -212,7 +213,7 @@ fn graphdef(bytes: &[u8]) -> Detection {
 /// Whether `bytes` start a JSON object that holds `key` (quoted, white space removed) in its
 /// first 4 KiB.
 pub(crate) fn json_with_key(bytes: &[u8], key: &str) -> bool {
-    let head = &bytes[..bytes.len().min(4096)];
+    let head = head(bytes, 4096);
     let text = String::from_utf8_lossy(head);
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     compact.starts_with('{') && compact.contains(key)

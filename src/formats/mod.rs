@@ -5,6 +5,26 @@
 //! and returns the shared [`Inventory`] plus its own findings. [`shared`] holds the pieces
 //! formats are built from (protobuf, FlatBuffers, data files); [`foreign`] recognises the
 //! formats rtenx does not read, so that they are named rather than misread.
+//!
+//! Hand-written reader code may not index, slice or cast a number without a check: bytes and
+//! numbers from the file go through [`shared::bytes`], and the generated modules opt out.
+
+#![warn(
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+// Tests build their inputs by hand; the readers they test are held to the lints above.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_possible_wrap
+    )
+)]
 
 pub mod executorch;
 pub mod foreign;

@@ -45,6 +45,22 @@ impl Graph {
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.nodes.get(usize::try_from(id).ok()?)
     }
+
+    /// The node at `id` to change, if it exists.
+    pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
+        self.nodes.get_mut(usize::try_from(id).ok()?)
+    }
+
+    /// The id the next node pushed will have. Readers pay every node from the budget, which
+    /// keeps the count far below `NodeId::MAX`.
+    pub fn next_id(&self) -> NodeId {
+        NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX)
+    }
+
+    /// The nodes with their ids.
+    pub fn nodes_with_ids(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        (0..).zip(&self.nodes)
+    }
 }
 
 /// One node of a graph.

@@ -60,7 +60,9 @@ pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
             earlier.notes.extend(notes);
             continue;
         }
-        let checked_path = scratch.files[id].path.clone();
+        let Some(checked_path) = scratch.files.get(id).map(|f| f.path.clone()) else {
+            continue;
+        };
         let identity = files.identities().get(&id).copied();
         let shown = dir.join(&name);
         match ModelFile::open_checked(&checked_path, identity) {

@@ -131,11 +131,8 @@ fn segments(p: &Program) -> Vec<SizeRow> {
             SizeRow::new(format!("segment {i}: {what}"), s.size, None)
         })
         .collect();
-    if p.segments.len() > SEGMENT_ROWS {
-        let rest = p.segments[SEGMENT_ROWS..]
-            .iter()
-            .map(|s| s.size)
-            .fold(0u64, u64::saturating_add);
+    if let Some(more) = p.segments.get(SEGMENT_ROWS..).filter(|m| !m.is_empty()) {
+        let rest = more.iter().map(|s| s.size).fold(0u64, u64::saturating_add);
         let label = format!("{} more segments", p.segments.len() - SEGMENT_ROWS);
         rows.push(SizeRow::new(label, rest, None));
     }

@@ -6,8 +6,9 @@ use super::program::{Delegate, Walk};
 use super::rules::INDEX_OUT_OF_RANGE;
 use super::schema::program as fb;
 use crate::check::{Item, Place};
+use crate::formats::shared::numbers::{bits64, narrow};
 use crate::inventory::{
-    Attr, AttrValue, EnumValue, Name, Node, NodeId, NodeKind, Operator, Symbol,
+    Attr, AttrValue, EnumValue, GraphId, Name, Node, NodeId, NodeKind, Operator, Symbol,
 };
 use std::rc::Rc;
 
@@ -26,7 +27,10 @@ impl Walk<'_, '_> {
         chain_len: usize,
     ) -> bool {
         let at = instruction._tab.loc() as u64;
-        let node = self.inv.graphs[method.graph].nodes.len() as NodeId;
+        let Some(graph) = self.inv.graphs.get(method.graph) else {
+            return false;
+        };
+        let node = graph.next_id();
         let place = Place::at(at).item(Item::Node {
             graph: method.graph,
             node,
@@ -48,7 +52,7 @@ impl Walk<'_, '_> {
                         operators.len()
                     );
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
-                    self.made(("#", op as u64, 0), || format!("#{op}"), place)
+                    self.made(("#", bits64(op.into()), 0), || format!("#{op}"), place)
                 });
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
                 (name, args, Vec::new())
@@ -69,7 +73,7 @@ impl Walk<'_, '_> {
                         self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                         let text = || format!("delegate #{index}");
                         (
-                            self.made(("delegate #", index as u64, 0), text, place),
+                            self.made(("delegate #", bits64(index.into()), 0), text, place),
                             args,
                             Vec::new(),
                         )
@@ -110,13 +114,10 @@ impl Walk<'_, '_> {
                 if !self.budget.spend(NODE_ENTRIES, place, self.out) {
                     return false;
                 }
-                self.inv.graphs[method.graph].nodes.push(Node {
-                    name: Name::default(),
-                    kind: NodeKind::Unknown {
-                        tag: u32::from(other.0),
-                    },
-                    offset: Some(at),
-                });
+                let kind = NodeKind::Unknown {
+                    tag: u32::from(other.0),
+                };
+                self.push_node(method.graph, kind, at);
                 return true;
             }
         };
@@ -135,12 +136,17 @@ impl Walk<'_, '_> {
             outputs: outputs.into_boxed_slice(),
             subgraphs: Box::new([]),
         };
-        self.inv.graphs[method.graph].nodes.push(Node {
-            name: Name::default(),
-            kind: NodeKind::Operator(operator),
-            offset: Some(at),
-        });
+        self.push_node(method.graph, NodeKind::Operator(operator), at);
         true
+    }
+
+    /// Adds a nameless node at `at` to `graph`.
+    fn push_node(&mut self, graph: GraphId, kind: NodeKind, at: u64) {
+        if let Some(graph) = self.inv.graphs.get_mut(graph) {
+            let name = Name::default();
+            let offset = Some(at);
+            graph.nodes.push(Node { name, kind, offset });
+        }
     }
 
     /// Arguments as stored, no more than the budget could pay for: an instruction with more
@@ -273,7 +279,7 @@ fn listed_values(value: fb::EValue<'_>, limit: usize) -> Option<Vec<i64>> {
 fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
     Some(match value.val_type() {
         fb::KernelTypes::Int => AttrValue::Int(value.val_as_int()?.int_val()),
-        fb::KernelTypes::Double => AttrValue::Float(value.val_as_double()?.double_val() as f32),
+        fb::KernelTypes::Double => AttrValue::Float(narrow(value.val_as_double()?.double_val())),
         fb::KernelTypes::Bool => AttrValue::Bool(value.val_as_bool()?.bool_val()),
         fb::KernelTypes::DoubleList => AttrValue::Floats(
             value
@@ -281,7 +287,7 @@ fn literal(value: fb::EValue<'_>) -> Option<AttrValue> {
                 .items()?
                 .iter()
                 .take(SHOWN_ITEMS)
-                .map(|d| d as f32)
+                .map(narrow)
                 .collect(),
         ),
         fb::KernelTypes::BoolList => AttrValue::Ints(

@@ -120,7 +120,9 @@ fn read_all(
             continue;
         }
         let mut sub = Inventory::of_model(FileFormat::Read("executorch"), &file);
-        sub.files[0].path = path;
+        if let Some(main) = sub.files.first_mut() {
+            main.path = path;
+        }
         let mut sub_out = Findings::default();
         budget.add_file(file.bytes().len() as u64);
         let entries = data_file::read(file.bytes(), &mut sub, budget, &mut sub_out);
@@ -288,17 +290,16 @@ fn link(
             let id = ids.id(&e.key);
             match keys.get(&id) {
                 Some(&(first, _)) if first != p.file => {
-                    let other = if first == 0 {
-                        "the program".to_owned()
-                    } else {
-                        inv.files[first].path.display().to_string()
+                    let other = match inv.files.get(first) {
+                        Some(file) if first != 0 => file.path.display().to_string(),
+                        _ => "the program".to_owned(),
                     };
                     let message = format!(
                         "key \"{}\" is also in {}; the runtime refuses duplicate keys",
                         e.key,
                         crate::escape::sanitize(&other)
                     );
-                    let place = Place::at(inv.tensors[e.tensor].decl_offset)
+                    let place = Place::at(inv.tensors.get(e.tensor).and_then(|t| t.decl_offset))
                         .in_file(p.file)
                         .item(Item::Tensor { tensor: e.tensor });
                     out.add(&DUPLICATE_KEY, place, message);
@@ -366,7 +367,7 @@ fn link(
                 continue;
             }
             let message = format!("no method of the program uses tensor \"{}\"", e.key);
-            let place = Place::at(inv.tensors[e.tensor].decl_offset)
+            let place = Place::at(inv.tensors.get(e.tensor).and_then(|t| t.decl_offset))
                 .in_file(p.file)
                 .item(Item::Tensor { tensor: e.tensor });
             out.add(&UNUSED_KEY, place, message);

@@ -82,9 +82,9 @@ impl Walk<'_, '_> {
         let instructions = chains.map(|c| c.instructions().map_or(0, |i| i.len()));
         let count = instructions.fold(method.value_count(), usize::saturating_add);
         let affordable = usize::try_from(self.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
-        self.inv.graphs[graph]
-            .nodes
-            .reserve_exact(count.min(affordable));
+        if let Some(g) = self.inv.graphs.get_mut(graph) {
+            g.nodes.reserve_exact(count.min(affordable));
+        }
         if !self.values(&mut method) {
             return false;
         }
@@ -95,8 +95,9 @@ impl Walk<'_, '_> {
                 *slot = Defined::Yes;
             }
         }
-        let g = &mut self.inv.graphs[graph];
-        (g.inputs, g.outputs) = (inputs, outputs);
+        if let Some(g) = self.inv.graphs.get_mut(graph) {
+            (g.inputs, g.outputs) = (inputs, outputs);
+        }
         let operators = self.operators(&plan);
         let delegates = self.plan_delegates(&method, &plan);
         for chain in plan.chains().into_iter().flatten() {
@@ -158,7 +159,7 @@ impl Walk<'_, '_> {
             return true;
         };
         method.defined = Vec::new();
-        for (i, value) in values.iter().enumerate() {
+        for (i, value) in (0..).zip(values.iter()) {
             let at = value._tab.loc() as u64;
             // A value costs its node, or its dimensions and the items it lists (checked one
             // by one) if more: a FlatBuffer may list one large value a million times.
@@ -171,23 +172,29 @@ impl Walk<'_, '_> {
             if !self.budget.spend(cost, Place::at(at), self.out) {
                 return false;
             }
-            let node = i as NodeId;
-            let (kind, defined) = self.value(method, node, value, at);
+            let (kind, defined) = self.value(method, i, value, at);
             method
                 .defined
                 .push(if defined { Defined::Yes } else { Defined::No });
             let name = match &kind {
-                NodeKind::Constant { tensor } => self.inv.tensors[*tensor].name.clone(),
+                NodeKind::Constant { tensor } => self
+                    .inv
+                    .tensors
+                    .get(*tensor)
+                    .map(|t| t.name.clone())
+                    .unwrap_or_default(),
                 _ => match fqn(&value) {
                     Some(fqn) => self.name(Some(fqn)),
                     None => Name::from(format!("%{i}")),
                 },
             };
-            self.inv.graphs[method.graph].nodes.push(Node {
-                name,
-                kind,
-                offset: Some(at),
-            });
+            if let Some(g) = self.inv.graphs.get_mut(method.graph) {
+                g.nodes.push(Node {
+                    name,
+                    kind,
+                    offset: Some(at),
+                });
+            }
         }
         true
     }
@@ -490,7 +497,9 @@ impl Walk<'_, '_> {
             } else {
                 match self.segments.get(index) {
                     Some(s) => {
-                        self.uses[index] = SegmentUse::Delegate;
+                        if let Some(used) = self.uses.get_mut(index) {
+                            *used = SegmentUse::Delegate;
+                        }
                         Some(s.size)
                     }
                     None => {

@@ -307,7 +307,9 @@ impl Walk<'_, '_> {
             if let Some(i) =
                 segment_index(&self.segments, m.segment_index().into(), what, at, self.out)
             {
-                self.uses[i] = SegmentUse::Mutable;
+                if let Some(used) = self.uses.get_mut(i) {
+                    *used = SegmentUse::Mutable;
+                }
             }
         }
     }

@@ -86,8 +86,11 @@ fn order(segments: &[Segment], out: &mut Findings) {
         .enumerate()
         .filter(|(_, s)| s.size > 0)
         .collect();
-    if let Some(w) = nonempty.windows(2).find(|w| w[1].1.offset < w[0].1.offset) {
-        let ((a, sa), (b, sb)) = (w[0], w[1]);
+    let unsorted = nonempty.windows(2).find_map(|w| match *w {
+        [first, second] if second.1.offset < first.1.offset => Some((first, second)),
+        _ => None,
+    });
+    if let Some(((a, sa), (b, sb))) = unsorted {
         let message = format!(
             "segment {b} at offset {} comes after segment {a} at offset {}; segments are sorted by offset",
             sb.offset, sa.offset

@@ -8,6 +8,7 @@ use super::wire::{Short, Wire};
 use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::numbers::{signed16, signed32, signed64, signed8};
 use crate::inventory::{DataRange, FileId, ItemKind, ListValue, MetadataEntry, Name};
 use std::collections::hash_map::{Entry, HashMap};
 
@@ -175,15 +176,15 @@ fn scalar(wire: &mut Wire<'_>, ty: u32) -> Result<Option<(&'static str, Scalar)>
     use Scalar::*;
     Ok(Some(match ty {
         0 => ("u8", Unsigned(wire.u8()?.into())),
-        1 => ("i8", Signed((wire.u8()? as i8).into())),
+        1 => ("i8", Signed(signed8(wire.u8()?).into())),
         2 => ("u16", Unsigned(wire.u16()?.into())),
-        3 => ("i16", Signed((wire.u16()? as i16).into())),
+        3 => ("i16", Signed(signed16(wire.u16()?).into())),
         4 => ("u32", Unsigned(wire.u32()?.into())),
-        5 => ("i32", Signed((wire.u32()? as i32).into())),
+        5 => ("i32", Signed(signed32(wire.u32()?).into())),
         6 => ("f32", Float(f32::from_bits(wire.u32()?).into())),
         7 => ("bool", Bool(wire.u8()?)),
         10 => ("u64", Unsigned(wire.u64()?)),
-        11 => ("i64", Signed(wire.u64()? as i64)),
+        11 => ("i64", Signed(signed64(wire.u64()?))),
         12 => ("f64", Float(f64::from_bits(wire.u64()?))),
         _ => return Ok(None),
     }))

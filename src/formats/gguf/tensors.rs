@@ -13,6 +13,7 @@ use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::numbers::signed64;
 use crate::inventory::{DType, DataRange, FileId, Storage, Tensor};
 use std::collections::hash_map::Entry;
 
@@ -254,7 +255,7 @@ fn shape(
     if let Some((i, &d)) = negative {
         let message = format!(
             "dimension {i} of tensor \"{shown}\" is {} as ggml's int64_t: negative",
-            d as i64
+            signed64(d)
         );
         cx.report(&DIM_INVALID, place.offset(info.dims_at + 8 * i), message);
         return shape;

@@ -2,6 +2,7 @@
 //! list values kept are bounded by the caller's budget: the rest are only counted, so a
 //! hostile list of millions of empty strings costs nothing to read.
 
+use crate::formats::shared::numbers::{low32, protobuf_int32, signed64};
 use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The fields of an AttributeProto.
@@ -46,9 +47,9 @@ impl<'b> AttributeView<'b> {
             match (number, value) {
                 (1, Value::Bytes(b)) => a.name = b,
                 (21, Value::Bytes(b)) => a.ref_attr_name = Some(b),
-                (20, Value::Varint(v)) => a.r#type = Some(v as i32),
+                (20, Value::Varint(v)) => a.r#type = Some(protobuf_int32(v)),
                 (2, Value::Fixed32(v)) => a.f = Some(f32::from_bits(v)),
-                (3, Value::Varint(v)) => a.i = Some(v as i64),
+                (3, Value::Varint(v)) => a.i = Some(signed64(v)),
                 (4, Value::Bytes(b)) => a.s = Some(b),
                 (5, Value::Bytes(b)) => a.t = Some(b),
                 (6, Value::Bytes(b)) => a.g = Some(b),
@@ -62,7 +63,7 @@ impl<'b> AttributeView<'b> {
                     let (floats, dropped) = (&mut a.floats, &mut a.dropped);
                     v.scalars(Scalar::Fixed32, |x| {
                         if take(dropped) {
-                            floats.push(f32::from_bits(x as u32));
+                            floats.push(f32::from_bits(low32(x)));
                         }
                     })
                     .map_err(fail)?;
@@ -71,7 +72,7 @@ impl<'b> AttributeView<'b> {
                     let (ints, dropped) = (&mut a.ints, &mut a.dropped);
                     v.scalars(Scalar::Varint, |x| {
                         if take(dropped) {
-                            ints.push(x as i64);
+                            ints.push(signed64(x));
                         }
                     })
                     .map_err(fail)?;

@@ -137,7 +137,9 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             break;
         }
         scopes.resize_with(scopes.len().max(job.id + 1), Scope::default);
-        scopes[job.id].parent = job.scope;
+        if let Some(scope) = scopes.get_mut(job.id) {
+            scope.parent = job.scope;
+        }
         let mut reader = GraphReader {
             r: &mut *r,
             id: job.id,
@@ -177,6 +179,10 @@ struct GraphReader<'a, 'b> {
 }
 
 impl<'b> GraphReader<'_, 'b> {
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the reader adds graph `self.id` before it reads its body"
+    )]
     fn graph(&mut self) -> &mut Graph {
         &mut self.r.inv.graphs[self.id]
     }
@@ -191,7 +197,7 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn push(&mut self, name: Name, kind: NodeKind, offset: Option<u64>) -> NodeId {
         let graph = self.graph();
-        let id = graph.nodes.len() as NodeId;
+        let id = graph.next_id();
         graph.nodes.push(Node { name, kind, offset });
         id
     }
@@ -203,24 +209,39 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn define(&mut self, name: &[u8], id: NodeId) {
         let key = self.in_file(name);
-        self.scopes[self.id].names.insert(key, id);
+        if let Some(scope) = self.scopes.get_mut(self.id) {
+            scope.names.insert(key, id);
+        }
+    }
+
+    /// The node `name` names in this graph's own scope.
+    fn own(&self, name: &[u8]) -> Option<NodeId> {
+        let scope = self.scopes.get(self.id)?;
+        scope.names.get(self.in_file(name)).copied()
+    }
+
+    /// Whether a graph enclosing this one defines `name`; `depth_only` looks only when this
+    /// is a subgraph (training graphs and functions see only their own scope).
+    fn enclosing_defines(&self, name: &[u8], depth_only: bool) -> bool {
+        let key = self.in_file(name);
+        let parent = (self.scopes.get(self.id)).and_then(|s| s.parent);
+        let parent = parent.filter(|_| !depth_only || self.depth > 0);
+        let mut chain = std::iter::successors(parent.and_then(|p| self.scopes.get(p)), |s| {
+            s.parent.and_then(|p| self.scopes.get(p))
+        });
+        chain.any(|s| s.names.contains_key(key))
     }
 
     /// Where `name` is already defined, as onnx's checker sees it: in this graph, or in a
     /// graph enclosing this subgraph (training graphs and functions see only their own).
     fn defined(&self, name: &[u8]) -> Option<&'static str> {
-        let key = self.in_file(name);
-        if self.scopes[self.id].names.contains_key(key) {
-            return Some("in this graph");
+        if self.own(name).is_some() {
+            Some("in this graph")
+        } else if self.enclosing_defines(name, true) {
+            Some("in an enclosing graph")
+        } else {
+            None
         }
-        let mut scope = self.scopes[self.id].parent.filter(|_| self.depth > 0);
-        while let Some(s) = scope {
-            if self.scopes[s].names.contains_key(key) {
-                return Some("in an enclosing graph");
-            }
-            scope = self.scopes[s].parent;
-        }
-        None
     }
 
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
@@ -361,7 +382,7 @@ impl<'b> GraphReader<'_, 'b> {
         seen: &mut HashSet<&'b [u8], ahash::RandomState>,
     ) {
         let name = t.name;
-        let node = self.graph().nodes.len() as NodeId;
+        let node = self.graph().next_id();
         let tensor = self.r.tensor(&t, Name::from(name), self.id, Some(node), at);
         if let Some((indices, at)) = indices {
             let name = Name::from(indices.name);
@@ -390,7 +411,7 @@ impl<'b> GraphReader<'_, 'b> {
         types: &NameMap<'b, &TypeView>,
     ) {
         for (name, ty) in inputs {
-            let known = self.scopes[self.id].names.get(self.in_file(name)).copied();
+            let known = self.own(name);
             let id = match known {
                 Some(earlier) if !self.is_constant(earlier) => {
                     let place = Place::at(self.offset(name)).item(Item::Graph { graph: self.id });
@@ -412,7 +433,9 @@ impl<'b> GraphReader<'_, 'b> {
         // rather than grow and copy a million-node vector. Capacity that is never used costs
         // nothing, as its pages are never touched.
         self.graph().nodes.reserve(nodes.len().saturating_mul(3));
-        self.scopes[self.id].names.reserve(nodes.len());
+        if let Some(scope) = self.scopes.get_mut(self.id) {
+            scope.names.reserve(nodes.len());
+        }
         // Reused from node to node, so that reading a node allocates nothing of its own.
         let mut view = NodeView::default();
         let mut attributes = Vec::new();
@@ -427,13 +450,10 @@ impl<'b> GraphReader<'_, 'b> {
                         .iter()
                         .map(|a| a.floats.len() + a.ints.len() + a.strings.len())
                         .sum();
-                    let entries = 1
-                        + view.inputs.len()
-                        + view.outputs.len()
-                        + attributes.len() * ATTRIBUTE_ENTRIES as usize
-                        + lists;
+                    let entries = (1 + view.inputs.len() + view.outputs.len() + lists) as u64
+                        + attributes.len() as u64 * ATTRIBUTE_ENTRIES;
                     let dropped = view.dropped > 0 || attributes.iter().any(|a| a.dropped > 0);
-                    if !self.r.spend(entries as u64, at) || dropped {
+                    if !self.r.spend(entries, at) || dropped {
                         self.r.spend(u64::MAX, at);
                         break;
                     }
@@ -458,19 +478,14 @@ impl<'b> GraphReader<'_, 'b> {
         nodes: &[&'b [u8]],
         item: Item,
     ) -> Option<NodeId> {
-        let key = self.in_file(name);
-        if let Some(&id) = self.scopes[self.id].names.get(key) {
+        if let Some(id) = self.own(name) {
             return Some(id);
         }
-        let mut scope = self.scopes[self.id].parent;
-        while let Some(s) = scope {
-            if self.scopes[s].names.contains_key(key) {
-                let id = self.push(Name::from(name), NodeKind::Value(Value::default()), None);
-                self.graph().captures.push(id);
-                self.define(name, id);
-                return Some(id);
-            }
-            scope = self.scopes[s].parent;
+        if self.enclosing_defines(name, false) {
+            let id = self.push(Name::from(name), NodeKind::Value(Value::default()), None);
+            self.graph().captures.push(id);
+            self.define(name, id);
+            return Some(id);
         }
         if self.producers.is_none() {
             let mut producers = NameMap::default();
@@ -482,7 +497,10 @@ impl<'b> GraphReader<'_, 'b> {
             }
             self.producers = Some(producers);
         }
-        let later = self.producers.as_ref().and_then(|p| p.get(key).copied());
+        let later = self
+            .producers
+            .as_ref()
+            .and_then(|p| p.get(self.in_file(name)).copied());
         let shown = Name::from(name);
         let what = match reader {
             Some(i) => format!("input of node {i}"),
@@ -533,7 +551,7 @@ impl<'b> GraphReader<'_, 'b> {
         types: &NameMap<'b, &TypeView>,
         at: Option<u64>,
     ) {
-        let op_id = self.graph().nodes.len() as NodeId;
+        let op_id = self.graph().next_id();
         let item = Item::Node {
             graph: self.id,
             node: op_id,
@@ -548,7 +566,7 @@ impl<'b> GraphReader<'_, 'b> {
             inputs.push(id);
         }
         // The operator's index moves if lookups captured values; take it again.
-        let op_id = self.graph().nodes.len() as NodeId;
+        let op_id = self.graph().next_id();
         self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
         let place = Place::at(at).item(Item::Node {
             graph: self.id,
@@ -600,7 +618,10 @@ impl<'b> GraphReader<'_, 'b> {
             outputs.push(Some(id));
         }
         let domain = (!n.domain.is_empty()).then(|| String::from_utf8_lossy(n.domain).into_owned());
-        self.graph().nodes[op_id as usize].kind = NodeKind::Operator(Operator {
+        let Some(node) = self.graph().node_mut(op_id) else {
+            return;
+        };
+        node.kind = NodeKind::Operator(Operator {
             // A known operator's name is the table's: no copy for each node.
             op_type: match schema {
                 Some(schema) => Symbol::Static(schema.name),
@@ -621,7 +642,7 @@ impl<'b> GraphReader<'_, 'b> {
             return None;
         }
         if self.depth >= MAX_DEPTH {
-            let at = self.r.inv.graphs[self.id].node(op).and_then(|n| n.offset);
+            let at = self.graph().node(op).and_then(|n| n.offset);
             self.r.out.add(
                 &PROTOBUF_INVALID,
                 Place::at(at).item(Item::Node {
@@ -729,8 +750,8 @@ impl<'b> GraphReader<'_, 'b> {
 
     /// Decodes attribute `a` of node `op`, which follows `schema` if it is known.
     fn attribute(&mut self, mut a: AttributeView<'b>, op: NodeId, schema: Option<&Schema>) -> Attr {
-        let tensors = self.attribute_tensors(&a, Some(op));
-        let graphs: Vec<GraphRef> =
+        let mut tensors = self.attribute_tensors(&a, Some(op));
+        let mut graphs: Vec<GraphRef> =
             a.g.iter()
                 .chain(&a.graphs)
                 .filter_map(|g| self.subgraph(g, op))
@@ -744,11 +765,11 @@ impl<'b> GraphReader<'_, 'b> {
             1 => AttrValue::Float(a.f.unwrap_or(0.0)),
             2 => AttrValue::Int(a.i.unwrap_or(0)),
             3 => AttrValue::Str(Name::from(a.s.unwrap_or_default())),
-            5 if graphs.len() == 1 => AttrValue::Graph(graphs[0]),
+            5 if graphs.len() == 1 => AttrValue::Graph(graphs.remove(0)),
             6 => AttrValue::Floats(std::mem::take(&mut a.floats)),
             7 => AttrValue::Ints(std::mem::take(&mut a.ints)),
             8 => AttrValue::Strs(a.strings.iter().map(|&s| Name::from(s)).collect()),
-            4 | 11 if tensors.len() == 1 => AttrValue::Tensor(tensors[0]),
+            4 | 11 if tensors.len() == 1 => AttrValue::Tensor(tensors.remove(0)),
             _ if !graphs.is_empty() => AttrValue::Graphs(graphs),
             _ if !tensors.is_empty() => AttrValue::Tensors(tensors),
             _ => AttrValue::Str(Name::from("<unsupported attribute type>")),
@@ -779,9 +800,11 @@ fn value(ty: Option<&TypeView>) -> Value {
     let shape = t.shape.as_ref().map(|dims| {
         dims.iter()
             .map(|d| match *d {
-                DimView::Size(v) if v >= 0 => Dim::Fixed(v as u64),
+                DimView::Size(v) => {
+                    u64::try_from(v).map_or(Dim::Symbolic(Name::from("?")), Dim::Fixed)
+                }
                 DimView::Param(p) => Dim::Symbolic(Name::from(p)),
-                _ => Dim::Symbolic(Name::from("?")),
+                DimView::Unknown => Dim::Symbolic(Name::from("?")),
             })
             .collect()
     });

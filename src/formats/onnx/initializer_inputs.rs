@@ -6,7 +6,7 @@
 
 use super::rules::INITIALIZER_NOT_INPUT;
 use crate::check::{Findings, Item, Place};
-use crate::inventory::{Inventory, NodeId, NodeKind};
+use crate::inventory::{Inventory, NodeKind};
 
 /// The first IR version in which an initializer need not be a graph input.
 const IR_INDEPENDENT_INITIALIZERS: i64 = 4;
@@ -22,15 +22,16 @@ pub(super) fn check(inv: &Inventory, ir_version: Option<i64>, out: &mut Findings
         // question without names.
         let mut inputs = graph.inputs.clone();
         inputs.sort_unstable();
-        for (n, node) in graph.nodes.iter().enumerate() {
+        for (id, node) in graph.nodes_with_ids() {
             let NodeKind::Constant { tensor } = node.kind else {
                 continue;
             };
-            let id = n as NodeId;
             if inputs.binary_search(&id).is_ok() {
                 continue;
             }
-            let name = &inv.tensors[tensor].name;
+            let Some(name) = inv.tensors.get(tensor).map(|t| &t.name) else {
+                continue;
+            };
             out.add(
                 &INITIALIZER_NOT_INPUT,
                 Place::at(node.offset).item(Item::Tensor { tensor }),

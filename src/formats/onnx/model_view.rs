@@ -1,5 +1,6 @@
 //! ModelProto and FunctionProto read in place, with their lists kept within a budget.
 
+use crate::formats::shared::numbers::signed64;
 use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// An optional bytes field and an optional varint field of a small message, such as
@@ -82,7 +83,7 @@ fn small_message(
 fn pair(bytes: &[u8]) -> Result<Pair<'_>, WireError> {
     let (domain, version) = small_message(bytes, true)?;
     let version = version.and_then(|v| match v {
-        Value::Varint(v) => Some(v as i64),
+        Value::Varint(v) => Some(signed64(v)),
         _ => None,
     });
     Ok((domain, version))
@@ -107,8 +108,8 @@ impl<'b> ModelView<'b> {
             let Field { at, number, value } = field?;
             let dropped = &mut m.dropped;
             match (number, value) {
-                (1, Value::Varint(v)) => m.ir_version = Some(v as i64),
-                (5, Value::Varint(v)) => m.model_version = Some(v as i64),
+                (1, Value::Varint(v)) => m.ir_version = Some(signed64(v)),
+                (5, Value::Varint(v)) => m.model_version = Some(signed64(v)),
                 (2, Value::Bytes(b)) => m.producer_name = Some(b),
                 (3, Value::Bytes(b)) => m.producer_version = Some(b),
                 (4, Value::Bytes(b)) => m.domain = Some(b),

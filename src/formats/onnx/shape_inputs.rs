@@ -80,7 +80,7 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
     };
     let mut scopes = Scopes::default();
     for (g, graph) in inv.graphs.iter().enumerate() {
-        for (n, node) in graph.nodes.iter().enumerate() {
+        for (n, node) in graph.nodes_with_ids() {
             let NodeKind::Operator(op) = &node.kind else {
                 continue;
             };
@@ -102,15 +102,12 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
             }
             let external: Vec<(&str, &Name)> = (inputs.iter())
                 .filter_map(|&(i, input)| {
-                    let t = &inv.tensors[constant(i)?];
+                    let t = inv.tensors.get(constant(i)?)?;
                     (t.storage == Storage::External).then_some((input, &t.name))
                 })
                 .collect();
             if !external.is_empty() {
-                let item = Item::Node {
-                    graph: g,
-                    node: n as NodeId,
-                };
+                let item = Item::Node { graph: g, node: n };
                 out.add(
                     &SHAPE_INPUT_EXTERNAL,
                     Place::at(node.offset).item(item),
@@ -192,9 +189,9 @@ fn definitions(graph: &Graph) -> HashMap<&[u8], NodeId> {
         .captures
         .iter()
         .filter_map(|&id| Some((graph.node(id)?, id)));
-    let constants = (graph.nodes.iter().enumerate())
+    let constants = (graph.nodes_with_ids())
         .filter(|(_, n)| matches!(n.kind, NodeKind::Constant { .. }))
-        .map(|(i, n)| (n, i as NodeId));
+        .map(|(i, n)| (n, i));
     constants
         .chain(captures)
         .map(|(n, id)| (n.name.as_bytes(), id))

@@ -2,6 +2,7 @@
 //! fields are counted, never decoded: a hostile tensor cannot make rtenx allocate more than a
 //! few bytes for each dimension, and checking a tensor touches none of its data.
 
+use crate::formats::shared::numbers::{protobuf_int32, signed64};
 use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The typed value fields of a TensorProto, in field-number order.
@@ -82,13 +83,13 @@ impl<'b> TensorView<'b> {
                     v.scalars(Scalar::Varint, |d| match room.checked_sub(1) {
                         Some(left) => {
                             room = left;
-                            dims.push(d as i64);
+                            dims.push(signed64(d));
                         }
                         None => *dropped += 1,
                     })
                     .map_err(fail)?
                 }
-                (2, Value::Varint(v)) => t.data_type = Some(v as i32),
+                (2, Value::Varint(v)) => t.data_type = Some(protobuf_int32(v)),
                 (8, Value::Bytes(b)) => t.name = b,
                 (9, Value::Bytes(b)) => t.raw_data = Some(b),
                 (13, Value::Bytes(b)) => {
@@ -101,7 +102,7 @@ impl<'b> TensorView<'b> {
                         None => t.dropped += 1,
                     }
                 }
-                (14, Value::Varint(v)) => t.data_location = Some(v as i32),
+                (14, Value::Varint(v)) => t.data_location = Some(protobuf_int32(v)),
                 (2 | 8 | 9 | 13 | 14, v) => return Err(fail(format!("{} value", v.wire_type()))),
                 (n, v) => {
                     let Some((typed, scalar)) = Typed::of_field(n) else {
@@ -112,8 +113,9 @@ impl<'b> TensorView<'b> {
                         (None, Value::Bytes(_)) => 1,
                         (None, v) => return Err(fail(format!("{} string", v.wire_type()))),
                     };
-                    let slot = &mut t.typed[typed as usize];
-                    *slot = slot.saturating_add(count);
+                    if let Some(slot) = t.typed.get_mut(typed as usize) {
+                        *slot = slot.saturating_add(count);
+                    }
                 }
             }
         }
@@ -122,7 +124,7 @@ impl<'b> TensorView<'b> {
 
     /// The entries stored in `field`.
     pub(super) fn count(&self, field: Typed) -> u64 {
-        self.typed[field as usize]
+        self.typed.get(field as usize).copied().unwrap_or(0)
     }
 }
 

@@ -1,6 +1,7 @@
 //! ValueInfoProto read in place: a value's name, element type and shape, with the dimensions
 //! kept bounded by the caller's budget. Repeated occurrences merge as prost merges them.
 
+use crate::formats::shared::numbers::{protobuf_int32, signed64};
 use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// One dimension: a size, a symbolic name, or neither.
@@ -91,7 +92,7 @@ fn merge_type<'b>(
         for field in fields(tensor) {
             let Field { at, number, value } = field?;
             match (number, value) {
-                (1, Value::Varint(e)) => ty.elem_type = Some(e as i32),
+                (1, Value::Varint(e)) => ty.elem_type = Some(protobuf_int32(e)),
                 (2, Value::Bytes(shape)) => {
                     let dims = ty.shape.get_or_insert_with(Vec::new);
                     merge_shape(shape, dims, room, dropped)?;
@@ -183,7 +184,7 @@ fn merge_shape<'b>(
         for field in fields(dim) {
             let Field { at, number, value } = field?;
             match (number, value) {
-                (1, Value::Varint(v)) => d = DimView::Size(v as i64),
+                (1, Value::Varint(v)) => d = DimView::Size(signed64(v)),
                 (2, Value::Bytes(p)) => d = DimView::Param(p),
                 (1 | 2, other) => return Err(WireError::unexpected(number, other, at)),
                 _ => {}

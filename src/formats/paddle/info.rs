@@ -10,7 +10,7 @@ use super::program::Builder;
 use super::rules::INFO_INVALID;
 use crate::check::{Findings, Place};
 use crate::formats::shared::budget::Budget;
-use crate::formats::shared::bytes::Cursor;
+use crate::formats::shared::bytes::{head, Cursor};
 use crate::inventory::{FileId, MetadataEntry, Name};
 use std::collections::HashMap;
 
@@ -27,7 +27,7 @@ const MARKER: &[u8] = b"structured_name";
 /// Whether `bytes` look like a `.pdiparams.info`: a pickle of protocol 2 or later whose first
 /// object is a dict, with `structured_name` in its first 4 KiB.
 pub fn detect(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(4096)];
+    let head = head(bytes, 4096);
     let dict_at = match head {
         [0x80, 2..=5, 0x95, ..] => 11, // PROTO, FRAME and its length
         [0x80, 2..=5, ..] => 2,

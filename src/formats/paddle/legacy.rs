@@ -10,6 +10,7 @@ use super::record;
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::bytes::offset_in;
+use crate::formats::shared::numbers::{low32, narrow, signed64};
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
@@ -147,7 +148,7 @@ impl<'b> Reader<'_, 'b, '_> {
             for f in protobuf::fields(v) {
                 let f = f.map_err(|e| e.to_string())?;
                 if f.number == 1 {
-                    version = varint(&f, "Version.version")? as i64;
+                    version = signed64(varint(&f, "Version.version")?);
                 }
             }
             Ok(version)
@@ -177,7 +178,7 @@ impl<'b> Reader<'_, 'b, '_> {
             };
             match value {
                 Ok(v) if field.number == 1 => idx = Some(v),
-                Ok(v) => parent = Some(v as i64),
+                Ok(v) => parent = Some(signed64(v)),
                 Err(e) => return self.invalid(at, e),
             }
         }
@@ -185,9 +186,11 @@ impl<'b> Reader<'_, 'b, '_> {
             return self.invalid(at, "BlockDesc lacks required field idx or parent_idx");
         }
         let position = graph - self.first_graph(count);
-        self.parents[position] = parent
-            .and_then(|p| usize::try_from(p).ok())
-            .filter(|&p| p < count && p != position);
+        if let Some(slot) = self.parents.get_mut(position) {
+            *slot = parent
+                .and_then(|p| usize::try_from(p).ok())
+                .filter(|&p| p < count && p != position);
+        }
         for field in fields(self.file, block).flatten() {
             if field.number == 3 {
                 if let Wire::Bytes(var) = field.value {
@@ -252,7 +255,9 @@ impl<'b> Reader<'_, 'b, '_> {
         else {
             return;
         };
-        self.names[position].insert(name, node);
+        if let Some(names) = self.names.get_mut(position) {
+            names.insert(name, node);
+        }
         if position == 0 && persistable && !NOT_PARAMETERS.contains(&kind) {
             self.params.push(Param {
                 name: shared,
@@ -400,8 +405,7 @@ impl<'b> Reader<'_, 'b, '_> {
                     .get_or_insert(crate::inventory::SubgraphOf { graph, node });
             }
         }
-        if position == 0 {
-            let g = &mut self.b.inv.graphs[graph];
+        if let Some(g) = self.b.inv.graphs.get_mut(graph).filter(|_| position == 0) {
             match &*op_type {
                 "feed" => g.inputs.extend(outputs.into_iter().flatten()),
                 "fetch" => g.outputs.extend(inputs.into_iter().flatten()),
@@ -412,25 +416,24 @@ impl<'b> Reader<'_, 'b, '_> {
 
     /// The node `name` is in `graph`: its own variable, or one of an enclosing block captured.
     fn lookup(&mut self, graph: GraphId, position: usize, name: &'b [u8]) -> Option<NodeId> {
-        if let Some(&id) = self.names[position].get(name) {
+        if let Some(&id) = self.names.get(position)?.get(name) {
             return Some(id);
         }
-        let mut block = self.parents[position];
+        let mut block = *self.parents.get(position)?;
         for _ in 0..MAX_ANCESTORS {
             let ancestor = block?;
-            if let Some(&declared) = self.names[ancestor].get(name) {
+            if let Some(&declared) = self.names.get(ancestor)?.get(name) {
                 // Block graphs are consecutive: the ancestor's is as far from this one.
-                let home = graph - position + ancestor;
-                let shared = self.b.inv.graphs[home].nodes[declared as usize]
-                    .name
-                    .clone();
+                let home = (graph - position).checked_add(ancestor)?;
+                let home = self.b.inv.graphs.get(home)?;
+                let shared = home.node(declared)?.name.clone();
                 let kind = NodeKind::Value(Value::default());
                 let id = self.b.node(graph, shared, kind, None, 0)?;
-                self.b.inv.graphs[graph].captures.push(id);
-                self.names[position].insert(name, id);
+                self.b.inv.graphs.get_mut(graph)?.captures.push(id);
+                self.names.get_mut(position)?.insert(name, id);
                 return Some(id);
             }
-            block = self.parents[ancestor];
+            block = *self.parents.get(ancestor)?;
         }
         None
     }
@@ -455,7 +458,7 @@ impl<'b> Reader<'_, 'b, '_> {
                     continue;
                 }
                 (3 | 12 | 13, Wire::Varint(v)) => {
-                    single = AttrValue::Int(v as i64);
+                    single = AttrValue::Int(signed64(v));
                     continue;
                 }
                 (4, Wire::Fixed32(v)) => {
@@ -463,7 +466,7 @@ impl<'b> Reader<'_, 'b, '_> {
                     continue;
                 }
                 (19, Wire::Fixed64(v)) => {
-                    single = AttrValue::Float(f64::from_bits(v) as f32);
+                    single = AttrValue::Float(narrow(f64::from_bits(v)));
                     continue;
                 }
                 (10, Wire::Varint(v)) => {
@@ -487,13 +490,15 @@ impl<'b> Reader<'_, 'b, '_> {
                 return Ok(None);
             }
             match f.number {
-                6 | 11 | 14 | 15 => f.value.scalars(Scalar::Varint, |v| ints.push(v as i64))?,
+                6 | 11 | 14 | 15 => f
+                    .value
+                    .scalars(Scalar::Varint, |v| ints.push(signed64(v)))?,
                 7 => f
                     .value
-                    .scalars(Scalar::Fixed32, |v| floats.push(f32::from_bits(v as u32)))?,
+                    .scalars(Scalar::Fixed32, |v| floats.push(f32::from_bits(low32(v))))?,
                 16 => f
                     .value
-                    .scalars(Scalar::Fixed64, |v| floats.push(f64::from_bits(v) as f32))?,
+                    .scalars(Scalar::Fixed64, |v| floats.push(narrow(f64::from_bits(v))))?,
                 _ => {}
             }
         }

@@ -97,13 +97,13 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
             }
         }
         Plan::PerVariable => {
-            for (i, param) in params.iter().enumerate() {
+            for param in params {
                 let place = Place::on(Item::Node {
                     graph: 0,
                     node: param.node,
                 });
                 if let Some(id) = files.file(param.name.as_bytes(), place, b.inv, b.out) {
-                    open(&files, id, &params[i..=i], b);
+                    open(&files, id, std::slice::from_ref(param), b);
                     read.push(id);
                 }
             }
@@ -112,7 +112,11 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
     // The headers of their records are the sections of the files read: their whole-file
     // sections go, in one pass.
     let mut whole = vec![false; b.inv.files.len()];
-    read.into_iter().for_each(|id| whole[id] = true);
+    for id in read {
+        if let Some(slot) = whole.get_mut(id) {
+            *slot = true;
+        }
+    }
     b.inv
         .sections
         .retain(|s| !(s.kind == SectionKind::ExternalData && whole.get(s.file) == Some(&true)));
@@ -140,7 +144,9 @@ fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut
     {
         s.kind = SectionKind::ModelData;
     }
-    let path = b.inv.files[id].path.clone();
+    let Some(path) = b.inv.files.get(id).map(|f| f.path.clone()) else {
+        return;
+    };
     match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
         Ok(file) => {
             super::info::read(file.bytes(), id, b);
@@ -171,7 +177,9 @@ fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
 
 /// Opens the checked data file `id` and reads its records.
 fn open(files: &DataFiles, id: FileId, params: &[Param], b: &mut Builder<'_>) {
-    let path = b.inv.files[id].path.clone();
+    let Some(path) = b.inv.files.get(id).map(|f| f.path.clone()) else {
+        return;
+    };
     match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
         Ok(file) => stream(&file, id, params, b),
         Err(e) => cannot_open(id, &e, b),

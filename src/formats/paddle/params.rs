@@ -10,6 +10,7 @@ use super::record::{self, Problem, Record, Stop, Window};
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::registry::{self, Detected};
+use crate::formats::shared::bytes::head;
 use crate::inventory::{
     ByteRange, DType, DataRange, FileId, Inventory, Name, NodeKind, Section, SectionKind, Storage,
     Tensor,
@@ -139,10 +140,11 @@ fn cut_short(
     let Some(end) = record.end().filter(|&end| end > size) else {
         return false;
     };
-    let message = format!(
+    let message =
+        format!(
         "tensor \"{}\" needs {} data bytes at {}..{end}, but {} ends at {size}: {} bytes short; \
 Paddle loads it and reads the missing bytes as zeros",
-        inv.tensors[tensor].name.display(),
+        inv.tensors.get(tensor).map(|t| t.name.display()).unwrap_or_default(),
         record.len.unwrap_or(0),
         record.data,
         stream.label,
@@ -266,7 +268,7 @@ fn compare(param: &Param, record: &Record, place: Place, out: &mut Findings) {
             || declared
                 .iter()
                 .zip(&record.dims)
-                .any(|(&d, &r)| d >= 0 && d as u64 != r)
+                .any(|(&d, &r)| u64::try_from(d).is_ok_and(|d| d != r))
     });
     if dtype_differs || dims_differ {
         let shown = |d: Option<DType>| d.map_or_else(|| "?".to_owned(), |d| d.to_string());
@@ -289,7 +291,7 @@ fn misnamed(stream: &Stream<'_>, at: u64, p: Problem) -> Result<Problem, Problem
         return Ok(p);
     }
     let bytes = stream.source.bytes();
-    let head = bytes[..bytes.len().min(HEAD)].to_vec();
+    let head = head(bytes, HEAD).to_vec();
     let what = match registry::detect(&ModelFile::in_memory(&stream.label, head)) {
         Detected::Read(f) if f.name() != "paddle" => format!("a model in the {} format", f.name()),
         Detected::NotRead(f) => f.title.to_owned(),

@@ -17,6 +17,7 @@ use super::program::{shape, sort, Builder, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
 use crate::formats::shared::json::{self, Parser, Str, Token};
+use crate::formats::shared::numbers::narrow;
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, Name, NodeId, NodeKind, Operator, SubgraphOf, Value,
 };
@@ -294,7 +295,9 @@ impl<'a> Reader<'_, '_> {
                         match p.token()? {
                             Some((_, Token::Str(s))) => {
                                 let name = self.name(&s);
-                                self.b.inv.graphs[graph].name = name;
+                                if let Some(g) = self.b.inv.graphs.get_mut(graph) {
+                                    g.name = name;
+                                }
                             }
                             Some((_, token)) => p.finish_value(&token)?,
                             None => {}
@@ -345,8 +348,9 @@ impl<'a> Reader<'_, '_> {
         }
         while let Some((at, token)) = p.item_or_end()? {
             let value = self.defined(p, at, token)?;
-            if let Some(node) = self.define(graph, &value, None) {
-                self.b.inv.graphs[graph].inputs.push(node);
+            let node = self.define(graph, &value, None);
+            if let Some((node, g)) = node.zip(self.b.inv.graphs.get_mut(graph)) {
+                g.inputs.push(node);
             }
         }
         Ok(())
@@ -523,7 +527,7 @@ impl<'a> Reader<'_, '_> {
                             Token::Bool(b) => Some(AttrValue::Bool(b)),
                             Token::Number(n) => Some(match n.as_i64() {
                                 Some(i) => AttrValue::Int(i),
-                                None => AttrValue::Float(n.as_f64() as f32),
+                                None => AttrValue::Float(narrow(n.as_f64())),
                             }),
                             Token::Str(s) => {
                                 text = Some(s);
@@ -625,12 +629,10 @@ impl<'a> Reader<'_, '_> {
         if let Some(&capture) = self.captured.get(&(graph, id)) {
             return Some(capture);
         }
-        let name = self.b.inv.graphs[defined_in].nodes[node as usize]
-            .name
-            .clone();
+        let name = self.b.inv.graphs.get(defined_in)?.node(node)?.name.clone();
         let kind = NodeKind::Value(Value::default());
         let capture = self.b.node(graph, name, kind, None, 0)?;
-        self.b.inv.graphs[graph].captures.push(capture);
+        self.b.inv.graphs.get_mut(graph)?.captures.push(capture);
         self.captured.insert((graph, id), capture);
         Some(capture)
     }
@@ -692,8 +694,7 @@ impl<'a> Reader<'_, '_> {
                 g.parent = Some(SubgraphOf { graph, node });
             }
         }
-        if graph == 0 {
-            let g = &mut self.b.inv.graphs[0];
+        if let Some(g) = self.b.inv.graphs.get_mut(graph).filter(|_| graph == 0) {
             match &*kind {
                 "1.data" => g.inputs.extend(outputs.into_iter().flatten()),
                 "1.fetch" => g.outputs.extend(op.inputs.into_iter().flatten()),

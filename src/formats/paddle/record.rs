@@ -8,6 +8,7 @@
 use super::dtype;
 use super::rules::*;
 use crate::check::Rule;
+use crate::formats::shared::numbers::{signed32, signed64};
 use crate::formats::shared::protobuf::{self, Scalar, Value};
 use crate::inventory::DType;
 
@@ -133,7 +134,7 @@ impl Cursor<'_> {
 
     fn u32(&mut self, what: &str) -> Result<u32, Stop> {
         let b = self.take(4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(b.try_into().unwrap_or_default()))
     }
 
     fn u64(&mut self, what: &str) -> Result<u64, Stop> {
@@ -189,7 +190,7 @@ pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Stop> {
 fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record, Stop> {
     c.version("the tensor's version word")?;
     let len_at = c.pos;
-    let desc_len = c.u32("the TensorDesc length")? as i32;
+    let desc_len = signed32(c.u32("the TensorDesc length")?);
     let desc_len = u64::try_from(desc_len)
         .ok()
         .filter(|&n| n <= MAX_DESC)
@@ -208,11 +209,15 @@ fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record,
         );
         return Err(problem(&DTYPE_NOT_PLAIN, desc_at, message).into());
     };
-    if let Some(d) = dims.iter().find(|&&d| d < 0) {
+    let Ok(dims) = dims
+        .iter()
+        .map(|&d| u64::try_from(d))
+        .collect::<Result<Vec<u64>, _>>()
+    else {
+        let d = dims.iter().find(|&&d| d < 0).copied().unwrap_or_default();
         let message = format!("dims {dims:?} hold {d}; stored tensors have sizes of 0 or more");
         return Err(problem(&NEGATIVE_DIM, desc_at, message).into());
-    }
-    let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+    };
     let lod_warning = lod.check(dims.first().copied());
     let (_, len) = crate::inventory::Tensor::sizes(&dims, Some(dtype));
     Ok(Record {
@@ -236,7 +241,7 @@ pub fn desc(bytes: &[u8], at: u64, max_dims: u64) -> Result<(u64, Vec<i64>), Pro
             (1, Value::Varint(v)) => data_type = Some(v),
             (2, value @ (Value::Varint(_) | Value::Bytes(_))) => {
                 value
-                    .scalars(Scalar::Varint, |d| dims.push(d as i64))
+                    .scalars(Scalar::Varint, |d| dims.push(signed64(d)))
                     .map_err(|e| invalid(format!("dims: {e}")))?;
                 if dims.len() as u64 > max_dims {
                     return Err(invalid(format!("more than {max_dims} dims")));

@@ -47,11 +47,11 @@ pub fn read(cx: &mut Context<'_>) {
         tensors(cx, &src, &first, root, &mut reported);
     }
     // Calls of another eval that no entry holds are reported without one.
-    for (id, value) in first.values.iter().enumerate() {
+    for (id, value) in (0..).zip(&first.values) {
         if let Value::Call(call) = value {
-            let other = matches!(paddle::form(&first, id as Id), Some(Form::OtherEval));
-            if other && !reported.contains(&(id as Id)) {
-                report_eval(cx, &src, &first, id as Id, call.at, None);
+            let other = matches!(paddle::form(&first, id), Some(Form::OtherEval));
+            if other && !reported.contains(&id) {
+                report_eval(cx, &src, &first, id, call.at, None);
             }
         }
     }

@@ -66,7 +66,7 @@ fn eval<T: Tree>(tree: &T, id: Id) -> Option<Option<Array>> {
 /// in any other way are left out, for the safe set to judge.
 pub fn eval_imports<T: Tree>(tree: &T, values: &[Value]) -> HashMap<usize, bool> {
     let mut found: HashMap<usize, Option<bool>> = HashMap::new();
-    for (id, value) in values.iter().enumerate() {
+    for (id, value) in (0..).zip(values) {
         let Value::Call(call) = value else { continue };
         let Some(&Value::Global(index)) = tree.value(call.func) else {
             continue;
@@ -80,7 +80,7 @@ pub fn eval_imports<T: Tree>(tree: &T, values: &[Value]) -> HashMap<usize, bool>
         if entry.is_none() {
             continue;
         }
-        *entry = match (eval(tree, id as Id), *entry) {
+        *entry = match (eval(tree, id), *entry) {
             (Some(Some(_)), seen) => seen,
             (Some(None), Some(_)) => Some(false),
             _ => None,

@@ -140,14 +140,16 @@ impl<'a, 'i> Walker<'a, 'i> {
             self.version
                 .require("0.13.0", || "subgraph captures".into());
         }
-        let graph = &mut self.inv.graphs[id];
-        graph.nodes = out_nodes;
-        graph.offset = Some(self.layout.model_offset.saturating_add(raw.loc() as u64));
+        let offset = Some(self.layout.model_offset.saturating_add(raw.loc() as u64));
+        if let Some(graph) = self.inv.graphs.get_mut(id) {
+            (graph.nodes, graph.offset) = (out_nodes, offset);
+        }
         let inputs = self.refs(id, raw, GRAPH_INPUTS, "inputs");
         let outputs = self.refs(id, raw, GRAPH_OUTPUTS, "outputs");
         let captures = self.refs(id, raw, GRAPH_CAPTURES, "captures");
-        let graph = &mut self.inv.graphs[id];
-        (graph.inputs, graph.outputs, graph.captures) = (inputs, outputs, captures);
+        if let Some(graph) = self.inv.graphs.get_mut(id) {
+            (graph.inputs, graph.outputs, graph.captures) = (inputs, outputs, captures);
+        }
     }
 
     /// Reads a graph's input, output or capture list, checking each entry.
@@ -171,7 +173,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         for (index, &node_id) in ids.iter().enumerate().take(len) {
             let at = self.abs(start + 4 * index);
             let item = Item::GraphRef { graph, list, index };
-            let nodes = &self.inv.graphs[graph].nodes;
+            let nodes = self.inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes);
             let problem = match nodes.get(node_id as usize).map(|n| &n.kind) {
                 None => Some((
                     &GRAPH_REF_OUT_OF_RANGE,
@@ -278,13 +280,13 @@ impl<'a, 'i> Walker<'a, 'i> {
             .table(fb::ConstantNode::VT_DATA)
             .and_then(|t| {
                 let (dtype, size) = inline_dtype(c.data_type().0)?;
-                let (start, len) = t.vector(4, size as usize)?;
+                let (start, len) = t.vector(4, size)?;
                 Some((
                     dtype,
                     DataRange {
                         file: 0,
                         offset: self.abs(start),
-                        len: (len as u64) * size,
+                        len: len.saturating_mul(size) as u64,
                     },
                 ))
             });
@@ -587,7 +589,7 @@ fn constant_dtype(v: u16) -> Option<DType> {
 }
 
 /// The dtype and element size of a `ConstantData` union member.
-fn inline_dtype(tag: u8) -> Option<(DType, u64)> {
+fn inline_dtype(tag: u8) -> Option<(DType, usize)> {
     Some(match tag {
         1 => (DType::F32, 4),
         2 => (DType::I32, 4),

@@ -48,6 +48,11 @@ pub fn offset_in(base: &[u8], part: &[u8]) -> Option<u64> {
     (end <= base.len()).then_some(start as u64)
 }
 
+/// The first `n` bytes, or all of them if there are fewer.
+pub fn head(bytes: &[u8], n: usize) -> &[u8] {
+    bytes.get(..n).unwrap_or(bytes)
+}
+
 /// The length of `bytes` as a file position.
 pub fn len(bytes: &[u8]) -> u64 {
     bytes.len() as u64

@@ -268,7 +268,10 @@ impl<'a> Parser<'a> {
         }
         match self.token()? {
             None => Ok(()),
-            Some((at, _)) => self.error(at as usize, "data after the end of the JSON document"),
+            Some((at, _)) => {
+                let at = usize::try_from(at).unwrap_or(usize::MAX);
+                self.error(at, "data after the end of the JSON document")
+            }
         }
     }
 

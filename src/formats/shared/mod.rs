@@ -8,6 +8,7 @@ pub mod context;
 pub mod datafiles;
 pub mod flatbuffer;
 pub mod json;
+pub mod numbers;
 pub mod pickle;
 pub mod protobuf;
 pub mod zip;

@@ -162,14 +162,13 @@ impl<'b> Fields<'b> {
                 let len = self.varint()?;
                 let end = usize::try_from(len)
                     .ok()
-                    .and_then(|len| self.pos.checked_add(len))
-                    .filter(|&end| end <= self.buf.len())
-                    .ok_or_else(|| {
-                        let left = self.buf.len() - self.pos;
-                        self.error(at, format!("length {len} with {left} bytes left"))
-                    })?;
-                let bytes = &self.buf[self.pos..end];
-                self.pos = end;
+                    .and_then(|len| self.pos.checked_add(len));
+                let bytes = end.and_then(|end| self.buf.get(self.pos..end));
+                let bytes = bytes.ok_or_else(|| {
+                    let left = self.buf.len().saturating_sub(self.pos);
+                    self.error(at, format!("length {len} with {left} bytes left"))
+                })?;
+                self.pos += bytes.len();
                 Value::Bytes(bytes)
             }
             other => return Err(self.error(self.pos, format!("wire type {other} here"))),

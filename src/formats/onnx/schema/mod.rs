@@ -154,7 +154,9 @@ impl Context {
         if self.graph_opsets.len() <= graph {
             self.graph_opsets.resize(graph + 1, 0);
         }
-        self.graph_opsets[graph] = opsets;
+        if let Some(slot) = self.graph_opsets.get_mut(graph) {
+            *slot = opsets;
+        }
     }
 
     /// The opsets graph `graph` follows.
@@ -171,7 +173,9 @@ impl Context {
         if self.found.len() <= graph {
             self.found.resize_with(graph + 1, Vec::new);
         }
-        self.found[graph].push((node, schema));
+        if let Some(found) = self.found.get_mut(graph) {
+            found.push((node, schema));
+        }
     }
 
     /// The schemas the operators of graph `graph` follow, in node order.

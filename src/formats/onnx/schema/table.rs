@@ -39,8 +39,9 @@ impl Allowed {
 
     /// The one tensor element type of a set that holds nothing else.
     pub fn single(self) -> Option<i32> {
-        (!self.others && self.tensors.count_ones() == 1)
-            .then(|| self.tensors.trailing_zeros() as i32)
+        let one = !self.others && self.tensors.count_ones() == 1;
+        one.then(|| i32::try_from(self.tensors.trailing_zeros()).ok())
+            .flatten()
     }
 }
 
@@ -208,7 +209,10 @@ fn parse(line: &'static str) -> Option<Schema> {
                 };
                 let ty = match ty.strip_prefix('#') {
                     Some(mask) => ParamType::Fixed(allowed(mask)?),
-                    None => ParamType::Var(types.iter().position(|t| t.name == ty)? as u8),
+                    None => {
+                        let position = types.iter().position(|t| t.name == ty)?;
+                        ParamType::Var(u8::try_from(position).ok()?)
+                    }
                 };
                 Some(Param { ty, arity })
             })

@@ -71,16 +71,16 @@ impl<'i> GraphTypes<'i> {
         // The schema check resolved each operator as the graph was read, in node order.
         let mut schemas = cx.schemas(self.id).iter().peekable();
         let (mut bound, mut computed) = (Vec::new(), Vec::new());
-        for (index, node) in self.graph.nodes.iter().enumerate() {
+        for (index, node) in self.graph.nodes_with_ids() {
             let NodeKind::Operator(op) = &node.kind else {
                 continue;
             };
-            let Some(&(_, schema)) = schemas.next_if(|&&(n, _)| n as usize == index) else {
+            let Some(&(_, schema)) = schemas.next_if(|&&(n, _)| n == index) else {
                 continue;
             };
             let place = Place::at(node.offset).item(Item::Node {
                 graph: self.id,
-                node: index as NodeId,
+                node: index,
             });
             bound.clear();
             bound.resize(schema.types.len(), None);
@@ -158,7 +158,11 @@ impl<'i> GraphTypes<'i> {
                             ty.name()
                         ));
                     }
-                    _ => bound[v] = Some(ty),
+                    _ => {
+                        if let Some(slot) = bound.get_mut(v) {
+                            *slot = Some(ty);
+                        }
+                    }
                 }
             }
         }

@@ -49,8 +49,11 @@ pub fn verify(
         for _ in 0..threads {
             s.spawn(|| {
                 while let Some(file) = next.lock().ok().and_then(|mut it| it.next().copied()) {
+                    let Some(entry) = inv.files.get(file) else {
+                        continue;
+                    };
                     let identity = identities.get(&file).copied();
-                    let digest = hash(&inv.files[file].path, identity, |n| {
+                    let digest = hash(&entry.path, identity, |n| {
                         let now = done.fetch_add(n, Ordering::Relaxed) + n;
                         if let Some(report) = progress {
                             report(now, total);
@@ -69,17 +72,17 @@ pub fn verify(
         .into_iter()
         .collect();
     for Recorded { file, sha1, tensor } in wanted {
-        let Some(actual) = digests.get(file) else {
+        let (Some(actual), Some(entry)) = (digests.get(file), inv.files.get(*file)) else {
             continue;
         };
         let message = match actual {
             Ok(actual) if actual.eq_ignore_ascii_case(sha1.trim()) => continue,
             Ok(actual) => format!(
                 "SHA-1 of {} is {actual}, but the tensor records checksum \"{}\"",
-                inv.files[*file].path.display(),
+                entry.path.display(),
                 crate::escape::sanitize(sha1)
             ),
-            Err(e) => format!("cannot hash {}: {e}", inv.files[*file].path.display()),
+            Err(e) => format!("cannot hash {}: {e}", entry.path.display()),
         };
         out.add(
             &CHECKSUM_MISMATCH,

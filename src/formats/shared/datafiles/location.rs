@@ -123,7 +123,7 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
 /// How `location` leaves the model's folder, if it does.
 fn leaves_folder(location: &str) -> Option<&'static str> {
     let bytes = location.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let drive = matches!(bytes, [letter, b':', ..] if letter.is_ascii_alphabetic());
     if location.starts_with("\\\\") || location.starts_with("//") {
         Some("is a UNC path")
     } else if location.starts_with(['/', '\\']) {
@@ -165,7 +165,7 @@ fn best_fit_of(c: char) -> Option<&'static BestFit> {
     let i = best_fit::BEST_FIT
         .binary_search_by_key(&c, |b| b.from)
         .ok()?;
-    Some(&best_fit::BEST_FIT[i])
+    best_fit::BEST_FIT.get(i)
 }
 
 /// `location` as a program whose ANSI code page is `page` reads it after best-fit conversion.
@@ -224,10 +224,8 @@ reads as {:?}",
     for part in loc.text.split(['/', '\\']) {
         let stem = part.split('.').next().unwrap_or_default().trim_end();
         let numbered = |prefix: &str| {
-            let b = stem.as_bytes();
-            b.len() == 4
-                && b[..3].eq_ignore_ascii_case(prefix.as_bytes())
-                && (b'1'..=b'9').contains(&b[3])
+            matches!(stem.as_bytes(), [a, b, c, b'1'..=b'9']
+                if [*a, *b, *c].eq_ignore_ascii_case(prefix.as_bytes()))
         };
         let named = || excerpt(part.as_bytes(), SHOWN);
         let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))

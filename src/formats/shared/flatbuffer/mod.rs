@@ -10,6 +10,7 @@ mod raw;
 pub use raw::{RawTable, Scalar};
 
 use super::bytes::le_u32;
+use super::numbers::signed32;
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 
 /// True if `bytes` start like a FlatBuffer: a 4-aligned root offset inside the buffer that
@@ -22,10 +23,11 @@ pub fn plausible_root(bytes: &[u8]) -> bool {
     if len < 12 || root < 4 || root % 4 != 0 || root + 4 > len {
         return false;
     }
-    let Some(soffset) = le_u32(bytes, root).map(|s| s as i32) else {
+    let Some(soffset) = le_u32(bytes, root).map(signed32) else {
         return false;
     };
-    let vtable = root as i64 - i64::from(soffset);
+    // root is below the length of a slice, so it fits in an i64.
+    let vtable = i64::try_from(root).unwrap_or(i64::MAX) - i64::from(soffset);
     let vtable_len = usize::try_from(vtable).ok().and_then(|v| {
         Some(u16::from_le_bytes(
             bytes.get(v..v.checked_add(2)?)?.try_into().ok()?,

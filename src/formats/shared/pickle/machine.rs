@@ -14,6 +14,7 @@ use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes::{self, Cursor};
 use crate::formats::shared::context::Context;
+use crate::formats::shared::numbers::{bits64, id32};
 use crate::inventory::Name;
 use std::collections::HashMap;
 
@@ -106,8 +107,8 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                 );
                 return self.fail(&UNKNOWN_OPCODE, at, message);
             };
-            if !self.seen[usize::from(code)] {
-                self.seen[usize::from(code)] = true;
+            if let Some(seen @ false) = self.seen.get_mut(usize::from(code)) {
+                *seen = true;
                 self.used.push((code, at));
             }
             if !self.cx.spend(1, self.src.place(at)) {
@@ -173,7 +174,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                             );
                             return self.fail(&PICKLE_INVALID, at, message);
                         }
-                        n => n.map(|n| n as u64),
+                        n => n.and_then(|n| u64::try_from(n).ok()),
                     },
                     _ => cursor.le_u64(),
                 };
@@ -226,7 +227,8 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                     );
                     return self.fail(&PICKLE_INVALID, at, message);
                 }
-                self.protocol.get_or_insert(v as u8);
+                self.protocol
+                    .get_or_insert(u8::try_from(v).unwrap_or_default());
             }
             (op::FRAME, Argument::Word(len)) => {
                 let left = bytes::len(self.src.bytes).saturating_sub(self.pos);
@@ -401,7 +403,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             }
             (op::PUT | op::BINPUT | op::LONG_BINPUT | op::MEMOIZE, arg) => {
                 let key = match arg {
-                    Argument::Int(key) => key as u64,
+                    Argument::Int(key) => bits64(key),
                     Argument::Line(span) => self.memo_key(span, at)?,
                     _ => self.memo.len() as u64,
                 };
@@ -410,7 +412,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             }
             (op::GET | op::BINGET | op::LONG_BINGET, arg) => {
                 let key = match arg {
-                    Argument::Int(key) => key as u64,
+                    Argument::Int(key) => bits64(key),
                     Argument::Line(span) => self.memo_key(span, at)?,
                     _ => 0,
                 };
@@ -667,7 +669,11 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
             );
             return self.fail(&PICKLE_INVALID, at, message);
         }
-        Ok(items.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+        let pairs = items.chunks_exact(2).filter_map(|pair| match *pair {
+            [key, value] => Some((key, value)),
+            _ => None,
+        });
+        Ok(pairs.collect())
     }
 
     /// Counts the bytes of a string fetched from the memo, for readers that copy.
@@ -790,7 +796,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
     fn push_raw(&mut self, value: Value) -> Id {
         self.values.push(value);
         self.depth.push(0);
-        (self.values.len() - 1) as Id
+        id32(self.values.len() - 1)
     }
 
     fn push(&mut self, value: Value) -> Id {

@@ -138,15 +138,15 @@ impl Array {
 }
 
 /// The globals that rebuild arrays, by the form of their arguments.
-const RECONSTRUCT: &[&str] = &[
+const RECONSTRUCT: [&str; 2] = [
     "numpy._core.multiarray._reconstruct",
     "numpy.core.multiarray._reconstruct",
 ];
-const FROMBUFFER: &[&str] = &[
+const FROMBUFFER: [&str; 2] = [
     "numpy._core.numeric._frombuffer",
     "numpy.core.numeric._frombuffer",
 ];
-const SCALAR: &[&str] = &[
+const SCALAR: [&str; 2] = [
     "numpy._core.multiarray.scalar",
     "numpy.core.multiarray.scalar",
 ];
@@ -228,8 +228,9 @@ pub fn dtype_of(tree: &impl Tree, id: Id) -> Option<Descr> {
     if let Some(order) = order {
         descr.order = order;
     }
-    if let Some(size) = state.and_then(|s| tree.int(*s.get(5)?)).filter(|&n| n > 0) {
-        descr.itemsize = size as u64;
+    let size = state.and_then(|s| u64::try_from(tree.int(*s.get(5)?)?).ok());
+    if let Some(size) = size.filter(|&n| n > 0) {
+        descr.itemsize = size;
     }
     Some(descr)
 }

@@ -222,12 +222,14 @@ const NAMES: &[(&str, &str)] = &[
 /// The global `module.name` as Python 3 resolves it: Python 2 names mapped.
 pub fn resolve(module: &str, name: &str) -> String {
     let full = format!("{module}.{name}");
-    if let Ok(i) = NAMES.binary_search_by(|(from, _)| (*from).cmp(&full)) {
-        return NAMES[i].1.to_owned();
+    let named = NAMES.binary_search_by(|(from, _)| (*from).cmp(&full));
+    if let Some((_, to)) = named.ok().and_then(|i| NAMES.get(i)) {
+        return (*to).to_owned();
     }
-    match MODULES.binary_search_by(|(from, _)| (*from).cmp(module)) {
-        Ok(i) => format!("{}.{name}", MODULES[i].1),
-        Err(_) => full,
+    let moved = MODULES.binary_search_by(|(from, _)| (*from).cmp(module));
+    match moved.ok().and_then(|i| MODULES.get(i)) {
+        Some((_, to)) => format!("{to}.{name}"),
+        None => full,
     }
 }
 

@@ -44,7 +44,9 @@ pub fn unquote(quoted: &[u8]) -> Option<Vec<u8>> {
                         _ => break,
                     }
                 }
-                out.push(value as u8);
+                // Past \377, CPython's escape decoder keeps the low byte.
+                let [low, ..] = value.to_le_bytes();
+                out.push(low);
             }
             b'\\' | b'\'' | b'"' => out.push(e),
             other => out.extend([b'\\', other]),
@@ -84,7 +86,7 @@ pub fn raw_unicode_escape(raw: &[u8]) -> Vec<u8> {
 }
 
 fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
+    (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
 }
 
 #[cfg(test)]

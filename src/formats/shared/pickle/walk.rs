@@ -58,7 +58,10 @@ pub fn leaves<T: Tree>(
         if visited.len() <= slot {
             visited.resize(slot + 1, false);
         }
-        if std::mem::replace(&mut visited[slot], true) {
+        let Some(seen) = visited.get_mut(slot) else {
+            continue;
+        };
+        if std::mem::replace(seen, true) {
             continue;
         }
         let base = path.len();
@@ -94,7 +97,9 @@ pub fn leaves<T: Tree>(
             _ => {}
         }
         // Children were pushed in order; the work stack pops them in reverse.
-        work[start..].reverse();
+        if let Some(children) = work.get_mut(start..) {
+            children.reverse();
+        }
     }
 }
 

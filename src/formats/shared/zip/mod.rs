@@ -27,6 +27,9 @@ const DESCRIPTOR_MAGIC: u32 = 0x0807_4b50;
 /// The end record's fixed part; a comment of up to 65,535 bytes follows.
 const END_LEN: u64 = 22;
 const LOCAL_LEN: u64 = 30;
+/// [`LOCAL_LEN`] as a length in memory.
+const LOCAL_BYTES: usize = 30;
+const _: () = assert!(LOCAL_BYTES as u64 == LOCAL_LEN);
 const CENTRAL_LEN: u64 = 46;
 /// General-purpose flag bits: encrypted, sizes in a data descriptor, strong encryption.
 const FLAG_ENCRYPTED: u16 = 1;
@@ -403,12 +406,10 @@ fn local(
     let start = header;
     let (place, header) = (offsets.place(start), offsets.of(start));
     let left = usize::try_from(bytes::len(bytes).saturating_sub(start)).unwrap_or(usize::MAX);
-    let guess = LOCAL_LEN as usize + name.len() + 128;
+    let guess = LOCAL_BYTES + name.len() + 128;
     let mut head = cx.file.read_at(header, guess.min(left));
     let lengths = bytes::le_u16(&head, 26).zip(bytes::le_u16(&head, 28));
-    let wanted = lengths.map_or(0, |(n, e)| {
-        LOCAL_LEN as usize + usize::from(n) + usize::from(e)
-    });
+    let wanted = lengths.map_or(0, |(n, e)| LOCAL_BYTES + usize::from(n) + usize::from(e));
     if wanted > head.len() {
         head = cx.file.read_at(header, wanted.min(left));
     }
