@@ -2,7 +2,8 @@
 # Regenerate the Rust files derived from the FlatBuffers schemas:
 #   src/formats/rten/schema_generated.rs      (flatc --rust on schema/rten.fbs)
 #   src/formats/rten/tables.rs                (schema/gen_rten_tables.py)
-#   src/formats/executorch/schema/<name>.rs   (flatc --rust --gen-all on schema/executorch/<name>.fbs)
+#   src/formats/executorch/schema/<name>.rs   (flatc --rust on schema/executorch/<name>.fbs, each
+#                                              schema once: an include is used, not copied)
 # Two other generated tables are written by hand-run scripts, not here (see their docstrings):
 # src/formats/shared/datafiles/location/best_fit.rs, which has nothing to do with the schemas,
 # by schema/gen_best_fit.py from Wine's Windows code page tables (a 100 MB Debian package
@@ -64,11 +65,19 @@ includes() {
   done
 }
 
-# generate SCHEMA OUT_FILE: flatc's Rust for SCHEMA and everything it includes, in one file.
+# generate SCHEMA OUT_FILE [--gen-all]: flatc's Rust for SCHEMA, in one file. With --gen-all
+# the schemas SCHEMA includes are generated into it too; without, flatc refers to each
+# included schema's code as `crate::<name>_generated`, which is rewritten to the sibling
+# module `super::<name>_generated` that schema/mod.rs mounts, so each type is generated once.
 generate() {
-  local schema="$1" out_file="$2" generated
+  local schema="$1" out_file="$2" gen_all="${3:-}" generated
   generated="$tmp_dir/$(basename "$schema" .fbs)_generated.rs"
-  "$flatc_bin" --rust --gen-all -o "$tmp_dir" "$schema"
+  "$flatc_bin" --rust $gen_all -o "$tmp_dir" "$schema"
+  # Top level: the included file's modules. Inside a namespace module: its items, re-exported
+  # so that paths such as `program::ScalarType` keep working.
+  sed -i -e 's/^use crate::\([a-z_]*_generated\)::\*;/use super::\1::*;/' \
+    -e 's/^  use crate::\([a-z_]*_generated\)::\*;/  pub use super::super::\1::executorch_flatbuffer::*;/' \
+    "$generated"
   if [[ ! -f "$generated" ]]; then
     echo "regen.sh: error: flatc did not produce $generated" >&2
     exit 1
@@ -92,8 +101,8 @@ generate() {
   fi
 }
 
-generate schema/rten.fbs src/formats/rten/schema_generated.rs
-for name in program flat_tensor flat_tensor_legacy; do
+generate schema/rten.fbs src/formats/rten/schema_generated.rs --gen-all
+for name in scalar_type program flat_tensor flat_tensor_legacy; do
   generate "schema/executorch/$name.fbs" "src/formats/executorch/schema/$name.rs"
 done
 

@@ -9,6 +9,7 @@ use std::path::Path;
 const GENERATED: &[&str] = &[
     "src/formats/rten/schema_generated.rs",
     "src/formats/rten/tables.rs",
+    "src/formats/executorch/schema/scalar_type.rs",
     "src/formats/executorch/schema/program.rs",
     "src/formats/executorch/schema/flat_tensor.rs",
     "src/formats/executorch/schema/flat_tensor_legacy.rs",

@@ -4,7 +4,7 @@
 
 pub mod hostile;
 
-use crate::formats::executorch::schema::{data as ft, program as et, DataScalarType};
+use crate::formats::executorch::schema::{data as ft, program as et};
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use std::io::Write;
 use std::path::Path;
@@ -154,7 +154,7 @@ fn write_data(path: &Path, weights: u32, elements: i32) -> std::io::Result<()> {
         let layout = ft::TensorLayout::create(
             &mut b,
             &ft::TensorLayoutArgs {
-                scalar_type: DataScalarType::FLOAT,
+                scalar_type: et::ScalarType::FLOAT,
                 sizes: Some(sizes),
                 dim_order: Some(dim_order),
             },

@@ -17,6 +17,10 @@
     unused_mut
 )]
 
+/// The scalar type enum that the other schemas include.
+#[rustfmt::skip]
+#[path = "scalar_type.rs"]
+mod scalar_type_generated;
 /// `.pte` programs.
 #[rustfmt::skip]
 #[path = "program.rs"]
@@ -30,8 +34,6 @@ mod flat_tensor_generated;
 #[path = "flat_tensor_legacy.rs"]
 mod flat_tensor_legacy_generated;
 
-/// The scalar type enum as the `.ptd` code knows it.
-pub use flat_tensor_generated::executorch_flatbuffer::ScalarType as DataScalarType;
 pub use flat_tensor_generated::flat_tensor_flatbuffer as data;
 pub use flat_tensor_legacy_generated::flat_tensor_legacy as legacy_data;
 pub use program_generated::executorch_flatbuffer as program;
