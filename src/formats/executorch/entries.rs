@@ -4,7 +4,7 @@
 use super::desc::{Desc, Shape};
 use super::header;
 use super::keys::KeyIds;
-use super::rules::{DATA_VERSION_UNKNOWN, DUPLICATE_KEY, INDEX_OUT_OF_RANGE};
+use super::rules::{out_of_range, DATA_VERSION_UNKNOWN, DUPLICATE_KEY, INDEX_OUT_OF_RANGE};
 use super::segments::{self, Segment};
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::budget::{Budget, Interner};
@@ -170,11 +170,7 @@ impl<'a> Entries<'a> {
         at: u64,
     ) -> Option<DataRange> {
         let Some(segment) = segments.get(index as usize) else {
-            let message = format!(
-                "{} names segment {index}, but the file has {} segments",
-                what(),
-                segments.len()
-            );
+            let message = out_of_range(what(), "segment", index, "the file", segments.len());
             self.out.add(
                 &INDEX_OUT_OF_RANGE,
                 Place::field("segment_index", at),

@@ -3,7 +3,7 @@
 
 use super::plan::{Defined, Method, NODE_ENTRIES};
 use super::program::{Delegate, Walk};
-use super::rules::INDEX_OUT_OF_RANGE;
+use super::rules::{out_of_range, INDEX_OUT_OF_RANGE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::numbers::{bits64, narrow};
@@ -46,11 +46,8 @@ impl Walk<'_, '_> {
                     .and_then(|i| operators.get(i))
                     .cloned();
                 let name = name.unwrap_or_else(|| {
-                    let message = format!(
-                        "a kernel call of method \"{}\" uses operator {op}, but the method has {}",
-                        method.name,
-                        operators.len()
-                    );
+                    let what = format!("a kernel call of method \"{}\"", method.name);
+                    let message = out_of_range(what, "operator", op, "the method", operators.len());
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                     self.made(("#", bits64(op.into()), 0), || format!("#{op}"), place)
                 });
@@ -69,7 +66,9 @@ impl Walk<'_, '_> {
                 match delegate {
                     Some(d) => (d.call.clone(), args, delegate_attrs(&d)),
                     None => {
-                        let message = format!("a delegate call of method \"{}\" uses delegate {index}, but the method has {}", method.name, delegates.len());
+                        let what = format!("a delegate call of method \"{}\"", method.name);
+                        let message =
+                            out_of_range(what, "delegate", index, "the method", delegates.len());
                         self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                         let text = || format!("delegate #{index}");
                         (
@@ -89,7 +88,9 @@ impl Walk<'_, '_> {
                 let call = instruction.instr_args_as_jump_false_call();
                 let destination = call.map_or(0, |c| c.destination_instruction());
                 if usize::try_from(destination).map_or(true, |d| d >= chain_len) {
-                    let message = format!("a jump in method \"{}\" goes to instruction {destination}, but its chain has {chain_len}", method.name);
+                    let what = format!("a jump in method \"{}\"", method.name);
+                    let message =
+                        out_of_range(what, "instruction", destination, "its chain", chain_len);
                     self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                 }
                 let attrs = vec![Attr {
@@ -185,7 +186,11 @@ impl Walk<'_, '_> {
         let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
         for (pos, &arg) in args.iter().enumerate() {
             let Some(id) = u32::try_from(arg).ok().filter(|&a| (a as usize) < n) else {
-                let message = format!("argument {pos} of an instruction of method \"{}\" is value {arg}, but the method has {n} values", method.name);
+                let what = format!(
+                    "argument {pos} of an instruction of method \"{}\"",
+                    method.name
+                );
+                let message = out_of_range(what, "value", arg, "the method", n);
                 self.out.add(&INDEX_OUT_OF_RANGE, place, message);
                 continue;
             };

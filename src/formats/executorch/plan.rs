@@ -3,7 +3,7 @@
 
 use super::desc::Desc;
 use super::program::{Delegate, ExternalRef, SegmentUse, Walk};
-use super::rules::{INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
+use super::rules::{out_of_range, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::bytes::offset_in;
@@ -236,7 +236,8 @@ impl Walk<'_, '_> {
                     .flatten()
                     .find(|&i| usize::try_from(i).map_or(true, |i| i >= n))
                 {
-                    let message = format!("an int list of method \"{}\" holds value {bad}, but the method has {n} values", method.name);
+                    let what = format!("an int list of method \"{}\"", method.name);
+                    let message = out_of_range(what, "value", bad, "the method", n);
                     self.out.add(
                         &INDEX_OUT_OF_RANGE,
                         Place::at(at).item(Item::Graph {
@@ -303,7 +304,10 @@ impl Walk<'_, '_> {
                 .filter(|&i| i < n)
                 .and_then(|i| method.values.map(|v| v.get(i)));
             let problem = match target {
-                None => format!("a tensor list of method \"{}\" holds value {item}, but the method has {n} values", method.name),
+                None => {
+                    let what = format!("a tensor list of method \"{}\"", method.name);
+                    out_of_range(what, "value", item, "the method", n)
+                }
                 Some(v) if v.val_type() != fb::KernelTypes::Tensor => format!(
                     "a tensor list of method \"{}\" holds value {item}, which is a {}, not a tensor",
                     method.name,
@@ -430,7 +434,8 @@ impl Walk<'_, '_> {
             match u32::try_from(v).ok().filter(|&v| (v as usize) < n) {
                 Some(id) => ids.push(id),
                 None => {
-                    let message = format!("{field}[{pos}] of method \"{}\" is value {v}, but the method has {n} values", method.name);
+                    let what = format!("{field}[{pos}] of method \"{}\"", method.name);
+                    let message = out_of_range(what, "value", v, "the method", n);
                     self.out.add(
                         &INDEX_OUT_OF_RANGE,
                         Place::field(field, at).item(Item::Graph {
@@ -488,7 +493,9 @@ impl Walk<'_, '_> {
                 match blobs.filter(|_| index < count) {
                     Some(b) => Some(b.get(index).data().map_or(0, |d| d.len() as u64)),
                     None => {
-                        let message = format!("delegate {backend} of method \"{}\" uses inline blob {index}, but the program has {count}", method.name);
+                        let what = format!("delegate {backend} of method \"{}\"", method.name);
+                        let message =
+                            out_of_range(what, "inline blob", index, "the program", count);
                         self.out
                             .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
                         None
@@ -503,7 +510,9 @@ impl Walk<'_, '_> {
                         Some(s.size)
                     }
                     None => {
-                        let message = format!("delegate {backend} of method \"{}\" uses segment {index}, but the program has {} segments", method.name, self.segments.len());
+                        let what = format!("delegate {backend} of method \"{}\"", method.name);
+                        let count = self.segments.len();
+                        let message = out_of_range(what, "segment", index, "the program", count);
                         self.out
                             .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
                         None

@@ -4,7 +4,7 @@
 use super::desc::Desc;
 use super::entries::{Entries, Entry};
 use super::header;
-use super::rules::{CONSTANT_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
+use super::rules::{out_of_range, CONSTANT_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use super::segments::{self, Segment};
 use super::verify;
@@ -215,10 +215,7 @@ fn segment_index(
 ) -> Option<usize> {
     let found = usize::try_from(index).ok().filter(|&i| i < segments.len());
     if found.is_none() {
-        let message = format!(
-            "{what} is segment {index}, but the program has {} segments",
-            segments.len()
-        );
+        let message = out_of_range(what, "segment", index, "the program", segments.len());
         out.add(
             &INDEX_OUT_OF_RANGE,
             Place::field("segment_index", at),
@@ -328,10 +325,9 @@ impl Walk<'_, '_> {
                     .lt(&offsets.len())
                     .then(|| offsets.get(index as usize))
                 else {
-                    let message = format!(
-                        "data_buffer_idx {index} is past the constant segment's {} offsets",
-                        offsets.len()
-                    );
+                    let (what, count) = ("data_buffer_idx", offsets.len());
+                    let message =
+                        out_of_range(what, "offset", index, "the constant segment", count);
                     self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
@@ -344,10 +340,9 @@ impl Walk<'_, '_> {
                     .lt(&buffers.len())
                     .then(|| buffers.get(index as usize))
                 else {
-                    let message = format!(
-                        "data_buffer_idx {index} is past the {} constant buffers",
-                        buffers.len()
-                    );
+                    let (what, count) = ("data_buffer_idx", buffers.len());
+                    let message =
+                        out_of_range(what, "constant buffer", index, "the program", count);
                     self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
@@ -361,9 +356,7 @@ impl Walk<'_, '_> {
                 (data, Storage::Inline)
             }
             Constants::Absent => {
-                let message = format!(
-                    "data_buffer_idx {index} names a constant, but the program stores none"
-                );
+                let message = out_of_range("data_buffer_idx", "constant", index, "the program", 0);
                 self.out.add(&INDEX_OUT_OF_RANGE, value, message);
                 return None;
             }
@@ -401,7 +394,8 @@ impl Walk<'_, '_> {
             .filter(|&w| w < count)
             .and_then(|w| Some(list?.get(w)))
         else {
-            let message = format!("mutable_data_segments_idx {which} is past the program's {count} mutable data segments");
+            let what = "mutable_data_segments_idx";
+            let message = out_of_range(what, "mutable data segment", which, "the program", count);
             self.out.add(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };
@@ -411,8 +405,13 @@ impl Walk<'_, '_> {
             .filter(|_| (index as usize) < n)
             .map(|o| o.get(index as usize))
         else {
-            let message =
-                format!("data_buffer_idx {index} is past the mutable data segment's {n} offsets");
+            let message = out_of_range(
+                "data_buffer_idx",
+                "offset",
+                index,
+                "the mutable data segment",
+                n,
+            );
             self.out.add(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };

@@ -273,3 +273,15 @@ crate::rules! {
     /// `--data` to check the two together.
     DATA_FILE_NOT_PAIRED = ("ET027", "data-file-not-paired", Info);
 }
+
+/// The message of [`INDEX_OUT_OF_RANGE`], in one wording wherever it is raised: `what` refers
+/// to `item` number `index`, and `owner` has `count` of them.
+pub(super) fn out_of_range(
+    what: impl std::fmt::Display,
+    item: &str,
+    index: impl std::fmt::Display,
+    owner: &str,
+    count: usize,
+) -> String {
+    format!("{what} refers to {item} {index}, but {owner} has {count}")
+}
