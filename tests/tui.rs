@@ -948,14 +948,12 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
         offset: None,
     };
     let op = |inputs: Box<[Option<u32>]>| {
-        node(NodeKind::Operator(Operator {
-            op_type: "Sum".into(),
-            domain: None,
-            attrs: Box::new([]),
+        node(NodeKind::Operator(Operator::new(
+            "Sum".into(),
+            Box::new([]),
             inputs,
-            outputs: Box::new([]),
-            subgraphs: Box::new([]),
-        }))
+            Box::new([]),
+        )))
     };
     // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.
     let mut nodes = vec![node(NodeKind::Value(Default::default()))];

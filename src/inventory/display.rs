@@ -224,7 +224,7 @@ fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part 
                 NodeKind::Value(Value {
                     composite: Some(text),
                     ..
-                }) => ("", text.clone()),
+                }) => ("", text.to_string()),
                 NodeKind::Value(v) => (dtype_text(v.dtype), shape_text(v.shape.as_deref())),
                 NodeKind::Constant { tensor } => match inv.tensors.get(*tensor) {
                     Some(t) => (

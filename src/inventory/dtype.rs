@@ -36,7 +36,7 @@ pub enum DType {
     Complex64,
     Complex128,
     /// Elements stored in fixed-size blocks, such as GGML's quantized types.
-    Blocks(BlockType),
+    Blocks(&'static BlockType),
 }
 
 /// A type whose elements are stored in blocks: `elements` elements take `bytes` bytes, so
@@ -169,13 +169,13 @@ mod tests {
         assert_eq!(DType::Complex128.byte_size(1 << 60), None);
         assert_eq!(DType::F6E2M3.byte_size(5), Some(4));
         assert_eq!(DType::F6E3M2.byte_size(u64::MAX), None);
-        let q4_0 = BlockType {
+        static Q4_0: BlockType = BlockType {
             name: "q4_0",
             elements: 32,
             bytes: 18,
         };
-        assert_eq!(DType::Blocks(q4_0).byte_size(64), Some(36));
-        assert_eq!(DType::Blocks(q4_0).bits_per_element(), Some(4.5));
+        assert_eq!(DType::Blocks(&Q4_0).byte_size(64), Some(36));
+        assert_eq!(DType::Blocks(&Q4_0).bits_per_element(), Some(4.5));
     }
 
     #[test]

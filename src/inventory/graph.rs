@@ -96,21 +96,90 @@ pub enum NodeKind {
 }
 
 /// An operation and its connections.
-#[derive(Debug, Clone, Serialize)]
+///
+/// A node holds its operator inline, so the fields every operator has come first and what
+/// few have (a domain, subgraphs) lives out of line: on a million-node graph, each byte of
+/// `Operator` is a megabyte.
+#[derive(Debug, Clone)]
 pub struct Operator {
     /// Operator type, such as `Conv`; unknown types read as `#<number>`.
     pub op_type: Symbol,
-    /// Operator domain or namespace, if the format has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub domain: Option<String>,
     /// Decoded attributes.
     pub attrs: Box<[Attr]>,
     /// Input nodes in order; `None` for an omitted optional input.
     pub inputs: Box<[Option<NodeId>]>,
     /// Output nodes in order; `None` for an unused output.
     pub outputs: Box<[Option<NodeId>]>,
+    rare: Option<Box<Rare>>,
+}
+
+/// The fields of an [`Operator`] that most operators leave empty.
+#[derive(Debug, Clone, Default)]
+struct Rare {
+    domain: Option<Symbol>,
+    subgraphs: Box<[super::GraphId]>,
+}
+
+impl Operator {
+    /// An operator with no domain and no subgraphs.
+    pub fn new(
+        op_type: Symbol,
+        attrs: Box<[Attr]>,
+        inputs: Box<[Option<NodeId>]>,
+        outputs: Box<[Option<NodeId>]>,
+    ) -> Self {
+        let rare = None;
+        Operator {
+            op_type,
+            attrs,
+            inputs,
+            outputs,
+            rare,
+        }
+    }
+
+    /// The operator in `domain` (an operator set or dialect), if it has one.
+    pub fn with_domain(mut self, domain: Option<Symbol>) -> Self {
+        if domain.is_some() {
+            self.rare.get_or_insert_default().domain = domain;
+        }
+        self
+    }
+
+    /// The operator owning `subgraphs`.
+    pub fn with_subgraphs(mut self, subgraphs: Box<[super::GraphId]>) -> Self {
+        if !subgraphs.is_empty() {
+            self.rare.get_or_insert_default().subgraphs = subgraphs;
+        }
+        self
+    }
+
+    /// Operator domain or namespace, if the format has one.
+    pub fn domain(&self) -> Option<&str> {
+        self.rare.as_ref()?.domain.as_deref()
+    }
+
     /// Subgraphs owned by this operator.
-    pub subgraphs: Box<[super::GraphId]>,
+    pub fn subgraphs(&self) -> &[super::GraphId] {
+        self.rare.as_ref().map_or(&[], |r| &r.subgraphs)
+    }
+}
+
+impl Serialize for Operator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let domain = self.domain();
+        let mut st = s.serialize_struct("Operator", 5 + usize::from(domain.is_some()))?;
+        st.serialize_field("op_type", &self.op_type)?;
+        if let Some(domain) = domain {
+            st.serialize_field("domain", domain)?;
+        }
+        st.serialize_field("attrs", &self.attrs)?;
+        st.serialize_field("inputs", &self.inputs)?;
+        st.serialize_field("outputs", &self.outputs)?;
+        st.serialize_field("subgraphs", self.subgraphs())?;
+        st.end()
+    }
 }
 
 /// A runtime value's type.
@@ -123,7 +192,7 @@ pub struct Value {
     /// A type that is not a tensor, as text, such as `seq(map(string, f32))` (ONNX
     /// sequences, maps and optionals).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub composite: Option<String>,
+    pub composite: Option<Box<str>>,
 }
 
 /// One dimension of a value's shape.
@@ -196,4 +265,34 @@ pub struct TensorRef {
 pub struct GraphRef {
     /// Index into [`super::Inventory::graphs`].
     pub graph: super::GraphId,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node is paid for once per node of the largest graphs: growing it is a decision.
+    #[test]
+    fn nodes_stay_small() {
+        assert_eq!(std::mem::size_of::<Operator>(), 80);
+        assert_eq!(std::mem::size_of::<Node>(), 112);
+    }
+
+    #[test]
+    fn rare_fields_serialize_as_before() {
+        let op = Operator::new("If".into(), Box::new([]), Box::new([Some(0)]), Box::new([]));
+        let plain = serde_json::to_string(&op).unwrap();
+        assert_eq!(
+            plain,
+            r#"{"op_type":"If","attrs":[],"inputs":[0],"outputs":[],"subgraphs":[]}"#
+        );
+        let op = op
+            .with_domain(Some("ai.onnx.ml".into()))
+            .with_subgraphs(Box::new([2, 3]));
+        assert_eq!(op.domain(), Some("ai.onnx.ml"));
+        assert_eq!(
+            serde_json::to_string(&op).unwrap(),
+            r#"{"op_type":"If","domain":"ai.onnx.ml","attrs":[],"inputs":[0],"outputs":[],"subgraphs":[2,3]}"#
+        );
+    }
 }

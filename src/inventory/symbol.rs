@@ -20,13 +20,6 @@ pub enum Symbol {
     Shared(Arc<str>),
 }
 
-impl Symbol {
-    /// A name read from the file: `bytes` as UTF-8, invalid sequences replaced.
-    pub fn from_bytes(bytes: &[u8]) -> Self {
-        Symbol::Shared(String::from_utf8_lossy(bytes).into())
-    }
-}
-
 impl Default for Symbol {
     fn default() -> Self {
         Symbol::Static("")
@@ -113,7 +106,7 @@ mod tests {
 
     #[test]
     fn clones_share_one_string_and_keep_the_bytes() {
-        let a = Symbol::from_bytes(b"aten::add\x1b");
+        let a = Symbol::Shared("aten::add\x1b".into());
         let b = a.clone();
         assert!(matches!((&a, &b), (Symbol::Shared(x), Symbol::Shared(y)) if Arc::ptr_eq(x, y)));
         assert_eq!(&*b, "aten::add\x1b");

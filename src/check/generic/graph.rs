@@ -3,8 +3,7 @@
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{Graph, Inventory, Name, NodeKind};
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::cmp::Ordering;
 
 pub(super) fn check(inv: &Inventory, out: &mut Findings) {
     if let Some(main) = inv.graphs.first() {
@@ -23,60 +22,54 @@ pub(super) fn check(inv: &Inventory, out: &mut Findings) {
             );
         }
     }
-    let mut ids = NameIds::default();
-    let captured: HashSet<u32, ahash::RandomState> = inv
-        .graphs
-        .iter()
-        .flat_map(|g| g.captures.iter().filter_map(|&id| g.node(id)))
-        .map(|n| ids.id(&n.name))
-        .collect();
     for (index, graph) in inv.graphs.iter().enumerate() {
-        duplicates(index, graph, &mut ids, out);
-        unused_constants(index, graph, &captured, &mut ids, out);
+        duplicates(index, graph, out);
+    }
+    let mut captured: Option<Vec<&Name>> = None;
+    for (index, graph) in inv.graphs.iter().enumerate() {
+        unused_constants(index, graph, inv, &mut captured, out);
     }
 }
 
-/// Names numbered by their text, each copy's text hashed once: nodes hold names as shared
-/// handles (a capture holds its value's name), so hashing the text at every node would hash
-/// a long name once per reference. Copies are told apart by address, and are all alive
-/// while the inventory is borrowed. Keys are hashed with ahash, seeded at random per
-/// process, so a hostile file cannot choose names that collide.
-#[derive(Default)]
-struct NameIds<'a> {
-    by_copy: HashMap<usize, u32, ahash::RandomState>,
-    by_text: HashMap<&'a [u8], u32, ahash::RandomState>,
-}
-
-impl<'a> NameIds<'a> {
-    fn id(&mut self, name: &'a Name) -> u32 {
-        let copy = name.as_bytes().as_ptr() as usize;
-        if let Some(&id) = self.by_copy.get(&copy) {
-            return id;
-        }
-        let next = u32::try_from(self.by_text.len()).unwrap_or(u32::MAX);
-        let id = *self.by_text.entry(name.as_bytes()).or_insert(next);
-        self.by_copy.insert(copy, id);
-        id
+/// Orders names by their bytes; two handles to one copy are equal without reading it, so a
+/// name shared by a million nodes is compared once per distinct copy, not per byte.
+fn by_text(a: &Name, b: &Name) -> Ordering {
+    if std::ptr::eq(a.as_bytes(), b.as_bytes()) {
+        Ordering::Equal
+    } else {
+        a.as_bytes().cmp(b.as_bytes())
     }
 }
 
-/// Reports each node whose name an earlier node of the same class already has.
-fn duplicates<'a>(graph_id: usize, graph: &'a Graph, ids: &mut NameIds<'a>, out: &mut Findings) {
-    let mut first: HashMap<(bool, u32), u32, ahash::RandomState> =
-        HashMap::with_capacity_and_hasher(graph.nodes.len(), ahash::RandomState::new());
-    for (id, node) in (0u32..).zip(&graph.nodes) {
-        if node.name.is_empty() || matches!(node.kind, NodeKind::Unknown { .. }) {
-            continue;
+/// Reports each node whose name an earlier node of the same class already has. Sorting the
+/// named nodes takes 16 bytes a node and O(n log n) comparisons; a hash map of names took
+/// five times the memory on a million-node graph.
+fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
+    let mut named: Vec<(bool, &Name, u32)> = (0u32..)
+        .zip(&graph.nodes)
+        .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
+        .map(|(id, n)| (matches!(n.kind, NodeKind::Operator(_)), &n.name, id))
+        .collect();
+    named.sort_unstable_by(|a, b| {
+        (a.0.cmp(&b.0))
+            .then_with(|| by_text(a.1, b.1))
+            .then(a.2.cmp(&b.2))
+    });
+    // (node, the first node of its name), in node order.
+    let mut repeats: Vec<(u32, u32)> = Vec::new();
+    for run in named.chunk_by(|a, b| a.0 == b.0 && by_text(a.1, b.1) == Ordering::Equal) {
+        if let [(_, _, first), rest @ ..] = run {
+            repeats.extend(rest.iter().map(|&(_, _, id)| (id, *first)));
         }
-        let is_op = matches!(node.kind, NodeKind::Operator(_));
-        let earlier = match first.entry((is_op, ids.id(&node.name))) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                e.insert(id);
-                continue;
-            }
+    }
+    repeats.sort_unstable();
+    for (id, earlier) in repeats {
+        let Some(node) = graph.node(id) else { continue };
+        let what = if matches!(node.kind, NodeKind::Operator(_)) {
+            "operator"
+        } else {
+            "value"
         };
-        let what = if is_op { "operator" } else { "value" };
         out.add(
             &DUPLICATE_NAME,
             Place::at(node.offset).item(Item::Node {
@@ -91,11 +84,22 @@ fn duplicates<'a>(graph_id: usize, graph: &'a Graph, ids: &mut NameIds<'a>, out:
     }
 }
 
+/// The names of every graph's captured values, sorted; made once, when first needed.
+fn captured_names(inv: &Inventory) -> Vec<&Name> {
+    let mut names: Vec<&Name> = (inv.graphs.iter())
+        .flat_map(|g| g.captures.iter().filter_map(|&id| g.node(id)))
+        .map(|n| &n.name)
+        .collect();
+    names.sort_unstable_by(|a, b| by_text(a, b));
+    names.dedup_by(|a, b| by_text(a, b) == Ordering::Equal);
+    names
+}
+
 fn unused_constants<'a>(
     graph_id: usize,
     graph: &'a Graph,
-    captured: &HashSet<u32, ahash::RandomState>,
-    ids: &mut NameIds<'a>,
+    inv: &'a Inventory,
+    captured: &mut Option<Vec<&'a Name>>,
     out: &mut Findings,
 ) {
     let mut used = vec![false; graph.nodes.len()];
@@ -114,7 +118,14 @@ fn unused_constants<'a>(
         let NodeKind::Constant { .. } = node.kind else {
             continue;
         };
-        if used || captured.contains(&ids.id(&node.name)) {
+        if used {
+            continue;
+        }
+        let captured = captured.get_or_insert_with(|| captured_names(inv));
+        if captured
+            .binary_search_by(|c| by_text(c, &node.name))
+            .is_ok()
+        {
             continue;
         }
         out.add(

@@ -129,14 +129,7 @@ impl Walk<'_, '_> {
         let moves = op_type == "move";
         let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
         attrs.shrink_to_fit();
-        let operator = Operator {
-            op_type,
-            domain: None,
-            attrs: attrs.into_boxed_slice(),
-            inputs: inputs.into_boxed_slice(),
-            outputs: outputs.into_boxed_slice(),
-            subgraphs: Box::new([]),
-        };
+        let operator = Operator::new(op_type, attrs.into(), inputs.into(), outputs.into());
         self.push_node(method.graph, NodeKind::Operator(operator), at);
         true
     }

@@ -19,12 +19,19 @@ pub enum Ggml {
     Unknown,
 }
 
-const fn blocks(name: &'static str, elements: u64, bytes: u64) -> Ggml {
-    Ggml::Known(DType::Blocks(BlockType {
-        name,
-        elements,
-        bytes,
-    }))
+/// A block type of ggml's, as a constant the type table refers to.
+macro_rules! blocks {
+    ($name:literal, $elements:expr, $bytes:expr) => {
+        Ggml::Known(DType::Blocks(
+            const {
+                &BlockType {
+                    name: $name,
+                    elements: $elements,
+                    bytes: $bytes,
+                }
+            },
+        ))
+    };
 }
 
 /// The type with GGML id `id`.
@@ -33,47 +40,47 @@ pub fn ggml(id: u32) -> Ggml {
     match id {
         0 => Ggml::Known(F32),
         1 => Ggml::Known(F16),
-        2 => blocks("q4_0", 32, 2 + 16),
-        3 => blocks("q4_1", 32, 2 + 2 + 16),
+        2 => blocks!("q4_0", 32, 2 + 16),
+        3 => blocks!("q4_1", 32, 2 + 2 + 16),
         4 => Ggml::Removed("Q4_2"),
         5 => Ggml::Removed("Q4_3"),
-        6 => blocks("q5_0", 32, 2 + 4 + 16),
-        7 => blocks("q5_1", 32, 2 + 2 + 4 + 16),
-        8 => blocks("q8_0", 32, 2 + 32),
-        9 => blocks("q8_1", 32, 2 + 2 + 32),
-        10 => blocks("q2_k", QK_K, 2 + 2 + QK_K / 16 + QK_K / 4),
-        11 => blocks("q3_k", QK_K, 2 + QK_K / 4 + QK_K / 8 + 12),
-        12 => blocks("q4_k", QK_K, 2 + 2 + QK_K / 2 + 12),
-        13 => blocks("q5_k", QK_K, 2 + 2 + QK_K / 2 + QK_K / 8 + 12),
-        14 => blocks("q6_k", QK_K, 2 + QK_K / 2 + QK_K / 4 + QK_K / 16),
-        15 => blocks("q8_k", QK_K, 4 + QK_K + QK_K / 8),
-        16 => blocks("iq2_xxs", QK_K, 2 + QK_K / 4),
-        17 => blocks("iq2_xs", QK_K, 2 + QK_K / 4 + QK_K / 32),
-        18 => blocks("iq3_xxs", QK_K, 2 + QK_K / 4 + QK_K / 8),
-        19 => blocks("iq1_s", QK_K, 2 + QK_K / 8 + QK_K / 16),
-        20 => blocks("iq4_nl", 32, 2 + 16),
-        21 => blocks("iq3_s", QK_K, 2 + QK_K / 4 + QK_K / 8 + QK_K / 32 + 4),
-        22 => blocks("iq2_s", QK_K, 2 + QK_K / 4 + QK_K / 16),
-        23 => blocks("iq4_xs", QK_K, 2 + 2 + QK_K / 2 + QK_K / 64),
+        6 => blocks!("q5_0", 32, 2 + 4 + 16),
+        7 => blocks!("q5_1", 32, 2 + 2 + 4 + 16),
+        8 => blocks!("q8_0", 32, 2 + 32),
+        9 => blocks!("q8_1", 32, 2 + 2 + 32),
+        10 => blocks!("q2_k", QK_K, 2 + 2 + QK_K / 16 + QK_K / 4),
+        11 => blocks!("q3_k", QK_K, 2 + QK_K / 4 + QK_K / 8 + 12),
+        12 => blocks!("q4_k", QK_K, 2 + 2 + QK_K / 2 + 12),
+        13 => blocks!("q5_k", QK_K, 2 + 2 + QK_K / 2 + QK_K / 8 + 12),
+        14 => blocks!("q6_k", QK_K, 2 + QK_K / 2 + QK_K / 4 + QK_K / 16),
+        15 => blocks!("q8_k", QK_K, 4 + QK_K + QK_K / 8),
+        16 => blocks!("iq2_xxs", QK_K, 2 + QK_K / 4),
+        17 => blocks!("iq2_xs", QK_K, 2 + QK_K / 4 + QK_K / 32),
+        18 => blocks!("iq3_xxs", QK_K, 2 + QK_K / 4 + QK_K / 8),
+        19 => blocks!("iq1_s", QK_K, 2 + QK_K / 8 + QK_K / 16),
+        20 => blocks!("iq4_nl", 32, 2 + 16),
+        21 => blocks!("iq3_s", QK_K, 2 + QK_K / 4 + QK_K / 8 + QK_K / 32 + 4),
+        22 => blocks!("iq2_s", QK_K, 2 + QK_K / 4 + QK_K / 16),
+        23 => blocks!("iq4_xs", QK_K, 2 + 2 + QK_K / 2 + QK_K / 64),
         24 => Ggml::Known(I8),
         25 => Ggml::Known(I16),
         26 => Ggml::Known(I32),
         27 => Ggml::Known(I64),
         28 => Ggml::Known(F64),
-        29 => blocks("iq1_m", QK_K, QK_K / 8 + QK_K / 16 + QK_K / 32),
+        29 => blocks!("iq1_m", QK_K, QK_K / 8 + QK_K / 16 + QK_K / 32),
         30 => Ggml::Known(BF16),
         31 => Ggml::Removed("Q4_0_4_4"),
         32 => Ggml::Removed("Q4_0_4_8"),
         33 => Ggml::Removed("Q4_0_8_8"),
-        34 => blocks("tq1_0", QK_K, 2 + 4 * 13),
-        35 => blocks("tq2_0", QK_K, 2 + 64),
+        34 => blocks!("tq1_0", QK_K, 2 + 4 * 13),
+        35 => blocks!("tq2_0", QK_K, 2 + 64),
         36 => Ggml::Removed("IQ4_NL_4_4"),
         37 => Ggml::Removed("IQ4_NL_4_8"),
         38 => Ggml::Removed("IQ4_NL_8_8"),
-        39 => blocks("mxfp4", 32, 1 + 16),
-        40 => blocks("nvfp4", 64, 4 + 32),
-        41 => blocks("q1_0", 128, 2 + 16),
-        42 => blocks("q2_0", 64, 2 + 16),
+        39 => blocks!("mxfp4", 32, 1 + 16),
+        40 => blocks!("nvfp4", 64, 4 + 32),
+        41 => blocks!("q1_0", 128, 2 + 16),
+        42 => blocks!("q2_0", 64, 2 + 16),
         _ => Ggml::Unknown,
     }
 }

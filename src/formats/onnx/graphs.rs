@@ -617,22 +617,19 @@ impl<'b> GraphReader<'_, 'b> {
             self.define(name, id);
             outputs.push(Some(id));
         }
-        let domain = (!n.domain.is_empty()).then(|| String::from_utf8_lossy(n.domain).into_owned());
-        let Some(node) = self.graph().node_mut(op_id) else {
-            return;
+        let at = self.offset(n.op_type);
+        let domain = (!n.domain.is_empty()).then(|| self.r.symbol(n.domain, at));
+        // A known operator's name is the table's; another is copied once for every node.
+        let op_type = match schema {
+            Some(schema) => Symbol::Static(schema.name),
+            None => self.r.symbol(n.op_type, at),
         };
-        node.kind = NodeKind::Operator(Operator {
-            // A known operator's name is the table's: no copy for each node.
-            op_type: match schema {
-                Some(schema) => Symbol::Static(schema.name),
-                None => Symbol::from_bytes(n.op_type),
-            },
-            domain,
-            attrs,
-            inputs: inputs.into(),
-            outputs: outputs.into(),
-            subgraphs: subgraphs.into(),
-        });
+        let operator = Operator::new(op_type, attrs, inputs.into(), outputs.into())
+            .with_domain(domain)
+            .with_subgraphs(subgraphs.into());
+        if let Some(node) = self.graph().node_mut(op_id) {
+            node.kind = NodeKind::Operator(operator);
+        }
     }
 
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
@@ -777,7 +774,10 @@ impl<'b> GraphReader<'_, 'b> {
         // An attribute the schema knows is named by the table: no copy for each node.
         let name = match schema.and_then(|s| s.attr(a.name)) {
             Some(spec) => Symbol::Static(spec.name),
-            None => Symbol::from_bytes(a.name),
+            None => {
+                let at = self.offset(a.name);
+                self.r.symbol(a.name, at)
+            }
         };
         Attr { name, value }
     }
@@ -811,6 +811,6 @@ fn value(ty: Option<&TypeView>) -> Value {
     Value {
         dtype: t.elem_type.and_then(from_onnx),
         shape,
-        composite: t.composite.clone(),
+        composite: t.composite.as_deref().map(Box::from),
     }
 }

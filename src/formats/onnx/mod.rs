@@ -31,12 +31,12 @@ mod types;
 mod value_view;
 
 use crate::check::{Finding, Findings, Item, Place, RuleGroup};
-use crate::formats::shared::budget::{Budget, MAX_ENTRIES};
+use crate::formats::shared::budget::{Budget, Interner, MAX_ENTRIES};
 use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{Detection, Format, ReadOptions};
 use crate::inventory::{
-    ByteRange, FileFormat, Inventory, MetadataEntry, Name, Section, SectionKind,
+    ByteRange, FileFormat, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
@@ -61,6 +61,8 @@ struct Reader<'a> {
     budget: Budget,
     /// Opset imports and local functions, for the schema checks.
     schemas: schema::Context,
+    /// Operator types, attribute names and domains the schemas do not name, each copied once.
+    symbols: Interner,
 }
 
 impl<'a> Reader<'a> {
@@ -71,6 +73,13 @@ impl<'a> Reader<'a> {
         offset_in(base, bytes)
             .and_then(|start| range(base, start, len(bytes)))
             .unwrap_or_default()
+    }
+
+    /// `bytes` from the file as a symbol, copied the first time its text is met and shared
+    /// after that.
+    fn symbol(&mut self, bytes: &[u8], at: Option<u64>) -> Symbol {
+        let text = String::from_utf8_lossy(bytes);
+        (self.symbols).symbol(&text, Place::at(at), &mut self.budget, self.out)
     }
 
     /// Takes `n` entries from the budget; false once it has run out (see [`Budget`]).
@@ -158,6 +167,7 @@ impl Format for Onnx {
             checksums: Vec::new(),
             budget,
             schemas: schema::Context::default(),
+            symbols: Interner::default(),
         };
         graphs::read(&model, &mut reader);
         shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);

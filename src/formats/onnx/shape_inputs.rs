@@ -84,7 +84,7 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
             let NodeKind::Operator(op) = &node.kind else {
                 continue;
             };
-            if op.domain.as_deref().is_some_and(|d| d != "ai.onnx") {
+            if op.domain().is_some_and(|d| d != "ai.onnx") {
                 continue;
             }
             let inputs = read_as_data(&op.op_type, opset);

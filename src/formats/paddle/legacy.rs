@@ -375,14 +375,13 @@ impl<'b> Reader<'_, 'b, '_> {
                 }
             }
         }
-        let operator = Operator {
-            op_type: op_type.clone(),
-            domain: None,
-            attrs: attrs.into(),
-            inputs: inputs.clone().into(),
-            outputs: outputs.clone().into(),
-            subgraphs: subgraphs.clone().into(),
-        };
+        let operator = Operator::new(
+            op_type.clone(),
+            attrs.into(),
+            inputs.clone().into(),
+            outputs.clone().into(),
+        )
+        .with_subgraphs(subgraphs.clone().into());
         let Some(node) = self
             .b
             .node(graph, Name::default(), NodeKind::Operator(operator), at, 0)

@@ -19,7 +19,7 @@ use crate::check::{Item, Place};
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
 use crate::inventory::{
-    Attr, AttrValue, DType, GraphId, Name, NodeId, NodeKind, Operator, SubgraphOf, Value,
+    Attr, AttrValue, DType, GraphId, Name, NodeId, NodeKind, Operator, SubgraphOf, Symbol, Value,
 };
 use std::collections::HashMap;
 
@@ -649,27 +649,20 @@ impl<'a> Reader<'_, '_> {
             outputs.push(self.define(graph, out, label.clone()));
         }
         let (domain, op_type) = split(&kind);
+        // A dialect Paddle defines is named by the table; another is shared once made.
         let domain = match domain {
-            Some(Ok(known)) => Some(known.to_owned()),
-            Some(Err(other))
-                if self
-                    .b
-                    .budget
-                    .copy(other.len() as u64, Place::at(at), self.b.out) =>
-            {
-                Some(other.to_owned())
-            }
-            Some(Err(_)) => return Err(Stop::Budget),
+            Some(Ok(known)) => Some(Symbol::Static(known)),
+            Some(Err(other)) => Some(self.b.symbol(other, Some(at))),
             None => None,
         };
-        let operator = Operator {
-            op_type: self.b.symbol(op_type, Some(at)),
-            domain,
-            attrs: op.attrs.into(),
-            inputs: op.inputs.clone().into(),
-            outputs: outputs.clone().into(),
-            subgraphs: op.subgraphs.clone().into(),
-        };
+        let operator = Operator::new(
+            self.b.symbol(op_type, Some(at)),
+            op.attrs.into(),
+            op.inputs.clone().into(),
+            outputs.clone().into(),
+        )
+        .with_domain(domain)
+        .with_subgraphs(op.subgraphs.clone().into());
         let node = self
             .b
             .node(

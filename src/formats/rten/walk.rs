@@ -462,14 +462,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 ),
             }
         }
-        Operator {
-            op_type,
-            domain: None,
-            attrs: attrs.into(),
-            inputs,
-            outputs,
-            subgraphs: subgraphs.into(),
-        }
+        Operator::new(op_type, attrs.into(), inputs, outputs).with_subgraphs(subgraphs.into())
     }
 
     /// Decodes the attribute table and checks that it is the one the operator reads.

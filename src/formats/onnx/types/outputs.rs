@@ -116,7 +116,7 @@ fn control_flow(inv: &Inventory, op: &Operator) -> Option<Vec<Option<DType>>> {
         )
     };
     let skip = usize::from(op.op_type == "Loop");
-    let mut bodies = op.subgraphs.iter().map(|&g| declared(g));
+    let mut bodies = op.subgraphs().iter().map(|&g| declared(g));
     let mut outputs: Vec<Option<DType>> = bodies.next()??.into_iter().skip(skip).collect();
     for other in bodies {
         let other = other?;

@@ -149,7 +149,8 @@ fn details(
     let index = tab.index.as_ref();
     match graph.node(id).map(|node| &node.kind) {
         Some(NodeKind::Operator(op)) => {
-            if let Some(domain) = &op.domain {
+            if let Some(domain) = op.domain() {
+                let domain = crate::escape::sanitize(domain);
                 lines.push(Line::raw(format!("domain {domain}")));
             }
             lines.push(Line::styled("attributes", theme.dim()));
@@ -181,15 +182,15 @@ fn details(
                 lines.push(link_line(format!("{}  → {readers}", label(graph, output))));
             }
             lines.extend(more(op.outputs.len(), theme));
-            for &g in op.subgraphs.iter().take(SHOWN) {
+            for &g in op.subgraphs().iter().take(SHOWN) {
                 let nodes = inv.graphs.get(g).map_or(0, |g| g.nodes.len());
                 lines.push(link_line(format!("subgraph {g} ({nodes} nodes)")));
             }
-            lines.extend(more(op.subgraphs.len(), theme));
+            lines.extend(more(op.subgraphs().len(), theme));
             return lines;
         }
         Some(NodeKind::Value(v)) => lines.push(Line::raw(match &v.composite {
-            Some(text) => text.clone(),
+            Some(text) => text.to_string(),
             None => format!("{} {}", dtype_text(v.dtype), shape_text(v.shape.as_deref())),
         })),
         Some(NodeKind::Constant { tensor }) => {

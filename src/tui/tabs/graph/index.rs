@@ -112,14 +112,12 @@ pub(super) mod tests {
     }
 
     pub fn op(inputs: &[u32], outputs: &[u32]) -> Node {
-        node(NodeKind::Operator(Operator {
-            op_type: "Op".into(),
-            domain: None,
-            attrs: Box::new([]),
-            inputs: inputs.iter().map(|&i| Some(i)).collect(),
-            outputs: outputs.iter().map(|&i| Some(i)).collect(),
-            subgraphs: Box::new([]),
-        }))
+        node(NodeKind::Operator(Operator::new(
+            "Op".into(),
+            Box::new([]),
+            inputs.iter().map(|&i| Some(i)).collect(),
+            outputs.iter().map(|&i| Some(i)).collect(),
+        )))
     }
 
     /// An inventory whose main graph is `nodes`.

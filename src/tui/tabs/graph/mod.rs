@@ -155,7 +155,7 @@ impl GraphTab {
                 };
                 let mut links = ends(&op.inputs);
                 links.extend(ends(&op.outputs));
-                let subgraphs = op.subgraphs.iter().take(SHOWN);
+                let subgraphs = op.subgraphs().iter().take(SHOWN);
                 links.extend(subgraphs.map(|&g| Link::Graph(g)));
                 links
             }

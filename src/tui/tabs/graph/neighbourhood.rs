@@ -189,7 +189,7 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
     let mut out = Layout::default();
     let centre_y = area.y + hops * (BOX_H + 1);
     let subgraphs: &[GraphId] = match graph.node(centre).map(|n| &n.kind) {
-        Some(NodeKind::Operator(op)) => &op.subgraphs,
+        Some(NodeKind::Operator(op)) => op.subgraphs(),
         _ => &[],
     };
     // The centre, with as many subgraph boxes on its right as leave it 24 columns.

@@ -64,7 +64,7 @@ pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
                 })
             });
             match (dims, v.dtype, &v.composite) {
-                (_, _, Some(text)) => text.clone(),
+                (_, _, Some(text)) => text.to_string(),
                 (Some(dims), dtype, None) => format!("{}{}", dtype_text(dtype), compact(dims)),
                 (None, Some(dtype), None) => dtype.name().to_owned(),
                 (None, None, None) => String::new(),
