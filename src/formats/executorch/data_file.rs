@@ -142,7 +142,7 @@ fn legacy_tensors(
         );
         let what = || format!("tensor \"{key}\"");
         let segment = r.segment_range(segments, t.segment_index(), &what, at);
-        let nbytes = super::scalar::dtype(desc.scalar_type).and_then(|dt| {
+        let nbytes = super::dtypes::dtype(desc.scalar_type).and_then(|dt| {
             let dims: Vec<u64> = desc
                 .sizes
                 .iter()

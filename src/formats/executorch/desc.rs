@@ -1,8 +1,8 @@
 //! Tensor descriptions (scalar type, sizes, dim order) as programs and data files state
 //! them, and their checks.
 
+use super::dtypes;
 use super::rules::{DIM_ORDER_INVALID, SCALAR_TYPE_UNKNOWN, TENSOR_SIZE_INVALID};
-use super::scalar;
 use crate::check::{Findings, Place};
 use crate::inventory::{DType, Tensor};
 
@@ -57,7 +57,7 @@ impl Desc {
         overflow: bool,
         out: &mut Findings,
     ) -> Shape {
-        let dtype = scalar::dtype(self.scalar_type);
+        let dtype = dtypes::dtype(self.scalar_type);
         if dtype.is_none() {
             let message = format!(
                 "{} has scalar type {}, which ExecuTorch does not define",

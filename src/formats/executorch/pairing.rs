@@ -341,8 +341,8 @@ fn link(
                 let message = format!(
                     "key \"{}\" in {} is scalar type {} with sizes {:?} and dim_order {:?}; the program expects {} with sizes {:?} and dim_order {:?}",
                     ext.key, where_(inv, file),
-                    super::scalar::name(desc.scalar_type), desc.sizes, desc.dim_order.as_deref().unwrap_or_default(),
-                    super::scalar::name(ext.desc.scalar_type), ext.desc.sizes, ext.desc.dim_order.as_deref().unwrap_or_default(),
+                    super::dtypes::name(desc.scalar_type), desc.sizes, desc.dim_order.as_deref().unwrap_or_default(),
+                    super::dtypes::name(ext.desc.scalar_type), ext.desc.sizes, ext.desc.dim_order.as_deref().unwrap_or_default(),
                 );
                 out.add(&EXTERNAL_LAYOUT_MISMATCH, place, message);
             }

@@ -16,7 +16,7 @@ use super::rules::*;
 use super::schema::{self, Schema};
 use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
-use super::{dtype::from_onnx, Reader};
+use super::{dtypes::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::inventory::{

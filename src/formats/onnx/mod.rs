@@ -8,7 +8,8 @@
 //! before any data file is touched, and only `--verify-checksums` reads tensor bytes.
 
 mod attribute_view;
-mod dtype;
+mod detect;
+mod dtypes;
 mod external;
 mod graph_view;
 mod graphs;
@@ -22,7 +23,6 @@ pub mod proto;
 pub mod rules;
 mod schema;
 mod shape_inputs;
-mod sniff;
 mod tensor_view;
 mod tensors;
 #[cfg(test)]
@@ -124,7 +124,7 @@ impl Format for Onnx {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if sniff::looks_like_model(bytes) {
+        if detect::looks_like_model(bytes) {
             Detection::Plausible
         } else {
             Detection::No

@@ -1,6 +1,6 @@
 //! TensorProtos, wherever they live, into inventory tensors.
 
-use super::dtype::{from_onnx, typed_field};
+use super::dtypes::{from_onnx, typed_field};
 use super::external;
 use super::rules::*;
 use super::tensor_view::{TensorView, Typed};

@@ -115,7 +115,7 @@ fn composite_text(bytes: &[u8], depth: usize) -> String {
         return "…".to_owned();
     }
     let elem = |e: u64| {
-        let dtype = i32::try_from(e).ok().and_then(super::dtype::from_onnx);
+        let dtype = i32::try_from(e).ok().and_then(super::dtypes::from_onnx);
         dtype.map_or("?", |d| d.name())
     };
     let mut text = "?".to_owned();

@@ -4,7 +4,7 @@
 //! inputs and outputs are the variables they name. Nothing is collected before it is paid
 //! for: the fields of a block are walked twice (variables, then ops) instead of being kept.
 
-use super::dtype;
+use super::dtypes;
 use super::program::{shape, sort, Builder, Param};
 use super::record;
 use super::rules::*;
@@ -244,7 +244,7 @@ impl<'b> Reader<'_, 'b, '_> {
         };
         let (kind, dtype, dims) = declared;
         let value = Value {
-            dtype: dtype.and_then(dtype::plain),
+            dtype: dtype.and_then(dtypes::plain),
             shape: dims.as_deref().map(shape),
             composite: None,
         };
@@ -261,9 +261,9 @@ impl<'b> Reader<'_, 'b, '_> {
         if position == 0 && persistable && !NOT_PARAMETERS.contains(&kind) {
             self.params.push(Param {
                 name: shared,
-                dtype: dtype.and_then(dtype::plain),
+                dtype: dtype.and_then(dtypes::plain),
                 dims,
-                vocab: kind == dtype::VOCAB,
+                vocab: kind == dtypes::VOCAB,
                 node,
                 offset: at,
             });

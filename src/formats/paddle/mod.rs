@@ -9,7 +9,8 @@
 //! headers are read, never tensor data. The layout and the rules come from
 //! `../shared/reference/paddle.md`.
 
-mod dtype;
+mod detect;
+mod dtypes;
 mod info;
 mod legacy;
 mod pairing;
@@ -20,16 +21,15 @@ mod program;
 pub mod proto;
 mod record;
 pub mod rules;
-mod sniff;
 
 use crate::check::{Findings, Place, RuleGroup};
 use crate::formats::shared::budget::Budget;
 use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, FileFormat, Inventory, Section, SectionKind};
 use crate::source::ModelFile;
+use detect::Kind;
 use program::Builder;
 use rules::PROGRAM_TOO_LARGE;
-use sniff::Kind;
 use std::path::Path;
 
 /// Protobuf's message size limit, which a `.pdmodel` must stay below.
@@ -52,7 +52,7 @@ impl Format for Paddle {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        match sniff::kind(bytes) {
+        match detect::kind(bytes) {
             Some(Kind::Pir | Kind::Params | Kind::SelectedRows | Kind::Info) => Detection::Magic,
             Some(Kind::Program | Kind::DamagedParams) => Detection::Plausible,
             None => Detection::No,
@@ -86,7 +86,7 @@ impl Format for Paddle {
             out,
             names: Default::default(),
         };
-        let kind = sniff::kind(bytes);
+        let kind = detect::kind(bytes);
         let whole = Section {
             file: 0,
             kind: SectionKind::ModelData,

@@ -12,7 +12,7 @@
 //! once per place in the file, and the walk keeps its own stack, so nesting costs no call
 //! stack.
 
-use super::dtype;
+use super::dtypes;
 use super::program::{shape, sort, Builder, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
@@ -485,7 +485,7 @@ impl<'a> Reader<'_, '_> {
         let mut dtype = None;
         while let Some(key) = p.key_or_end()? {
             match p.token()? {
-                Some((_, Token::Str(s))) if key.is("#") => dtype = dtype::from_pir(s.raw()),
+                Some((_, Token::Str(s))) if key.is("#") => dtype = dtypes::from_pir(s.raw()),
                 Some((_, token)) => p.finish_value(&token)?,
                 None => {}
             }

@@ -5,7 +5,7 @@
 //! product(dims) elements. A VOCAB record is a u64 entry count, then per entry a u64 length,
 //! that many UTF-8 bytes and an i32 id. Integers are little-endian; nothing is aligned.
 
-use super::dtype;
+use super::dtypes;
 use super::rules::*;
 use crate::check::Rule;
 use crate::formats::shared::numbers::{signed32, signed64};
@@ -202,10 +202,10 @@ fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record,
         })?;
     let desc_at = c.pos;
     let (data_type, dims) = desc(c.take(desc_len, "the TensorDesc")?, desc_at, max_dims)?;
-    let Some(dtype) = dtype::plain(data_type) else {
+    let Some(dtype) = dtypes::plain(data_type) else {
         let message = format!(
             "data_type is {}, not a plain element type; the record's size is unknown",
-            dtype::describe(data_type)
+            dtypes::describe(data_type)
         );
         return Err(problem(&DTYPE_NOT_PLAIN, desc_at, message).into());
     };

@@ -9,10 +9,10 @@
 //! become tensors with the byte range of their raw bytes inside the pickle. Detection is by
 //! content: a `PROTO` opcode, or a start of protocol 0 opcodes.
 
+mod detect;
 mod load;
 mod paddle;
 pub mod rules;
-mod sniff;
 
 use crate::check::{Findings, RuleGroup};
 use crate::formats::shared::context::Context;
@@ -37,7 +37,7 @@ impl Format for Pickles {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if sniff::is_pickle(bytes) {
+        if detect::is_pickle(bytes) {
             Detection::Plausible
         } else {
             Detection::No

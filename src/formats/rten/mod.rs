@@ -16,9 +16,9 @@ pub mod schema;
 mod table_types;
 #[rustfmt::skip]
 mod tables;
+mod graph;
 mod verify;
 mod version;
-mod walk;
 
 use crate::check::{Findings, RuleGroup};
 use crate::formats::shared::flatbuffer;
@@ -92,7 +92,7 @@ fn read_model(
     let Some(root) = verify::verify(model, layout.model_offset, out) else {
         return false;
     };
-    walk::Walker::new(model, layout, inv, out).run(root);
+    graph::Walker::new(model, layout, inv, out).run(root);
     true
 }
 

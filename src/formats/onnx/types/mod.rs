@@ -11,7 +11,7 @@
 mod captures;
 mod outputs;
 
-use super::dtype::{from_onnx, to_onnx};
+use super::dtypes::{from_onnx, to_onnx};
 use super::rules::{TYPE_CONSTRAINT, TYPE_MISMATCH};
 use super::schema::table::{Arity, ParamType, Schema};
 use super::schema::Context;

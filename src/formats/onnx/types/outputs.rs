@@ -1,7 +1,7 @@
 //! The element types a node computes for its outputs.
 
 use super::GraphTypes;
-use crate::formats::onnx::dtype::from_onnx;
+use crate::formats::onnx::dtypes::from_onnx;
 use crate::formats::onnx::schema::table::{Arity, ParamType, Schema};
 use crate::inventory::{AttrValue, DType, Inventory, Operator};
 
