@@ -34,7 +34,6 @@ pub struct FindingKey {
     /// The item it is about, by name, such as `tensor "fc.weight"`; `null` for the file.
     pub item: Option<String>,
     /// Its message, from the file that has it.
-    #[serde(skip)]
     pub message: String,
 }
 

@@ -129,7 +129,8 @@ pub(super) struct Compared {
 pub(super) fn compare(a: &Inventory, b: &Inventory, options: &Options) -> Compared {
     let mut diff = TensorsDiff::default();
     let mut pairs = Vec::new();
-    // By name, A's rewritten by the first rule that matches it.
+    // By name, A's rewritten by the first rule that matches it, or as it is if B has no
+    // tensor of the rewritten name.
     let mut by_name: HashMap<&[u8], Vec<TensorId>> = HashMap::new();
     for (id, t) in b.tensors.iter().enumerate().rev() {
         by_name.entry(t.name.as_bytes()).or_default().push(id);
@@ -137,7 +138,8 @@ pub(super) fn compare(a: &Inventory, b: &Inventory, options: &Options) -> Compar
     let mut left_a = Vec::new();
     for (id, t) in a.tensors.iter().enumerate() {
         let name = mapped(&options.renames, t.name.as_bytes());
-        match by_name.get_mut(name.as_ref()).and_then(Vec::pop) {
+        let mut take = |name: &[u8]| by_name.get_mut(name).and_then(Vec::pop);
+        match take(&name).or_else(|| take(t.name.as_bytes())) {
             Some(other) => pairs.push((id, other)),
             None => left_a.push(id),
         }

@@ -290,7 +290,7 @@ fn values<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
     list(w, &v.changed, |w, c| {
         let figures = c.numeric.map_or("bytes differ".to_owned(), |n| {
             let mut s = format!(
-                "{} elements differ, max abs {:e}, max rel {:e}",
+                "{} differing, max abs {:.3e}, max rel {:.3e}",
                 n.differing, n.max_abs, n.max_rel
             );
             if n.nan_appeared > 0 {
