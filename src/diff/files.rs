@@ -64,9 +64,12 @@ pub(super) fn compare(a: &Inventory, b: &Inventory) -> FilesDiff {
     }
 }
 
+/// A metadata key, and its value on each side.
+type Sides<'a> = (&'a Name, Option<&'a Name>, Option<&'a Name>);
+
 /// Metadata compared key by key; a key a file repeats keeps its last value.
 fn metadata(a: &Inventory, b: &Inventory) -> Vec<MetadataChange> {
-    let mut keys: BTreeMap<&[u8], (&Name, Option<&Name>, Option<&Name>)> = BTreeMap::new();
+    let mut keys: BTreeMap<&[u8], Sides> = BTreeMap::new();
     for entry in &a.metadata {
         keys.entry(entry.key.as_bytes())
             .or_insert((&entry.key, None, None))

@@ -50,10 +50,7 @@ pub(super) fn compare(a: &Inventory, b: &Inventory) -> InterfaceDiff {
 
 /// The named values `ids` of `graph`, by name; constants (ONNX initializers listed as inputs)
 /// are tensors, not part of the interface.
-fn ports<'g>(
-    graph: Option<&'g Graph>,
-    list: fn(&Graph) -> &[NodeId],
-) -> BTreeMap<&'g [u8], (&'g Name, Port)> {
+fn ports(graph: Option<&Graph>, list: fn(&Graph) -> &[NodeId]) -> Ports<'_> {
     let Some(graph) = graph else {
         return BTreeMap::new();
     };
@@ -76,10 +73,10 @@ fn ports<'g>(
         .collect()
 }
 
-fn changes(
-    mut a: BTreeMap<&[u8], (&Name, Port)>,
-    b: BTreeMap<&[u8], (&Name, Port)>,
-) -> Vec<PortChange> {
+/// Inputs or outputs by name.
+type Ports<'g> = BTreeMap<&'g [u8], (&'g Name, Port)>;
+
+fn changes(mut a: Ports, b: Ports) -> Vec<PortChange> {
     let mut out = Vec::new();
     for (key, (name, port_b)) in b {
         let port_a = a.remove(key).map(|(_, p)| p);
