@@ -95,7 +95,9 @@ pub fn run(args: DiffArgs) -> io::Result<Outcome> {
     // The two sides are read side by side.
     let [a, b] = std::thread::scope(|scope| {
         sides
-            .map(|(path, files)| scope.spawn(move || super::analyze_one(path, &DataArgs { files })))
+            .map(|(path, files)| {
+                scope.spawn(move || super::analyze_one(path, &DataArgs { files }, false))
+            })
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
     let (a, b) = match (a, b) {

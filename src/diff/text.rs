@@ -199,12 +199,8 @@ fn node(n: &NodeRef) -> String {
         0 => String::new(),
         g => format!(" in subgraph {g}"),
     };
-    format!(
-        "{} \"{}\" (node {}{graph})",
-        n.op_type,
-        name(&n.name),
-        n.node
-    )
+    let op = escape::clip(escape::sanitize(&n.op_type), 100);
+    format!("{op} \"{}\" (node {}{graph})", name(&n.name), n.node)
 }
 
 fn graph<W: Write>(w: &mut W, g: &GraphDiff) -> io::Result<()> {
