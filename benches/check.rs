@@ -5,7 +5,8 @@
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `diff/1m-nodes`: `rtenx diff` of the 1M-node graph and one a layer shorter (both read
-//!   side by side without size tables, as the command does), beside checking one of them;
+//!   side by side without size tables, as the command does), beside checking one of them,
+//!   and the comparison alone;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
 //!   external weights of 4 MiB fill a 4 GiB `.ptd`;
@@ -93,6 +94,10 @@ fn diff(c: &mut Criterion) {
             assert_eq!(d.graph.removed.len(), 1);
             d
         })
+    });
+    let (x, y) = (as_check(&a), as_check(&b));
+    group.bench_function("Diff::of (the comparison alone)", |bench| {
+        bench.iter(|| rtenx::diff::Diff::of(&x, &y, &rtenx::diff::Options::default()))
     });
     group.finish();
 }

@@ -41,43 +41,13 @@ pub struct DiffArgs {
         value_name = "ASPECTS",
         default_value = "interface,graph,tensors,values,findings"
     )]
-    fail_on: Vec<FailOn>,
+    fail_on: Vec<Aspect>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
     Text,
     Json,
-}
-
-/// A section of the diff, for `--fail-on`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FailOn {
-    /// Format, version, size, producer or metadata.
-    Files,
-    /// Graph inputs and outputs.
-    Interface,
-    /// Operator counts and nodes.
-    Graph,
-    /// Tensor names, dtypes, shapes and sizes.
-    Tensors,
-    /// Tensor values beyond --tolerance (with --values).
-    Values,
-    /// New or fixed findings.
-    Findings,
-}
-
-impl From<FailOn> for Aspect {
-    fn from(f: FailOn) -> Self {
-        match f {
-            FailOn::Files => Aspect::Files,
-            FailOn::Interface => Aspect::Interface,
-            FailOn::Graph => Aspect::Graph,
-            FailOn::Tensors => Aspect::Tensors,
-            FailOn::Values => Aspect::Values,
-            FailOn::Findings => Aspect::Findings,
-        }
-    }
 }
 
 fn tolerance(s: &str) -> Result<f64, String> {
@@ -110,7 +80,7 @@ pub fn run(args: DiffArgs) -> io::Result<Outcome> {
         tolerance: args.tolerance,
     };
     let diff = Diff::of(&a, &b, &options);
-    let different = args.fail_on.iter().any(|&f| diff.differs(f.into()));
+    let different = args.fail_on.iter().any(|&f| diff.differs(f));
     let mut out = io::BufWriter::new(io::stdout().lock());
     match args.format {
         Format::Text => rtenx::diff::text::write(&mut out, &diff, [(&args.a, &a), (&args.b, &b)])?,

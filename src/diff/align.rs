@@ -8,6 +8,7 @@
 //! left on each side (a substitution).
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
 
 /// Passes over one level: each can find new unique keys in the smaller gaps the last one left.
 const PASSES: usize = 4;
@@ -80,14 +81,24 @@ fn anchor(ka: &[u64], kb: &[u64], mut ra: Range, mut rb: Range, out: &mut Vec<(u
     if ra.is_empty() || rb.is_empty() {
         return;
     }
+    let unique = unique_pairs(ra.map(|i| (ka[i], i)), rb.map(|j| (kb[j], j)));
+    out.extend(increasing(&unique));
+}
+
+/// The positions of the keys that occur exactly once in `a` and once in `b`, paired and
+/// sorted by their position in `a`.
+pub(super) fn unique_pairs<K: Hash + Eq>(
+    a: impl IntoIterator<Item = (K, usize)>,
+    b: impl IntoIterator<Item = (K, usize)>,
+) -> Vec<(usize, usize)> {
     // Per key: occurrences in a, the last position there, occurrences in b, the last there.
-    let mut seen: HashMap<u64, (u32, usize, u32, usize)> = HashMap::new();
-    for i in ra {
-        let e = seen.entry(ka[i]).or_default();
+    let mut seen: HashMap<K, (u32, usize, u32, usize)> = HashMap::new();
+    for (k, i) in a {
+        let e = seen.entry(k).or_default();
         (e.0, e.1) = (e.0.saturating_add(1), i);
     }
-    for j in rb {
-        if let Some(e) = seen.get_mut(&kb[j]) {
+    for (k, j) in b {
+        if let Some(e) = seen.get_mut(&k) {
             (e.2, e.3) = (e.2.saturating_add(1), j);
         }
     }
@@ -96,7 +107,7 @@ fn anchor(ka: &[u64], kb: &[u64], mut ra: Range, mut rb: Range, out: &mut Vec<(u
         .map(|e| (e.1, e.3))
         .collect();
     unique.sort_unstable();
-    out.extend(increasing(&unique));
+    unique
 }
 
 /// The longest subsequence of `pairs` (sorted by the first position) whose second positions

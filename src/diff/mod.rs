@@ -56,19 +56,19 @@ impl<T: PartialEq> Change<T> {
 }
 
 /// One aspect of a diff, as `--fail-on` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Aspect {
-    /// Format, version, size, producer, metadata.
+    /// Format, version, size, producer or metadata.
     Files,
     /// Graph inputs and outputs.
     Interface,
     /// Operator counts and nodes.
     Graph,
-    /// Tensor names, dtypes and shapes.
+    /// Tensor names, dtypes, shapes and sizes.
     Tensors,
-    /// Tensor bytes and values.
+    /// Tensor values beyond --tolerance (with --values).
     Values,
-    /// Findings.
+    /// New or fixed findings.
     Findings,
 }
 

@@ -1,7 +1,7 @@
 //! The tensors: matched by name (after `--rename`), then by bytes (with `--values`) or by
 //! dtype and shape where that is unambiguous; what is left was added or removed.
 
-use super::{values, Change, Options};
+use super::{align, values, Change, Options};
 use crate::inventory::{DType, Inventory, Name, Tensor, TensorId};
 use regex::bytes::Regex;
 use serde::Serialize;
@@ -210,23 +210,10 @@ fn unique_pairs<K: Hash + Eq>(
     key_a: impl Fn(TensorId) -> Option<K>,
     key_b: impl Fn(TensorId) -> Option<K>,
 ) -> Vec<(TensorId, TensorId)> {
-    let mut keys: HashMap<K, (u32, TensorId, u32, TensorId)> = HashMap::new();
-    for &id in left_a.iter() {
-        if let Some(k) = key_a(id) {
-            let e = keys.entry(k).or_default();
-            (e.0, e.1) = (e.0.saturating_add(1), id);
-        }
-    }
-    for &id in left_b.iter() {
-        if let Some(e) = key_b(id).and_then(|k| keys.get_mut(&k)) {
-            (e.2, e.3) = (e.2.saturating_add(1), id);
-        }
-    }
-    let mut found: Vec<(TensorId, TensorId)> = (keys.into_values())
-        .filter(|e| e.0 == 1 && e.2 == 1)
-        .map(|e| (e.1, e.3))
-        .collect();
-    found.sort_unstable();
+    let keyed = |ids: &[TensorId], key: &dyn Fn(TensorId) -> Option<K>| -> Vec<(K, usize)> {
+        ids.iter().filter_map(|&id| Some((key(id)?, id))).collect()
+    };
+    let found = align::unique_pairs(keyed(left_a, &key_a), keyed(left_b, &key_b));
     let mut taken_b: Vec<TensorId> = found.iter().map(|p| p.1).collect();
     taken_b.sort_unstable();
     left_a.retain(|id| found.binary_search_by_key(id, |p| p.0).is_err());
