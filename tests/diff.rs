@@ -272,3 +272,24 @@ fn names_are_escaped_in_text() {
     assert!(!out.contains('\x1b'), "{out:?}");
     assert!(out.contains("\\u{1b}"), "{out}");
 }
+
+/// Every fixture, hostile ones included, diffed against the next one in path order: no panic,
+/// and each diff prints as text and as JSON.
+#[test]
+fn every_fixture_diffs_against_its_neighbour() {
+    let found = rtenx::formats::scan::models_in(&common::fixtures());
+    let analyses: Vec<_> = (found.files.iter())
+        .filter_map(|f| rtenx::analyze(&f.path).ok().map(|a| (f.path.clone(), a)))
+        .collect();
+    assert!(analyses.len() > 100, "{}", analyses.len());
+    for pair in analyses.windows(2) {
+        let [(pa, a), (pb, b)] = pair else {
+            unreachable!()
+        };
+        let d = Diff::of(a, b, &values());
+        let mut out = Vec::new();
+        rtenx::diff::text::write(&mut out, &d, [(pa, a), (pb, b)]).unwrap();
+        d.write_json(&mut out, [pa, pb], false).unwrap();
+        assert!(!out.contains(&0x1b), "{pa:?} {pb:?}");
+    }
+}
