@@ -293,3 +293,28 @@ fn every_fixture_diffs_against_its_neighbour() {
         assert!(!out.contains(&0x1b), "{pa:?} {pb:?}");
     }
 }
+
+#[test]
+fn data_files_pair_with_each_side() {
+    let dir = "tests/fixtures/executorch/external";
+    let (pte, ptd) = (
+        format!("{dir}/linear.pte"),
+        format!("{dir}/_default_external_constant.ptd"),
+    );
+    let (out, _, code) = rtenx(&[
+        "diff", &pte, &pte, "--data-a", &ptd, "--data-b", &ptd, "--values", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            doc["values"]["compared"].as_u64(),
+            doc["values"]["equal"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    assert_eq!(doc["values"]["not_compared"], serde_json::json!([]));
+    let (_, err, code) = rtenx(&["diff", &pte, &pte, "--data-b", "no/such.ptd"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read --data no/such.ptd"), "{err}");
+}

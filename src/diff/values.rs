@@ -82,10 +82,15 @@ struct Files<'a> {
 
 impl<'a> Files<'a> {
     fn open(inv: &'a Inventory) -> Self {
+        // A data file the model names is at its canonical path, opened without following a
+        // symlink; one named on the command line (`--data-a`) is followed, as the model is.
+        // Either way a file other than the one read is refused.
         let files = (inv.files.iter())
             .map(|f| match f.role {
-                FileRole::Model => ModelFile::open_same(&f.path, f.identity),
-                FileRole::ExternalData => ModelFile::open_checked(&f.path, f.identity),
+                FileRole::ExternalData if f.path.is_absolute() => {
+                    ModelFile::open_checked(&f.path, f.identity)
+                }
+                _ => ModelFile::open_same(&f.path, f.identity),
             })
             .map(Result::ok)
             .collect();
