@@ -4,6 +4,9 @@
 //! - `check/4gib-12k-nodes`: rtenx's check of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
+//! - `diff/1m-nodes`: `rtenx diff` of the 1M-node graph and one a layer shorter (both read
+//!   side by side without size tables, as the command does), beside checking one of them,
+//!   and the comparison alone;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
 //!   external weights of 4 MiB fill a 4 GiB `.ptd`;
@@ -62,6 +65,39 @@ fn dump(c: &mut Criterion) {
             let a = rtenx::analyze(&path).unwrap();
             rtenx::json_dump::write(std::io::sink(), &a).unwrap();
         })
+    });
+    group.finish();
+}
+
+fn diff(c: &mut Criterion) {
+    let a = million_nodes();
+    let b = synth::rten::bench_file(
+        "nodes1m-short.rten",
+        synth::rten::Spec {
+            layers: 499_999,
+            weight_bytes: 0,
+        },
+    );
+    let mut group = c.benchmark_group("diff/1m-nodes");
+    group.sample_size(10);
+    group.bench_function("rtenx check (one file)", |bench| {
+        bench.iter(|| as_check(&a))
+    });
+    group.bench_function("rtenx diff", |bench| {
+        bench.iter(|| {
+            let [x, y] = std::thread::scope(|s| {
+                [&a, &b]
+                    .map(|p| s.spawn(|| as_check(p)))
+                    .map(|h| h.join().unwrap())
+            });
+            let d = rtenx::diff::Diff::of(&x, &y, &rtenx::diff::Options::default());
+            assert_eq!(d.graph.removed.len(), 1);
+            d
+        })
+    });
+    let (x, y) = (as_check(&a), as_check(&b));
+    group.bench_function("Diff::of (the comparison alone)", |bench| {
+        bench.iter(|| rtenx::diff::Diff::of(&x, &y, &rtenx::diff::Options::default()))
     });
     group.finish();
 }
@@ -146,6 +182,7 @@ criterion_group!(
     benches,
     check,
     dump,
+    diff,
     onnx,
     executorch,
     gguf,

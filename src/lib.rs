@@ -44,6 +44,7 @@
 
 mod analysis;
 pub mod check;
+pub mod diff;
 pub mod escape;
 #[doc(hidden)]
 pub mod formats;

@@ -4,7 +4,15 @@ mod common;
 
 use common::rtenx;
 
-const COMMANDS: [&str; 6] = ["check", "explain", "dump", "inspect", "completions", "man"];
+const COMMANDS: [&str; 7] = [
+    "check",
+    "explain",
+    "dump",
+    "diff",
+    "inspect",
+    "completions",
+    "man",
+];
 
 #[test]
 fn completions_cover_every_shell_and_command() {

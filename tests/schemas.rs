@@ -169,3 +169,51 @@ fn both_schemas_describe_finding_items_alike() {
         item(read("check.schema.json"))
     );
 }
+
+#[test]
+fn every_diff_validates_against_its_schema() {
+    let validator = schema("diff.schema.json");
+    let fixtures = common::fixtures();
+    let pairs = [
+        ("diff/convnet.onnx", "diff/convnet.rten"),
+        ("diff/mlp_a.onnx", "diff/mlp_b.onnx"),
+        ("diff/mlp_a.onnx", "diff/mlp_dynamic.onnx"),
+        ("diff/mlp_a.onnx", "diff/mlp_a.quant.onnx"),
+        ("diff/ckpt.pt", "diff/ckpt_tuned.safetensors"),
+        ("rten/convnet.rten", "rten/bad/RT015-conv-no-attrs.rten"),
+        ("rten/mlp.rten", "onnx/mlp/model.onnx"),
+    ];
+    let options = rtenx::diff::Options {
+        values: true,
+        ..Default::default()
+    };
+    let mut seen = BTreeSet::new();
+    for (a, b) in pairs {
+        let (a, b) = (fixtures.join(a), fixtures.join(b));
+        let (x, y) = (rtenx::analyze(&a).unwrap(), rtenx::analyze(&b).unwrap());
+        let diff = rtenx::diff::Diff::of(&x, &y, &options);
+        let mut out = Vec::new();
+        diff.write_json(&mut out, [&a, &b], true).unwrap();
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        assert_valid(&validator, &doc, &format!("diff of {a:?} and {b:?}"));
+        for section in [
+            "files",
+            "interface",
+            "graph",
+            "tensors",
+            "values",
+            "findings",
+        ] {
+            let object = doc[section].as_object().map(|o| o.values());
+            if object
+                .into_iter()
+                .flatten()
+                .any(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+            {
+                seen.insert(section);
+            }
+        }
+    }
+    // Each section's lists were exercised by some pair.
+    assert_eq!(seen.len(), 6, "{seen:?}");
+}

@@ -22,7 +22,7 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         json: _,
         data,
     } = args;
-    let analysis = match super::analyze_one(&file, &data) {
+    let analysis = match super::analyze_one(&file, &data, true) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };

@@ -26,7 +26,7 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
     if tty && !args.summary {
         return browse(args);
     }
-    let analysis = match super::analyze_one(&args.file, &args.data) {
+    let analysis = match super::analyze_one(&args.file, &args.data, true) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };

@@ -1,6 +1,8 @@
-//! Argument parsing and dispatch. Exit codes: 0 no errors, 1 errors found, 2 usage or I/O.
+//! Argument parsing and dispatch. Exit codes: 0 no errors (or no difference), 1 errors found
+//! (or a difference), 2 usage or I/O.
 
 mod check;
+mod diff;
 mod dump;
 mod explain;
 mod generate;
@@ -29,6 +31,9 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Write the whole inventory and findings of a model as JSON.
     Dump(dump::DumpArgs),
+    /// Compare two models, of one format or two: files, interface, graph, tensors, values,
+    /// findings; exits 1 if they differ.
+    Diff(diff::DiffArgs),
     /// Browse a model: header, sections, graph, operators, tensors, metadata, findings.
     Inspect(inspect::InspectArgs),
     /// Write a shell completion script to standard output.
@@ -69,6 +74,8 @@ pub enum Outcome {
     Clean,
     /// Errors were found in a model.
     Errors,
+    /// Two models differ.
+    Different,
     /// A file could not be read or the arguments were wrong.
     Failure,
 }
@@ -77,7 +84,7 @@ impl From<Outcome> for ExitCode {
     fn from(o: Outcome) -> Self {
         ExitCode::from(match o {
             Outcome::Clean => 0,
-            Outcome::Errors => 1,
+            Outcome::Errors | Outcome::Different => 1,
             Outcome::Failure => 2,
         })
     }
@@ -90,6 +97,7 @@ pub fn run() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Dump(a) => dump::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Completions(a) => generate::completions(a),
         Command::Man(a) => generate::man(a),
@@ -143,11 +151,17 @@ impl DataArgs {
     }
 }
 
-/// Opens and analyses one named model, printing the error if it cannot be read.
-fn analyze_one(path: &Path, data: &DataArgs) -> Result<rtenx::Analysis, Outcome> {
+/// Opens and analyses one named model, printing the error if it cannot be read; with the
+/// size tables that `inspect` and `dump` show, or without.
+fn analyze_one(
+    path: &Path,
+    data: &DataArgs,
+    size_tables: bool,
+) -> Result<rtenx::Analysis, Outcome> {
     data.readable()?;
     let options = rtenx::formats::ReadOptions {
         data: &data.files,
+        size_tables,
         ..Default::default()
     };
     rtenx::analyze_with(path, &options).map_err(|e| {

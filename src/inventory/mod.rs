@@ -17,7 +17,7 @@ mod sizes;
 mod symbol;
 mod tensor;
 
-pub use dtype::{BlockType, DType};
+pub use dtype::{BlockType, DType, Decode};
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
     SubgraphOf, TensorRef, Value,

@@ -1,0 +1,96 @@
+//! `rtenx diff`.
+
+use super::{DataArgs, Outcome};
+use clap::{Args, ValueEnum};
+use rtenx::diff::{Aspect, Diff, Options, RenameRule};
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first model, A (the old one).
+    a: PathBuf,
+    /// The second model, B (the new one).
+    b: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// A data file of A, as `check --data` takes it; repeatable.
+    #[arg(long = "data-a", value_name = "FILE")]
+    data_a: Vec<PathBuf>,
+    /// A data file of B; repeatable.
+    #[arg(long = "data-b", value_name = "FILE")]
+    data_b: Vec<PathBuf>,
+    /// Rewrite A's tensor names that the regular expression FROM matches to TO (`$1` for a
+    /// group) before they are compared with B's; repeatable, the first that matches applies.
+    #[arg(long, value_name = "FROM=TO")]
+    rename: Vec<RenameRule>,
+    /// Compare tensor bytes, and numeric tensors element by element (reads every tensor byte
+    /// once, in parallel, with bounded memory).
+    #[arg(long)]
+    values: bool,
+    /// With --values: the largest absolute difference between two elements that still
+    /// counts as equal.
+    #[arg(long, value_name = "ABS", default_value_t = 0.0, value_parser = tolerance)]
+    tolerance: f64,
+    /// What makes the exit code 1, as a comma-separated list.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "ASPECTS",
+        default_value = "interface,graph,tensors,values,findings"
+    )]
+    fail_on: Vec<Aspect>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t >= 0.0 && t.is_finite() => Ok(t),
+        _ => Err(format!("expected a finite number >= 0, got {s:?}")),
+    }
+}
+
+pub fn run(args: DiffArgs) -> io::Result<Outcome> {
+    let sides = [
+        (&args.a, args.data_a.clone()),
+        (&args.b, args.data_b.clone()),
+    ];
+    // The two sides are read side by side.
+    let [a, b] = std::thread::scope(|scope| {
+        sides
+            .map(|(path, files)| {
+                scope.spawn(move || super::analyze_one(path, &DataArgs { files }, false))
+            })
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    });
+    let (a, b) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        _ => return Ok(Outcome::Failure),
+    };
+    let options = Options {
+        renames: args.rename,
+        values: args.values,
+        tolerance: args.tolerance,
+    };
+    let diff = Diff::of(&a, &b, &options);
+    let different = args.fail_on.iter().any(|&f| diff.differs(f));
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match args.format {
+        Format::Text => rtenx::diff::text::write(&mut out, &diff, [(&args.a, &a), (&args.b, &b)])?,
+        Format::Json => diff.write_json(&mut out, [&args.a, &args.b], different)?,
+    }
+    out.flush()?;
+    super::release_at_exit((a, b, diff));
+    Ok(if different {
+        Outcome::Different
+    } else {
+        Outcome::Clean
+    })
+}

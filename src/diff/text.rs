@@ -1,0 +1,335 @@
+//! The text report: a summary line per section, as `git diff --stat` gives one per file,
+//! then each section that differs. Lines start with `-` for what only A has, `+` for what
+//! only B has, and `~` for what both have, changed. Every name is escaped.
+
+use super::{Change, Diff, GraphDiff, NodeRef, Port, TensorSide};
+use crate::analysis::Analysis;
+use crate::escape;
+use crate::inventory::display::{dims_text, dtype_text, shape_text};
+use crate::inventory::Name;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Items listed per list before the rest are counted (JSON lists them all).
+const SHOWN: usize = 50;
+
+/// Writes `diff` of `a` (at `paths[0]`) and `b` as text.
+pub fn write<W: Write>(w: &mut W, diff: &Diff, sides: [(&Path, &Analysis); 2]) -> io::Result<()> {
+    for (label, (path, analysis)) in ["a", "b"].iter().zip(sides) {
+        let inv = &analysis.inventory;
+        let size: u64 = inv.files.iter().filter_map(|f| f.size).sum();
+        writeln!(
+            w,
+            "{label}: {} ({} {}, {size} bytes)",
+            escape::path(path),
+            inv.format,
+            escape::sanitize(&inv.format_version)
+        )?;
+    }
+    writeln!(w)?;
+    for (title, stat) in stats(diff) {
+        writeln!(w, " {title:<10}| {stat}")?;
+    }
+    files(w, diff)?;
+    interface(w, diff)?;
+    graph(w, &diff.graph)?;
+    tensors(w, diff)?;
+    values(w, diff)?;
+    findings(w, diff)
+}
+
+/// One summary per section.
+fn stats(diff: &Diff) -> Vec<(&'static str, String)> {
+    let or_same = |parts: Vec<String>| {
+        if parts.is_empty() {
+            "same".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    };
+    let count = |n: usize, what: &str| (n > 0).then(|| format!("{n} {what}"));
+    let plural =
+        |n: usize, what: &str| count(n, &format!("{what}{}", if n == 1 { "" } else { "s" }));
+    let f = &diff.files;
+    let files = [
+        f.format.as_ref().map(|_| "format".to_owned()),
+        f.version.as_ref().map(|_| "version".to_owned()),
+        f.size.as_ref().map(|_| "size".to_owned()),
+        f.producer.as_ref().map(|_| "producer".to_owned()),
+        plural(f.metadata.len(), "metadata key"),
+    ];
+    let i = &diff.interface;
+    let interface = [
+        plural(i.inputs.len(), "input"),
+        plural(i.outputs.len(), "output"),
+    ];
+    let g = &diff.graph;
+    let graph = [
+        plural(g.operators.len(), "operator count"),
+        count(g.changed.len(), "changed"),
+        count(g.added.len(), "added"),
+        count(g.removed.len(), "removed"),
+    ];
+    let t = &diff.tensors;
+    let tensors = [
+        count(t.changed.len(), "changed"),
+        count(t.renamed.len(), "renamed"),
+        count(t.added.len(), "added"),
+        count(t.removed.len(), "removed"),
+    ];
+    let fi = &diff.findings;
+    let findings = [count(fi.new.len(), "new"), count(fi.fixed.len(), "fixed")];
+    let collect = |parts: &[Option<String>]| or_same(parts.iter().flatten().cloned().collect());
+    let mut out = vec![
+        ("files", collect(&files)),
+        ("interface", collect(&interface)),
+        (
+            "graph",
+            format!("{} ({} operators matched)", collect(&graph), g.matched),
+        ),
+        (
+            "tensors",
+            format!("{} ({} matched by name)", collect(&tensors), t.matched),
+        ),
+    ];
+    if let Some(v) = &diff.values {
+        let beyond = v.changed.iter().filter(|c| !c.within_tolerance).count();
+        let within = v.changed.len() - beyond;
+        let parts = [
+            count(beyond, "differ"),
+            count(within, "within tolerance"),
+            count(v.not_compared.len(), "not compared"),
+        ];
+        out.push((
+            "values",
+            format!(
+                "{} ({} of {} pairs equal)",
+                collect(&parts),
+                v.equal,
+                v.compared
+            ),
+        ));
+    }
+    out.push(("findings", collect(&findings)));
+    out
+}
+
+fn name(n: &Name) -> std::borrow::Cow<'_, str> {
+    n.display()
+}
+
+fn heading<W: Write>(w: &mut W, title: &str) -> io::Result<()> {
+    writeln!(w, "\n{title}")
+}
+
+/// Writes up to [`SHOWN`] lines of `items`, then how many were left out.
+fn list<W: Write, T>(
+    w: &mut W,
+    items: &[T],
+    line: impl Fn(&mut W, &T) -> io::Result<()>,
+) -> io::Result<()> {
+    for item in items.iter().take(SHOWN) {
+        line(w, item)?;
+    }
+    if items.len() > SHOWN {
+        writeln!(w, "  … and {} more", items.len() - SHOWN)?;
+    }
+    Ok(())
+}
+
+fn change<W: Write, T>(
+    w: &mut W,
+    what: &str,
+    c: &Option<Change<T>>,
+    show: impl Fn(&T) -> String,
+) -> io::Result<()> {
+    match c {
+        Some(c) => writeln!(w, "~ {what}: {} -> {}", show(&c.a), show(&c.b)),
+        None => Ok(()),
+    }
+}
+
+fn files<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+    let f = &diff.files;
+    if f.is_empty() {
+        return Ok(());
+    }
+    heading(w, "files")?;
+    let text = |s: &String| escape::sanitize(s).into_owned();
+    change(w, "format", &f.format, |s| s.to_string())?;
+    change(w, "version", &f.version, text)?;
+    change(w, "size", &f.size, |n| format!("{n} bytes"))?;
+    change(w, "producer", &f.producer, text)?;
+    let value = |v: &Option<Name>| v.as_ref().map(|v| escape::clip(name(v), 60).into_owned());
+    list(w, &f.metadata, |w, m| match (value(&m.a), value(&m.b)) {
+        (Some(a), Some(b)) => writeln!(w, "~ metadata {}: {a} -> {b}", name(&m.key)),
+        (Some(a), None) => writeln!(w, "- metadata {}: {a}", name(&m.key)),
+        (None, Some(b)) => writeln!(w, "+ metadata {}: {b}", name(&m.key)),
+        (None, None) => Ok(()),
+    })
+}
+
+fn port(p: &Port) -> String {
+    format!("{} {}", dtype_text(p.dtype), shape_text(p.shape.as_deref()))
+}
+
+fn interface<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+    if diff.interface.is_empty() {
+        return Ok(());
+    }
+    heading(w, "interface")?;
+    for (kind, changes) in [
+        ("input", &diff.interface.inputs),
+        ("output", &diff.interface.outputs),
+    ] {
+        list(w, changes, |w, c| match (&c.a, &c.b) {
+            (Some(a), Some(b)) => {
+                writeln!(w, "~ {kind} {}: {} -> {}", name(&c.name), port(a), port(b))
+            }
+            (Some(a), None) => writeln!(w, "- {kind} {}: {}", name(&c.name), port(a)),
+            (None, Some(b)) => writeln!(w, "+ {kind} {}: {}", name(&c.name), port(b)),
+            (None, None) => Ok(()),
+        })?;
+    }
+    Ok(())
+}
+
+fn node(n: &NodeRef) -> String {
+    let graph = match n.graph {
+        0 => String::new(),
+        g => format!(" in subgraph {g}"),
+    };
+    let op = escape::clip(escape::sanitize(&n.op_type), 100);
+    format!("{op} \"{}\" (node {}{graph})", name(&n.name), n.node)
+}
+
+fn graph<W: Write>(w: &mut W, g: &GraphDiff) -> io::Result<()> {
+    if g.is_empty() {
+        return Ok(());
+    }
+    heading(w, "graph")?;
+    list(w, &g.operators, |w, o| {
+        writeln!(w, "~ {}: {} -> {}", escape::sanitize(&o.op_type), o.a, o.b)
+    })?;
+    list(w, &g.changed, |w, c| {
+        let mut what = Vec::new();
+        if let Some(op) = &c.op_type {
+            what.push(format!("{} -> {}", op.a, op.b));
+        }
+        if let Some(n) = &c.inputs {
+            what.push(format!("inputs {} -> {}", n.a, n.b));
+        }
+        if !c.attributes.is_empty() {
+            let names: Vec<String> = c.attributes.iter().map(|a| a.to_string()).collect();
+            what.push(format!("attributes {}", names.join(", ")));
+        }
+        let what = escape::sanitize(&what.join("; ")).into_owned();
+        writeln!(w, "~ {} / {}: {what}", node(&c.a), node(&c.b))
+    })?;
+    list(w, &g.removed, |w, n| writeln!(w, "- {}", node(n)))?;
+    list(w, &g.added, |w, n| writeln!(w, "+ {}", node(n)))
+}
+
+fn tensor(t: &TensorSide) -> String {
+    format!(
+        "{} {} {}",
+        name(&t.name),
+        dtype_text(t.dtype),
+        dims_text(&t.shape)
+    )
+}
+
+fn tensors<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+    let t = &diff.tensors;
+    if t.is_empty() {
+        return Ok(());
+    }
+    heading(w, "tensors")?;
+    list(w, &t.changed, |w, c| {
+        let mut what = Vec::new();
+        if let Some(d) = &c.dtype {
+            what.push(format!("{} -> {}", dtype_text(d.a), dtype_text(d.b)));
+        }
+        if let Some(s) = &c.shape {
+            what.push(format!("{} -> {}", dims_text(&s.a), dims_text(&s.b)));
+        }
+        if let Some(s) = &c.byte_size {
+            let bytes = |n: Option<u64>| n.map_or("?".to_owned(), |n| n.to_string());
+            what.push(format!("{} -> {} bytes", bytes(s.a), bytes(s.b)));
+        }
+        let names = if c.a.as_bytes() == c.b.as_bytes() {
+            name(&c.a).into_owned()
+        } else {
+            format!("{} / {}", name(&c.a), name(&c.b))
+        };
+        writeln!(w, "~ {names}: {}", what.join(", "))
+    })?;
+    list(w, &t.renamed, |w, r| {
+        let by = match r.by {
+            super::RenamedBy::Bytes => "same bytes",
+            super::RenamedBy::Shape => "same dtype and shape",
+        };
+        writeln!(w, "~ {} -> {} ({by})", name(&r.a), name(&r.b))
+    })?;
+    list(w, &t.removed, |w, x| writeln!(w, "- {}", tensor(x)))?;
+    list(w, &t.added, |w, x| writeln!(w, "+ {}", tensor(x)))
+}
+
+fn values<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+    let Some(v) = &diff.values else {
+        return Ok(());
+    };
+    if v.changed.is_empty() && v.not_compared.is_empty() {
+        return Ok(());
+    }
+    heading(w, "values")?;
+    list(w, &v.changed, |w, c| {
+        let figures = c.numeric.map_or("bytes differ".to_owned(), |n| {
+            let mut s = format!(
+                "{} differing, max abs {:.3e}, max rel {:.3e}",
+                n.differing, n.max_abs, n.max_rel
+            );
+            if n.nan_appeared > 0 {
+                s.push_str(&format!(", {} NaN appeared", n.nan_appeared));
+            }
+            if n.inf_appeared > 0 {
+                s.push_str(&format!(", {} Inf appeared", n.inf_appeared));
+            }
+            s
+        });
+        let mark = if c.within_tolerance {
+            " (within tolerance)"
+        } else {
+            ""
+        };
+        writeln!(w, "~ {}: {figures}{mark}", name(&c.a))
+    })?;
+    list(w, &v.not_compared, |w, n| {
+        writeln!(w, "  {}: not compared, {}", name(&n.a), n.reason)
+    })
+}
+
+fn findings<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+    let f = &diff.findings;
+    if f.is_empty() {
+        return Ok(());
+    }
+    heading(w, "findings")?;
+    for (mark, keys) in [("-", &f.fixed), ("+", &f.new)] {
+        list(w, keys, |w, k| {
+            let item = k
+                .item
+                .as_deref()
+                .map(|i| format!(" {i}"))
+                .unwrap_or_default();
+            let message = escape::clip(escape::sanitize(&k.message), 120);
+            writeln!(
+                w,
+                "{mark} {}[{}]{item}: {message}",
+                k.severity.name(),
+                k.code
+            )
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,329 @@
+//! Tensor values: the one part of a diff that reads tensor bytes. Each tensor is read once,
+//! through the memory map, in chunks whose pages are dropped once compared, so memory stays
+//! bounded whatever the size of the files; the pairs are shared between two threads.
+
+use crate::inventory::{DType, FileRole, Inventory, Name, TensorId, TensorView};
+use crate::source::ModelFile;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+/// Bytes compared or hashed before their pages are let go.
+const CHUNK: usize = 4 << 20;
+
+/// How the values of the paired tensors differ.
+#[derive(Debug, Default, Serialize)]
+pub struct ValuesDiff {
+    /// Pairs whose bytes were compared.
+    pub compared: u64,
+    /// Pairs with identical bytes.
+    pub equal: u64,
+    /// The tolerance: the largest absolute difference that counts as equal.
+    pub tolerance: f64,
+    /// Pairs whose bytes differ, by A's tensor name.
+    pub changed: Vec<ValueChange>,
+    /// Pairs that could not be compared, and why.
+    pub not_compared: Vec<NotCompared>,
+}
+
+impl ValuesDiff {
+    /// Whether no pair differs beyond the tolerance.
+    pub fn is_empty(&self) -> bool {
+        self.changed.iter().all(|c| c.within_tolerance)
+    }
+}
+
+/// A pair of tensors whose bytes differ.
+#[derive(Debug, Serialize)]
+pub struct ValueChange {
+    /// A's name.
+    pub a: Name,
+    /// B's name.
+    pub b: Name,
+    /// Element-wise figures, for numeric types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numeric: Option<Numeric>,
+    /// Whether every element is within the tolerance and no NaN or infinity appeared.
+    pub within_tolerance: bool,
+}
+
+/// Element-wise differences of two numeric tensors.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize)]
+pub struct Numeric {
+    /// Largest absolute difference between finite elements.
+    pub max_abs: f64,
+    /// Largest difference relative to the larger magnitude of the two elements.
+    pub max_rel: f64,
+    /// Elements that differ by more than the tolerance (or in NaN or infinity).
+    pub differing: u64,
+    /// Elements that are NaN in B but not in A.
+    pub nan_appeared: u64,
+    /// Elements that are infinite in B but not in A.
+    pub inf_appeared: u64,
+}
+
+/// A pair whose values were not compared.
+#[derive(Debug, Serialize)]
+pub struct NotCompared {
+    /// A's name.
+    pub a: Name,
+    /// B's name.
+    pub b: Name,
+    /// Why not.
+    pub reason: &'static str,
+}
+
+/// The files of one side, opened again as they were read.
+struct Files<'a> {
+    inv: &'a Inventory,
+    files: Vec<Option<ModelFile>>,
+    views: HashMap<TensorId, &'a TensorView>,
+}
+
+impl<'a> Files<'a> {
+    fn open(inv: &'a Inventory) -> Self {
+        // A data file the model names is at its canonical path, opened without following a
+        // symlink; one named on the command line (`--data-a`) is followed, as the model is.
+        // Either way a file other than the one read is refused.
+        let files = (inv.files.iter())
+            .map(|f| match f.role {
+                FileRole::ExternalData if f.path.is_absolute() => {
+                    ModelFile::open_checked(&f.path, f.identity)
+                }
+                _ => ModelFile::open_same(&f.path, f.identity),
+            })
+            .map(Result::ok)
+            .collect();
+        let views = inv.views.iter().map(|v| (v.tensor, v)).collect();
+        Files { inv, files, views }
+    }
+
+    /// The file and the bytes of tensor `id`'s elements.
+    fn bytes(&self, id: TensorId) -> Result<(&ModelFile, &[u8]), &'static str> {
+        let t = self.inv.tensors.get(id).ok_or("no such tensor")?;
+        let mut data = t.data.ok_or("no data")?;
+        if let Some(view) = self.views.get(&id) {
+            let dtype = t.dtype.ok_or("unknown dtype")?;
+            if !contiguous(view, &t.shape) {
+                return Err("strided view");
+            }
+            data = view
+                .span(&t.shape, dtype, data)
+                .ok_or("view outside its storage")?;
+        } else if let Some(size) = t.byte_size {
+            data.len = data.len.min(size);
+        }
+        let file = (self.files.get(data.file))
+            .and_then(Option::as_ref)
+            .ok_or("file not readable")?;
+        let range = usize::try_from(data.offset)
+            .ok()
+            .zip(usize::try_from(data.len).ok());
+        let bytes = range
+            .and_then(|(start, len)| file.bytes().get(start..start.checked_add(len)?))
+            .ok_or("data outside its file")?;
+        Ok((file, bytes))
+    }
+}
+
+/// Whether `view` lays its elements out one after another, row-major.
+fn contiguous(view: &TensorView, shape: &[u64]) -> bool {
+    let mut expected = 1u64;
+    for (&dim, &stride) in shape.iter().zip(&view.strides).rev() {
+        if dim > 1 && stride != expected {
+            return false;
+        }
+        expected = expected.saturating_mul(dim);
+    }
+    view.strides.len() == shape.len()
+}
+
+/// Drops the pages of `chunk` (those wholly inside it) once read.
+fn release(file: &ModelFile, chunk: &[u8]) {
+    const PAGE: usize = 4096;
+    let at = chunk.as_ptr() as usize;
+    let skip = at.next_multiple_of(PAGE) - at;
+    if let Some(rest) = chunk.get(skip..) {
+        file.release(&rest[..rest.len() / PAGE * PAGE]);
+    }
+}
+
+/// A hash of the bytes of each tensor of `ids` that can be read, to find renamed tensors.
+pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Option<u64>> {
+    let files = Files::open(inv);
+    let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
+    ids.iter()
+        .map(|&id| {
+            let hash = files.bytes(id).ok().map(|(file, bytes)| {
+                let mut h = state.build_hasher();
+                for chunk in bytes.chunks(CHUNK) {
+                    h.write(chunk);
+                    release(file, chunk);
+                }
+                h.finish()
+            });
+            (id, hash)
+        })
+        .collect()
+}
+
+/// Compares the values of every pair, on two threads.
+pub(super) fn compare(
+    a: &Inventory,
+    b: &Inventory,
+    pairs: &[(TensorId, TensorId)],
+    tolerance: f64,
+) -> ValuesDiff {
+    let (fa, fb) = (Files::open(a), Files::open(b));
+    let results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let work = |half: usize| {
+            let (fa, fb) = (&fa, &fb);
+            move || {
+                (pairs.iter().enumerate())
+                    .skip(half)
+                    .step_by(2)
+                    .map(|(k, &(x, y))| (k, compare_pair(fa, fb, x, y, tolerance)))
+                    .collect::<Vec<_>>()
+            }
+        };
+        let other = scope.spawn(work(1));
+        let mut mine = work(0)();
+        mine.extend(
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        );
+        mine
+    });
+    let mut results = results;
+    results.sort_unstable_by_key(|r| r.0);
+    let mut diff = ValuesDiff {
+        tolerance,
+        ..ValuesDiff::default()
+    };
+    for (k, outcome) in results {
+        let (x, y) = pairs[k];
+        let (a, b) = (a.tensors[x].name.clone(), b.tensors[y].name.clone());
+        match outcome {
+            Outcome::Equal => (diff.compared, diff.equal) = (diff.compared + 1, diff.equal + 1),
+            Outcome::Differ(numeric) => {
+                diff.compared += 1;
+                let within_tolerance = numeric.is_some_and(|n| n.differing == 0);
+                diff.changed.push(ValueChange {
+                    a,
+                    b,
+                    numeric,
+                    within_tolerance,
+                });
+            }
+            Outcome::Skipped(reason) => diff.not_compared.push(NotCompared { a, b, reason }),
+        }
+    }
+    diff
+}
+
+enum Outcome {
+    Equal,
+    Differ(Option<Numeric>),
+    Skipped(&'static str),
+}
+
+fn compare_pair(fa: &Files, fb: &Files, x: TensorId, y: TensorId, tolerance: f64) -> Outcome {
+    let (ta, tb) = (&fa.inv.tensors[x], &fb.inv.tensors[y]);
+    if ta.dtype != tb.dtype {
+        return Outcome::Skipped("dtypes differ");
+    }
+    if ta.shape != tb.shape {
+        return Outcome::Skipped("shapes differ");
+    }
+    let ((file_a, a), (file_b, b)) = match (fa.bytes(x), fb.bytes(y)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(reason), _) | (_, Err(reason)) => return Outcome::Skipped(reason),
+    };
+    if a.len() != b.len() {
+        return Outcome::Skipped("sizes differ");
+    }
+    let decoder = ta.dtype.and_then(DType::decoder);
+    // Chunks hold whole elements.
+    let step = decoder.map_or(1, |(size, _)| size);
+    let chunk = CHUNK / step * step;
+    let mut numeric = decoder.map(|_| Numeric::default());
+    let mut equal = true;
+    for (ca, cb) in a.chunks(chunk).zip(b.chunks(chunk)) {
+        if ca != cb {
+            equal = false;
+            if let (Some(n), Some((size, decode))) = (numeric.as_mut(), decoder) {
+                elements(n, ca, cb, size, decode, tolerance);
+            }
+        }
+        release(file_a, ca);
+        release(file_b, cb);
+    }
+    if equal {
+        Outcome::Equal
+    } else {
+        Outcome::Differ(numeric)
+    }
+}
+
+/// Adds the element-wise differences of `a` and `b` to `n`.
+fn elements(n: &mut Numeric, a: &[u8], b: &[u8], size: usize, decode: DecodeFn, tolerance: f64) {
+    for (ea, eb) in a.chunks_exact(size).zip(b.chunks_exact(size)) {
+        if ea == eb {
+            continue;
+        }
+        let (x, y) = (decode(ea), decode(eb));
+        let nan = y.is_nan() && !x.is_nan();
+        let inf = y.is_infinite() && !x.is_infinite();
+        n.nan_appeared += u64::from(nan);
+        n.inf_appeared += u64::from(inf);
+        if x.is_finite() && y.is_finite() {
+            let abs = (x - y).abs();
+            n.max_abs = n.max_abs.max(abs);
+            let scale = x.abs().max(y.abs());
+            if scale > 0.0 {
+                n.max_rel = n.max_rel.max(abs / scale);
+            }
+            n.differing += u64::from(abs > tolerance);
+        } else if !(x.is_nan() && y.is_nan()) && x != y {
+            n.differing += 1;
+        }
+    }
+}
+
+type DecodeFn = crate::inventory::Decode;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn element_figures_count_what_exceeds_the_tolerance_and_what_became_nan_or_infinite() {
+        let (size, decode) = DType::F32.decoder().unwrap();
+        let a = f32s(&[1.0, 2.0, 3.0, 4.0, 0.0]);
+        let b = f32s(&[1.0, 2.5, f32::NAN, f32::INFINITY, 0.001]);
+        let mut n = Numeric::default();
+        elements(&mut n, &a, &b, size, decode, 0.01);
+        assert_eq!((n.differing, n.nan_appeared, n.inf_appeared), (3, 1, 1));
+        assert_eq!(n.max_abs, 0.5);
+        assert!((n.max_rel - 1.0).abs() < 1e-12, "{}", n.max_rel);
+    }
+
+    #[test]
+    fn only_row_major_views_are_contiguous() {
+        let view = |strides: &[u64]| TensorView {
+            tensor: 0,
+            storage: Name::from("0"),
+            storage_offset: 0,
+            strides: strides.to_vec(),
+        };
+        assert!(contiguous(&view(&[3, 1]), &[2, 3]));
+        assert!(contiguous(&view(&[7, 1]), &[1, 3]));
+        assert!(!contiguous(&view(&[1, 2]), &[2, 3]));
+        assert!(!contiguous(&view(&[1]), &[2, 3]));
+    }
+}
