@@ -251,11 +251,7 @@ impl<'a> Ops<'a> {
         };
         for op in ops {
             let key = text_key(&op.op.op_type);
-            let key = op
-                .op
-                .domain
-                .as_deref()
-                .map_or(key, |d| mix(key, text_key(d)));
+            let key = op.op.domain().map_or(key, |d| mix(key, text_key(d)));
             self.kind.push(mix(key, op.op.outputs.len() as u64));
         }
         for (k, op) in ops.iter().enumerate() {
