@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Exit codes: 0 no errors, 1 errors found, 2 usage or I/O.
 
 mod check;
+mod config;
 mod dump;
 mod explain;
 mod generate;

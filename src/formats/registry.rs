@@ -90,6 +90,31 @@ pub fn detect(file: &ModelFile) -> Detected {
         .map_or(Detected::Unknown, |(_, found)| found)
 }
 
+/// When the extension of `path` belongs to another format than `format`, which its content
+/// is in: the message that names both.
+pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
+    let ext = extension(path)?;
+    if format.extensions().contains(&ext.as_str()) {
+        return None;
+    }
+    let read = FORMATS
+        .iter()
+        .find(|f| f.extensions().contains(&ext.as_str()));
+    let owner = match read {
+        Some(f) => f.name(),
+        None => {
+            foreign::FOREIGN
+                .iter()
+                .find(|f| f.extensions.contains(&ext.as_str()))?
+                .title
+        }
+    };
+    Some(format!(
+        "the extension .{ext} says {owner}, but the content is {}",
+        format.name()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
