@@ -53,6 +53,8 @@ pub mod json_dump;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
+pub mod sbom;
+#[doc(hidden)]
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 #[doc(hidden)]

@@ -5,8 +5,10 @@ mod config;
 mod dump;
 mod explain;
 mod generate;
+mod hashing;
 mod inspect;
 mod progress;
+mod sbom;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io;
@@ -32,6 +34,8 @@ enum Command {
     Dump(dump::DumpArgs),
     /// Browse a model: header, sections, graph, operators, tensors, metadata, findings.
     Inspect(inspect::InspectArgs),
+    /// Write a CycloneDX 1.6 bill of materials (ML-BOM) of models as JSON.
+    Sbom(sbom::SbomArgs),
     /// Write a shell completion script to standard output.
     Completions(generate::CompletionsArgs),
     /// Write a manual page (roff) to standard output, or every page into a directory.
@@ -92,6 +96,7 @@ pub fn run() -> ExitCode {
         Command::Explain(a) => explain::run(a),
         Command::Dump(a) => dump::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Sbom(a) => sbom::run(a),
         Command::Completions(a) => generate::completions(a),
         Command::Man(a) => generate::man(a),
     };

@@ -9,9 +9,8 @@ use crate::cli::config::settings::Settings;
 use crate::cli::progress::Progress;
 use rtenx::check::generic::{FILE_TOO_LARGE, TIMED_OUT};
 use rtenx::formats::ReadOptions;
-use rtenx::report::{FileHash, FileResult};
-use rtenx::source::{digest, ModelFile, OpenError};
-use sha2::Sha256;
+use rtenx::report::FileResult;
+use rtenx::source::{ModelFile, OpenError};
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 
@@ -38,16 +37,7 @@ pub struct Outcome {
 
 /// Opens and checks `target` with its `settings`.
 pub fn check(target: Target, settings: Settings, run: &Run) -> Outcome {
-    let (path, file) = match target {
-        Target::Named(path) => {
-            let file = ModelFile::open(&path);
-            (path, file)
-        }
-        Target::Found(found) => {
-            let file = found.open();
-            (found.path, file)
-        }
-    };
+    let (path, file) = target.open();
     let file = match file {
         Ok(file) => Arc::new(file),
         Err(e) => return within_budget(FileResult::new(path, Err(e)).0),
@@ -121,7 +111,7 @@ fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> F
     if let Ok(a) = &mut outcome {
         settings.overrides.apply(&mut a.findings);
         if run.hash {
-            hashes = hash_files(file, &a.inventory);
+            hashes = crate::cli::hashing::model_and_data(file, &a.inventory);
         }
     }
     let (mut result, inventory) = FileResult::new(path, outcome);
@@ -135,20 +125,4 @@ fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> F
         crate::cli::release_at_exit(inventory);
     }
     result
-}
-
-/// SHA-256 of the model and of each of its data files that exists, streamed block by block
-/// so that memory stays small whatever their size.
-fn hash_files(file: &ModelFile, inv: &rtenx::Inventory) -> Result<Vec<FileHash>, OpenError> {
-    let mut hashes = vec![FileHash {
-        path: file.path().to_owned(),
-        sha256: digest::of_file::<Sha256>(file, |_| ())?,
-    }];
-    for data in inv.files.iter().skip(1).filter(|f| f.size.is_some()) {
-        hashes.push(FileHash {
-            path: data.path.clone(),
-            sha256: digest::of_path::<Sha256>(&data.path, data.identity, |_| ())?,
-        });
-    }
-    Ok(hashes)
 }

@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 use rtenx::check::{Selector, SelectorError, Severity};
 use rtenx::formats::{registry, scan};
 use rtenx::report::{self, baseline, ReportFormat, Summary};
+use rtenx::source::{ModelFile, OpenError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -185,12 +186,9 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             targets.push(Target::Named(path.clone()));
             continue;
         }
-        let found = scan::models_in(path);
-        for error in &found.errors {
-            super::complain(format_args!("cannot read {error}"));
-        }
+        let (files, unreadable) = scan_folder(path);
         let mut kept = 0;
-        for file in found.files {
+        for file in files {
             let config = configs.for_path(&file.path).map_err(|e| e.to_string())?;
             let excluded = settings::excluded(&file.path, config.as_ref());
             shown.push((
@@ -203,13 +201,13 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 targets.push(Target::Found(file));
             }
         }
-        if kept == 0 && found.errors.is_empty() {
+        if kept == 0 && !unreadable {
             super::complain(format_args!(
                 "no model files found under {}",
                 path.display()
             ));
         }
-        usage_problem |= kept == 0 || !found.errors.is_empty();
+        usage_problem |= kept == 0 || unreadable;
     }
     if args.show_settings {
         let mut out = io::stdout().lock();
@@ -294,18 +292,44 @@ fn write_report(
 /// A file to check. One named on the command line is opened by its path, following a
 /// symlink, since the user named it; one a folder scan found is opened from the folder
 /// following none, and only if it is still the file the scan saw.
-enum Target {
+pub enum Target {
     Named(PathBuf),
     Found(scan::Scanned),
 }
 
+impl Target {
+    /// The path, and the file opened and mapped.
+    pub fn open(self) -> (PathBuf, Result<ModelFile, OpenError>) {
+        match self {
+            Target::Named(path) => {
+                let file = ModelFile::open(&path);
+                (path, file)
+            }
+            Target::Found(found) => {
+                let file = found.open();
+                (found.path, file)
+            }
+        }
+    }
+}
+
+/// The files a scan of the folder `path` finds; entries it cannot read are reported on
+/// standard error, and make the second value true.
+pub fn scan_folder(path: &Path) -> (Vec<scan::Scanned>, bool) {
+    let found = scan::models_in(path);
+    for error in &found.errors {
+        super::complain(format_args!("cannot read {error}"));
+    }
+    (found.files, !found.errors.is_empty())
+}
+
 /// Threads for checking files: one per core.
-fn workers() -> usize {
+pub fn workers() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// `f` applied to every item on up to `workers` threads, with the results in input order.
-fn parallel_map<T: Send, R: Send>(
+pub fn parallel_map<T: Send, R: Send>(
     items: Vec<T>,
     workers: usize,
     f: impl Fn(T) -> R + Sync,
