@@ -4,7 +4,15 @@ mod common;
 
 use common::rtenx;
 
-const COMMANDS: [&str; 6] = ["check", "explain", "dump", "inspect", "completions", "man"];
+const COMMANDS: [&str; 7] = [
+    "check",
+    "explain",
+    "dump",
+    "inspect",
+    "sbom",
+    "completions",
+    "man",
+];
 
 #[test]
 fn completions_cover_every_shell_and_command() {
@@ -45,7 +53,7 @@ fn each_command_has_a_page_with_its_options() {
     assert_eq!(code, 0);
     assert!(out.contains(".TH rtenx\\-check 1") || out.contains(".TH rtenx-check 1"));
     assert!(out.contains("\\fB\\-\\-verify\\-checksums\\fR"), "{out}");
-    assert!(out.contains("[default: text]"));
+    assert!(out.contains("[default: auto]"), "{out}");
 
     let (_, err, code) = rtenx(&["man", "frobnicate"]);
     assert_eq!(code, 2);

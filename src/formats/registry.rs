@@ -6,7 +6,7 @@
 
 use super::foreign::{self, Foreign};
 use super::shared::{datafiles, pickle, zip};
-use super::{extension, Detection, Format};
+use super::{extension, Detection, Format, Scan};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
 
@@ -91,15 +91,18 @@ pub fn detect(file: &ModelFile) -> Detected {
 }
 
 /// When the extension of `path` belongs to another format than `format`, which its content
-/// is in: the message that names both.
+/// is in: the message that names both. An extension that formats claim only by content
+/// (`.json`) names no format.
 pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
     let ext = extension(path)?;
-    if format.extensions().contains(&ext.as_str()) {
+    if format.scan(path) != Scan::Skip
+        || FORMATS
+            .iter()
+            .any(|f| f.scan(path) == Scan::ModelIfDetected)
+    {
         return None;
     }
-    let read = FORMATS
-        .iter()
-        .find(|f| f.extensions().contains(&ext.as_str()));
+    let read = FORMATS.iter().find(|f| f.scan(path) != Scan::Skip);
     let owner = match read {
         Some(f) => f.name(),
         None => {

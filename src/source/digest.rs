@@ -26,14 +26,14 @@ pub fn of_file<D: sha2::Digest>(
     }
 }
 
-/// Like [`of_file`], for the data file at `path`, opened following no symlink and refused if
-/// it is no longer `identity`.
+/// Like [`of_file`], for the data file at `path`, which a reader opened as `identity`:
+/// another file there now is refused.
 pub fn of_path<D: sha2::Digest>(
     path: &Path,
     identity: Option<FileIdentity>,
     advance: impl Fn(u64),
 ) -> Result<String, OpenError> {
-    of_file::<D>(&ModelFile::open_checked(path, identity)?, advance)
+    of_file::<D>(&ModelFile::open_same(path, identity)?, advance)
 }
 
 /// SHA-256 of `bytes` in lower-case hex.

@@ -4,11 +4,11 @@ mod file;
 
 use super::config::discover::{self, Discovery};
 use super::config::settings::{self, Settings};
-use super::config::{Config, ConfigError, Layer};
+use super::config::{with_actions, Config, ConfigError, Layer};
 use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
-use rtenx::check::{Selector, SelectorError, Severity};
+use rtenx::check::{Selector, SelectorError};
 use rtenx::formats::{registry, scan};
 use rtenx::report::{self, baseline, ReportFormat, Summary};
 use rtenx::source::{ModelFile, OpenError};
@@ -60,7 +60,8 @@ pub struct CheckArgs {
     /// Print the settings that apply to each file, and check nothing.
     #[arg(long)]
     show_settings: bool,
-    /// Fail only on findings not in this baseline file; report the ones fixed since.
+    /// Fail only on findings not in this baseline file; report the ones fixed since
+    /// [default: the configuration's `baseline`].
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Write every finding of this run to a baseline file.
@@ -129,11 +130,7 @@ pub fn run(args: CheckArgs) -> io::Result<Outcome> {
 /// The command line as the last layer of settings.
 fn command_line(args: &CheckArgs) -> Layer {
     let mut rules = Vec::new();
-    for (selectors, action) in [
-        (&args.deny, Some(Severity::Error)),
-        (&args.warn, Some(Severity::Warning)),
-        (&args.allow, None),
-    ] {
+    for (selectors, action) in with_actions(&args.deny, &args.warn, &args.allow) {
         for s in selectors {
             let text = match s {
                 Selector::Level(level) => level.to_string(),
@@ -163,15 +160,18 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         Configs::Discovered(Discovery::default())
     };
     let cli = command_line(&args);
-    let format = match args.format {
-        Some(format) => format,
-        None => {
-            let here = configs
-                .for_path(Path::new("."))
-                .map_err(|e| e.to_string())?;
-            here.and_then(|c| c.format).unwrap_or(Format::Text)
-        }
-    };
+    // The run's own settings come from the configuration of the working directory.
+    let here = configs
+        .for_path(Path::new("."))
+        .map_err(|e| e.to_string())?;
+    let format = args
+        .format
+        .or(here.as_ref().and_then(|c| c.format))
+        .unwrap_or(Format::Text);
+    let baseline_path = args
+        .baseline
+        .clone()
+        .or(here.as_ref().and_then(|c| c.baseline.clone()));
     let mut targets = Vec::new();
     let mut usage_problem = false;
     let mut shown = Vec::new();
@@ -216,7 +216,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             .try_for_each(|(path, excluded, s)| s.show(path, *excluded, &mut out));
         return Ok(written.map(|()| Outcome::Clean));
     }
-    let baseline = args.baseline.as_deref().map(baseline::read).transpose()?;
+    let baseline = baseline_path.as_deref().map(baseline::read).transpose()?;
     let jobs: Vec<(Target, Settings)> = {
         let mut settings = shown.into_iter().filter(|(_, excluded, _)| !excluded);
         targets
@@ -240,13 +240,17 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let over_budget = outcomes.iter().any(|o| o.over_budget);
     let mut results: Vec<_> = outcomes.into_iter().map(|o| o.result).collect();
     let mut compared = None;
-    let root = |file: &Path| file.parent().unwrap_or(Path::new(".")).to_owned();
+    // Baseline paths are relative to the baseline's folder.
+    let root = |file: &Path| match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
     if let Some(path) = &args.write_baseline {
         baseline::fingerprint(&mut results, &root(path));
         let written = baseline::write(&baseline::of(&results, &root(path)), path);
         written.map_err(|e| format!("cannot write the baseline {}: {e}", path.display()))?;
     }
-    if let (Some(path), Some(baseline)) = (&args.baseline, &baseline) {
+    if let (Some(path), Some(baseline)) = (&baseline_path, &baseline) {
         baseline::fingerprint(&mut results, &root(path));
         compared = Some(baseline::apply(baseline, &mut results, &root(path)));
     }

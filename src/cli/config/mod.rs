@@ -8,7 +8,7 @@ pub mod settings;
 
 use super::check::Format;
 use globset::GlobSet;
-use rtenx::check::{Action, Selector};
+use rtenx::check::{Action, Selector, Severity};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ pub struct Config {
     pub exclude: GlobSet,
     /// The output format, `format = "sarif"`.
     pub format: Option<Format>,
+    /// The baseline file, `baseline = "rtenx-baseline.json"`, from the config's folder.
+    pub baseline: Option<PathBuf>,
 }
 
 /// Per-file settings of one table of the file.
@@ -49,6 +51,16 @@ pub struct Override {
     pub paths: GlobSet,
     /// Its settings.
     pub layer: Layer,
+}
+
+/// `deny`, `warn` and `allow` (of the command line or a table), each with the severity it
+/// sets; `None` drops the finding.
+pub fn with_actions<T>(deny: T, warn: T, allow: T) -> [(T, Action); 3] {
+    [
+        (deny, Some(Severity::Error)),
+        (warn, Some(Severity::Warning)),
+        (allow, None),
+    ]
 }
 
 /// A configuration file that cannot be used, with where the fault is.

@@ -5,7 +5,7 @@ use super::{Config, ConfigError, Layer, Override};
 use crate::cli::check::Format;
 use clap::ValueEnum;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use rtenx::check::{Selector, Severity};
+use rtenx::check::Selector;
 use rtenx::formats::registry;
 use serde::Deserialize;
 use std::ops::Range;
@@ -31,6 +31,8 @@ struct RawTable {
     exclude: Option<Spanned<Vec<Spanned<String>>>>,
     /// Top level only.
     format: Option<Spanned<String>>,
+    /// Top level only.
+    baseline: Option<Spanned<String>>,
     /// Top level only.
     overrides: Option<Spanned<Vec<RawTable>>>,
     /// `[[overrides]]` only.
@@ -99,6 +101,7 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
             let misplaced = [
                 o.exclude.as_ref().map(|v| ("exclude", v.span())),
                 o.format.as_ref().map(|v| ("format", v.span())),
+                o.baseline.as_ref().map(|v| ("baseline", v.span())),
                 o.overrides.as_ref().map(|v| ("overrides", v.span())),
             ];
             if let Some((key, span)) = misplaced.into_iter().flatten().next() {
@@ -115,8 +118,10 @@ pub fn read(path: &Path) -> Result<Option<Config>, ConfigError> {
             });
         }
     }
+    let baseline = raw.baseline.as_ref().map(|b| dir.join(b.get_ref()));
     Ok(Some(Config {
         path: path.to_owned(),
+        baseline,
         base: layer(&raw, &dir, &fail)?,
         dir,
         overrides,
@@ -130,11 +135,7 @@ type Fail<'a> = dyn Fn(Option<Range<usize>>, String) -> ConfigError + 'a;
 /// The per-file settings of a table.
 fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
     let mut rules = Vec::new();
-    for (list, action) in [
-        (&t.deny, Some(Severity::Error)),
-        (&t.warn, Some(Severity::Warning)),
-        (&t.allow, None),
-    ] {
+    for (list, action) in super::with_actions(&t.deny, &t.warn, &t.allow) {
         for s in list {
             let selector = Selector::parse(s.get_ref(), registry::lookup)
                 .map_err(|e| fail(Some(s.span()), e.to_string()))?;
