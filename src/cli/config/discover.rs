@@ -71,3 +71,42 @@ pub fn named(path: &Path) -> Result<Arc<Config>, ConfigError> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_folder_with_a_config_wins_and_rtenx_toml_before_pyproject() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("a/b"),
+            dir.path().join("a/b/c"),
+        );
+        std::fs::create_dir_all(&c).unwrap();
+        std::fs::write(a.join("rtenx.toml"), "warn = [\"RX005\"]\n").unwrap();
+        // A pyproject.toml without the table is passed over.
+        std::fs::write(b.join("pyproject.toml"), "[tool.ruff]\n").unwrap();
+        let mut discovery = Discovery::default();
+        let found = discovery.config_for(&c.join("m.rten")).unwrap().unwrap();
+        assert_eq!(found.path, a.join("rtenx.toml"));
+        // Every folder on the way is remembered: a second file in c/ reads no file.
+        assert!(discovery.by_dir.contains_key(&b) && discovery.by_dir.contains_key(&c));
+        std::fs::write(c.join("rtenx.toml"), "not toml").unwrap();
+        let again = discovery.config_for(&c.join("n.rten")).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&found, &again));
+        // In one folder, rtenx.toml wins over pyproject.toml's [tool.rtenx].
+        std::fs::write(
+            b.join("pyproject.toml"),
+            "[tool.rtenx]\nallow = [\"RX005\"]\n",
+        )
+        .unwrap();
+        std::fs::write(b.join("rtenx.toml"), "deny = [\"RX005\"]\n").unwrap();
+        let mut fresh = Discovery::default();
+        assert_eq!(
+            fresh.config_for(&b.join("m.rten")).unwrap().unwrap().path,
+            b.join("rtenx.toml")
+        );
+    }
+}
