@@ -269,6 +269,11 @@ fn a_bad_config_is_exit_2_naming_file_line_and_column() {
             "{text}:\n{err}\nexpected {expected}"
         );
     }
+    // A hostile nesting depth is refused, not followed down the stack.
+    let deep = format!("deny = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let (err, code) = with_config("rtenx.toml", &deep);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("rtenx: DIR/rtenx.toml:1:"), "{err}");
     // `--isolated` ignores it.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("rtenx.toml"), "nonsense").unwrap();
