@@ -66,8 +66,14 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
             continue;
         };
         let mut seen: HashMap<String, u32> = HashMap::new();
+        // A file's findings are in a few files (the model, its data files): each path is
+        // made relative once.
+        let mut paths: HashMap<PathBuf, String> = HashMap::new();
         for (f, place) in checked.findings.iter().zip(&mut checked.places) {
-            let path = relative(&place.path, &root);
+            if !paths.contains_key(&place.path) {
+                paths.insert(place.path.clone(), relative(&place.path, &root));
+            }
+            let path = &paths[&place.path];
             let key = format!("{}\0{path}\0{}", f.rule.code, place.identity);
             let rank = seen.entry(key.clone()).or_default();
             *rank += 1;
