@@ -35,3 +35,28 @@ if command -v hyperfine >/dev/null; then
     "target/release/rtenx check $data/paddle/big.pdiparams" \
     "target/release/rtenx check $data/paddle/big.pdmodel"
 fi
+
+# check --hash sha256 on the 4 GiB model (issue 28): one SHA-256 stream, one core.
+measure target/release/rtenx check --isolated --hash sha256 --format json "$data/big4g.rten"
+if command -v hyperfine >/dev/null; then
+  hyperfine --warmup 1 --runs 5 -N \
+    "target/release/rtenx check --isolated $data/big4g.rten" \
+    "target/release/rtenx check --isolated --hash sha256 --format json $data/big4g.rten"
+fi
+
+# Configuration discovery (issue 28): 10,000 files in 1,000 folders, each folder with its
+# own rtenx.toml every tenth folder; --show-settings discovers and reads configurations
+# without checking anything, so the difference from --isolated is discovery's cost.
+tree="$data/config-tree"
+if [ ! -d "$tree" ]; then
+  for d in $(seq 0 999); do
+    mkdir -p "$tree/d$((d / 100))/e$d"
+    [ $((d % 10)) -eq 0 ] && printf 'warn = ["RX005"]\n[[overrides]]\npaths = ["*.rten"]\nallow = ["RX014"]\n' > "$tree/d$((d / 100))/e$d/rtenx.toml"
+    for f in $(seq 0 9); do cp tests/fixtures/rten/mlp.rten "$tree/d$((d / 100))/e$d/m$f.rten"; done
+  done
+fi
+if command -v hyperfine >/dev/null; then
+  hyperfine --warmup 1 --runs 5 -N \
+    "target/release/rtenx check --isolated --show-settings $tree" \
+    "target/release/rtenx check --show-settings $tree"
+fi

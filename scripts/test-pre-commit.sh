@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tries the rtenx-check pre-commit hook of this repository for real: in a temporary git
 # repository holding a good and a bad RTen model, `pre-commit try-repo` must pass on the good
-# one and fail, naming the rule, on the bad one. pre-commit builds the hook with pip (maturin,
+# one and fail, naming the rule, on the bad one, and pass the bad one under a folder whose
+# override in the repository's rtenx.toml allows its rules. pre-commit builds the hook with pip (maturin,
 # see pyproject.toml). It tries the committed state of this repository plus any changes in the
 # work tree (try-repo makes a shadow commit of them). Needs Python 3 (venv, pip) and cargo;
 # tests/packaging.rs runs it.
@@ -31,4 +32,14 @@ if ! grep -q 'error\[RT006\]' bad.log; then
     echo "FAIL: the hook failed on the bad model, but not for RT006" >&2
     exit 1
 fi
-echo "ok: rtenx-check passes good.rten and fails bad.rten with RT006"
+# The repository's rtenx.toml applies: an override allows RT006 and RX002 under legacy/.
+mkdir legacy
+cp bad.rten legacy/old.rten
+printf '[[overrides]]\npaths = ["legacy/**"]\nallow = ["RT006", "RX002"]\n' > rtenx.toml
+git add legacy/old.rten rtenx.toml
+if ! pre-commit try-repo "$repo" rtenx-check --files legacy/old.rten > legacy.log 2>&1; then
+    cat legacy.log
+    echo "FAIL: the hook did not apply rtenx.toml's override to legacy/old.rten" >&2
+    exit 1
+fi
+echo "ok: rtenx-check passes good.rten, fails bad.rten with RT006, and follows rtenx.toml"

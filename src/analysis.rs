@@ -82,6 +82,9 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
                 inventory.sizes.extend(standard);
             }
             generic::run(&inventory, file.bytes(), &mut findings);
+            if let Some(message) = registry::misnamed(format, file.path()) {
+                findings.add(&generic::MISNAMED_FILE, Place::FILE, message);
+            }
             inventory
         }
         Detected::NotRead(foreign) => {
@@ -113,16 +116,29 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
 /// format, detected from its first bytes, with nothing read and nothing checked. The browser
 /// shows this while [`analyze`] runs.
 pub fn preview(path: &Path) -> Result<Analysis, OpenError> {
-    let file = ModelFile::open(path)?;
-    let format = match registry::detect(&file) {
+    Ok(preview_of(&ModelFile::open(path)?))
+}
+
+fn preview_of(file: &ModelFile) -> Analysis {
+    let format = match registry::detect(file) {
         Detected::Read(format) => FileFormat::Read(format.name()),
         Detected::NotRead(foreign) => FileFormat::NotRead(foreign.name),
         Detected::Unknown => FileFormat::Unknown,
     };
-    Ok(Analysis {
-        inventory: unread(&file, format),
+    Analysis {
+        inventory: unread(file, format),
         findings: Vec::new(),
-    })
+    }
+}
+
+/// The analysis of a file that was not read because it is past a budget (`rule`): its
+/// format, detected from its first bytes, and one finding that says why.
+pub fn not_read(file: &ModelFile, rule: &'static crate::check::Rule, message: String) -> Analysis {
+    let mut analysis = preview_of(file);
+    let mut findings = Findings::default();
+    findings.add(rule, Place::FILE, message);
+    analysis.findings = findings.into_vec();
+    analysis
 }
 
 /// The inventory of a file no reader reads: the file and its format.

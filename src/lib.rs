@@ -54,6 +54,8 @@ pub mod json_dump;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
+pub mod sbom;
+#[doc(hidden)]
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;
 #[doc(hidden)]
@@ -66,7 +68,7 @@ pub mod tui;
 
 pub use analysis::{analyze, analyze_with, preview, Analysis};
 #[doc(hidden)]
-pub use analysis::{analyze_file, analyze_file_with, analyze_opened};
+pub use analysis::{analyze_file, analyze_file_with, analyze_opened, not_read};
 pub use check::{Finding, Severity};
 pub use formats::ReadOptions;
 pub use inventory::Inventory;

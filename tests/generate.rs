@@ -4,12 +4,13 @@ mod common;
 
 use common::rtenx;
 
-const COMMANDS: [&str; 7] = [
+const COMMANDS: [&str; 8] = [
     "check",
     "explain",
     "dump",
     "diff",
     "inspect",
+    "sbom",
     "completions",
     "man",
 ];
@@ -53,7 +54,7 @@ fn each_command_has_a_page_with_its_options() {
     assert_eq!(code, 0);
     assert!(out.contains(".TH rtenx\\-check 1") || out.contains(".TH rtenx-check 1"));
     assert!(out.contains("\\fB\\-\\-verify\\-checksums\\fR"), "{out}");
-    assert!(out.contains("[default: text]"));
+    assert!(out.contains("[default: auto]"), "{out}");
 
     let (_, err, code) = rtenx(&["man", "frobnicate"]);
     assert_eq!(code, 2);

@@ -217,3 +217,44 @@ fn every_diff_validates_against_its_schema() {
     // Each section's lists were exercised by some pair.
     assert_eq!(seen.len(), 6, "{seen:?}");
 }
+
+#[test]
+fn a_report_with_hashes_and_a_baseline_validates() {
+    let check_schema = schema("check.schema.json");
+    let dir = tempfile::tempdir().unwrap();
+    // A baseline with one entry that no file matches: listed as fixed.
+    let baseline = dir.path().join("baseline.json");
+    let entry = r#"{"fingerprint": "00000000000000000000000000000000:1", "code": "RX005", "path": "m.rten", "item": null, "message": "gone"}"#;
+    std::fs::write(
+        &baseline,
+        format!(r#"{{"version": 1, "findings": [{entry}]}}"#),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixtures().join("rten/bad/RX005-trailing-bytes.rten"),
+        dir.path().join("m.rten"),
+    )
+    .unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let (out, _, _) = common::rtenx(&[
+        "check",
+        "--isolated",
+        "--format",
+        "json",
+        "--hash",
+        "sha256",
+        "--baseline",
+        baseline.to_str().unwrap(),
+        dir_arg,
+        "tests/fixtures/onnx/external_one_file",
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["baseline"]["fixed"].as_array().unwrap().len(),
+        1,
+        "{report}"
+    );
+    assert_eq!(report["files"][0]["hashes"].as_array().unwrap().len(), 1);
+    assert_eq!(report["files"][0]["findings"][0]["code"], "RX005");
+    assert_valid(&check_schema, &report, "check --hash --baseline");
+}

@@ -110,6 +110,34 @@ impl Item {
     }
 }
 
+impl Item {
+    /// What identifies the item across edits that leave it alone: names where it has them,
+    /// never a byte offset, and no index that an unrelated insertion would move (a node or
+    /// tensor by name, a section by kind).
+    pub fn identity(&self, inv: &Inventory) -> String {
+        match *self {
+            Item::Field { name } => format!("field {name}"),
+            Item::Graph { graph } => format!("graph {graph}"),
+            Item::Node { graph, node } => {
+                let name = inv.graphs.get(graph).and_then(|g| g.node(node));
+                match name.map(|n| n.name.display()) {
+                    Some(name) if !name.is_empty() => format!("node {graph} {name}"),
+                    _ => format!("node {graph} #{node}"),
+                }
+            }
+            Item::GraphRef { graph, list, index } => format!("graph {graph} {list}[{index}]"),
+            Item::Tensor { tensor } => match inv.tensors.get(tensor) {
+                Some(t) if !t.name.display().is_empty() => format!("tensor {}", t.name.display()),
+                _ => format!("tensor #{tensor}"),
+            },
+            Item::Section { section } => match inv.sections.get(section) {
+                Some(s) => format!("section {}", s.kind.label()),
+                None => format!("section #{section}"),
+            },
+        }
+    }
+}
+
 /// Where a finding points: the file, the absolute byte offset and the item at fault, known
 /// where the finding is made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

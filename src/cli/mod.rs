@@ -2,12 +2,15 @@
 //! (or a difference), 2 usage or I/O.
 
 mod check;
+mod config;
 mod diff;
 mod dump;
 mod explain;
 mod generate;
+mod hashing;
 mod inspect;
 mod progress;
+mod sbom;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io;
@@ -36,6 +39,8 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Browse a model: header, sections, graph, operators, tensors, metadata, findings.
     Inspect(inspect::InspectArgs),
+    /// Write a CycloneDX 1.6 bill of materials (ML-BOM) of models as JSON.
+    Sbom(sbom::SbomArgs),
     /// Write a shell completion script to standard output.
     Completions(generate::CompletionsArgs),
     /// Write a manual page (roff) to standard output, or every page into a directory.
@@ -99,6 +104,7 @@ pub fn run() -> ExitCode {
         Command::Dump(a) => dump::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Sbom(a) => sbom::run(a),
         Command::Completions(a) => generate::completions(a),
         Command::Man(a) => generate::man(a),
     };

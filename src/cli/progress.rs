@@ -7,7 +7,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 const TEMPLATE: &str =
     "hashing [{wide_bar}] {binary_bytes}/{binary_total_bytes}  {binary_bytes_per_sec}";
 
-/// Progress of a long byte-counting job.
+/// Progress of a long byte-counting job; clones draw the same bar.
+#[derive(Clone)]
 pub struct Progress(ProgressBar);
 
 impl Progress {

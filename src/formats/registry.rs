@@ -6,7 +6,7 @@
 
 use super::foreign::{self, Foreign};
 use super::shared::{datafiles, pickle, zip};
-use super::{extension, Detection, Format};
+use super::{extension, Detection, Format, Scan};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
 
@@ -88,6 +88,34 @@ pub fn detect(file: &ModelFile) -> Detected {
         .filter(|((detection, ..), _)| *detection != Detection::No)
         .max_by_key(|(rank, _)| *rank)
         .map_or(Detected::Unknown, |(_, found)| found)
+}
+
+/// When the extension of `path` belongs to another format than `format`, which its content
+/// is in: the message that names both. An extension that formats claim only by content
+/// (`.json`) names no format.
+pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
+    let ext = extension(path)?;
+    if format.scan(path) != Scan::Skip
+        || FORMATS
+            .iter()
+            .any(|f| f.scan(path) == Scan::ModelIfDetected)
+    {
+        return None;
+    }
+    let read = FORMATS.iter().find(|f| f.scan(path) != Scan::Skip);
+    let owner = match read {
+        Some(f) => f.name(),
+        None => {
+            foreign::FOREIGN
+                .iter()
+                .find(|f| f.extensions.contains(&ext.as_str()))?
+                .title
+        }
+    };
+    Some(format!(
+        "the extension .{ext} says {owner}, but the content is {}",
+        format.name()
+    ))
 }
 
 #[cfg(test)]

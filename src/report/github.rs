@@ -1,6 +1,8 @@
 //! GitHub Actions workflow commands: each finding becomes an annotation.
 
+use super::baseline::Compared;
 use super::fold::Folder;
+use super::text::BaselineSummary;
 use super::{FileResult, Summary};
 use crate::check::Severity;
 use crate::escape::sanitize;
@@ -25,7 +27,11 @@ fn escape(s: &str, property: bool) -> String {
     sanitize(&out).into_owned()
 }
 
-pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+pub(super) fn write(
+    w: &mut dyn Write,
+    results: &[FileResult],
+    baseline: Option<&Compared>,
+) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
             writeln!(w, "::error title=rtenx::{}", escape(&e.to_string(), false))?;
@@ -65,6 +71,9 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
                 held.count,
             )?;
         }
+    }
+    if let Some(compared) = baseline {
+        writeln!(w, "rtenx: baseline: {}", BaselineSummary(compared))?;
     }
     writeln!(w, "rtenx: checked {}", Summary::of(results))
 }

@@ -2,10 +2,13 @@
 //!
 //! Top level: `{"version": 1, "files": [...], "summary": {...}}`. Each file has `path`,
 //! `format`, `format_version`, `error` (null unless unreadable) and `findings`, each with
-//! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description` and `message`.
+//! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description`, `message` and
+//! `fingerprint`; with `--hash`, a file has `hashes`, and with `--baseline` the report has
+//! `baseline`.
 //! Paths are kept byte for byte ([`JsonPath`]). `schemas/check.schema.json` describes it. New
 //! fields may be added in a version; removing or changing one bumps `version`.
 
+use super::baseline::Compared;
 use super::{FileResult, Summary};
 use crate::escape::JsonPath;
 use serde_json::{json, Value};
@@ -14,9 +17,16 @@ use std::io::{self, Write};
 /// Version of the check report layout.
 pub const VERSION: u32 = 1;
 
-pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+pub(super) fn write(
+    w: &mut dyn Write,
+    results: &[FileResult],
+    baseline: Option<&Compared>,
+) -> io::Result<()> {
     let files: Vec<Value> = results.iter().map(file).collect();
-    let doc = json!({ "version": VERSION, "files": files, "summary": Summary::of(results) });
+    let mut doc = json!({ "version": VERSION, "files": files, "summary": Summary::of(results) });
+    if let Some(compared) = baseline {
+        doc["baseline"] = json!({ "matched": compared.matched, "fixed": compared.fixed });
+    }
     crate::escape::write_json(&mut *w, &doc, true)?;
     writeln!(w)
 }
@@ -34,17 +44,26 @@ fn file(result: &FileResult) -> Value {
                 "item": f.item,
                 "item_description": place.item,
                 "message": f.message,
+                "fingerprint": place.fingerprint,
             })
         })
         .collect();
     let (format, version) = result.outcome.as_ref().map_or((None, None), |c| {
         (Some(c.format), Some(c.format_version.as_str()))
     });
-    json!({
+    let mut entry = json!({
         "path": JsonPath(&result.path),
         "format": format,
         "format_version": version,
         "error": result.outcome.as_ref().err().map(|e| e.to_string()),
         "findings": findings,
-    })
+    });
+    if !result.hashes.is_empty() {
+        let hashes = result
+            .hashes
+            .iter()
+            .map(|h| json!({ "path": JsonPath(&h.path), "sha256": h.sha256 }));
+        entry["hashes"] = hashes.collect();
+    }
+    entry
 }

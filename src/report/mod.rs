@@ -1,5 +1,6 @@
 //! `rtenx check` reports: one writer per output format, all over the same results.
 
+pub mod baseline;
 mod fold;
 mod github;
 mod json;
@@ -20,6 +21,16 @@ pub struct FileResult {
     pub path: PathBuf,
     /// What checking it found, or why it could not be read.
     pub outcome: Result<Checked, OpenError>,
+    /// With `--hash sha256`: the digest of the model and of each of its data files.
+    pub hashes: Vec<FileHash>,
+}
+
+/// A file's SHA-256.
+pub struct FileHash {
+    /// The file, as the OS names it.
+    pub path: PathBuf,
+    /// Lower-case hex.
+    pub sha256: String,
 }
 
 /// A checked file's format and findings, each with its place in words.
@@ -44,6 +55,11 @@ pub struct Place {
     pub path: PathBuf,
     /// The node, tensor or other item, described with its name.
     pub item: Option<String>,
+    /// The item by what identifies it across unrelated edits (names, not indices or offsets),
+    /// for fingerprints.
+    pub identity: String,
+    /// The finding's fingerprint, once [`baseline::fingerprint`] has set it.
+    pub fingerprint: String,
 }
 
 impl FileResult {
@@ -64,7 +80,14 @@ impl FileResult {
             }
             Err(e) => (Err(e), None),
         };
-        (FileResult { path, outcome }, inventory)
+        let mut result = FileResult {
+            path,
+            outcome,
+            hashes: Vec::new(),
+        };
+        // Relative to the working directory until a baseline names another root.
+        baseline::fingerprint(std::slice::from_mut(&mut result), Path::new("."));
+        (result, inventory)
     }
 
     /// The findings, empty for unreadable files.
@@ -134,11 +157,21 @@ pub enum ReportFormat {
 
 /// Writes the report for `results` in `format`.
 pub fn write(format: ReportFormat, w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+    write_with(format, w, results, None)
+}
+
+/// Like [`write`], with what comparing the findings with a baseline gave.
+pub fn write_with(
+    format: ReportFormat,
+    w: &mut dyn Write,
+    results: &[FileResult],
+    baseline: Option<&baseline::Compared>,
+) -> io::Result<()> {
     match format {
-        ReportFormat::Text { color, all } => text::write(w, results, color, all),
-        ReportFormat::Json => json::write(w, results),
-        ReportFormat::Sarif => sarif::write(w, results),
-        ReportFormat::Github => github::write(w, results),
+        ReportFormat::Text { color, all } => text::write(w, results, color, all, baseline),
+        ReportFormat::Json => json::write(w, results, baseline),
+        ReportFormat::Sarif => sarif::write(w, results, baseline),
+        ReportFormat::Github => github::write(w, results, baseline),
     }
 }
 
@@ -176,8 +209,14 @@ fn place(path: &Path, analysis: &Analysis, finding: &Finding) -> Place {
         .files
         .get(finding.file)
         .map_or(path, |f| f.path.as_path());
+    let inv = &analysis.inventory;
     Place {
         path: path.to_owned(),
-        item: finding.item.map(|item| item.describe(&analysis.inventory)),
+        item: finding.item.map(|item| item.describe(inv)),
+        identity: finding
+            .item
+            .map(|item| item.identity(inv))
+            .unwrap_or_default(),
+        fingerprint: String::new(),
     }
 }

@@ -1,5 +1,6 @@
 //! SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
+use super::baseline::Compared;
 use super::FileResult;
 use crate::check::Severity;
 use crate::escape::sanitize;
@@ -17,7 +18,11 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+pub(super) fn write(
+    w: &mut dyn Write,
+    results: &[FileResult],
+    baseline: Option<&Compared>,
+) -> io::Result<()> {
     let rules: Vec<Value> = registry::rules()
         .map(|r| {
             json!({
@@ -49,15 +54,25 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             if let Some(item) = &place.item {
                 loc["logicalLocations"] = json!([{ "name": sanitize(item) }]);
             }
-            out.push(json!({
+            let mut entry = json!({
                 "ruleId": f.rule.code,
                 "level": level(f.severity),
                 "message": { "text": sanitize(&f.message) },
                 "locations": [loc],
-            }));
+                "partialFingerprints": { "rtenx/v1": place.fingerprint },
+            });
+            if baseline.is_some() {
+                entry["baselineState"] = json!("new");
+            }
+            out.push(entry);
         }
     }
-    let doc = json!({
+    let artifacts: Vec<Value> = results
+        .iter()
+        .flat_map(|r| &r.hashes)
+        .map(|h| json!({ "location": { "uri": uri(&h.path) }, "hashes": { "sha-256": h.sha256 } }))
+        .collect();
+    let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -73,6 +88,9 @@ pub(super) fn write(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()>
             "results": out,
         }],
     });
+    if !artifacts.is_empty() {
+        doc["runs"][0]["artifacts"] = Value::Array(artifacts);
+    }
     crate::escape::write_json(&mut *w, &doc, true)?;
     writeln!(w)
 }

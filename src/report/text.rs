@@ -1,5 +1,6 @@
 //! Human-readable check output, in the style of compiler diagnostics.
 
+use super::baseline::Compared;
 use super::fold::Folder;
 use super::{FileResult, Summary};
 use crate::check::Severity;
@@ -35,6 +36,7 @@ pub(super) fn write(
     results: &[FileResult],
     color: bool,
     all: bool,
+    baseline: Option<&Compared>,
 ) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
@@ -78,7 +80,40 @@ pub(super) fn write(
             )?;
         }
     }
+    if let Some(compared) = baseline {
+        for fixed in &compared.fixed {
+            let head = paint(
+                color,
+                bold(AnsiColor::Green),
+                &format!("fixed[{}]", fixed.code),
+            );
+            writeln!(w, "{head}: {}", sanitize(&fixed.message))?;
+            let arrow = paint(color, bold(AnsiColor::Blue), "-->");
+            match &fixed.item {
+                Some(item) => {
+                    writeln!(w, "  {arrow} {}, {}", sanitize(&fixed.path), sanitize(item))?
+                }
+                None => writeln!(w, "  {arrow} {}", sanitize(&fixed.path))?,
+            }
+        }
+        writeln!(w, "baseline: {}", BaselineSummary(compared))?;
+    }
     writeln!(w, "checked {}", Summary::of(results))
+}
+
+/// `3 known findings not counted, 1 fixed`.
+pub(super) struct BaselineSummary<'a>(pub &'a Compared);
+
+impl std::fmt::Display for BaselineSummary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known = self.0.matched;
+        let s = if known == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{known} known finding{s} not counted, {} fixed",
+            self.0.fixed.len()
+        )
+    }
 }
 
 #[cfg(test)]
@@ -113,7 +148,7 @@ mod tests {
         };
         let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];
         let mut out = Vec::new();
-        write(&mut out, &results, color, all).unwrap();
+        write(&mut out, &results, color, all, None).unwrap();
         String::from_utf8(out).unwrap()
     }
 

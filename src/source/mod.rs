@@ -3,6 +3,7 @@
 //! Every map is watched ([`guard`]), so a file that shrinks while it is read becomes an
 //! error for that file instead of a SIGBUS for the whole process.
 
+pub mod digest;
 mod guard;
 
 pub use guard::set_fatal_hook;

@@ -12,6 +12,16 @@ const HEADER: &str = "case\tcode\toffset\titem\tsetup\twhat";
 /// one and checks it).
 pub const GENERATED: &[(&str, &str, &str)] = &[
     (
+        "RX018",
+        "tests/ci.rs",
+        "a_file_past_max_size_is_reported_and_others_checked",
+    ),
+    (
+        "RX019",
+        "tests/ci.rs",
+        "a_file_past_its_timeout_is_given_up_and_others_checked",
+    ),
+    (
         "RX017",
         "tests/foreign.rs",
         "every_foreign_file_is_named_and_nothing_else_is_reported",

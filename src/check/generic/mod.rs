@@ -186,6 +186,53 @@ crate::rules! {
     /// check` exits with 2, "could not check", as for a file it cannot open, never 0, so an unread
     /// file cannot pass a CI gate as clean.
     NOT_CHECKED = ("RX017", "not-checked", Info);
+    /// The file is larger than the `--max-size` budget: it was not read.
+    ///
+    /// ## What it does
+    /// `rtenx check --max-size SIZE` (or `max-size` in the configuration file, per folder with
+    /// `[[overrides]]`) sets the largest file a run reads. A model or lone data file past it is
+    /// reported with its size and the limit, and not read; the other files are still checked,
+    /// and the run exits with 2, "could not check", since this file was neither passed nor
+    /// failed.
+    ///
+    /// ## Why
+    /// A CI owner bounds what one job may spend: a 70 GB checkpoint committed by mistake should
+    /// stop the gate with a clear reason, not fill the runner's page cache.
+    ///
+    /// ## How to fix
+    /// Raise `max-size` for the folder that holds large models, or move the file out of the
+    /// checked tree.
+    FILE_TOO_LARGE = ("RX018", "file-too-large", Error);
+    /// Checking the file took longer than the `--timeout` budget: it was given up on.
+    ///
+    /// ## What it does
+    /// `rtenx check --timeout DURATION` (or `timeout` in the configuration file) bounds the time
+    /// one file may take. Each file is read on its own thread; when the time is up, rtenx stops
+    /// waiting for it, reports it, checks the other files, and exits with 2 at the end, when the
+    /// unfinished reader is dropped with the process.
+    ///
+    /// ## Why
+    /// Every reader is bounded in entries and bytes, but a slow disk, a network mount or a huge
+    /// model can still take longer than a CI job allows; a per-file limit turns that into a
+    /// finding instead of a killed job with no report.
+    ///
+    /// ## How to fix
+    /// Raise `timeout` for the folder that holds the file, or check it on a faster machine.
+    TIMED_OUT = ("RX019", "timed-out", Error);
+    /// The file's extension belongs to another format than its content.
+    ///
+    /// ## What it does
+    /// rtenx reads a file by its content. When the extension is one another format claims (an
+    /// RTen model named `.onnx`, a pickle named `.safetensors`), the finding names both formats.
+    ///
+    /// ## Why
+    /// People, scanners and loaders trust the name: a loader picked by extension fails on the file,
+    /// and a pickle under a safe format's name escapes the review a pickle gets, since loading it
+    /// can run code.
+    ///
+    /// ## How to fix
+    /// Rename the file to its format's extension, or re-export it in the format its name says.
+    MISNAMED_FILE = ("RX020", "misnamed-file", Warning);
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.

@@ -7,14 +7,11 @@
 use super::rules::CHECKSUM_MISMATCH;
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{FileId, Inventory, TensorId};
-use crate::source::{FileIdentity, ModelFile, OpenError};
-use sha1::{Digest, Sha1};
+use crate::source::{digest, FileIdentity};
+use sha1::Sha1;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-
-/// Bytes hashed between progress reports.
-const BLOCK: usize = 8 << 20;
 
 /// A checksum a model records for the data file holding one of its tensors.
 #[derive(Debug, Clone)]
@@ -53,7 +50,7 @@ pub fn verify(
                         continue;
                     };
                     let identity = identities.get(&file).copied();
-                    let digest = hash(&entry.path, identity, |n| {
+                    let digest = digest::of_path::<Sha1>(&entry.path, identity, |n| {
                         let now = done.fetch_add(n, Ordering::Relaxed) + n;
                         if let Some(report) = progress {
                             report(now, total);
@@ -89,27 +86,5 @@ pub fn verify(
             Place::on(Item::Tensor { tensor: *tensor }).in_file(*file),
             message,
         );
-    }
-}
-
-/// Hex SHA-1 of the file at `path`, which must still be `identity`, calling `advance` with
-/// each block's size. The file is mapped and hashed in blocks of [`BLOCK`] bytes, each given
-/// back to the kernel once hashed, so memory stays small whatever the file's size; a file
-/// that shrinks or changes meanwhile is an error.
-fn hash(
-    path: &std::path::Path,
-    identity: Option<FileIdentity>,
-    advance: impl Fn(u64),
-) -> Result<String, OpenError> {
-    let file = ModelFile::open_checked(path, identity)?;
-    let mut sha = Sha1::new();
-    for block in file.bytes().chunks(BLOCK) {
-        sha.update(block);
-        file.release(block);
-        advance(block.len() as u64);
-    }
-    match file.changed() {
-        Some(change) => Err(change),
-        None => Ok(format!("{:x}", sha.finalize())),
     }
 }

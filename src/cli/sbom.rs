@@ -1,0 +1,80 @@
+//! `rtenx sbom`: a CycloneDX 1.6 ML-BOM of the models found, on standard output.
+
+use super::check::{parallel_map, scan_folder, workers, Target};
+use super::Outcome;
+use clap::Args;
+use rtenx::formats::ReadOptions;
+use rtenx::report::FileHash;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct SbomArgs {
+    /// Model files, or directories to search for them (as `check` does).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    data: super::DataArgs,
+}
+
+pub fn run(args: SbomArgs) -> io::Result<Outcome> {
+    if let Err(outcome) = args.data.readable() {
+        return Ok(outcome);
+    }
+    let mut targets = Vec::new();
+    let mut failed = false;
+    for path in &args.paths {
+        if !path.is_dir() {
+            targets.push(Target::Named(path.clone()));
+            continue;
+        }
+        let (files, unreadable) = scan_folder(path);
+        if files.is_empty() && !unreadable {
+            super::complain(format_args!(
+                "no model files found under {}",
+                path.display()
+            ));
+        }
+        failed |= files.is_empty() || unreadable;
+        targets.extend(files.into_iter().map(Target::Found));
+    }
+    let options = ReadOptions {
+        data: &args.data.files,
+        size_tables: false,
+        ..ReadOptions::default()
+    };
+    let models = parallel_map(targets, workers(), |target| {
+        let (_, file) = target.open();
+        let file = file?;
+        let analysis = rtenx::analyze_opened(&file, &options)?;
+        let hashes = super::hashing::model_and_data(&file, &analysis.inventory)?;
+        Ok::<(rtenx::Analysis, Vec<FileHash>), rtenx::OpenError>((analysis, hashes))
+    });
+    let mut read = Vec::new();
+    for model in models {
+        match model {
+            Ok(model) => read.push(model),
+            Err(e) => {
+                super::complain(format_args!("cannot read {e}"));
+                failed = true;
+            }
+        }
+    }
+    let listed: Vec<rtenx::sbom::Model> = read
+        .iter()
+        .map(|(a, hashes)| rtenx::sbom::Model {
+            inventory: &a.inventory,
+            hashes,
+        })
+        .collect();
+    let doc = rtenx::sbom::document(&listed);
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    rtenx::escape::write_json(&mut out, &doc, true)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(if failed {
+        Outcome::Failure
+    } else {
+        Outcome::Clean
+    })
+}

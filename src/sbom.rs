@@ -1,0 +1,195 @@
+//! `rtenx sbom`: a CycloneDX 1.6 bill of materials for models (an ML-BOM), built from the
+//! inventory alone. Each model is a `machine-learning-model` component with its SHA-256,
+//! format and version, parameter count, element types, inputs and outputs (the model card),
+//! and the license, name, description, version, author and architecture its metadata states;
+//! each data file is a `data` component the model depends on.
+
+use crate::inventory::display::{dtype_text, shape_text};
+use crate::inventory::{Graph, Inventory, NodeId, NodeKind};
+use crate::report::FileHash;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Metadata entries copied into a model card's properties, at most.
+const METADATA_LIMIT: usize = 256;
+
+/// One model to list.
+pub struct Model<'a> {
+    /// The model as read.
+    pub inventory: &'a Inventory,
+    /// SHA-256 of the model and of each data file that exists.
+    pub hashes: &'a [FileHash],
+}
+
+/// The CycloneDX 1.6 JSON document for `models`.
+pub fn document(models: &[Model]) -> Value {
+    let mut components = Vec::new();
+    let mut dependencies = Vec::new();
+    for model in models {
+        let inv = model.inventory;
+        let hash = |path: &Path| {
+            let found = model.hashes.iter().find(|h| h.path == path);
+            found.map(|h| json!([{ "alg": "SHA-256", "content": h.sha256 }]))
+        };
+        let main = inv.main_file();
+        let model_ref = format!("model:{}", main.path.display());
+        let mut component = model_component(inv, &model_ref);
+        if let Some(hashes) = hash(&main.path) {
+            component["hashes"] = hashes;
+        }
+        components.push(component);
+        let mut data_refs = Vec::new();
+        let mut seen = BTreeSet::new();
+        for data in inv.files.iter().skip(1) {
+            let data_ref = format!("data:{}", data.path.display());
+            if !seen.insert(data_ref.clone()) {
+                continue;
+            }
+            let mut component = json!({
+                "type": "data",
+                "bom-ref": data_ref,
+                "name": file_name(&data.path),
+                "properties": [property("rtenx:path", data.path.display())],
+            });
+            if let Some(hashes) = hash(&data.path) {
+                component["hashes"] = hashes;
+            }
+            components.push(component);
+            data_refs.push(data_ref);
+        }
+        dependencies.push(json!({ "ref": model_ref, "dependsOn": data_refs }));
+    }
+    json!({
+        "bomFormat": "CycloneDX",
+        "specVersion": "1.6",
+        "version": 1,
+        "metadata": { "tools": { "components": [{
+            "type": "application",
+            "name": "rtenx",
+            "version": env!("CARGO_PKG_VERSION"),
+        }]}},
+        "components": components,
+        "dependencies": dependencies,
+    })
+}
+
+/// The component of one model.
+fn model_component(inv: &Inventory, bom_ref: &str) -> Value {
+    let card = Card::of(inv);
+    let totals = inv.totals();
+    let dtypes: BTreeSet<&str> = inv.tensors.iter().map(|t| dtype_text(t.dtype)).collect();
+    let dtypes: Vec<&str> = dtypes.into_iter().collect();
+    let main = inv.main_file();
+    let mut properties = vec![
+        property("rtenx:path", main.path.display()),
+        property("rtenx:format", inv.format.name()),
+        property("rtenx:parameters", totals.parameters),
+        property("rtenx:tensors", totals.tensors),
+        property("rtenx:dtypes", dtypes.join(", ")),
+    ];
+    if !inv.format_version.is_empty() {
+        properties.insert(2, property("rtenx:format-version", &inv.format_version));
+    }
+    let mut parameters = json!({
+        "inputs": values(inv, |g| &g.inputs),
+        "outputs": values(inv, |g| &g.outputs),
+    });
+    if let Some(architecture) = &card.architecture {
+        parameters["architectureFamily"] = json!(architecture);
+    }
+    let mut component = json!({
+        "type": "machine-learning-model",
+        "bom-ref": bom_ref,
+        "name": card.name.clone().unwrap_or_else(|| file_name(&main.path)),
+        "properties": properties,
+        "modelCard": { "modelParameters": parameters, "properties": card.properties },
+    });
+    if let Some(version) = card.version {
+        component["version"] = json!(version);
+    }
+    if let Some(description) = card.description {
+        component["description"] = json!(description);
+    }
+    if let Some(license) = card.license {
+        component["licenses"] = json!([{ "license": { "name": license } }]);
+    }
+    if let Some(author) = card.author {
+        component["authors"] = json!([{ "name": author }]);
+    }
+    component
+}
+
+/// What a model's metadata says about it, by the last part of each key (`general.license`
+/// and `license` alike).
+#[derive(Default)]
+struct Card {
+    name: Option<String>,
+    description: Option<String>,
+    version: Option<String>,
+    license: Option<String>,
+    author: Option<String>,
+    architecture: Option<String>,
+    /// Every metadata entry that is not a list, as `metadata:KEY`.
+    properties: Vec<Value>,
+}
+
+impl Card {
+    fn of(inv: &Inventory) -> Self {
+        let mut card = Card::default();
+        for entry in inv.metadata.iter().filter(|e| e.list.is_none()) {
+            let key = entry.key.display();
+            let value = entry.value.display().into_owned();
+            let last = key.rsplit(['.', ':', '/']).next().unwrap_or(&key);
+            let slot = match last.to_ascii_lowercase().as_str() {
+                "name" | "model_name" => &mut card.name,
+                "description" | "doc_string" => &mut card.description,
+                "version" | "model_version" => &mut card.version,
+                "license" | "licence" | "license_name" => &mut card.license,
+                "author" | "authors" => &mut card.author,
+                "architecture" => &mut card.architecture,
+                _ => &mut None,
+            };
+            slot.get_or_insert_with(|| value.clone());
+            if card.properties.len() < METADATA_LIMIT {
+                card.properties
+                    .push(property(&format!("metadata:{key}"), value));
+            }
+        }
+        card
+    }
+}
+
+/// The main graph's inputs or outputs, as `name: dtype[shape]`.
+fn values(inv: &Inventory, list: impl Fn(&Graph) -> &Vec<NodeId>) -> Vec<Value> {
+    let Some(graph) = inv.graphs.first() else {
+        return Vec::new();
+    };
+    list(graph)
+        .iter()
+        .filter_map(|&id| graph.node(id))
+        .map(|node| {
+            let text = match &node.kind {
+                NodeKind::Value(v) => format!(
+                    "{}: {}{}",
+                    node.name.display(),
+                    dtype_text(v.dtype),
+                    shape_text(v.shape.as_deref())
+                ),
+                _ => node.name.display().into_owned(),
+            };
+            json!({ "format": text })
+        })
+        .collect()
+}
+
+fn property(name: &str, value: impl std::fmt::Display) -> Value {
+    json!({ "name": name, "value": value.to_string() })
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,75 @@
+//! File digests, streamed: the mapped file is hashed in blocks, each given back to the kernel
+//! once hashed, so memory stays a few blocks whatever the file's size. `--verify-checksums`
+//! (SHA-1) and `--hash sha256` share it.
+
+use super::{FileIdentity, ModelFile, OpenError};
+use std::path::Path;
+
+/// Bytes hashed between progress reports and page releases.
+pub const BLOCK: usize = 8 << 20;
+
+/// Lower-case hex digest of `file`'s bytes, calling `advance` with each block's size. A file
+/// that shrinks or changes meanwhile is an error.
+pub fn of_file<D: sha2::Digest>(
+    file: &ModelFile,
+    advance: impl Fn(u64),
+) -> Result<String, OpenError> {
+    let mut hasher = D::new();
+    for block in file.bytes().chunks(BLOCK) {
+        hasher.update(block);
+        file.release(block);
+        advance(block.len() as u64);
+    }
+    match file.changed() {
+        Some(change) => Err(change),
+        None => Ok(hex(&hasher.finalize())),
+    }
+}
+
+/// Like [`of_file`], for the data file at `path`, which a reader opened as `identity`:
+/// another file there now is refused.
+pub fn of_path<D: sha2::Digest>(
+    path: &Path,
+    identity: Option<FileIdentity>,
+    advance: impl Fn(u64),
+) -> Result<String, OpenError> {
+    of_file::<D>(&ModelFile::open_same(path, identity)?, advance)
+}
+
+/// SHA-256 of `bytes` in lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_match_known_values() {
+        let file = ModelFile::in_memory("abc", b"abc".to_vec());
+        assert_eq!(
+            of_file::<sha2::Sha256>(&file, |_| ()).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            of_file::<sha1::Sha1>(&file, |_| ()).unwrap(),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            of_file::<sha2::Sha256>(&file, |_| ()).unwrap()
+        );
+    }
+}

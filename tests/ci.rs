@@ -1,0 +1,515 @@
+//! `check` in CI: the configuration file (discovery, precedence, errors), baselines, budgets
+//! and hashes, on the fixture repository tests/fixtures/ci-repo and on copies of it.
+
+mod common;
+
+use common::rtenx;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const REPO: &str = "tests/fixtures/ci-repo";
+
+/// `check --format json` of `args`: the report and the exit code.
+fn json(args: &[&str]) -> (Value, i32) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let (out, err, code) = rtenx(&all);
+    let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (report, code)
+}
+
+/// Every finding of a report as `path-ending code severity`, paths cut to the part after
+/// `ci-repo/` (or the file name).
+fn findings(report: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in report["files"].as_array().unwrap() {
+        for f in file["findings"].as_array().unwrap() {
+            let path = f["path"].as_str().unwrap();
+            let short = path.rsplit_once("ci-repo/").map_or(path, |(_, p)| p);
+            out.push(format!(
+                "{short} {} {}",
+                f["code"].as_str().unwrap(),
+                f["severity"].as_str().unwrap()
+            ));
+        }
+    }
+    out
+}
+
+fn checked_paths(report: &Value) -> Vec<String> {
+    let files = report["files"].as_array().unwrap();
+    files
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A copy of the fixture repository in a temporary folder.
+fn copy_repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ci-repo");
+    for entry in walkdir::WalkDir::new(common::fixtures().join("ci-repo")) {
+        let entry = entry.unwrap();
+        let rel = entry
+            .path()
+            .strip_prefix(common::fixtures().join("ci-repo"))
+            .unwrap();
+        let to = root.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    (dir, root)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn each_file_takes_the_nearest_config_and_its_overrides() {
+    let (report, code) = json(&[REPO]);
+    assert_eq!(
+        findings(&report),
+        [
+            // rtenx.toml: deny = ["warning"] makes RX013 an error; warn = ["RX005"] keeps it.
+            "models/dupe.rten RX013 error",
+            "models/trailing.rten RX005 warning",
+            // The second [[overrides]] warns on RX014 for this file only.
+            "models/unused.rten RX014 warning",
+            // sub/pyproject.toml's [tool.rtenx] is nearer: no deny there.
+            "sub/unused.rten RX014 warning",
+        ]
+    );
+    // legacy/old.rten is checked, and its RT006 and RX002 errors are allowed by the first
+    // override; third_party/ is excluded.
+    let paths = checked_paths(&report);
+    assert!(
+        paths.iter().any(|p| p.ends_with("legacy/old.rten")),
+        "{paths:?}"
+    );
+    assert!(
+        !paths.iter().any(|p| p.contains("third_party")),
+        "{paths:?}"
+    );
+    assert_eq!(paths.len(), 6);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
+    let dupe = format!("{REPO}/models/dupe.rten");
+    let unused = format!("{REPO}/models/unused.rten");
+    // Defaults: RX013 and RX014 are warnings.
+    let (report, code) = json(&["--isolated", &dupe, &unused]);
+    assert_eq!(
+        findings(&report),
+        [
+            "models/dupe.rten RX013 warning",
+            "models/unused.rten RX014 warning"
+        ]
+    );
+    assert_eq!(code, 0);
+    // The config denies warnings but warns on RX014 for unused.rten.
+    let (report, code) = json(&[&dupe, &unused]);
+    assert_eq!(
+        findings(&report),
+        [
+            "models/dupe.rten RX013 error",
+            "models/unused.rten RX014 warning"
+        ]
+    );
+    assert_eq!(code, 1);
+    // The command line comes last: it denies RX014 and warns on RX013.
+    let (report, code) = json(&["--deny", "RX014", "--warn", "RX013", &dupe, &unused]);
+    assert_eq!(
+        findings(&report),
+        [
+            "models/dupe.rten RX013 warning",
+            "models/unused.rten RX014 error"
+        ]
+    );
+    assert_eq!(code, 1);
+    // A named config replaces discovery, for every path.
+    let (report, _) = json(&["--config", &format!("{REPO}/sub/pyproject.toml"), &dupe]);
+    assert_eq!(findings(&report), ["models/dupe.rten RX013 warning"]);
+    // `--isolated` also brings back what the config excluded.
+    let (report, _) = json(&["--isolated", REPO]);
+    assert!(checked_paths(&report)
+        .iter()
+        .any(|p| p.contains("third_party")));
+    // `max-size` from the config (1MiB) is replaced by the command line's.
+    let (report, code) = json(&["--max-size", "1KB", &dupe]);
+    assert_eq!(findings(&report), ["models/dupe.rten RX018 error"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn the_format_and_baseline_come_from_the_config_of_the_working_directory() {
+    let (dir, root) = copy_repo();
+    let config = root.join("rtenx.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("format = \"github\"\n{text}")).unwrap();
+    let run = |args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("rtenx")
+            .unwrap()
+            .current_dir(&root)
+            .args(args)
+            .output()
+            .unwrap();
+        (String::from_utf8(out.stdout).unwrap(), out.status.code())
+    };
+    let (stdout, code) = run(&["check", "models/dupe.rten"]);
+    assert!(
+        stdout.starts_with("::error file=models/dupe.rten"),
+        "{stdout}"
+    );
+    assert_eq!(code, Some(1));
+    std::fs::write(
+        &config,
+        format!("format = \"github\"\nbaseline = \"baseline.json\"\n{text}"),
+    )
+    .unwrap();
+    let (stdout, code) = run(&["check", "models"]);
+    assert!(
+        stdout.contains("rtenx: baseline: 3 known findings not counted, 0 fixed"),
+        "{stdout}"
+    );
+    assert_eq!(code, Some(0));
+    // The command line's format wins.
+    let (stdout, _) = run(&["check", "--format", "text", "models"]);
+    assert!(stdout.starts_with("baseline: 3 known"), "{stdout}");
+    drop(dir);
+}
+
+#[test]
+fn show_settings_prints_what_applies_to_each_file() {
+    let (out, _, code) = rtenx(&[
+        "check",
+        "--show-settings",
+        &format!("{REPO}/legacy/old.rten"),
+        &format!("{REPO}/sub"),
+    ]);
+    assert_eq!(code, 0);
+    let legacy = out.split("sub/unused.rten").next().unwrap();
+    assert!(legacy.contains("ci-repo/rtenx.toml\n"), "{out}");
+    assert!(legacy.contains("  allow RT006  ("), "{out}");
+    assert!(legacy.contains("[[overrides]] #1)"), "{out}");
+    assert!(
+        legacy.contains("  max-size: 1048576 bytes\n  timeout: 60000 ms"),
+        "{out}"
+    );
+    let sub = out.split("sub/unused.rten").nth(1).unwrap();
+    assert!(sub.contains("sub/pyproject.toml\n  warn RX014"), "{out}");
+    assert!(sub.contains("max-size: none"), "{out}");
+}
+
+/// A config in a fresh folder with one model, and what `check` says of it.
+fn with_config(name: &str, text: &str) -> (String, i32) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), text).unwrap();
+    let model = dir.path().join("m.rten");
+    std::fs::copy(common::fixtures().join("rten/mlp.rten"), &model).unwrap();
+    let (_, err, code) = rtenx(&["check", s(&model)]);
+    (err.replace(&dir.path().display().to_string(), "DIR"), code)
+}
+
+#[test]
+fn a_bad_config_is_exit_2_naming_file_line_and_column() {
+    let cases = [
+        (
+            "rtenx.toml",
+            "deny = [\"warning\"]\nallow = [\"RX5\"]\n",
+            "DIR/rtenx.toml:2:10: unknown rule code or level `RX5`",
+        ),
+        (
+            "rtenx.toml",
+            "max-size = 20\n",
+            "DIR/rtenx.toml:1:12: invalid type: integer `20`, expected a string",
+        ),
+        (
+            "rtenx.toml",
+            "[[overrides]]\nallow = [\"RX005\"]\n",
+            "DIR/rtenx.toml:1:1: an [[overrides]] table needs `paths`",
+        ),
+        (
+            "rtenx.toml",
+            "timeout = \"soon\"",
+            "DIR/rtenx.toml:1:11: `soon` is not a duration",
+        ),
+        (
+            "rtenx.toml",
+            "paths = [\"a\"]",
+            "DIR/rtenx.toml:1:9: `paths` belongs in an [[overrides]] table",
+        ),
+        (
+            "rtenx.toml",
+            "formt = \"json\"",
+            "DIR/rtenx.toml:1:1: unknown field `formt`",
+        ),
+        (
+            "rtenx.toml",
+            "data = [\"missing.ptd\"]",
+            "DIR/rtenx.toml:1:9: data file `missing.ptd` does not exist",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.rtenx]\nformat = \"xml\"\n",
+            "DIR/pyproject.toml:2:10: unknown format `xml`",
+        ),
+        ("rtenx.toml", "deny = [\"warning\"\n", "DIR/rtenx.toml:1:"),
+    ];
+    for (name, text, expected) in cases {
+        let (err, code) = with_config(name, text);
+        assert_eq!(code, 2, "{text}: {err}");
+        assert!(
+            err.starts_with(&format!("rtenx: {expected}")),
+            "{text}:\n{err}\nexpected {expected}"
+        );
+    }
+    // A hostile nesting depth is refused, not followed down the stack.
+    let deep = format!("deny = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let (err, code) = with_config("rtenx.toml", &deep);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("rtenx: DIR/rtenx.toml:1:"), "{err}");
+    // `--isolated` ignores it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rtenx.toml"), "nonsense").unwrap();
+    std::fs::copy(
+        common::fixtures().join("rten/mlp.rten"),
+        dir.path().join("m.rten"),
+    )
+    .unwrap();
+    let (_, _, code) = rtenx(&["check", "--isolated", s(&dir.path().join("m.rten"))]);
+    assert_eq!(code, 0);
+    let (_, err, code) = rtenx(&[
+        "check",
+        "--config",
+        s(&dir.path().join("none.toml")),
+        "tests/fixtures/rten/mlp.rten",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("none.toml: cannot read"), "{err}");
+}
+
+#[test]
+fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
+    let (dir, root) = copy_repo();
+    let baseline = root.join("baseline.json");
+    // The committed baseline accepts every finding of the repository as it is.
+    let (report, code) = json(&["--baseline", s(&baseline), s(&root)]);
+    assert_eq!(findings(&report), Vec::<String>::new());
+    assert_eq!(report["baseline"]["matched"], 4);
+    assert_eq!(code, 0);
+    // A new finding in another file fails; the one fixed is reported as such.
+    std::fs::copy(root.join("models/dupe.rten"), root.join("models/mlp.rten")).unwrap();
+    std::fs::copy(
+        common::fixtures().join("rten/mlp.rten"),
+        root.join("models/dupe.rten"),
+    )
+    .unwrap();
+    let (report, code) = json(&["--baseline", s(&baseline), s(&root)]);
+    assert_eq!(findings(&report), ["models/mlp.rten RX013 error"]);
+    let fixed = report["baseline"]["fixed"].as_array().unwrap();
+    assert_eq!(fixed.len(), 1);
+    assert_eq!(
+        (&fixed[0]["code"], &fixed[0]["path"]),
+        (&"RX013".into(), &"models/dupe.rten".into())
+    );
+    assert_eq!(code, 1);
+    let (out, _, _) = rtenx(&["check", "--baseline", s(&baseline), s(&root)]);
+    assert!(out.contains("fixed[RX013]: value name \"W1\" is also used by node 0\n  --> models/dupe.rten, node 2 \"W1\""), "{out}");
+    assert!(
+        out.contains("baseline: 3 known findings not counted, 1 fixed"),
+        "{out}"
+    );
+    // Writing a baseline from elsewhere gives the same paths, relative to the baseline.
+    let again = dir.path().join("again.json");
+    rtenx(&["check", "--write-baseline", s(&again), s(&root)]);
+    let written: Value = serde_json::from_slice(&std::fs::read(&again).unwrap()).unwrap();
+    assert!(written["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["path"] == "ci-repo/models/mlp.rten"));
+    // A baseline that is not one is exit 2 with its line and column.
+    std::fs::write(&baseline, "{\"version\": 1,\n \"findings\": 3}").unwrap();
+    let (_, err, code) = rtenx(&["check", "--baseline", s(&baseline), s(&root)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("baseline.json:2:"), "{err}");
+}
+
+/// An ONNX model with an unused initializer, `unused_w`, after a producer name of `producer`:
+/// a longer name moves every later byte.
+fn onnx_with_unused(producer: &str) -> Vec<u8> {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{
+        GraphProto, ModelProto, NodeProto, TensorProto, ValueInfoProto,
+    };
+    let bytes = |s: &str| Some(s.as_bytes().to_vec().into());
+    let tensor = |name: &str| TensorProto {
+        name: bytes(name),
+        dims: vec![1],
+        data_type: Some(1),
+        float_data: vec![1.0],
+        ..TensorProto::default()
+    };
+    let value = |name: &str| ValueInfoProto {
+        name: bytes(name),
+        r#type: None,
+    };
+    let node = NodeProto {
+        input: vec![b"x".to_vec().into(), b"k".to_vec().into()],
+        output: vec![b"y".to_vec().into()],
+        name: bytes("mul"),
+        op_type: bytes("Mul"),
+        ..NodeProto::default()
+    };
+    let graph = GraphProto {
+        name: bytes("g"),
+        node: vec![node.encode_to_vec().into()],
+        initializer: vec![
+            tensor("k").encode_to_vec().into(),
+            tensor("unused_w").encode_to_vec().into(),
+        ],
+        input: vec![value("x")],
+        output: vec![value("y")],
+        ..GraphProto::default()
+    };
+    ModelProto {
+        producer_name: bytes(producer),
+        ..ModelProto::with_graph(&graph, 17)
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn fingerprints_do_not_move_when_an_unrelated_byte_offset_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.onnx");
+    let finding = |producer: &str| {
+        std::fs::write(&model, onnx_with_unused(producer)).unwrap();
+        let (report, _) = json(&["--isolated", s(&model)]);
+        let all = report["files"][0]["findings"].as_array().unwrap().clone();
+        let unused = all
+            .into_iter()
+            .find(|f| f["code"] == "RX014")
+            .expect("RX014");
+        (
+            unused["offset"].as_u64().unwrap(),
+            unused["fingerprint"].as_str().unwrap().to_owned(),
+        )
+    };
+    let (before, print) = finding("a");
+    let (after, again) = finding("a producer name 40 bytes longer than before");
+    assert!(after > before, "{before} {after}");
+    assert_eq!(print, again);
+    // The baseline written before the edit still holds the finding after it.
+    std::fs::write(&model, onnx_with_unused("a")).unwrap();
+    let baseline = dir.path().join("baseline.json");
+    rtenx(&[
+        "check",
+        "--isolated",
+        "--write-baseline",
+        s(&baseline),
+        s(&model),
+    ]);
+    std::fs::write(
+        &model,
+        onnx_with_unused("a producer name 40 bytes longer than before"),
+    )
+    .unwrap();
+    let (report, code) = json(&["--isolated", "--baseline", s(&baseline), s(&model)]);
+    assert_eq!(report["baseline"]["matched"].as_u64(), Some(1), "{report}");
+    assert!(report["baseline"]["fixed"].as_array().unwrap().is_empty());
+    assert_eq!(code, 0);
+    // SARIF carries the same fingerprint, relative to the working directory.
+    let (sarif, _, _) = rtenx(&["check", "--isolated", "--format", "sarif", s(&model)]);
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert!(result["partialFingerprints"]["rtenx/v1"]
+        .as_str()
+        .unwrap()
+        .ends_with(":1"));
+}
+
+#[test]
+fn a_file_past_max_size_is_reported_and_others_checked() {
+    let big = "tests/fixtures/rten/mlp.rten";
+    let small = "tests/fixtures/gguf/bad/truncated-in-kv.gguf";
+    let (report, code) = json(&["--isolated", "--max-size", "1000", big, small]);
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files[0]["findings"][0]["code"], "RX018");
+    assert_eq!(
+        files[0]["findings"][0]["message"],
+        "the file is 5440 bytes, over the max-size budget of 1000 bytes: not read"
+    );
+    assert_eq!(files[0]["format"], "rten");
+    assert!(files[1]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["code"] != "RX018"));
+    assert!(!files[1]["findings"].as_array().unwrap().is_empty());
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_file_past_its_timeout_is_given_up_and_others_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = dir.path().join("slow");
+    std::fs::create_dir(&slow).unwrap();
+    // 300,000 operators: far more than a millisecond to read.
+    rtenx::synth::onnx::write(&slow, 300_000, 0).unwrap();
+    std::fs::copy(
+        common::fixtures().join("rten/mlp.rten"),
+        dir.path().join("mlp.rten"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("rtenx.toml"),
+        "[[overrides]]\npaths = [\"slow/**\"]\ntimeout = \"1ms\"\n",
+    )
+    .unwrap();
+    let (report, code) = json(&[s(&slow.join("model.onnx")), s(&dir.path().join("mlp.rten"))]);
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files[0]["findings"][0]["code"], "RX019", "{report}");
+    assert_eq!(
+        files[0]["findings"][0]["message"],
+        "checking the file took longer than the timeout of 1 ms: given up"
+    );
+    assert_eq!(files[1]["findings"].as_array().unwrap().len(), 0);
+    assert_eq!(files[1]["format"], "rten");
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn hashes_are_in_the_json_and_sarif_reports() {
+    use sha2::Digest;
+    let model = "tests/fixtures/onnx/external_one_file/model.onnx";
+    let data = "tests/fixtures/onnx/external_one_file/weights.data";
+    let expected = |p: &str| {
+        let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
+        format!("{:x}", sha2::Sha256::digest(bytes))
+    };
+    let (report, _) = json(&["--hash", "sha256", model]);
+    let hashes = report["files"][0]["hashes"].as_array().unwrap();
+    assert_eq!(hashes.len(), 2);
+    assert_eq!(hashes[0]["path"], model);
+    assert_eq!(hashes[0]["sha256"], expected(model));
+    assert!(hashes[1]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("weights.data"));
+    assert_eq!(hashes[1]["sha256"], expected(data));
+    let (sarif, _, _) = rtenx(&["check", "--hash", "sha256", "--format", "sarif", model]);
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    let artifacts = sarif["runs"][0]["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts[0]["hashes"]["sha-256"], expected(model));
+    assert_eq!(artifacts[1]["hashes"]["sha-256"], expected(data));
+    // Without --hash, no file is hashed.
+    let (report, _) = json(&[model]);
+    assert!(report["files"][0].get("hashes").is_none());
+}
