@@ -175,7 +175,7 @@ pub(super) fn compare(
     tolerance: f64,
 ) -> ValuesDiff {
     let (fa, fb) = (Files::open(a), Files::open(b));
-    let results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+    let mut results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
         let work = |half: usize| {
             let (fa, fb) = (&fa, &fb);
             move || {
@@ -195,7 +195,6 @@ pub(super) fn compare(
         );
         mine
     });
-    let mut results = results;
     results.sort_unstable_by_key(|r| r.0);
     let mut diff = ValuesDiff {
         tolerance,
