@@ -2,6 +2,7 @@
 
 use super::query::Query;
 use super::rows::{kind, label, name, summary};
+use super::index::Origin;
 use super::{GraphTab, Link, SHOWN};
 use crate::inventory::display::{attr_text, dims_text, dtype_text, shape_text};
 use crate::inventory::{Graph, GraphId, Inventory, NodeId, NodeKind};
@@ -163,9 +164,11 @@ fn details(
             lines.extend(more(op.attrs.len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
             for &input in op.inputs.iter().flatten().take(SHOWN) {
-                let by = index
-                    .and_then(|i| i.producer(input))
-                    .map_or("graph input or constant".to_owned(), |p| label(graph, p));
+                let by = match index.map(|i| i.origin(inv, input)) {
+                    Some(Origin::Operator(p)) => label(graph, p),
+                    Some(origin) => origin.words().to_owned(),
+                    None => String::new(),
+                };
                 lines.push(link_line(format!("{}  ← {by}", label(graph, input))));
             }
             lines.extend(more(op.inputs.len(), theme));
@@ -188,14 +191,26 @@ fn details(
             lines.extend(more(op.subgraphs.len(), theme));
             return lines;
         }
-        Some(NodeKind::Value(v)) => lines.push(Line::raw(match &v.composite {
-            Some(text) => text.clone(),
-            None => format!("{} {}", dtype_text(v.dtype), shape_text(v.shape.as_deref())),
-        })),
+        Some(NodeKind::Value(v)) => {
+            let what = match index.map(|i| i.origin(inv, id)) {
+                Some(Origin::GraphInput) => "graph input",
+                Some(Origin::Captured) => "captured value",
+                _ if graph.outputs.iter().take(SHOWN).any(|&o| o == id) => "graph output",
+                _ => "value",
+            };
+            lines.push(Line::raw(match &v.composite {
+                Some(text) => format!("{what} {text}"),
+                None => format!(
+                    "{what} {} {}",
+                    dtype_text(v.dtype),
+                    shape_text(v.shape.as_deref())
+                ),
+            }))
+        }
         Some(NodeKind::Constant { tensor }) => {
             if let Some(t) = inv.tensors.get(*tensor) {
                 lines.push(Line::raw(format!(
-                    "{} {} {:?}, {} bytes",
+                    "weight {} {} {:?}, {} bytes",
                     dtype_text(t.dtype),
                     dims_text(&t.shape),
                     t.storage,
