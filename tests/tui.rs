@@ -1044,3 +1044,46 @@ fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
     );
     insta::assert_snapshot!("imports_torchscript", screen(&mut a));
 }
+
+/// What a user opens a model for comes first: at 120×36, the Overview of a real model of
+/// every format shows its main graph's inputs and outputs, its most used operator, its
+/// parameters and the findings count, read from the model rather than written here.
+#[test]
+fn the_overview_shows_inputs_outputs_and_operator_mix_in_a_120_by_36_window() {
+    for (name, fixture) in [
+        ("rten", "rten/convnet.rten"),
+        ("onnx", "onnx/torch_gpt2/model.onnx"),
+        ("executorch", "executorch/xnnpack_external/model.pte"),
+        ("paddle", "paddle/mlp_pir/inference.json"),
+        ("gguf", "gguf/llama.gguf"),
+        (
+            "safetensors",
+            "safetensors/hf_repo/model.safetensors.index.json",
+        ),
+        ("pytorch", "pickle/state_dict.pt"),
+    ] {
+        let mut a = app(fixture, Tab::Overview);
+        let shown = screen_of(&mut a, 120, 36);
+        let inv = &a.analysis.inventory;
+        let mut expected = vec!["Parameters".to_owned(), "findings".to_owned()];
+        if let Some(g) = inv.graphs.first() {
+            let names = g.inputs.iter().chain(&g.outputs);
+            let names = names
+                .filter_map(|&id| g.node(id))
+                .map(|n| n.name.display().into_owned());
+            expected.extend(names);
+            expected.extend(
+                inv.operator_histogram()
+                    .first()
+                    .map(|(op, _)| op.to_string()),
+            );
+        }
+        for text in &expected {
+            assert!(
+                shown.contains(text.as_str()),
+                "{fixture}: {text:?} on screen:\n{shown}"
+            );
+        }
+        insta::assert_snapshot!(format!("overview_120x36_{name}"), shown);
+    }
+}

@@ -86,7 +86,7 @@ pub struct Part {
 const MAX_IO: usize = 10;
 
 /// Operator types named in the mix before the rest are counted.
-const MAX_OP_TYPES: usize = 24;
+const MAX_OP_TYPES: usize = 20;
 
 /// Metadata entries listed before a pointer to the Metadata tab.
 const MAX_METADATA: usize = 12;
@@ -257,13 +257,13 @@ fn operators(inv: &Inventory) -> Part {
     let cells: Vec<String> = (hist.iter().take(MAX_OP_TYPES))
         .map(|(op, n)| {
             format!(
-                "{:<18}",
-                format!("{} {n}", crate::escape::column(&sanitize(op), 12))
+                "{:<27} ",
+                format!("{} {n}", crate::escape::column(&sanitize(op), 24))
             )
         })
         .collect();
     let mut lines: Vec<String> = cells
-        .chunks(6)
+        .chunks(4)
         .map(|c| c.concat().trim_end().to_owned())
         .collect();
     lines.extend(more(hist.len(), MAX_OP_TYPES, "Operators (tab 4)"));

@@ -1,8 +1,8 @@
 //! Drawing the Graph tab's list view: the rows (virtualised) and the selected node's details.
 
+use super::index::Origin;
 use super::query::Query;
 use super::rows::{kind, label, name, summary};
-use super::index::Origin;
 use super::{GraphTab, Link, SHOWN};
 use crate::inventory::display::{attr_text, dims_text, dtype_text, shape_text};
 use crate::inventory::{Graph, GraphId, Inventory, NodeId, NodeKind};
