@@ -7,9 +7,10 @@ use base64::Engine as _;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
+use rtenx::inventory::NodeKind;
 use rtenx::tui::component::Component;
 use rtenx::tui::keys::{self, Action};
-use rtenx::tui::tabs::graph::Link;
+use rtenx::tui::tabs::graph::{Link, Row};
 use rtenx::tui::tabs::tensors::{StatsView, TensorColumn};
 use rtenx::tui::{App, Tab, Theme};
 
@@ -1086,4 +1087,64 @@ fn the_overview_shows_inputs_outputs_and_operator_mix_in_a_120_by_36_window() {
         }
         insta::assert_snapshot!(format!("overview_120x36_{name}"), shown);
     }
+}
+
+/// The GPT-2 export opens on its scope tree: its modules, as PyTorch named them, with their
+/// operators and weights; a search shows only the paths to its matches, and `t` leaves the
+/// tree for the list on the operator selected.
+#[test]
+fn the_graph_opens_on_the_scope_tree_and_a_search_opens_the_path_to_each_match() {
+    let mut a = app("onnx/torch_gpt2/model.onnx", Tab::Graph);
+    insta::assert_snapshot!("scope_tree_onnx", screen_of(&mut a, 120, 36));
+    let view = a.tabs.graph.scope_tree().expect("opens on the tree");
+    let tree = view.tree();
+    let transformer = (0u32..)
+        .zip(&tree.scopes)
+        .find(|(_, s)| s.name.as_str() == Some("transformer"));
+    let children: Vec<String> = tree
+        .children(transformer.expect("lm/transformer").0)
+        .iter()
+        .map(|&c| tree.scopes[c as usize].name.display().into_owned())
+        .collect();
+    // GPT2Model's modules: token and position embeddings, the blocks, the final norm (`drop`
+    // runs no operator in inference and holds no weight).
+    assert_eq!(children, ["wte", "wpe", "h.0", "h.1", "ln_f"]);
+    let softmaxes = a.analysis.inventory.operator_histogram();
+    let softmaxes = softmaxes
+        .iter()
+        .find(|(op, _)| *op == "Softmax")
+        .map_or(0, |s| s.1);
+    press(&mut a, "/op:Softmax\n");
+    let view = a.tabs.graph.scope_tree().expect("still the tree");
+    let graph = &a.analysis.inventory.graphs[0];
+    let rows: Vec<Row> = view.rows().collect();
+    let tree = view.tree();
+    let mut operators = 0;
+    let mut on_paths = std::collections::HashSet::new();
+    for &row in &rows {
+        if let Row::Operator(n) = row {
+            operators += 1;
+            let kind = &graph.nodes[n as usize].kind;
+            assert!(matches!(kind, NodeKind::Operator(op) if op.op_type == "Softmax"));
+            on_paths.extend(tree.path(tree.scope_of(n)));
+        }
+    }
+    for row in rows {
+        if let Row::Scope(s) = row {
+            assert!(on_paths.contains(&s), "only scopes on the path to a match");
+        }
+    }
+    assert_eq!(operators, softmaxes);
+    let shown = screen_of(&mut a, 120, 36);
+    assert!(
+        shown.contains("▾ attn") && shown.contains("Softmax"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("scope_tree_search", shown);
+    let Some(Row::Operator(selected)) = a.tabs.graph.scope_tree().unwrap().selected() else {
+        panic!("the search selects the first match");
+    };
+    press(&mut a, "t");
+    assert!(a.tabs.graph.scope_tree().is_none());
+    assert_eq!(a.tabs.graph.selected_node(), Some(selected));
 }

@@ -50,6 +50,8 @@ pub struct ScopeTree {
     members: Vec<NodeId>,
     /// The scope of each node of the main graph.
     node_scope: Vec<ScopeId>,
+    /// The first operator in each scope or below, or `u32::MAX` for none.
+    first: Vec<NodeId>,
 }
 
 impl ScopeTree {
@@ -95,7 +97,20 @@ impl ScopeTree {
         let operators = operators.filter(|((_, n), _)| matches!(n.kind, NodeKind::Operator(_)));
         let (member_starts, members) =
             grouped(scopes.len(), operators.map(|((id, _), &s)| (id, s)));
+        let mut first: Vec<NodeId> = (0..scopes.len() as u32)
+            .map(|s| {
+                slice(&member_starts, &members, s)
+                    .first()
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
+        for i in (1..scopes.len()).rev() {
+            let p = scopes[i].parent.unwrap_or(0) as usize;
+            first[p] = first[p].min(first[i]);
+        }
         ScopeTree {
+            first,
             scopes,
             child_starts,
             children,
@@ -121,6 +136,14 @@ impl ScopeTree {
         slice(&self.member_starts, &self.members, scope)
     }
 
+    /// The first operator of the main graph in `scope` or below it.
+    pub fn first_operator(&self, scope: ScopeId) -> Option<NodeId> {
+        self.first
+            .get(scope as usize)
+            .copied()
+            .filter(|&n| n != u32::MAX)
+    }
+
     /// The scope of node `node` of the main graph.
     pub fn scope_of(&self, node: NodeId) -> ScopeId {
         self.node_scope.get(node as usize).copied().unwrap_or(0)
@@ -136,10 +159,12 @@ impl ScopeTree {
         })
     }
 
-    /// `scope`'s whole path, such as `lm/h.0/attn`, escaped for display.
+    /// `scope`'s whole path, such as `lm/h.0/attn`, as the names have it (not escaped; bytes
+    /// that are not UTF-8 replaced).
     pub fn label(&self, scope: ScopeId) -> String {
+        let name = |s: ScopeId| Some(self.scopes.get(s as usize)?.name.as_bytes());
         let mut parts: Vec<String> = (self.path(scope))
-            .filter_map(|s| Some(self.scopes.get(s as usize)?.name.display().into_owned()))
+            .filter_map(|s| Some(String::from_utf8_lossy(name(s)?).into_owned()))
             .collect();
         parts.reverse();
         parts.join("/")

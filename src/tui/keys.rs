@@ -37,6 +37,7 @@ pub enum Action {
     NextMatch,
     PrevMatch,
     Parent,
+    Tree,
 }
 
 /// A key binding.
@@ -281,6 +282,13 @@ pub static BINDINGS: &[Binding] = &[
         label: "p",
         action: Action::Parent,
         help: "leave subgraph",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('t')],
+        label: "t",
+        action: Action::Tree,
+        help: "scope tree/list",
         tabs: &[Tab::Graph],
     },
     Binding {

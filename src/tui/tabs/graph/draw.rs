@@ -17,6 +17,9 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     if tab.diagram.is_some() {
         return super::diagram::draw(tab, frame, area, inv, theme);
     }
+    if tab.tree {
+        return tree(tab, frame, area, inv, theme);
+    }
     let [list, detail] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     tab.index(inv); // Built once per graph, so that the detail pane below can read it.
@@ -53,6 +56,23 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
             .block(Block::bordered().title(title)),
         detail,
     );
+}
+
+/// The scope tree, with the search's state in the title.
+fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+    let scopes = tab.scopes.tree().scopes.len().saturating_sub(1);
+    let title = format!(
+        " scopes · {scopes} in main · → Enter open · ← close · t list {}",
+        search_status(tab)
+    );
+    let title = tab.list.filter().title(&title);
+    let view = &mut tab.scopes;
+    let mut cursor = view.cursor;
+    let len = view.len();
+    crate::tui::list::draw(frame, area, title, &mut cursor, len, theme, |i| {
+        view.line(inv, i, theme)
+    });
+    view.cursor = cursor;
 }
 
 /// What the tab shows for a file that holds no graph (weights only, such as safetensors
