@@ -1148,3 +1148,40 @@ fn the_graph_opens_on_the_scope_tree_and_a_search_opens_the_path_to_each_match()
     assert!(a.tabs.graph.scope_tree().is_none());
     assert_eq!(a.tabs.graph.selected_node(), Some(selected));
 }
+
+/// The Metadata tab holds what each format records about the model: ONNX `metadata_props`
+/// and producer fields, ExecuTorch's program header, Paddle's program version; a search
+/// finds an entry by its key, and `y` copies `key = value`, escaped.
+#[test]
+fn the_metadata_tab_shows_every_formats_program_info_searchable_and_copied() {
+    for fixture in [
+        "onnx/mlp/model.onnx",
+        "executorch/xnnpack_external/model.pte",
+        "paddle/mlp_pir/inference.json",
+    ] {
+        let mut a = app(fixture, Tab::Metadata);
+        let inv = &a.analysis.inventory;
+        let mut keys: Vec<String> = inv
+            .metadata
+            .iter()
+            .map(|m| m.key.display().into_owned())
+            .collect();
+        keys.extend(inv.properties.iter().map(|p| p.key.clone()));
+        assert!(!keys.is_empty(), "{fixture} records something");
+        let shown = screen_of(&mut a, 120, 36);
+        for key in keys.iter().take(20) {
+            assert!(
+                shown.contains(key.as_str()),
+                "{fixture}: {key} on screen:\n{shown}"
+            );
+        }
+        let last = keys.last().unwrap().clone();
+        press(&mut a, &format!("/{last}\n"));
+        press(&mut a, "y");
+        let copied = a.copied.clone().expect("y copies the entry found");
+        assert!(
+            copied.starts_with(&format!("{last} = ")),
+            "{fixture}: {copied}"
+        );
+    }
+}
