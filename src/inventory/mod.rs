@@ -21,7 +21,7 @@ mod tensor;
 pub use dtype::{BlockType, DType};
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
-    SubgraphOf, TensorRef, Value,
+    RecordedScope, SubgraphOf, TensorRef, Value,
 };
 pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};

@@ -4,9 +4,11 @@
 //!
 //! A name with `/` is a path whose last part is the item itself (`/lm/h.0/attn/MatMul` is in
 //! `lm › h.0 › attn`); a dotted name is one whose last part is the item, a number joining the
-//! part before it (`model.layers.3.mlp.weight` is in `model › layers.3 › mlp`). The build is
-//! one pass over the names with a hash map of (parent, part), so O(n) in the names' bytes;
-//! each scope's own part is copied once, whatever the number of names in it.
+//! part before it (`model.layers.3.mlp.weight` is in `model › layers.3 › mlp`). A scope the
+//! file records for a node ([`super::RecordedScope`]) is used instead of its name.
+//!
+//! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
+//! names' bytes; each scope's own part is copied once, whatever the number of names in it.
 
 use super::{Inventory, Name, NodeId, NodeKind};
 use serde::Serialize;
@@ -63,10 +65,17 @@ impl ScopeTree {
         };
         let nodes = inv.graphs.first().map_or(&[][..], |g| &g.nodes[..]);
         let nodes = &nodes[..nodes.len().min(u32::MAX as usize)];
-        let node_scope: Vec<ScopeId> = nodes
-            .iter()
-            .map(|node| {
-                let id = builder.place(node.name.as_bytes());
+        let recorded = inv.graphs.first().map_or(&[][..], |g| &g.scopes[..]);
+        let mut recorded = recorded.iter().peekable();
+        let node_scope: Vec<ScopeId> = (0u32..)
+            .zip(nodes)
+            .map(|(i, node)| {
+                // Recorded scopes come in node order: one look ahead finds a node's.
+                while recorded.next_if(|r| r.node < i).is_some() {}
+                let id = match recorded.next_if(|r| r.node == i) {
+                    Some(r) => builder.place_in(parts(r.path.as_bytes(), false)),
+                    None => builder.place_in(parts(node.name.as_bytes(), true)),
+                };
                 if let NodeKind::Operator(_) = node.kind {
                     builder.scopes[id as usize].operators += 1;
                 }
@@ -74,7 +83,7 @@ impl ScopeTree {
             })
             .collect();
         for t in &inv.tensors {
-            let id = builder.place(t.name.as_bytes());
+            let id = builder.place_in(parts(t.name.as_bytes(), true));
             let s = &mut builder.scopes[id as usize];
             s.tensors += 1;
             s.parameters = s.parameters.saturating_add(t.elements.unwrap_or(0));
@@ -208,10 +217,10 @@ struct Builder<'n> {
 }
 
 impl<'n> Builder<'n> {
-    /// The scope of the item named `name`, made with its parents if new.
-    fn place(&mut self, name: &'n [u8]) -> ScopeId {
+    /// The scope at the end of `parts`, made with its parents if new.
+    fn place_in(&mut self, parts: Vec<&'n [u8]>) -> ScopeId {
         let mut at = 0;
-        for (depth, part) in (1u32..).zip(parts(name)) {
+        for (depth, part) in (1u32..).zip(parts) {
             if let Some(&id) = self.index.get(&(at, part)) {
                 at = id;
                 continue;
@@ -227,9 +236,9 @@ impl<'n> Builder<'n> {
     }
 }
 
-/// The scope parts of an item's name: its path without the last part (see the module's
-/// documentation), at most [`MAX_DEPTH`].
-fn parts(name: &[u8]) -> Vec<&[u8]> {
+/// The parts of a path (see the module's documentation), at most [`MAX_DEPTH`]; without its
+/// last part if `item`, for the name of an item in the scope rather than of the scope.
+fn parts(name: &[u8], item: bool) -> Vec<&[u8]> {
     let mut parts: Vec<&[u8]> = Vec::new();
     if name.contains(&b'/') {
         parts.extend(name.split(|&b| b == b'/').filter(|p| !p.is_empty()));
@@ -247,7 +256,9 @@ fn parts(name: &[u8]) -> Vec<&[u8]> {
             }
         }
     }
-    parts.pop();
+    if item {
+        parts.pop();
+    }
     parts.truncate(MAX_DEPTH);
     parts
 }
@@ -302,7 +313,7 @@ mod tests {
     use super::parts;
 
     fn text(name: &str) -> Vec<&str> {
-        let parts = parts(name.as_bytes());
+        let parts = parts(name.as_bytes(), true);
         parts
             .iter()
             .map(|p| std::str::from_utf8(p).unwrap())
@@ -333,5 +344,11 @@ mod tests {
         assert_eq!(text("a..b.c"), ["a", "b"]);
         assert_eq!(text(""), [] as [&str; 0]);
         assert_eq!(text(&"/a".repeat(100)).len(), super::MAX_DEPTH);
+        let recorded = parts(b"layers.0.attn", false);
+        assert_eq!(
+            recorded,
+            [&b"layers.0"[..], b"attn"],
+            "a recorded scope keeps its last part"
+        );
     }
 }
