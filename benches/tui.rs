@@ -144,7 +144,7 @@ fn scope_tree(c: &mut Criterion) {
             terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
         })
     });
-    let rows = app.tabs.graph.scope_tree().map_or(0, |t| t.len());
+    let rows = app.tabs.graph.scope_tree().map_or(0, |t| t.row_count());
     eprintln!("the tree shows {rows} rows after the frames");
 }
 

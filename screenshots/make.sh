@@ -22,6 +22,8 @@ rten=tests/fixtures/rten/subgraphs.rten
 shoot overview "$rten"
 shoot layout tests/fixtures/onnx/external_one_file/model.onnx 2 j j j
 shoot graph tests/fixtures/rten/convnet.rten 3 j
+shoot scopes tests/fixtures/onnx/torch_gpt2/model.onnx 3 j Right j j j Right j
+shoot scopes-encoder tests/fixtures/onnx/torch_encoder/model.onnx 3 j Right
 shoot neighbourhood tests/fixtures/onnx/torch_gpt2/model.onnx 3 / "op:Add h.0/Add" Enter v
 shoot neighbourhood-subgraphs "$rten" 3 / op:If Enter v l
 shoot operators tests/fixtures/rten/convnet.rten 4

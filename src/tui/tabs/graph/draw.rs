@@ -68,7 +68,7 @@ fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, them
     let title = tab.list.filter().title(&title);
     let view = &mut tab.scopes;
     let mut cursor = view.cursor;
-    let len = view.len();
+    let len = view.row_count();
     crate::tui::list::draw(frame, area, title, &mut cursor, len, theme, |i| {
         view.line(inv, i, theme)
     });

@@ -195,7 +195,7 @@ impl GraphTab {
                 self.scopes.cursor.selected = next.unwrap_or(at);
             }
             _ => {
-                let len = self.scopes.len();
+                let len = self.scopes.row_count();
                 return self.scopes.cursor.navigate(action, len);
             }
         }

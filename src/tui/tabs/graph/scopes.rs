@@ -65,7 +65,7 @@ impl ScopeView {
     }
 
     /// The number of rows shown.
-    pub fn len(&self) -> usize {
+    pub fn row_count(&self) -> usize {
         self.rows.len()
     }
 
