@@ -1185,3 +1185,37 @@ fn the_metadata_tab_shows_every_formats_program_info_searchable_and_copied() {
         );
     }
 }
+
+/// Sizes by scope at a depth the user chooses: `+` and `-` go one level deeper or shallower,
+/// each row a scope that deep (or the tensors in none), the rows adding up to every tensor.
+#[test]
+fn sizes_by_scope_change_depth_and_still_count_every_tensor() {
+    let mut a = app("onnx/torch_gpt2/model.onnx", Tab::Sizes);
+    let tensors = a.analysis.inventory.tensors.len();
+    for (keys, depth) in [("+", 4), ("--", 2), ("-----", 1)] {
+        press(&mut a, keys);
+        let shown = screen_of(&mut a, 120, 60);
+        let heading = format!("Size by scope, {depth} deep");
+        assert!(shown.contains(&heading), "{heading}:\n{shown}");
+        let rows: Vec<&str> = shown
+            .lines()
+            .skip_while(|l| !l.contains(&heading))
+            .skip(1)
+            .take_while(|l| !l.contains("Size "))
+            .collect();
+        let mut counted = 0;
+        for row in &rows {
+            let label = row
+                .trim_start_matches('│')
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            let count = row.rsplit('(').next().and_then(|c| c.split(')').next());
+            counted += count.and_then(|c| c.parse::<usize>().ok()).unwrap_or(0);
+            if !label.starts_with('(') && !label.contains("more") {
+                assert_eq!(label.split('/').count(), depth, "{label} is {depth} deep");
+            }
+        }
+        assert_eq!(counted, tensors, "rows at depth {depth}: {rows:#?}");
+    }
+}

@@ -42,6 +42,16 @@ impl SizeTable {
         bits.any(|b| Some(b) != first)
     }
 
+    /// Tensor bytes by the scopes of `tree` that are `depth` deep (see [`ScopeTree`]), with
+    /// the tensors in no scope that deep in one row; the standard tables take the depth where
+    /// the weights divide ([`ScopeTree::dividing_depth`]).
+    pub fn by_scope(tree: &ScopeTree, depth: u32) -> Self {
+        SizeTable {
+            title: "by scope",
+            rows: by_scope(tree, depth),
+        }
+    }
+
     /// A table titled `title` whose rows are sorted by size, largest first (ties by label).
     pub fn largest_first(title: &'static str, mut rows: Vec<SizeRow>) -> Self {
         rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
@@ -126,10 +136,8 @@ impl Inventory {
         if !self.graphs.is_empty() {
             tables.push(table("by operator type", &reader));
         }
-        tables.push(SizeTable {
-            title: "by scope",
-            rows: by_scope(&ScopeTree::build(self)),
-        });
+        let tree = ScopeTree::build(self);
+        tables.push(SizeTable::by_scope(&tree, tree.dividing_depth()));
         let said =
             |t: &SizeTable| t.rows.len() > 1 || matches!(t.title, "by element type" | "by scope");
         tables.retain(said);
@@ -194,10 +202,8 @@ fn stored(t: &Tensor) -> u64 {
     t.data.map_or(0, |d| d.len)
 }
 
-/// Tensor bytes by scope at the depth where the model divides
-/// ([`ScopeTree::dividing_depth`]), with the tensors in no scope that deep in one row.
-fn by_scope(tree: &ScopeTree) -> Vec<SizeRow> {
-    let depth = tree.dividing_depth();
+/// Tensor bytes by the scopes `depth` deep, with the tensors in no scope that deep in one row.
+fn by_scope(tree: &ScopeTree, depth: u32) -> Vec<SizeRow> {
     let row = |label: String, s: &Scope| SizeRow {
         elements: Some(s.parameters),
         ..SizeRow::new(label, s.bytes, Some(s.tensors))

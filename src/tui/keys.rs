@@ -38,6 +38,8 @@ pub enum Action {
     PrevMatch,
     Parent,
     Tree,
+    Deeper,
+    Shallower,
 }
 
 /// A key binding.
@@ -290,6 +292,20 @@ pub static BINDINGS: &[Binding] = &[
         action: Action::Tree,
         help: "scope tree/list",
         tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('+')],
+        label: "+ -",
+        action: Action::Deeper,
+        help: "scopes deeper/shallower",
+        tabs: &[Tab::Sizes],
+    },
+    Binding {
+        keys: &[Char('-')],
+        label: "",
+        action: Action::Shallower,
+        help: "",
+        tabs: &[Tab::Sizes],
     },
     Binding {
         keys: &[Char('a')],
