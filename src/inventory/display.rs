@@ -231,7 +231,7 @@ fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part 
                 NodeKind::Constant { tensor } => match inv.tensors.get(*tensor) {
                     Some(t) => (
                         dtype_text(t.dtype),
-                        format!("{} (constant)", dims_text(&t.shape)),
+                        format!("{} (weight)", dims_text(&t.shape)),
                     ),
                     None => (dtype_text(None), String::new()),
                 },
