@@ -280,7 +280,7 @@ fn grouped(
     pairs: impl Iterator<Item = (u32, ScopeId)> + Clone,
 ) -> (Vec<u32>, Vec<u32>) {
     let mut starts = vec![0u32; keys + 1];
-    for (_, key) in pairs.clone() {
+    for (_, key) in pairs.clone().filter(|&(_, key)| (key as usize) < keys) {
         if let Some(count) = starts.get_mut(key as usize + 1) {
             *count += 1;
         }
@@ -290,9 +290,11 @@ fn grouped(
     }
     let mut fill = starts.clone();
     let mut items = vec![0; starts[keys] as usize];
-    for (item, key) in pairs {
+    for (item, key) in pairs.filter(|&(_, key)| (key as usize) < keys) {
         if let Some(pos) = fill.get_mut(key as usize) {
-            items[*pos as usize] = item;
+            if let Some(slot) = items.get_mut(*pos as usize) {
+                *slot = item;
+            }
             *pos += 1;
         }
     }
@@ -310,7 +312,101 @@ fn slice<'a>(starts: &[u32], items: &'a [u32], key: ScopeId) -> &'a [u32] {
 
 #[cfg(test)]
 mod tests {
-    use super::parts;
+    use super::{parts, ScopeTree};
+    use crate::inventory::{
+        FileEntry, FileFormat, FileRole, Graph, Inventory, Node, NodeKind, Operator, Storage,
+        Tensor,
+    };
+
+    fn operator(name: &[u8]) -> Node {
+        let op = Operator {
+            op_type: "Op".into(),
+            domain: None,
+            attrs: Box::new([]),
+            inputs: Box::new([]),
+            outputs: Box::new([]),
+            subgraphs: Box::new([]),
+        };
+        Node {
+            name: name.into(),
+            kind: NodeKind::Operator(op),
+            offset: None,
+        }
+    }
+
+    fn tensor(name: &str, elements: u64) -> Tensor {
+        Tensor {
+            name: name.into(),
+            dtype: None,
+            shape: vec![elements],
+            elements: Some(elements),
+            byte_size: Some(elements * 4),
+            storage: Storage::Inline,
+            data: None,
+            graph: 0,
+            node: None,
+            decl_offset: None,
+        }
+    }
+
+    #[test]
+    fn a_tree_sums_its_subtrees_and_keeps_graph_order_and_hostile_names() {
+        let file = FileEntry {
+            path: "m".into(),
+            size: Some(0),
+            role: FileRole::Model,
+            identity: None,
+        };
+        let mut inv = Inventory::new(FileFormat::Read("onnx"), "", file);
+        let deep = "/x".repeat(10_000);
+        let nodes = [
+            &b"/enc/layers.0/MatMul"[..],
+            b"/enc/layers.1/MatMul",
+            b"Relu",
+            deep.as_bytes(),
+            b"/\xff\x1b/Op",
+        ];
+        inv.graphs.push(Graph {
+            nodes: nodes.iter().map(|n| operator(n)).collect(),
+            ..Graph::default()
+        });
+        inv.tensors = vec![
+            tensor("enc.layers.0.w", 2),
+            tensor("enc.layers.1.w", 3),
+            tensor("bias", 1),
+        ];
+        let tree = ScopeTree::build(&inv);
+        let root = &tree.scopes[0];
+        assert_eq!(
+            (root.operators, root.tensors, root.parameters, root.bytes),
+            (5, 3, 6, 24)
+        );
+        let enc = tree.children(0)[0];
+        assert_eq!(tree.label(enc), "enc");
+        assert_eq!(
+            (
+                tree.scopes[enc as usize].operators,
+                tree.scopes[enc as usize].parameters
+            ),
+            (2, 5)
+        );
+        let layers: Vec<String> = tree.children(enc).iter().map(|&l| tree.label(l)).collect();
+        assert_eq!(layers, ["enc/layers.0", "enc/layers.1"]);
+        assert_eq!(tree.members(0), [2], "Relu is in no scope");
+        assert_eq!(tree.first_operator(enc), Some(0));
+        assert!(tree.places_operators());
+        assert_eq!(
+            tree.scope_of(3),
+            tree.scopes.len() as u32 - 2,
+            "cut at MAX_DEPTH"
+        );
+        assert_eq!(
+            tree.scopes[tree.scope_of(3) as usize].depth,
+            super::MAX_DEPTH as u32
+        );
+        assert_eq!(tree.dividing_depth(), 2, "enc holds both layers' weights");
+        assert_eq!(tree.scope_of(99), 0);
+    }
 
     fn text(name: &str) -> Vec<&str> {
         let parts = parts(name.as_bytes(), true);
