@@ -31,7 +31,8 @@ shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
 shoot help "$rten" 3 '?'
 et=tests/fixtures/executorch/xnnpack_external/model.pte
-shoot executorch-overview "$et" j j j j j j j j j j j j j j j j j j j j j j j j
+shoot executorch-overview "$et"
+shoot executorch-sizes "$et" 7
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
 shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7

@@ -1,5 +1,5 @@
-//! The scope tree of the main graph (see [`ScopeTree`]): scopes open down to the level where
-//! the model divides, each with its operators, parameters and bytes; → or Enter opens a
+//! The scope tree of the main graph (see [`ScopeTree`]): scopes, the ones alone in their
+//! parent open, each with its operators, parameters and bytes; → or Enter opens a
 //! scope, ← closes it, and a search shows only the scopes on the path to each match.
 
 use super::rows::{kind, name};
@@ -125,7 +125,7 @@ impl ScopeView {
         self.open.get(scope as usize).copied().unwrap_or(false)
     }
 
-    /// Makes the rows: the open scopes' subscopes and operators, depth first, without
+    /// Makes the rows: the open scopes' subscopes then operators, depth first, without
     /// recursion; during a search only the scopes holding a match and the matches.
     fn rebuild(&mut self) {
         let tree = &self.tree;
@@ -135,16 +135,19 @@ impl ScopeView {
             |n: &NodeId| (self.found.as_ref()).is_none_or(|(_, m)| m.binary_search(n).is_ok());
         let mut rows = Vec::new();
         let mut stack: Vec<(Row, u32)> = Vec::new();
-        // A scope's rows come in graph order: each subscope where its first operator is.
+        // A scope's subscopes come first, in the order of their first operators, then its own
+        // operators in graph order.
         let push = |stack: &mut Vec<(Row, u32)>, scope: ScopeId, depth: u32| {
             let members = tree.members(scope).iter().filter(|n| matched(n));
-            let members = members.map(|&n| (n, Row::Operator(n)));
-            let children = tree.children(scope).iter().filter(|&&s| shown(s));
-            let children =
-                children.map(|&s| (tree.first_operator(s).unwrap_or(u32::MAX), Row::Scope(s)));
-            let mut rows: Vec<(NodeId, Row)> = members.chain(children).collect();
-            rows.sort_by_key(|&(at, _)| at);
-            stack.extend(rows.into_iter().rev().map(|(_, row)| (row, depth)));
+            stack.extend(members.rev().map(|&n| (Row::Operator(n), depth)));
+            let mut children: Vec<ScopeId> = tree
+                .children(scope)
+                .iter()
+                .copied()
+                .filter(|&s| shown(s))
+                .collect();
+            children.sort_by_key(|&s| tree.first_operator(s).unwrap_or(u32::MAX));
+            stack.extend(children.into_iter().rev().map(|s| (Row::Scope(s), depth)));
         };
         push(&mut stack, 0, 0);
         while let Some((row, depth)) = stack.pop() {
