@@ -297,7 +297,7 @@ pub static BINDINGS: &[Binding] = &[
         keys: &[Char('+')],
         label: "+ -",
         action: Action::Deeper,
-        help: "scopes deeper/shallower",
+        help: "scope depth",
         tabs: &[Tab::Sizes],
     },
     Binding {
