@@ -124,8 +124,9 @@ fn y_copies_the_selected_name_and_says_so_once() {
 /// separator and a tag character.
 const PASTE_BOMB: &str = "w\x1b[201~\r\ncurl x|sh\n\u{9b}2J\u{202e}\u{200b}\u{2028}\u{e0041}";
 
-/// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`].
-fn paste_bomb_model() -> rtenx::source::ModelFile {
+/// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`]; with
+/// `scoped`, the node is `/PASTE_BOMB/op`, in a scope of that name.
+fn paste_bomb_model(scoped: bool) -> rtenx::source::ModelFile {
     use prost::Message;
     use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
     let bomb = bytes::Bytes::from_static(PASTE_BOMB.as_bytes());
@@ -136,8 +137,12 @@ fn paste_bomb_model() -> rtenx::source::ModelFile {
         raw_data: Some(vec![0; 4].into()),
         ..Default::default()
     };
+    let name = match scoped {
+        true => bytes::Bytes::from(format!("/{PASTE_BOMB}/op")),
+        false => bomb.clone(),
+    };
     let node = NodeProto {
-        name: Some(bomb.clone()),
+        name: Some(name),
         op_type: Some(bomb.clone()),
         input: vec![bomb.clone()],
         output: vec!["y".into()],
@@ -154,20 +159,27 @@ fn paste_bomb_model() -> rtenx::source::ModelFile {
 
 #[test]
 fn y_copies_a_hostile_name_escaped_from_every_tab() {
-    let file = paste_bomb_model();
     let cases = [
-        (Tab::Graph, ""),
-        (Tab::Graph, "a/201\n"),
-        (Tab::Graph, "v"),
-        (Tab::Operators, ""),
-        (Tab::Tensors, ""),
-        (Tab::Findings, "/201\n"),
-        (Tab::Sizes, "G"),
+        (false, Tab::Graph, ""),
+        (false, Tab::Graph, "a/201\n"),
+        (false, Tab::Graph, "v"),
+        (false, Tab::Operators, ""),
+        (false, Tab::Tensors, ""),
+        (false, Tab::Findings, "/201\n"),
+        (false, Tab::Sizes, "G"),
+        (true, Tab::Graph, ""),
+        (true, Tab::Graph, "j"),
     ];
-    for (tab, keys) in cases {
+    for (scoped, tab, keys) in cases {
+        let file = paste_bomb_model(scoped);
         let mut a = App::new(rtenx::analyze_file(&file), tab);
+        assert_eq!(
+            a.tabs.graph.scope_tree().is_some(),
+            scoped,
+            "the tree opens if scoped"
+        );
         press(&mut a, keys);
-        let what = format!("{tab:?} after {keys:?}");
+        let what = format!("{tab:?} after {keys:?}, scoped: {scoped}");
         let shown = screen(&mut a);
         let raw = shown
             .lines()
