@@ -76,6 +76,7 @@ fn diff(c: &mut Criterion) {
         synth::rten::Spec {
             layers: 499_999,
             weight_bytes: 0,
+            scoped: false,
         },
     );
     let mut group = c.benchmark_group("diff/1m-nodes");

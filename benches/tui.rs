@@ -7,6 +7,13 @@
 //! - `tui/first-frame-1m-nodes`: open the 1M-node model and draw the first frame, while the
 //!   model is read on the background thread, as `rtenx inspect` does.
 //!
+//! - `tui/scope-tree-build-1m-nodes`: build the scope tree of the 1M-node model named in
+//!   10,100 scopes as a PyTorch export names them (`/block.3/layer.12/Relu_7`);
+//! - `tui/scope-tree-tabs-1m-nodes`: build every tab of that model, as the background load
+//!   does after reading it, the scope tree included;
+//! - `tui/scope-tree-frame-1m-nodes`: one frame of its scope tree while opening the next
+//!   scope down and paging through it.
+//!
 //! It also prints what building the producer/consumer index costs on the 1M-node model.
 
 /// The allocator the `rtenx` binary uses, so that the figures match the command line.
@@ -16,9 +23,11 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use rtenx::synth::rten::{four_gib, million_nodes};
+use rtenx::inventory::ScopeTree;
+use rtenx::synth::rten::{four_gib, million_nodes, million_scoped_nodes};
 use rtenx::tui::keys::Action;
 use rtenx::tui::loader::Loader;
+use rtenx::tui::tabs::Tabs;
 use rtenx::tui::{draw, App, Tab, Theme};
 use std::time::{Duration, Instant};
 
@@ -105,5 +114,45 @@ fn first_frame_while_loading(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, first_frame, first_frame_while_loading);
+fn scope_tree(c: &mut Criterion) {
+    let path = million_scoped_nodes();
+    let analysis = rtenx::analyze(&path).unwrap();
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(10);
+    group.bench_function("scope-tree-build-1m-nodes", |b| {
+        b.iter(|| ScopeTree::build(&analysis.inventory))
+    });
+    group.bench_function("scope-tree-tabs-1m-nodes", |b| {
+        b.iter(|| Tabs::new(&analysis))
+    });
+    group.finish();
+    let tree = ScopeTree::build(&analysis.inventory);
+    eprintln!(
+        "scope tree: {} scopes over {} nodes",
+        tree.scopes.len(),
+        analysis.inventory.graphs[0].nodes.len()
+    );
+    let mut app = App::new(analysis, Tab::Graph);
+    assert!(app.tabs.graph.scope_tree().is_some(), "opens on the tree");
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = Theme { color: true };
+    c.bench_function("tui/scope-tree-frame-1m-nodes", |b| {
+        b.iter(|| {
+            // Open the scope selected (a block, then a layer), and move on.
+            app.apply(Action::NextLink);
+            app.apply(Action::Down);
+            terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+        })
+    });
+    let rows = app.tabs.graph.scope_tree().map_or(0, |t| t.row_count());
+    eprintln!("the tree shows {rows} rows after the frames");
+}
+
+criterion_group!(
+    benches,
+    frames,
+    first_frame,
+    first_frame_while_loading,
+    scope_tree
+);
 criterion_main!(benches);

@@ -19,6 +19,7 @@ fn main() -> std::io::Result<()> {
         weight_bytes: weight_bytes
             .parse()
             .expect("WEIGHT_BYTES_PER_LAYER is a number"),
+        scoped: false,
     };
     synth::write(std::path::Path::new(out), &spec)
 }

@@ -22,6 +22,8 @@ rten=tests/fixtures/rten/subgraphs.rten
 shoot overview "$rten"
 shoot layout tests/fixtures/onnx/external_one_file/model.onnx 2 j j j
 shoot graph tests/fixtures/rten/convnet.rten 3 j
+shoot scopes tests/fixtures/onnx/torch_gpt2/model.onnx 3 j Right j j j Right j
+shoot scopes-encoder tests/fixtures/onnx/torch_encoder/model.onnx 3 j Right
 shoot neighbourhood tests/fixtures/onnx/torch_gpt2/model.onnx 3 / "op:Add h.0/Add" Enter v
 shoot neighbourhood-subgraphs "$rten" 3 / op:If Enter v l
 shoot operators tests/fixtures/rten/convnet.rten 4
@@ -29,7 +31,8 @@ shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
 shoot help "$rten" 3 '?'
 et=tests/fixtures/executorch/xnnpack_external/model.pte
-shoot executorch-overview "$et" j j j j j j j j j j j j j j j j j j j j j j j j
+shoot executorch-overview "$et"
+shoot executorch-sizes "$et" 7
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
 shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7

@@ -177,7 +177,7 @@ mod tests {
                 "by storage",
                 "by file",
                 "by operator type",
-                "by layer",
+                "by scope",
                 "of the largest tensors"
             ]
         );

@@ -33,6 +33,16 @@ pub fn clip(s: Cow<'_, str>, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// `text` in at most `width` characters, its end replaced by `…` if it is longer.
+pub fn column(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// `bytes` as short, printable text: invalid UTF-8 replaced, cut to `max` characters, then
 /// escaped. Cutting first keeps a megabyte-long hostile value cheap: only the bytes that can
 /// be shown are decoded (a character takes at most four). Borrowed when the bytes are already
@@ -164,7 +174,14 @@ impl<F: Formatter> Formatter for SafeJson<F> {
 
 #[cfg(test)]
 mod tests {
-    use super::{clip, excerpt, sanitize, write_json};
+    use super::{clip, column, excerpt, sanitize, write_json};
+
+    #[test]
+    fn long_labels_are_cut_to_their_column() {
+        assert_eq!(column("conv1", 8), "conv1");
+        assert_eq!(column("encoder.layers", 8), "encoder…");
+        assert_eq!(column("ééééé", 3), "éé…");
+    }
 
     #[test]
     fn escapes_bidi_and_c1_controls_but_keeps_plain_text() {

@@ -8,7 +8,7 @@
 
 use crate::analysis::Analysis;
 use crate::check::{Finding, Item, Severity};
-use crate::inventory::{FileId, Inventory, Totals};
+use crate::inventory::{FileId, Inventory, Scope, ScopeTree, Totals};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -23,6 +23,8 @@ struct Document<'a> {
     inventory: &'a Inventory,
     totals: Totals,
     operators: Vec<OpCount<'a>>,
+    /// The scope tree, the whole model first (see [`ScopeTree`]).
+    scopes: Vec<Scope>,
     findings: Vec<FindingOut<'a>>,
 }
 
@@ -70,6 +72,7 @@ pub fn write<W: Write>(mut w: W, analysis: &Analysis) -> io::Result<()> {
             .into_iter()
             .map(|(op_type, count)| OpCount { op_type, count })
             .collect(),
+        scopes: ScopeTree::build(inv).scopes,
         findings: analysis.findings.iter().map(FindingOut::from).collect(),
     };
     crate::escape::write_json(&mut w, &doc, false)?;

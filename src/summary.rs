@@ -1,16 +1,51 @@
-//! The text summary `rtenx inspect` prints when it is not on a terminal.
+//! The model's summary, part by part: the text `rtenx inspect` prints when it is not on a
+//! terminal, and the browser's Overview.
 
 use crate::analysis::Analysis;
+use crate::check::Counts;
 use crate::escape::sanitize;
-use crate::inventory::display::describe;
+use crate::inventory::display::{describe, Part};
 use std::io::{self, Write};
 
 /// How many findings the summary lists before it stops.
 const MAX_FINDINGS: usize = 50;
 
+/// The summary of `analysis`: the model described (with the findings counted under the file),
+/// then the first findings; `rest` says where the others are.
+pub fn parts(analysis: &Analysis, rest: &str) -> Vec<Part> {
+    let counts = Counts::of(&analysis.findings);
+    let counted = format!(
+        "{} errors, {} warnings, {} infos",
+        counts.errors, counts.warnings, counts.infos
+    );
+    let mut parts = describe(&analysis.inventory);
+    if let Some(file) = parts.first_mut() {
+        file.lines.push(format!("findings {counted} (tab 6)"));
+    }
+    let mut lines: Vec<String> = (analysis.findings.iter().take(MAX_FINDINGS))
+        .map(|f| {
+            let at = f.offset.map(|o| format!(" @{o}")).unwrap_or_default();
+            let message = sanitize(&f.message);
+            format!("{}[{}]{at} {message}", f.severity, f.rule.code)
+        })
+        .collect();
+    if analysis.findings.len() > MAX_FINDINGS {
+        let more = analysis.findings.len() - MAX_FINDINGS;
+        lines.push(format!("... and {more} more ({rest})"));
+    }
+    parts.push(Part {
+        heading: format!("Findings: {counted}"),
+        lines,
+    });
+    parts
+}
+
 /// Writes a summary of `analysis`.
 pub fn write(w: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
-    for (i, part) in describe(&analysis.inventory).iter().enumerate() {
+    for (i, part) in parts(analysis, "run `rtenx check` for all")
+        .iter()
+        .enumerate()
+    {
         if i > 0 {
             writeln!(w)?;
         }
@@ -18,33 +53,6 @@ pub fn write(w: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
         for line in &part.lines {
             writeln!(w, "  {line}")?;
         }
-    }
-    findings(w, analysis)
-}
-
-fn findings(w: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
-    let counts = crate::check::Counts::of(&analysis.findings);
-    writeln!(
-        w,
-        "\nFindings: {} errors, {} warnings, {} infos",
-        counts.errors, counts.warnings, counts.infos
-    )?;
-    for f in analysis.findings.iter().take(MAX_FINDINGS) {
-        let at = f.offset.map(|o| format!(" @{o}")).unwrap_or_default();
-        writeln!(
-            w,
-            "  {}[{}]{at} {}",
-            f.severity,
-            f.rule.code,
-            sanitize(&f.message)
-        )?;
-    }
-    if analysis.findings.len() > MAX_FINDINGS {
-        writeln!(
-            w,
-            "  ... and {} more (run `rtenx check` for all)",
-            analysis.findings.len() - MAX_FINDINGS
-        )?;
     }
     Ok(())
 }

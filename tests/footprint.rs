@@ -42,6 +42,7 @@ fn analysing_a_4_gib_model_pages_in_almost_nothing() {
         &synth::rten::Spec {
             layers: 4000,
             weight_bytes: 1_073_741,
+            scoped: false,
         },
     )
     .unwrap();

@@ -320,3 +320,47 @@ fn schema_and_type_findings_on_many_nodes_are_capped() {
     let more = format!("{} more OX038 findings", nodes - rtenx::check::PER_RULE);
     assert!(a.findings.iter().any(|f| f.message.starts_with(&more)));
 }
+
+/// The dynamo exporter's module paths (`pkg.torch.onnx.name_scopes` in each node's metadata)
+/// are recorded for every node, and the scope tree's top level is the encoder's modules as
+/// `make_torch_encoder.py` names them, though its node names (`node_MatMul_1`) say nothing.
+#[test]
+fn a_pytorch_export_records_each_nodes_module_and_its_scope_tree_follows_them() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/onnx/torch_encoder/model.onnx");
+    let analysis = rtenx::analyze(&path).unwrap();
+    let inv = &analysis.inventory;
+    let graph = &inv.graphs[0];
+    let operators = graph
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, rtenx::inventory::NodeKind::Operator(_)));
+    assert_eq!(
+        graph.scopes.len(),
+        operators.count(),
+        "a module path for every node"
+    );
+    assert!(graph
+        .nodes
+        .iter()
+        .all(|n| !n.name.as_bytes().contains(&b'/')));
+    let tree = rtenx::inventory::ScopeTree::build(inv);
+    let names = |scope| -> Vec<String> {
+        let children = tree.children(scope).iter();
+        children
+            .map(|&c| tree.scopes[c as usize].name.display().into_owned())
+            .collect()
+    };
+    assert_eq!(names(0), ["embed", "layers.0", "layers.1", "head"]);
+    let layer = tree.children(0)[1];
+    let mut inner = names(layer);
+    inner.sort();
+    assert_eq!(inner, ["attn", "ff.0", "ff.1", "ff.2", "norm"]);
+    let root = &tree.scopes[0];
+    let placed: u64 = tree
+        .children(0)
+        .iter()
+        .map(|&c| tree.scopes[c as usize].operators)
+        .sum();
+    assert_eq!(placed, root.operators, "every operator is in a module");
+}

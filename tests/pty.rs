@@ -2,6 +2,7 @@
 //! browser on a terminal, draws it, quits on `q`, and restores the terminal.
 #![cfg(target_os = "linux")]
 
+use base64::Engine as _;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -13,12 +14,13 @@ fn run_in_pty(keys: &[u8]) -> (String, bool) {
 }
 
 fn run_wrapped_in_pty(wrap: &str, keys: &[u8], after: &str) -> (String, bool) {
+    run_on_in_pty("tests/fixtures/rten/subgraphs.rten", wrap, keys, after)
+}
+
+fn run_on_in_pty(fixture: &str, wrap: &str, keys: &[u8], after: &str) -> (String, bool) {
     let bin = env!("CARGO_BIN_EXE_rtenx");
     // The pseudo-terminal starts at 0x0 when our stdin is a pipe: give it a size first.
-    let cmd = format!(
-        "stty cols 100 rows 30; {wrap} {bin} inspect --tab graph \
-         tests/fixtures/rten/subgraphs.rten; {after}"
-    );
+    let cmd = format!("stty cols 100 rows 30; {wrap} {bin} inspect --tab graph {fixture}; {after}");
     let mut child = Command::new("script")
         .args(["-qfec", &cmd, "/dev/null"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -105,6 +107,54 @@ fn the_neighbourhood_view_is_driven_by_keys_on_a_terminal() {
     assert!(
         text_of(&screen).contains("If\"if\"›graph1"),
         "entered the subgraph, with the breadcrumb"
+    );
+    assert!(screen.contains("\x1b[?1049l"), "terminal restored");
+}
+
+#[test]
+fn a_scope_opens_and_closes_on_a_terminal() {
+    // The GPT-2 export opens on its scope tree with `lm` open: open `lm/transformer` with →,
+    // go down to `h.0` (after `wte` and `wpe`), open it, step onto its first subscope, close
+    // `h.0` again with ← from there, and copy the row selected then.
+    let rows = |tree: &rtenx::inventory::ScopeTree| {
+        let h0 = tree
+            .scopes
+            .iter()
+            .position(|s| s.name.as_str() == Some("h.0"));
+        let h0 = h0.expect("a scope h.0") as u32;
+        let first = tree
+            .children(h0)
+            .first()
+            .copied()
+            .expect("h.0 has subscopes");
+        (
+            tree.scopes[first as usize].name.display().into_owned(),
+            tree.label(h0),
+        )
+    };
+    let fixture = "tests/fixtures/onnx/torch_gpt2/model.onnx";
+    let analysis = rtenx::analyze(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(fixture)
+            .as_path(),
+    )
+    .unwrap();
+    let (inner, h0) = rows(&rtenx::inventory::ScopeTree::build(&analysis.inventory));
+    let (screen, ok) = run_on_in_pty(fixture, "", b"j\x1b[Cjjj\x1b[Cj\x1b[Dyq", "");
+    assert!(ok, "rtenx did not exit cleanly:\n{screen}");
+    let text = text_of(&screen);
+    assert!(
+        text.contains("scopes·") && text.contains("▸h.0"),
+        "drew the tree closed at h.0: {text}"
+    );
+    assert!(
+        text.contains(&format!("▸{inner}")),
+        "opened h.0: its subscope {inner} drawn"
+    );
+    let copied = base64::engine::general_purpose::STANDARD.encode(&h0);
+    assert!(
+        screen.contains(&format!("]52;c;{copied}")),
+        "closing from inside h.0 selected it, and y copied {h0}"
     );
     assert!(screen.contains("\x1b[?1049l"), "terminal restored");
 }

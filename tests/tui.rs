@@ -7,9 +7,10 @@ use base64::Engine as _;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
+use rtenx::inventory::NodeKind;
 use rtenx::tui::component::Component;
 use rtenx::tui::keys::{self, Action};
-use rtenx::tui::tabs::graph::Link;
+use rtenx::tui::tabs::graph::{Link, Row};
 use rtenx::tui::tabs::tensors::{StatsView, TensorColumn};
 use rtenx::tui::{App, Tab, Theme};
 
@@ -123,8 +124,9 @@ fn y_copies_the_selected_name_and_says_so_once() {
 /// separator and a tag character.
 const PASTE_BOMB: &str = "w\x1b[201~\r\ncurl x|sh\n\u{9b}2J\u{202e}\u{200b}\u{2028}\u{e0041}";
 
-/// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`].
-fn paste_bomb_model() -> rtenx::source::ModelFile {
+/// An ONNX model whose node, operator type and initializer are all named [`PASTE_BOMB`]; with
+/// `scoped`, the node is `/PASTE_BOMB/op`, in a scope of that name.
+fn paste_bomb_model(scoped: bool) -> rtenx::source::ModelFile {
     use prost::Message;
     use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
     let bomb = bytes::Bytes::from_static(PASTE_BOMB.as_bytes());
@@ -135,8 +137,12 @@ fn paste_bomb_model() -> rtenx::source::ModelFile {
         raw_data: Some(vec![0; 4].into()),
         ..Default::default()
     };
+    let name = match scoped {
+        true => bytes::Bytes::from(format!("/{PASTE_BOMB}/op")),
+        false => bomb.clone(),
+    };
     let node = NodeProto {
-        name: Some(bomb.clone()),
+        name: Some(name),
         op_type: Some(bomb.clone()),
         input: vec![bomb.clone()],
         output: vec!["y".into()],
@@ -153,20 +159,27 @@ fn paste_bomb_model() -> rtenx::source::ModelFile {
 
 #[test]
 fn y_copies_a_hostile_name_escaped_from_every_tab() {
-    let file = paste_bomb_model();
     let cases = [
-        (Tab::Graph, ""),
-        (Tab::Graph, "a/201\n"),
-        (Tab::Graph, "v"),
-        (Tab::Operators, ""),
-        (Tab::Tensors, ""),
-        (Tab::Findings, "/201\n"),
-        (Tab::Sizes, "G"),
+        (false, Tab::Graph, ""),
+        (false, Tab::Graph, "a/201\n"),
+        (false, Tab::Graph, "v"),
+        (false, Tab::Operators, ""),
+        (false, Tab::Tensors, ""),
+        (false, Tab::Findings, "/201\n"),
+        (false, Tab::Sizes, "G"),
+        (true, Tab::Graph, ""),
+        (true, Tab::Graph, "j"),
     ];
-    for (tab, keys) in cases {
+    for (scoped, tab, keys) in cases {
+        let file = paste_bomb_model(scoped);
         let mut a = App::new(rtenx::analyze_file(&file), tab);
+        assert_eq!(
+            a.tabs.graph.scope_tree().is_some(),
+            scoped,
+            "the tree opens if scoped"
+        );
         press(&mut a, keys);
-        let what = format!("{tab:?} after {keys:?}");
+        let what = format!("{tab:?} after {keys:?}, scoped: {scoped}");
         let shown = screen(&mut a);
         let raw = shown
             .lines()
@@ -1041,4 +1054,178 @@ fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
         "the four TorchScript sources"
     );
     insta::assert_snapshot!("imports_torchscript", screen(&mut a));
+}
+
+/// What a user opens a model for comes first: at 120×36, the Overview of a real model of
+/// every format shows its main graph's inputs and outputs, its most used operator, its
+/// parameters and the findings count, read from the model rather than written here.
+#[test]
+fn the_overview_shows_inputs_outputs_and_operator_mix_in_a_120_by_36_window() {
+    for (name, fixture) in [
+        ("rten", "rten/convnet.rten"),
+        ("onnx", "onnx/torch_gpt2/model.onnx"),
+        ("executorch", "executorch/xnnpack_external/model.pte"),
+        ("paddle", "paddle/mlp_pir/inference.json"),
+        ("gguf", "gguf/llama.gguf"),
+        (
+            "safetensors",
+            "safetensors/hf_repo/model.safetensors.index.json",
+        ),
+        ("pytorch", "pickle/state_dict.pt"),
+    ] {
+        let mut a = app(fixture, Tab::Overview);
+        let shown = screen_of(&mut a, 120, 36);
+        let inv = &a.analysis.inventory;
+        let mut expected = vec!["Parameters".to_owned(), "findings".to_owned()];
+        if let Some(g) = inv.graphs.first() {
+            let names = g.inputs.iter().chain(&g.outputs);
+            let names = names
+                .filter_map(|&id| g.node(id))
+                .map(|n| n.name.display().into_owned());
+            expected.extend(names);
+            expected.extend(
+                inv.operator_histogram()
+                    .first()
+                    .map(|(op, _)| op.to_string()),
+            );
+        }
+        for text in &expected {
+            assert!(
+                shown.contains(text.as_str()),
+                "{fixture}: {text:?} on screen:\n{shown}"
+            );
+        }
+        insta::assert_snapshot!(format!("overview_120x36_{name}"), shown);
+    }
+}
+
+/// The GPT-2 export opens on its scope tree: its modules, as PyTorch named them, with their
+/// operators and weights; a search shows only the paths to its matches, and `t` leaves the
+/// tree for the list on the operator selected.
+#[test]
+fn the_graph_opens_on_the_scope_tree_and_a_search_opens_the_path_to_each_match() {
+    let mut a = app("onnx/torch_gpt2/model.onnx", Tab::Graph);
+    insta::assert_snapshot!("scope_tree_onnx", screen_of(&mut a, 120, 36));
+    let view = a.tabs.graph.scope_tree().expect("opens on the tree");
+    let tree = view.tree();
+    let transformer = (0u32..)
+        .zip(&tree.scopes)
+        .find(|(_, s)| s.name.as_str() == Some("transformer"));
+    let children: Vec<String> = tree
+        .children(transformer.expect("lm/transformer").0)
+        .iter()
+        .map(|&c| tree.scopes[c as usize].name.display().into_owned())
+        .collect();
+    // GPT2Model's modules: token and position embeddings, the blocks, the final norm (`drop`
+    // runs no operator in inference and holds no weight).
+    assert_eq!(children, ["wte", "wpe", "h.0", "h.1", "ln_f"]);
+    let softmaxes = a.analysis.inventory.operator_histogram();
+    let softmaxes = softmaxes
+        .iter()
+        .find(|(op, _)| *op == "Softmax")
+        .map_or(0, |s| s.1);
+    press(&mut a, "/op:Softmax\n");
+    let view = a.tabs.graph.scope_tree().expect("still the tree");
+    let graph = &a.analysis.inventory.graphs[0];
+    let rows: Vec<Row> = view.rows().collect();
+    let tree = view.tree();
+    let mut operators = 0;
+    let mut on_paths = std::collections::HashSet::new();
+    for &row in &rows {
+        if let Row::Operator(n) = row {
+            operators += 1;
+            let kind = &graph.nodes[n as usize].kind;
+            assert!(matches!(kind, NodeKind::Operator(op) if op.op_type == "Softmax"));
+            on_paths.extend(tree.path(tree.scope_of(n)));
+        }
+    }
+    for row in rows {
+        if let Row::Scope(s) = row {
+            assert!(on_paths.contains(&s), "only scopes on the path to a match");
+        }
+    }
+    assert_eq!(operators, softmaxes);
+    let shown = screen_of(&mut a, 120, 36);
+    assert!(
+        shown.contains("▾ attn") && shown.contains("Softmax"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("scope_tree_search", shown);
+    let Some(Row::Operator(selected)) = a.tabs.graph.scope_tree().unwrap().selected() else {
+        panic!("the search selects the first match");
+    };
+    press(&mut a, "t");
+    assert!(a.tabs.graph.scope_tree().is_none());
+    assert_eq!(a.tabs.graph.selected_node(), Some(selected));
+}
+
+/// The Metadata tab holds what each format records about the model: ONNX `metadata_props`
+/// and producer fields, ExecuTorch's program header, Paddle's program version; a search
+/// finds an entry by its key, and `y` copies `key = value`, escaped.
+#[test]
+fn the_metadata_tab_shows_every_formats_program_info_searchable_and_copied() {
+    for fixture in [
+        "onnx/mlp/model.onnx",
+        "executorch/xnnpack_external/model.pte",
+        "paddle/mlp_pir/inference.json",
+    ] {
+        let mut a = app(fixture, Tab::Metadata);
+        let inv = &a.analysis.inventory;
+        let mut keys: Vec<String> = inv
+            .metadata
+            .iter()
+            .map(|m| m.key.display().into_owned())
+            .collect();
+        keys.extend(inv.properties.iter().map(|p| p.key.clone()));
+        assert!(!keys.is_empty(), "{fixture} records something");
+        let shown = screen_of(&mut a, 120, 36);
+        for key in keys.iter().take(20) {
+            assert!(
+                shown.contains(key.as_str()),
+                "{fixture}: {key} on screen:\n{shown}"
+            );
+        }
+        let last = keys.last().unwrap().clone();
+        press(&mut a, &format!("/{last}\n"));
+        press(&mut a, "y");
+        let copied = a.copied.clone().expect("y copies the entry found");
+        assert!(
+            copied.starts_with(&format!("{last} = ")),
+            "{fixture}: {copied}"
+        );
+    }
+}
+
+/// Sizes by scope at a depth the user chooses: `+` and `-` go one level deeper or shallower,
+/// each row a scope that deep (or the tensors in none), the rows adding up to every tensor.
+#[test]
+fn sizes_by_scope_change_depth_and_still_count_every_tensor() {
+    let mut a = app("onnx/torch_gpt2/model.onnx", Tab::Sizes);
+    let tensors = a.analysis.inventory.tensors.len();
+    for (keys, depth) in [("+", 4), ("--", 2), ("-----", 1)] {
+        press(&mut a, keys);
+        let shown = screen_of(&mut a, 120, 60);
+        let heading = format!("Size by scope, {depth} deep");
+        assert!(shown.contains(&heading), "{heading}:\n{shown}");
+        let rows: Vec<&str> = shown
+            .lines()
+            .skip_while(|l| !l.contains(&heading))
+            .skip(1)
+            .take_while(|l| !l.contains("Size "))
+            .collect();
+        let mut counted = 0;
+        for row in &rows {
+            let label = row
+                .trim_start_matches('│')
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            let count = row.rsplit('(').next().and_then(|c| c.split(')').next());
+            counted += count.and_then(|c| c.parse::<usize>().ok()).unwrap_or(0);
+            if !label.starts_with('(') && !label.contains("more") {
+                assert_eq!(label.split('/').count(), depth, "{label} is {depth} deep");
+            }
+        }
+        assert_eq!(counted, tensors, "rows at depth {depth}: {rows:#?}");
+    }
 }

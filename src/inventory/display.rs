@@ -2,7 +2,7 @@
 //! and attribute values, and the whole model described part by part.
 
 use super::{
-    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeRow, SizeTable, Storage, Tensor,
+    AttrValue, DType, Dim, Graph, Inventory, NodeId, NodeKind, SizeRow, SizeTable, Tensor,
     TensorId, Value,
 };
 use crate::escape::sanitize;
@@ -82,11 +82,56 @@ pub struct Part {
     pub lines: Vec<String>,
 }
 
-/// The model described part by part: the file, its properties, sections, main-graph inputs
-/// and outputs, operator counts, tensor totals and metadata (parts with nothing to say about
-/// optional facts are left out).
+/// Inputs or outputs listed before the rest are counted.
+const MAX_IO: usize = 10;
+
+/// Operator types named in the mix before the rest are counted.
+const MAX_OP_TYPES: usize = 20;
+
+/// Metadata entries listed before a pointer to the Metadata tab.
+const MAX_METADATA: usize = 12;
+
+/// The model described part by part, what a user looks for first at the top: the file
+/// (format, producer, opset, size, data files), the main graph's inputs and outputs, the
+/// parameters, the operator mix, what loading imports, then metadata and header properties.
+/// Byte sections and size tables are too long for a summary: a line says where they are.
 pub fn describe(inv: &Inventory) -> Vec<Part> {
     let mut parts = vec![file(inv)];
+    if let Some(graph) = inv.graphs.first() {
+        parts.push(io_list(inv, "Inputs", graph, &graph.inputs));
+        parts.push(io_list(inv, "Outputs", graph, &graph.outputs));
+    }
+    parts.push(tensors(inv));
+    if !inv.graphs.is_empty() {
+        parts.push(operators(inv));
+    }
+    if !inv.imports.is_empty() {
+        parts.push(imports(inv));
+    }
+    parts.push(Part {
+        heading: "Where the bytes go".into(),
+        lines: vec![format!(
+            "byte sections: {}; size tables: {}; in Layout (tab 2), Sizes (tab 7) and `rtenx dump --json`",
+            inv.sections.len(),
+            inv.sizes.len()
+        )],
+    });
+    if !inv.metadata.is_empty() {
+        let mut lines: Vec<String> = (inv.metadata.iter().take(MAX_METADATA))
+            .map(|m| {
+                format!(
+                    "{:<18} {}",
+                    m.key.display(),
+                    crate::escape::clip(m.value.display(), 200)
+                )
+            })
+            .collect();
+        lines.extend(more(inv.metadata.len(), MAX_METADATA, "Metadata (tab 8)"));
+        parts.push(Part {
+            heading: format!("Metadata ({})", inv.metadata.len()),
+            lines,
+        });
+    }
     if !inv.properties.is_empty() {
         parts.push(Part {
             heading: "Properties".into(),
@@ -100,39 +145,58 @@ pub fn describe(inv: &Inventory) -> Vec<Part> {
                 .collect(),
         });
     }
-    parts.push(sections(inv));
-    parts.extend(inv.sizes.iter().map(|table| size_table(inv, table)));
-    if let Some(graph) = inv.graphs.first() {
-        parts.push(io_list(inv, "Inputs", graph, &graph.inputs));
-        parts.push(io_list(inv, "Outputs", graph, &graph.outputs));
-    }
-    if !inv.graphs.is_empty() {
-        parts.push(operators(inv));
-    }
-    parts.push(tensors(inv));
-    if !inv.imports.is_empty() {
-        parts.push(imports(inv));
-    }
-    if !inv.metadata.is_empty() {
-        parts.push(Part {
-            heading: "Metadata".into(),
-            lines: inv
-                .metadata
-                .iter()
-                .map(|m| format!("{:<18} {}", m.key.display(), m.value.display()))
-                .collect(),
-        });
-    }
     parts
+}
+
+/// `... and N more (where)` when `total` items were cut at `shown`.
+fn more(total: usize, shown: usize, place: &str) -> Option<String> {
+    (total > shown).then(|| format!("... and {} more: {place}", total - shown))
+}
+
+/// The values of the properties whose key passes `keep`, as `key value` pairs or values.
+fn properties(inv: &Inventory, keep: impl Fn(&str) -> bool, with_key: bool) -> String {
+    let values = inv.properties.iter().filter(|p| keep(&p.key)).map(|p| {
+        if with_key {
+            format!("{} {}", sanitize(&p.key), sanitize(&p.value))
+        } else {
+            sanitize(&p.value).into_owned()
+        }
+    });
+    values.collect::<Vec<_>>().join(" ")
 }
 
 fn file(inv: &Inventory) -> Part {
     let main = inv.main_file();
     let size = main.size.unwrap_or(0);
-    let mut lines = vec![
-        format!("format   {} {}", inv.format, inv.format_version),
-        format!("size     {} ({size} bytes)", format_size(size, BINARY)),
-    ];
+    let mut lines = vec![format!("format   {} {}", inv.format, inv.format_version)];
+    let producer = properties(inv, |k| k.starts_with("producer"), false);
+    if !producer.is_empty() {
+        lines.push(format!("producer {producer}"));
+    }
+    let opsets = properties(inv, |k| k.starts_with("opset "), true);
+    if !opsets.is_empty() {
+        lines.push(format!("opsets   {}", opsets.replace("opset ", "")));
+    }
+    lines.push(format!(
+        "size     {} ({size} bytes)",
+        format_size(size, BINARY)
+    ));
+    let data: Vec<String> = (inv.files.iter().skip(1).take(MAX_IO))
+        .map(|f| {
+            let name = f.path.file_name().map_or(f.path.as_os_str(), |n| n);
+            let size = f.size.map_or("missing".into(), |s| format_size(s, BINARY));
+            format!("{} ({size})", sanitize(&name.to_string_lossy()))
+        })
+        .collect();
+    if !data.is_empty() {
+        let rest = inv.files.len().saturating_sub(1 + MAX_IO);
+        let rest = if rest > 0 {
+            format!(" +{rest}")
+        } else {
+            String::new()
+        };
+        lines.push(format!("data     {}{rest}", data.join(", ")));
+    }
     if let Some(rt) = &inv.runtime {
         lines.push(format!(
             "needs    {} >= {} ({})",
@@ -145,76 +209,14 @@ fn file(inv: &Inventory) -> Part {
     }
 }
 
-fn sections(inv: &Inventory) -> Part {
-    let mut lines = Vec::new();
-    let mut file = 0;
-    for s in &inv.sections {
-        if s.file != file {
-            file = s.file;
-            let path = inv
-                .files
-                .get(file)
-                .map(|f| f.path.display().to_string())
-                .unwrap_or_default();
-            lines.push(format!("in {}", sanitize(&path)));
-        }
-        let r = s.range;
-        lines.push(format!(
-            "{:<14} {:>12} .. {:<12} {:>10}",
-            s.kind.label(),
-            r.start,
-            r.end(),
-            format_size(r.len, BINARY)
-        ));
-    }
-    Part {
-        heading: "Sections".into(),
-        lines,
-    }
-}
-
-/// A size breakdown, each row with its share of all the files' bytes.
 /// A size row's bits per element, such as `4.50 b/e`, where its table's rows differ in them.
 pub fn bits_text(table: &SizeTable, row: &SizeRow) -> String {
     let bits = row.bits_per_element().filter(|_| table.bits_differ());
     bits.map(|b| format!("{b:.2} b/e")).unwrap_or_default()
 }
 
-fn size_table(inv: &Inventory, table: &SizeTable) -> Part {
-    let whole = inv
-        .files
-        .iter()
-        .filter_map(|f| f.size)
-        .fold(0u64, u64::saturating_add)
-        .max(1);
-    let lines = table
-        .rows
-        .iter()
-        .map(|row| {
-            let items = row.items.map(|n| format!("  ({n})")).unwrap_or_default();
-            let share = row.bytes as f64 * 100.0 / whole as f64;
-            let bits = bits_text(table, row);
-            let bits = if bits.is_empty() {
-                bits
-            } else {
-                format!("  {bits}")
-            };
-            format!(
-                "{:<40} {:>10} {share:>6.1}%{items}{bits}",
-                crate::escape::clip(row.label.display(), 40),
-                format_size(row.bytes, BINARY)
-            )
-        })
-        .collect();
-    Part {
-        heading: format!("Size {}", table.title),
-        lines,
-    }
-}
-
 fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part {
-    let lines = ids
-        .iter()
+    let mut lines: Vec<String> = (ids.iter().take(MAX_IO))
         .map(|&id| {
             let Some(node) = graph.node(id) else {
                 return format!("#{id} (out of range)");
@@ -229,7 +231,7 @@ fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part 
                 NodeKind::Constant { tensor } => match inv.tensors.get(*tensor) {
                     Some(t) => (
                         dtype_text(t.dtype),
-                        format!("{} (constant)", dims_text(&t.shape)),
+                        format!("{} (weight)", dims_text(&t.shape)),
                     ),
                     None => (dtype_text(None), String::new()),
                 },
@@ -238,28 +240,41 @@ fn io_list(inv: &Inventory, title: &str, graph: &Graph, ids: &[NodeId]) -> Part 
             format!("{:<24} {dtype:<5} {shape}", node.name.display())
         })
         .collect();
+    lines.extend(more(ids.len(), MAX_IO, "Graph (tab 3)"));
     Part {
         heading: format!("{title} ({})", ids.len()),
         lines,
     }
 }
 
+/// The operator mix: counts by type, most frequent first, several to a line.
 fn operators(inv: &Inventory) -> Part {
     let hist = inv.operator_histogram();
     let total: u64 = hist.iter().map(|(_, n)| n).sum();
     let nodes: usize = inv.graphs.iter().map(|g| g.nodes.len()).sum();
-    // Users count operators as the graph's nodes; values and constants are its edges.
+    // Users count operators as the graph's nodes; values and weights are its edges.
     let others = (nodes as u64).saturating_sub(total);
+    let cells: Vec<String> = (hist.iter().take(MAX_OP_TYPES))
+        .map(|(op, n)| {
+            format!(
+                "{:<27} ",
+                format!("{} {n}", crate::escape::column(&sanitize(op), 24))
+            )
+        })
+        .collect();
+    let mut lines: Vec<String> = cells
+        .chunks(4)
+        .map(|c| c.concat().trim_end().to_owned())
+        .collect();
+    lines.extend(more(hist.len(), MAX_OP_TYPES, "Operators (tab 4)"));
     Part {
         heading: format!(
-            "Operators ({total} in {} graph{}; the graphs also hold {others} values and constants)",
+            "Operators: {total} of {} types in {} graph{}, with {others} values and weights",
+            hist.len(),
             inv.graphs.len(),
             if inv.graphs.len() == 1 { "" } else { "s" }
         ),
-        lines: hist
-            .into_iter()
-            .map(|(op, n)| format!("{:<24} {n:>8}", sanitize(op)))
-            .collect(),
+        lines,
     }
 }
 
@@ -309,40 +324,52 @@ fn imports(inv: &Inventory) -> Part {
     }
 }
 
+/// Parameters: how many, in how many tensors, their bytes, by element type on one line, and
+/// the largest tensor.
 fn tensors(inv: &Inventory) -> Part {
     let t = inv.totals();
-    let inline = inv
-        .tensors
-        .iter()
-        .filter(|t| t.storage == Storage::Inline)
-        .count();
     let in_attributes = match t.attribute_parameters {
         0 => String::new(),
         n => format!(" ({n} in attributes)"),
     };
-    // Without a graph, every tensor is a weight: none is a constant of a graph.
-    let kinds = if inv.graphs.is_empty() {
-        "tensors"
-    } else {
-        "constants"
-    };
     let mut lines = vec![format!(
-        "{} {kinds} ({} external, {inline} inline), {} parameters{in_attributes}, {}",
+        "{} parameters{in_attributes}, {} in {} tensors ({} external)",
+        t.parameters,
+        format_size(t.bytes, BINARY),
         t.tensors,
         t.external,
-        t.parameters,
-        format_size(t.bytes, BINARY)
     )];
+    let by_dtype = by_dtype(inv);
+    if !by_dtype.is_empty() {
+        lines.push(format!("by type  {by_dtype}"));
+    }
     if let Some(big) = inv.tensors.iter().max_by_key(|t| t.byte_size) {
         lines.push(format!(
-            "largest: {} {} {}",
-            big.name.display(),
+            "largest  {} {} {}",
+            crate::escape::clip(big.name.display(), 80),
             dims_text(&big.shape),
             format_size(big.byte_size.unwrap_or(0), BINARY)
         ));
     }
     Part {
-        heading: "Tensors".into(),
+        heading: "Parameters".into(),
         lines,
     }
+}
+
+/// Parameters and bytes by element type, largest first, on one line:
+/// `f32 5651 (22.07 KiB) · f16 ...`.
+fn by_dtype(inv: &Inventory) -> String {
+    let mut groups = std::collections::HashMap::<&str, (u64, u64)>::new();
+    for t in &inv.tensors {
+        let entry = groups.entry(dtype_text(t.dtype)).or_default();
+        entry.0 = entry.0.saturating_add(t.elements.unwrap_or(0));
+        entry.1 = entry.1.saturating_add(t.byte_size.unwrap_or(0));
+    }
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+    let cells = groups.iter().map(|(dtype, (elements, bytes))| {
+        format!("{dtype} {elements} ({})", format_size(*bytes, BINARY))
+    });
+    cells.collect::<Vec<_>>().join(" · ")
 }

@@ -29,6 +29,20 @@ pub struct Graph {
     pub captures: Vec<NodeId>,
     /// Absolute offset of the graph's declaration in the model file.
     pub offset: Option<u64>,
+    /// Scopes the file records for nodes, in node order (see [`RecordedScope`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<RecordedScope>,
+}
+
+/// The scope a file records for a node, such as the module path `layers.0.attn` that the
+/// PyTorch exporter writes in an ONNX node's metadata: parts separated by `.` or `/`, a
+/// number joining the part before it (see [`super::ScopeTree`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedScope {
+    /// The node.
+    pub node: NodeId,
+    /// Its scope's path.
+    pub path: Name,
 }
 
 /// Where a subgraph hangs in its parent.

@@ -13,6 +13,7 @@ mod layout;
 mod list;
 mod name;
 mod overlaps;
+mod scope;
 mod sizes;
 mod symbol;
 mod tensor;
@@ -20,13 +21,14 @@ mod tensor;
 pub use dtype::{BlockType, DType, Decode};
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
-    SubgraphOf, TensorRef, Value,
+    RecordedScope, SubgraphOf, TensorRef, Value,
 };
 pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use list::{ItemKind, ListValue};
 pub use name::Name;
 pub use overlaps::Overlap;
+pub use scope::{Scope, ScopeId, ScopeTree};
 pub use sizes::{SizeRow, SizeTable};
 pub use symbol::Symbol;
 pub use tensor::{DataRange, Storage, Tensor, TensorId, TensorView};

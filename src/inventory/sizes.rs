@@ -1,7 +1,7 @@
 //! Where a model's bytes go: tables of byte counts a reader fills in, such as bytes per
 //! method or per backend.
 
-use super::{Inventory, Name, NodeKind, Storage, Tensor, TensorId};
+use super::{Inventory, Name, NodeKind, Scope, ScopeTree, Storage, Tensor, TensorId};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -42,6 +42,16 @@ impl SizeTable {
         bits.any(|b| Some(b) != first)
     }
 
+    /// Tensor bytes by the scopes of `tree` that are `depth` deep (see [`ScopeTree`]), with
+    /// the tensors in no scope that deep in one row; the standard tables take the depth where
+    /// the weights divide ([`ScopeTree::dividing_depth`]).
+    pub fn by_scope(tree: &ScopeTree, depth: u32) -> Self {
+        SizeTable {
+            title: "by scope",
+            rows: by_scope(tree, depth),
+        }
+    }
+
     /// A table titled `title` whose rows are sorted by size, largest first (ties by label).
     pub fn largest_first(title: &'static str, mut rows: Vec<SizeRow>) -> Self {
         rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
@@ -73,8 +83,8 @@ const MAX_ROWS: usize = 12;
 
 impl Inventory {
     /// Breakdowns every format gets from its tensors: bytes by element type, by storage, by
-    /// file, by the operator type that reads them, by layer (the name up to its first number,
-    /// such as `encoder.layers.3`, or without its last part) and the largest tensors, with
+    /// file, by the operator type that reads them, by scope (see [`ScopeTree`]) and the
+    /// largest tensors, with
     /// their element counts. A breakdown by storage or file into a single row says nothing and
     /// is left out, as is the one by operator type for a model without a graph. Empty when
     /// the model has no tensor data.
@@ -126,9 +136,10 @@ impl Inventory {
         if !self.graphs.is_empty() {
             tables.push(table("by operator type", &reader));
         }
-        tables.push(table("by layer", &|_, t| layer(&t.name.display())));
+        let tree = ScopeTree::build(self);
+        tables.push(SizeTable::by_scope(&tree, tree.dividing_depth()));
         let said =
-            |t: &SizeTable| t.rows.len() > 1 || matches!(t.title, "by element type" | "by layer");
+            |t: &SizeTable| t.rows.len() > 1 || matches!(t.title, "by element type" | "by scope");
         tables.retain(said);
         tables.push(SizeTable {
             title: "of the largest tensors",
@@ -191,24 +202,28 @@ fn stored(t: &Tensor) -> u64 {
     t.data.map_or(0, |d| d.len)
 }
 
-/// The layer a tensor name belongs to: up to and including its first numeric part
-/// (`encoder.layers.3.attn.q.weight` → `encoder.layers.3`), or without its last part
-/// (`fc1.weight` → `fc1`); a name with one part is its own layer.
-fn layer(name: &str) -> String {
-    let parts: Vec<&str> = name.split(['.', '/']).filter(|p| !p.is_empty()).collect();
-    let numbered = parts
-        .iter()
-        .position(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    let keep = match numbered {
-        Some(i) => i + 1,
-        None => parts.len().saturating_sub(1).max(1),
+/// Tensor bytes by the scopes `depth` deep, with the tensors in no scope that deep in one row.
+fn by_scope(tree: &ScopeTree, depth: u32) -> Vec<SizeRow> {
+    let row = |label: String, s: &Scope| SizeRow {
+        elements: Some(s.parameters),
+        ..SizeRow::new(label, s.bytes, Some(s.tensors))
     };
-    parts
-        .iter()
-        .take(keep)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(".")
+    let at_depth = (0u32..).zip(&tree.scopes).filter(|(_, s)| s.depth == depth);
+    let mut rows: Vec<SizeRow> = (at_depth.filter(|(_, s)| s.tensors > 0))
+        .map(|(id, s)| row(tree.label(id), s))
+        .collect();
+    if let Some(root) = tree.scopes.first() {
+        let mut rest = root.clone();
+        for r in &rows {
+            rest.tensors -= r.items.unwrap_or(0);
+            rest.bytes = rest.bytes.saturating_sub(r.bytes);
+            rest.parameters = rest.parameters.saturating_sub(r.elements.unwrap_or(0));
+        }
+        if rest.tensors > 0 {
+            rows.push(row("(in no scope this deep)".into(), &rest));
+        }
+    }
+    capped(rows)
 }
 
 /// The largest [`MAX_ROWS`] rows, and the rest summed in one.
@@ -225,20 +240,4 @@ fn capped(mut rows: Vec<SizeRow>) -> Vec<SizeRow> {
         });
     }
     rows
-}
-
-#[cfg(test)]
-mod tests {
-    use super::layer;
-
-    #[test]
-    fn layers_are_name_prefixes() {
-        assert_eq!(layer("encoder.layers.3.attn.q.weight"), "encoder.layers.3");
-        assert_eq!(layer("fc1.weight"), "fc1");
-        assert_eq!(layer("bias"), "bias");
-        assert_eq!(layer("model/conv/kernel"), "model.conv");
-        assert_eq!(layer("blocks.0.w"), "blocks.0");
-        assert_eq!(layer("/lm/h.1/attn/Constant"), "lm.h.1");
-        assert_eq!(layer(""), "");
-    }
 }

@@ -14,6 +14,9 @@ pub struct Spec {
     pub layers: u32,
     /// Bytes of external weight data per layer (rounded down to whole f32s); 0 for none.
     pub weight_bytes: u64,
+    /// Name nodes as an ONNX export from PyTorch does, in scopes of 50 operators, 100 to a
+    /// block (`/block.3/layer.12/Relu_7`), rather than `op7` and `v7`.
+    pub scoped: bool,
 }
 
 /// `target/bench-data/<name>`, the file `spec` describes, written on first use.
@@ -29,6 +32,20 @@ pub fn million_nodes() -> PathBuf {
         Spec {
             layers: 500_000,
             weight_bytes: 0,
+            scoped: false,
+        },
+    )
+}
+
+/// `target/bench-data/nodes1m_scoped.rten`: the chain of [`million_nodes`] with its nodes
+/// named in 10,100 scopes as an export from PyTorch names them (see [`Spec::scoped`]).
+pub fn million_scoped_nodes() -> PathBuf {
+    bench_file(
+        "nodes1m_scoped.rten",
+        Spec {
+            layers: 500_000,
+            weight_bytes: 0,
+            scoped: true,
         },
     )
 }
@@ -41,6 +58,7 @@ pub fn four_gib() -> PathBuf {
         Spec {
             layers: 4000,
             weight_bytes: 1_073_741,
+            scoped: false,
         },
     )
 }
@@ -95,7 +113,18 @@ pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
             ));
             inputs.push(nodes.len() as i32 - 1);
         }
-        nodes.push(value(&mut b, &format!("v{layer}")));
+        let scope = match spec.scoped {
+            true => format!("/block.{}/layer.{}/", layer / 5000, layer / 50 % 100),
+            false => String::new(),
+        };
+        let (op_name, value_name) = match spec.scoped {
+            true => (
+                format!("{scope}Relu_{}", layer % 50),
+                format!("{scope}Relu_{}_output_0", layer % 50),
+            ),
+            false => (format!("op{layer}"), format!("v{layer}")),
+        };
+        nodes.push(value(&mut b, &value_name));
         let out = nodes.len() as i32 - 1;
         let (ty, inputs) = if elems > 0 {
             (fb::OperatorType::Add, inputs)
@@ -115,7 +144,7 @@ pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
         );
         nodes.push(node(
             &mut b,
-            &format!("op{layer}"),
+            &op_name,
             fb::NodeKind::OperatorNode,
             op.as_union_value(),
         ));

@@ -17,7 +17,7 @@ const QUERY: [(&str, &str); 5] = [
     ("group>1 pad=SAME", "attributes: = != < <= > >="),
 ];
 
-/// Draws every binding in a box centred in `area`.
+/// Draws every binding in a box centred in `area`, then the search terms.
 pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
     let mut lines: Vec<Line> = keys::BINDINGS
         .iter()
@@ -36,10 +36,6 @@ pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
             ])
         })
         .collect();
-    lines.push(Line::styled(
-        "/ in tab 3 searches; all terms must match:",
-        theme.heading(),
-    ));
     lines.extend(QUERY.iter().map(|&(term, what)| {
         Line::from(vec![
             Span::styled(format!("  {term:<20}"), theme.heading()),
@@ -57,7 +53,11 @@ pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)
-            .block(Block::bordered().title(" keys (? or Esc to close) "))
+            .block(
+                Block::bordered()
+                    .title(" keys (? or Esc to close) ")
+                    .title_bottom(" / in tab 3: rows matching all the terms above "),
+            )
             .wrap(Wrap { trim: false }),
         popup,
     );

@@ -37,6 +37,9 @@ pub enum Action {
     NextMatch,
     PrevMatch,
     Parent,
+    Tree,
+    Deeper,
+    Shallower,
 }
 
 /// A key binding.
@@ -282,6 +285,27 @@ pub static BINDINGS: &[Binding] = &[
         action: Action::Parent,
         help: "leave subgraph",
         tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('t')],
+        label: "t",
+        action: Action::Tree,
+        help: "scope tree/list",
+        tabs: &[Tab::Graph],
+    },
+    Binding {
+        keys: &[Char('+')],
+        label: "+ -",
+        action: Action::Deeper,
+        help: "scope depth",
+        tabs: &[Tab::Sizes],
+    },
+    Binding {
+        keys: &[Char('-')],
+        label: "",
+        action: Action::Shallower,
+        help: "",
+        tabs: &[Tab::Sizes],
     },
     Binding {
         keys: &[Char('a')],

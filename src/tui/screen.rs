@@ -37,7 +37,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
         None => frame.render_widget(key_bar(app.tab, typing, keys_area.width, theme), keys_area),
     }
     if app.help {
-        help::draw(frame, body, theme);
+        help::draw(frame, frame.area(), theme);
     }
 }
 

@@ -21,7 +21,7 @@ use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
-    SubgraphOf, Symbol, TensorRef, Value,
+    RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -568,6 +568,12 @@ impl<'b> GraphReader<'_, 'b> {
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().next_id();
         self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
+        if !n.module.is_empty() {
+            if let Some(path) = self.r.module(n.module, at) {
+                let scope = RecordedScope { node: op_id, path };
+                self.graph().scopes.push(scope);
+            }
+        }
         let place = Place::at(at).item(Item::Node {
             graph: self.id,
             node: op_id,

@@ -41,6 +41,7 @@ use crate::inventory::{
 use crate::source::ModelFile;
 use model_view::ModelView;
 use rules::*;
+use std::collections::HashMap;
 
 /// Protobuf's message size limit, which .onnx files must stay below.
 const PROTOBUF_LIMIT: u64 = 1 << 31;
@@ -63,6 +64,8 @@ struct Reader<'a> {
     schemas: schema::Context,
     /// Operator types, attribute names and domains the schemas do not name, each copied once.
     symbols: Interner,
+    /// The module paths nodes record, each copied once (see [`Reader::module`]).
+    modules: HashMap<&'a [u8], Name>,
 }
 
 impl<'a> Reader<'a> {
@@ -85,6 +88,18 @@ impl<'a> Reader<'a> {
     /// Takes `n` entries from the budget; false once it has run out (see [`Budget`]).
     fn spend(&mut self, n: u64, at: Option<u64>) -> bool {
         self.budget.spend(n, Place::at(at), self.out)
+    }
+
+    /// The module path `path` (a slice of the file) as a shared name, copied and paid for the
+    /// first time it is met; `None` once the budget has run out.
+    fn module(&mut self, path: &[u8], at: Option<u64>) -> Option<Name> {
+        let path = self.in_file(path);
+        if let Some(name) = self.modules.get(path) {
+            return Some(name.clone());
+        }
+        let paid = self.spend(1, at) && self.budget.copy(len(path), Place::at(at), self.out);
+        let name = Name::from(path);
+        paid.then(|| self.modules.entry(path).or_insert(name).clone())
     }
 
     /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
@@ -168,6 +183,7 @@ impl Format for Onnx {
             budget,
             schemas: schema::Context::default(),
             symbols: Interner::default(),
+            modules: HashMap::new(),
         };
         graphs::read(&model, &mut reader);
         shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);

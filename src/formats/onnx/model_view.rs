@@ -90,7 +90,7 @@ fn pair(bytes: &[u8]) -> Result<Pair<'_>, WireError> {
 }
 
 /// StringStringEntryProto (key, value) or TrainingInfoProto (initialization, algorithm).
-fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
+pub(super) fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
     let (first, second) = small_message(bytes, false)?;
     let second = second.and_then(|v| match v {
         Value::Bytes(b) => Some(b),

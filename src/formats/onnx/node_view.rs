@@ -12,6 +12,9 @@ pub(super) struct NodeView<'b> {
     pub(super) op_type: &'b [u8],
     pub(super) domain: &'b [u8],
     pub(super) attributes: Vec<&'b [u8]>,
+    /// The innermost module of the node's `pkg.torch.onnx.name_scopes` metadata (field 9),
+    /// such as `layers.0.attn`; empty without one.
+    pub(super) module: &'b [u8],
     /// Inputs, outputs and attributes beyond the budget: counted, not kept.
     pub(super) dropped: u64,
 }
@@ -25,9 +28,17 @@ impl<'b> NodeView<'b> {
         self.outputs.clear();
         self.attributes.clear();
         (self.name, self.op_type, self.domain, self.dropped) = (&[], &[], &[], 0);
+        self.module = &[];
         let mut room = keep;
         for field in fields(bytes) {
             let Field { at, number, value } = field?;
+            if let (9, Value::Bytes(entry)) = (number, &value) {
+                // metadata_props, which prost's NodeProto skips: so does a malformed entry.
+                if let Ok((Some(NAME_SCOPES), Some(scopes))) = super::model_view::strings(entry) {
+                    self.module = innermost(scopes);
+                }
+                continue;
+            }
             let slot = match number {
                 1 => Slot::Many(&mut self.inputs),
                 2 => Slot::Many(&mut self.outputs),
@@ -51,6 +62,20 @@ impl<'b> NodeView<'b> {
         }
         Ok(())
     }
+}
+
+/// The metadata key under which the PyTorch exporter records a node's module path.
+const NAME_SCOPES: &[u8] = b"pkg.torch.onnx.name_scopes";
+
+/// The innermost module of a name-scopes value, a Python list of the module paths that lead
+/// to the node and then its own name (`['', 'layers.0', 'layers.0.attn', 'linear_1']` gives
+/// `layers.0.attn`); empty for anything else.
+fn innermost(scopes: &[u8]) -> &[u8] {
+    let list = scopes.strip_prefix(b"[").and_then(|l| l.strip_suffix(b"]"));
+    let module = list.and_then(|l| l.rsplit(|&b| b == b',').nth(1));
+    let module = module.map(|m| m.trim_ascii());
+    let unquoted = module.and_then(|m| m.strip_prefix(b"'")?.strip_suffix(b"'"));
+    unquoted.unwrap_or_default()
 }
 
 enum Slot<'v, 'b> {
@@ -114,6 +139,17 @@ mod tests {
             .collect();
         assert_eq!(attributes, node.attribute);
         true
+    }
+
+    #[test]
+    fn the_innermost_module_comes_from_the_name_scopes() {
+        use super::innermost;
+        let scopes: &[u8] = b"['', 'layers.0', 'layers.0.attn', 'linear_1']";
+        assert_eq!(innermost(scopes), b"layers.0.attn");
+        assert_eq!(innermost(b"['', 'embed', 'linear']"), b"embed");
+        assert_eq!(innermost(b"['linear']"), b"");
+        assert_eq!(innermost(b"not a list"), b"");
+        assert_eq!(innermost(b"[, x]"), b"");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod tensors;
 use super::component::Component;
 use super::tab::Tab;
 use crate::analysis::Analysis;
+pub(crate) use crate::escape::column;
 use findings::FindingsTab;
 use graph::GraphTab;
 use imports::ImportsTab;
@@ -75,27 +76,5 @@ impl Tabs {
             Tab::Metadata => &mut self.metadata,
             Tab::Imports => &mut self.imports,
         }
-    }
-}
-
-/// `text` in at most `width` characters, its end replaced by `…` if it is longer.
-pub(crate) fn column(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
-#[cfg(test)]
-mod tests {
-    use super::column;
-
-    #[test]
-    fn long_labels_are_cut_to_their_column() {
-        assert_eq!(column("conv1", 8), "conv1");
-        assert_eq!(column("encoder.layers", 8), "encoder…");
-        assert_eq!(column("ééééé", 3), "éé…");
     }
 }

@@ -1,9 +1,6 @@
-//! Overview: the model described part by part, then the findings, scrollable.
+//! Overview: the model's summary (see [`crate::summary`]), scrollable.
 
 use crate::analysis::Analysis;
-use crate::check::{Counts, Finding};
-use crate::escape::sanitize;
-use crate::inventory::display::{self, Part};
 use crate::tui::component::Component;
 use crate::tui::cursor::Cursor;
 use crate::tui::event::Event;
@@ -13,9 +10,6 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
-
-/// Findings listed before a pointer to the Findings tab.
-const MAX_FINDINGS: usize = 50;
 
 /// One line of the Overview.
 struct Row {
@@ -33,8 +27,7 @@ pub struct OverviewTab {
 impl OverviewTab {
     /// The Overview of `analysis`.
     pub fn new(analysis: &Analysis) -> Self {
-        let mut parts = display::describe(&analysis.inventory);
-        parts.push(findings(&analysis.findings));
+        let parts = crate::summary::parts(analysis, "tab 6 lists them all");
         let mut rows = Vec::new();
         for (i, part) in parts.into_iter().enumerate() {
             if i > 0 {
@@ -56,37 +49,6 @@ impl OverviewTab {
             rows,
             cursor: Cursor::default(),
         }
-    }
-}
-
-/// Finding counts and the first findings.
-fn findings(findings: &[Finding]) -> Part {
-    let counts = Counts::of(findings);
-    let mut lines: Vec<String> = findings
-        .iter()
-        .take(MAX_FINDINGS)
-        .map(|f| {
-            let at = f.offset.map(|o| format!(" @{o}")).unwrap_or_default();
-            format!(
-                "{}[{}]{at} {}",
-                f.severity,
-                f.rule.code,
-                sanitize(&f.message)
-            )
-        })
-        .collect();
-    if findings.len() > MAX_FINDINGS {
-        lines.push(format!(
-            "... and {} more (tab 6 lists them all)",
-            findings.len() - MAX_FINDINGS
-        ));
-    }
-    Part {
-        heading: format!(
-            "Findings: {} errors, {} warnings, {} infos",
-            counts.errors, counts.warnings, counts.infos
-        ),
-        lines,
     }
 }
 

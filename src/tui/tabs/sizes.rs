@@ -5,7 +5,7 @@ use super::column;
 use crate::analysis::Analysis;
 use crate::escape::sanitize;
 use crate::inventory::display::bits_text;
-use crate::inventory::{Inventory, SizeRow};
+use crate::inventory::{Inventory, ScopeTree, SizeRow, SizeTable};
 use crate::tui::component::Component;
 use crate::tui::cursor::Cursor;
 use crate::tui::event::Event;
@@ -30,9 +30,20 @@ enum Entry {
     Row { table: usize, row: usize },
 }
 
+/// The table by scope at a depth the user chose, and the tree it comes from.
+struct ByScope {
+    /// Index of the table by scope in the inventory's tables.
+    table: usize,
+    tree: ScopeTree,
+    depth: u32,
+    rows: SizeTable,
+}
+
 /// The Sizes tab: its lines, made once, and where the list is.
 pub struct SizesTab {
     entries: Vec<Entry>,
+    /// The table by scope once `+` or `-` chose its depth.
+    by_scope: Option<ByScope>,
     /// All the files' bytes, which shares are of.
     whole: u64,
     cursor: Cursor,
@@ -49,16 +60,55 @@ impl SizesTab {
         let sizes = inv.files.iter().filter_map(|f| f.size);
         SizesTab {
             entries,
+            by_scope: None,
             whole: sizes.fold(0u64, u64::saturating_add).max(1),
             cursor: Cursor::default(),
         }
     }
 
-    fn row<'i>(&self, inv: &'i Inventory, i: usize) -> Option<&'i SizeRow> {
+    /// Table `table`: the inventory's, or the table by scope at the depth chosen.
+    fn table<'a>(&'a self, inv: &'a Inventory, table: usize) -> Option<&'a SizeTable> {
+        match &self.by_scope {
+            Some(b) if b.table == table => Some(&b.rows),
+            _ => inv.sizes.get(table),
+        }
+    }
+
+    fn row<'a>(&'a self, inv: &'a Inventory, i: usize) -> Option<&'a SizeRow> {
         match self.entries.get(i)? {
-            Entry::Row { table, row } => inv.sizes.get(*table)?.rows.get(*row),
+            Entry::Row { table, row } => self.table(inv, *table)?.rows.get(*row),
             Entry::Heading { .. } => None,
         }
+    }
+
+    /// `+` or `-`: the table by scope one level deeper or shallower (the tree is built the
+    /// first time), its rows listed again.
+    fn deepen(&mut self, inv: &Inventory, step: i32) {
+        let Some(table) = inv.sizes.iter().position(|t| t.title == "by scope") else {
+            return;
+        };
+        let b = self.by_scope.get_or_insert_with(|| {
+            let tree = ScopeTree::build(inv);
+            let depth = tree.dividing_depth();
+            let rows = inv.sizes[table].clone();
+            ByScope {
+                table,
+                tree,
+                depth,
+                rows,
+            }
+        });
+        let deepest = b.tree.scopes.iter().map(|s| s.depth).max().unwrap_or(1);
+        b.depth = b.depth.saturating_add_signed(step).clamp(1, deepest.max(1));
+        b.rows = SizeTable::by_scope(&b.tree, b.depth);
+        let mut entries = Vec::new();
+        for t in 0..inv.sizes.len() {
+            let rows = self.table(inv, t).map_or(0, |t| t.rows.len());
+            entries.push(Entry::Heading { table: t });
+            entries.extend((0..rows).map(|row| Entry::Row { table: t, row }));
+        }
+        self.entries = entries;
+        self.cursor.limit(self.entries.len());
     }
 
     /// One line: a heading, or a row with its size, share, count and bar.
@@ -66,24 +116,31 @@ impl SizesTab {
         let entry = self.entries[i];
         let (table, row) = match entry {
             Entry::Heading { table } => {
-                let title = inv.sizes.get(table).map_or("", |t| t.title);
-                return Line::styled(format!("Size {title}"), theme.heading());
+                let title = self.table(inv, table).map_or("", |t| t.title);
+                let depth = match &self.by_scope {
+                    Some(b) if b.table == table => format!(", {} deep", b.depth),
+                    _ => String::new(),
+                };
+                let keys = if title == "by scope" {
+                    " (+ - deeper, shallower)"
+                } else {
+                    ""
+                };
+                return Line::styled(format!("Size {title}{depth}{keys}"), theme.heading());
             }
             Entry::Row { table, row } => (table, row),
         };
-        let Some(r) = inv.sizes.get(table).and_then(|t| t.rows.get(row)) else {
+        let Some(t) = self.table(inv, table) else {
             return Line::default();
         };
-        let largest = inv.sizes[table]
-            .rows
-            .iter()
-            .map(|r| r.bytes)
-            .max()
-            .unwrap_or(0);
+        let Some(r) = t.rows.get(row) else {
+            return Line::default();
+        };
+        let largest = t.rows.iter().map(|r| r.bytes).max().unwrap_or(0);
         let share = r.bytes as f64 * 100.0 / self.whole as f64;
         let items = r.items.map(|n| format!("({n})")).unwrap_or_default();
         let label = column(&sanitize(&r.label.display()), LABEL_WIDTH);
-        let bits = match bits_text(&inv.sizes[table], r) {
+        let bits = match bits_text(t, r) {
             bits if bits.is_empty() => bits,
             bits => format!("{bits:>10} "),
         };
@@ -110,6 +167,11 @@ fn bar_cells(bytes: u64, largest: u64, width: usize) -> usize {
 
 impl Component for SizesTab {
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
+        match action {
+            Action::Deeper => self.deepen(&analysis.inventory, 1),
+            Action::Shallower => self.deepen(&analysis.inventory, -1),
+            _ => {}
+        }
         if self.cursor.navigate(action, self.entries.len()) || action != Action::Follow {
             return None;
         }

@@ -1,5 +1,6 @@
 //! Drawing the Graph tab's list view: the rows (virtualised) and the selected node's details.
 
+use super::index::Origin;
 use super::query::Query;
 use super::rows::{kind, label, name, summary};
 use super::{GraphTab, Link, SHOWN};
@@ -15,6 +16,9 @@ use ratatui::Frame;
 pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
     if tab.diagram.is_some() {
         return super::diagram::draw(tab, frame, area, inv, theme);
+    }
+    if tab.tree {
+        return tree(tab, frame, area, inv, theme);
     }
     let [list, detail] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
@@ -52,6 +56,23 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
             .block(Block::bordered().title(title)),
         detail,
     );
+}
+
+/// The scope tree, with the search's state in the title.
+fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+    let scopes = tab.scopes.tree().scopes.len().saturating_sub(1);
+    let title = format!(
+        " scopes · {scopes} in main · → Enter open · ← close · t list {}",
+        search_status(tab)
+    );
+    let title = tab.list.filter().title(&title);
+    let view = &mut tab.scopes;
+    let mut cursor = view.cursor;
+    let len = view.row_count();
+    crate::tui::list::draw(frame, area, title, &mut cursor, len, theme, |i| {
+        view.line(inv, i, theme)
+    });
+    view.cursor = cursor;
 }
 
 /// What the tab shows for a file that holds no graph (weights only, such as safetensors
@@ -164,9 +185,11 @@ fn details(
             lines.extend(more(op.attrs.len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
             for &input in op.inputs.iter().flatten().take(SHOWN) {
-                let by = index
-                    .and_then(|i| i.producer(input))
-                    .map_or("graph input or constant".to_owned(), |p| label(graph, p));
+                let by = match index.map(|i| i.origin(inv, input)) {
+                    Some(Origin::Operator(p)) => label(graph, p),
+                    Some(origin) => origin.words().to_owned(),
+                    None => String::new(),
+                };
                 lines.push(link_line(format!("{}  ← {by}", label(graph, input))));
             }
             lines.extend(more(op.inputs.len(), theme));
@@ -189,14 +212,26 @@ fn details(
             lines.extend(more(op.subgraphs().len(), theme));
             return lines;
         }
-        Some(NodeKind::Value(v)) => lines.push(Line::raw(match &v.composite {
-            Some(text) => text.to_string(),
-            None => format!("{} {}", dtype_text(v.dtype), shape_text(v.shape.as_deref())),
-        })),
+        Some(NodeKind::Value(v)) => {
+            let what = match index.map(|i| i.origin(inv, id)) {
+                Some(Origin::GraphInput) => "graph input",
+                Some(Origin::Captured) => "captured value",
+                _ if graph.outputs.iter().take(SHOWN).any(|&o| o == id) => "graph output",
+                _ => "value",
+            };
+            lines.push(Line::raw(match &v.composite {
+                Some(text) => format!("{what} {text}"),
+                None => format!(
+                    "{what} {} {}",
+                    dtype_text(v.dtype),
+                    shape_text(v.shape.as_deref())
+                ),
+            }))
+        }
         Some(NodeKind::Constant { tensor }) => {
             if let Some(t) = inv.tensors.get(*tensor) {
                 lines.push(Line::raw(format!(
-                    "{} {} {:?}, {} bytes",
+                    "weight {} {} {:?}, {} bytes",
                     dtype_text(t.dtype),
                     dims_text(&t.shape),
                     t.storage,

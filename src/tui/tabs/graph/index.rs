@@ -15,6 +15,38 @@ pub struct GraphIndex {
     /// Node `i` is read by `consumers[starts[i]..starts[i + 1]]`.
     starts: Vec<u32>,
     consumers: Vec<NodeId>,
+    /// The graph's inputs and its captures, each sorted, to tell what a value with no
+    /// producer is.
+    inputs: Vec<NodeId>,
+    captures: Vec<NodeId>,
+}
+
+/// Where a node's data comes from, in the words of the panels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Written by an operator.
+    Operator(NodeId),
+    /// A graph input.
+    GraphInput,
+    /// A value captured by name from an enclosing graph.
+    Captured,
+    /// A weight (an initializer): a tensor stored in the file.
+    Weight,
+    /// A value that nothing writes.
+    Unwritten,
+}
+
+impl Origin {
+    /// The words for an origin other than an operator.
+    pub fn words(self) -> &'static str {
+        match self {
+            Origin::Operator(_) => "an operator",
+            Origin::GraphInput => "graph input",
+            Origin::Captured => "captured from the enclosing graph",
+            Origin::Weight => "weight (stored in the file)",
+            Origin::Unwritten => "nothing (a value no operator writes)",
+        }
+    }
 }
 
 impl GraphIndex {
@@ -67,11 +99,36 @@ impl GraphIndex {
                 }
             }
         }
+        let sorted = |ids: Option<&Vec<NodeId>>| {
+            let mut ids = ids.cloned().unwrap_or_default();
+            ids.sort_unstable();
+            ids
+        };
+        let g = inv.graphs.get(graph);
         GraphIndex {
             graph,
             producer,
             starts,
             consumers,
+            inputs: sorted(g.map(|g| &g.inputs)),
+            captures: sorted(g.map(|g| &g.captures)),
+        }
+    }
+
+    /// Where `node`'s data comes from: the operator that writes it, or what it is.
+    pub fn origin(&self, inv: &Inventory, node: NodeId) -> Origin {
+        if let Some(p) = self.producer(node) {
+            return Origin::Operator(p);
+        }
+        let kind = inv.graphs.get(self.graph).and_then(|g| g.node(node));
+        if let Some(NodeKind::Constant { .. }) = kind.map(|n| &n.kind) {
+            Origin::Weight
+        } else if self.inputs.binary_search(&node).is_ok() {
+            Origin::GraphInput
+        } else if self.captures.binary_search(&node).is_ok() {
+            Origin::Captured
+        } else {
+            Origin::Unwritten
         }
     }
 
@@ -94,7 +151,8 @@ impl GraphIndex {
 
     /// Bytes the index holds.
     pub fn bytes(&self) -> usize {
-        4 * (self.producer.capacity() + self.starts.capacity() + self.consumers.capacity())
+        let lists = [&self.producer, &self.starts, &self.consumers, &self.inputs];
+        4 * (lists.iter().map(|l| l.capacity()).sum::<usize>() + self.captures.capacity())
     }
 }
 

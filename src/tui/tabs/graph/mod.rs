@@ -9,6 +9,7 @@ mod navigate;
 mod neighbourhood;
 mod query;
 mod rows;
+mod scopes;
 
 use crate::analysis::Analysis;
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
@@ -23,6 +24,7 @@ use neighbourhood::{Item, Layout};
 use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
+pub use scopes::{Row, ScopeView};
 
 /// Links of each kind (inputs, outputs, readers...) listed in the detail pane: more than a
 /// screen holds, and few enough that a node with millions costs nothing per frame.
@@ -69,12 +71,20 @@ pub struct GraphTab {
     history: Vec<Place>,
     /// Producers and consumers of `graph`, built when first needed.
     index: Option<GraphIndex>,
+    /// The scope tree of the main graph.
+    scopes: ScopeView,
+    /// True while the scope tree is shown instead of the list.
+    tree: bool,
 }
 
 impl GraphTab {
     /// The Graph tab of `inv`, on the main graph.
+    /// It opens on the scope tree if the names place some operator in a scope.
     pub fn new(inv: &Inventory) -> Self {
+        let scopes = ScopeView::new(inv);
         GraphTab {
+            tree: scopes.tree().places_operators(),
+            scopes,
             graph: 0,
             list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None, false)),
             all_nodes: false,
@@ -84,6 +94,11 @@ impl GraphTab {
             history: Vec::new(),
             index: None,
         }
+    }
+
+    /// The scope tree, while it is shown.
+    pub fn scope_tree(&self) -> Option<&ScopeView> {
+        self.tree.then_some(&self.scopes)
     }
 
     /// The graph shown.
@@ -179,6 +194,7 @@ impl GraphTab {
         };
         self.list.clear_filter();
         self.op_filter = None;
+        self.tree = false;
         if !matches!(g.node(node).map(|n| &n.kind), Some(NodeKind::Operator(_))) {
             self.all_nodes = true;
         }
@@ -191,6 +207,7 @@ impl GraphTab {
     /// Shows only the operators of type `op` in the main graph, from the top.
     pub fn filter_operator(&mut self, inv: &Inventory, op: String) {
         self.op_filter = Some(op);
+        self.tree = false;
         self.list.clear_filter();
         self.graph = 0;
         self.refresh(inv);
@@ -236,10 +253,16 @@ fn node_rows(
 
 impl Component for GraphTab {
     fn selection(&self, analysis: &Analysis) -> Option<String> {
+        if let (true, None, Some(Row::Scope(s))) =
+            (self.tree, &self.diagram, self.scopes.selected())
+        {
+            return Some(self.scopes.tree().label(s));
+        }
         let graph = analysis.inventory.graphs.get(self.graph)?;
-        let node = match self.neighbourhood() {
-            Some((_, chosen)) => chosen?,
-            None => self.selected_node()?,
+        let node = match (self.neighbourhood(), self.scopes.selected()) {
+            (Some((_, chosen)), _) => chosen?,
+            (None, Some(Row::Operator(n))) if self.tree => n,
+            (None, _) => self.selected_node()?,
         };
         let node = graph.node(node)?;
         match (&node.kind, node.name.is_empty()) {
@@ -253,6 +276,9 @@ impl Component for GraphTab {
         if action == Action::ClearFilter && !self.list.filter().typing() && self.diagram.is_some() {
             // Esc leaves the neighbourhood view first, then clears the filters.
             self.toggle_view(inv);
+            return None;
+        }
+        if self.tree && self.diagram.is_none() && self.tree_key(action, inv) {
             return None;
         }
         if action == Action::ClearFilter {
@@ -295,6 +321,7 @@ impl Component for GraphTab {
             Action::NextMatch => self.next_match(inv, true),
             Action::PrevMatch => self.next_match(inv, false),
             Action::Parent => self.leave_subgraph(inv),
+            Action::Tree => self.open_tree(inv),
             _ => {}
         }
         None

@@ -2,7 +2,8 @@
 //! stepping through search matches, entering and leaving subgraphs, and going back.
 
 use super::neighbourhood::{Item, Move};
-use super::{Diagram, GraphTab, Link, Place};
+use super::scopes::Row;
+use super::{node_rows, Diagram, GraphTab, Link, Place};
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
 use crate::tui::keys::Action;
 
@@ -126,6 +127,85 @@ impl GraphTab {
                     });
                 }
             }
+        }
+    }
+}
+
+impl GraphTab {
+    /// `t` in the list: shows the scope tree of the main graph, searched as the list is.
+    pub(super) fn open_tree(&mut self, inv: &Inventory) {
+        self.diagram = None;
+        if self.graph != 0 {
+            self.graph = 0;
+            self.refresh(inv);
+        }
+        self.tree = true;
+        self.search_tree();
+    }
+
+    /// Shows in the tree the paths to the list's rows while the list is searched.
+    fn search_tree(&mut self) {
+        let searched = !self.list.filter().is_empty();
+        self.scopes.search(searched.then(|| self.list.rows()));
+    }
+
+    /// A key in the scope tree; false for one the tab handles as in the list.
+    pub(super) fn tree_key(&mut self, action: Action, inv: &Inventory) -> bool {
+        let typing = self.list.filter().typing();
+        let selected = self.scopes.selected();
+        match action {
+            _ if typing || matches!(action, Action::Filter | Action::ClearFilter) => {
+                let (op_filter, all) = (self.op_filter.as_deref(), self.all_nodes);
+                self.list
+                    .handle(action, |filter| node_rows(inv, 0, filter, op_filter, all));
+                self.search_tree();
+            }
+            Action::Tree => {
+                self.tree = false;
+                if let Some(Row::Operator(node)) = selected {
+                    self.go(inv, 0, node);
+                }
+            }
+            Action::NextLink => self.scopes.set_open(true),
+            Action::PrevLink => self.scopes.set_open(false),
+            Action::Follow => match selected {
+                Some(Row::Scope(s)) => self.scopes.set_open(!self.scopes.is_open(s)),
+                Some(Row::Operator(node)) => {
+                    self.remember_tree();
+                    self.show(inv, 0, node);
+                }
+                None => {}
+            },
+            Action::View => {
+                if let Some(Row::Operator(node)) = selected {
+                    self.go(inv, 0, node);
+                    self.toggle_view(inv);
+                }
+            }
+            Action::NextMatch | Action::PrevMatch => {
+                let rows: Vec<Row> = self.scopes.rows().collect();
+                let at = self.scopes.cursor.selected;
+                let forward = action == Action::NextMatch;
+                let operator = |i: &usize| matches!(rows[*i], Row::Operator(_));
+                let next = if forward {
+                    (at + 1..rows.len()).find(operator)
+                } else {
+                    (0..at).rev().find(operator)
+                };
+                self.scopes.cursor.selected = next.unwrap_or(at);
+            }
+            _ => {
+                let len = self.scopes.row_count();
+                return self.scopes.cursor.navigate(action, len);
+            }
+        }
+        true
+    }
+
+    /// Remembers the operator selected in the tree, for the back key.
+    fn remember_tree(&mut self) {
+        if let Some(Row::Operator(node)) = self.scopes.selected() {
+            self.history.push(Place { graph: 0, node });
         }
     }
 }

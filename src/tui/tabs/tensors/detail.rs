@@ -1,7 +1,8 @@
 //! Drawing the selected tensor's pane: a hex dump of its first bytes and its statistics.
 
 use super::{StatsView, TensorsTab};
-use crate::inventory::Inventory;
+use crate::escape::sanitize;
+use crate::inventory::{Inventory, NodeKind};
 use crate::tui::theme::Theme;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -24,9 +25,25 @@ pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory
     lines.extend(stats(&tab.stats, id, inv.tensors[id].elements, theme));
     let name = inv.tensors[id].name.display().into_owned();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(format!(" {name} "))),
+        Paragraph::new(lines)
+            .block(Block::bordered().title(format!(" {name} · {} ", what(inv, id)))),
         area,
     );
+}
+
+/// What tensor `id` is: a weight (an initializer, stored in the file for the graph to read), a
+/// constant an operator holds in an attribute, or, in a file without a graph, a tensor.
+fn what(inv: &Inventory, id: usize) -> String {
+    let t = &inv.tensors[id];
+    let graph = inv.graphs.get(t.graph);
+    let holder = t.node.and_then(|n| Some((n, &graph?.node(n)?.kind)));
+    match holder {
+        Some((n, NodeKind::Operator(op))) => {
+            format!("constant in an attribute of #{n} {}", sanitize(&op.op_type))
+        }
+        _ if graph.is_some() => "weight (initializer)".into(),
+        _ => "tensor".into(),
+    }
 }
 
 /// 16 bytes a line: offset, hex and ASCII.

@@ -1,0 +1,443 @@
+//! Scopes: the modules a model is made of (`/encoder/layers.0/self_attn`, `blk.3`), as a tree
+//! with the operators, parameters and bytes under each, derived from the names of the main
+//! graph's operators and of the tensors, whatever the format.
+//!
+//! A name with `/` is a path whose last part is the item itself (`/lm/h.0/attn/MatMul` is in
+//! `lm › h.0 › attn`); a dotted name is one whose last part is the item, a number joining the
+//! part before it (`model.layers.3.mlp.weight` is in `model › layers.3 › mlp`). A scope the
+//! file records for a node ([`super::RecordedScope`]) is used instead of its name.
+//!
+//! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
+//! names' bytes; each scope's own part is copied once, whatever the number of names in it.
+
+use super::{Inventory, Name, NodeId, NodeKind};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Index into [`ScopeTree::scopes`]; 0 is the whole model.
+pub type ScopeId = u32;
+
+/// Parts of a name taken as scopes; deeper parts belong to the deepest kept.
+const MAX_DEPTH: usize = 32;
+
+/// One scope and what lies under it, its subscopes included.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scope {
+    /// The scope's own part of the path, such as `layers.3`; empty for the whole model.
+    pub name: Name,
+    /// The enclosing scope; `None` for the whole model.
+    pub parent: Option<ScopeId>,
+    /// Parts from the whole model: 1 for a top-level scope.
+    pub depth: u32,
+    /// Operators of the main graph.
+    pub operators: u64,
+    /// Tensors.
+    pub tensors: u64,
+    /// Elements of those tensors (saturating).
+    pub parameters: u64,
+    /// Bytes of those tensors (saturating).
+    pub bytes: u64,
+}
+
+/// Every scope of a model, parents before children, with the main graph's operators placed.
+#[derive(Debug, Clone, Default)]
+pub struct ScopeTree {
+    /// The scopes, the whole model first, each after its parent, in order of first mention.
+    pub scopes: Vec<Scope>,
+    /// Children of scope `i`: `children[child_starts[i]..child_starts[i + 1]]`.
+    child_starts: Vec<u32>,
+    children: Vec<ScopeId>,
+    /// Operators directly in scope `i`: `members[member_starts[i]..member_starts[i + 1]]`.
+    member_starts: Vec<u32>,
+    members: Vec<NodeId>,
+    /// The scope of each node of the main graph.
+    node_scope: Vec<ScopeId>,
+    /// The first operator in each scope or below, or `u32::MAX` for none.
+    first: Vec<NodeId>,
+}
+
+impl ScopeTree {
+    /// The scope tree of `inv`.
+    pub fn build(inv: &Inventory) -> Self {
+        let mut builder = Builder {
+            scopes: vec![scope(Name::default(), None, 0)],
+            index: HashMap::new(),
+        };
+        let nodes = inv.graphs.first().map_or(&[][..], |g| &g.nodes[..]);
+        let nodes = &nodes[..nodes.len().min(u32::MAX as usize)];
+        let recorded = inv.graphs.first().map_or(&[][..], |g| &g.scopes[..]);
+        let mut recorded = recorded.iter().peekable();
+        let node_scope: Vec<ScopeId> = (0u32..)
+            .zip(nodes)
+            .map(|(i, node)| {
+                // Recorded scopes come in node order: one look ahead finds a node's.
+                while recorded.next_if(|r| r.node < i).is_some() {}
+                let id = match recorded.next_if(|r| r.node == i) {
+                    Some(r) => builder.place_in(parts(r.path.as_bytes(), false)),
+                    None => builder.place_in(parts(node.name.as_bytes(), true)),
+                };
+                if let NodeKind::Operator(_) = node.kind {
+                    builder.scopes[id as usize].operators += 1;
+                }
+                id
+            })
+            .collect();
+        for t in &inv.tensors {
+            let id = builder.place_in(parts(t.name.as_bytes(), true));
+            let s = &mut builder.scopes[id as usize];
+            s.tensors += 1;
+            s.parameters = s.parameters.saturating_add(t.elements.unwrap_or(0));
+            s.bytes = s.bytes.saturating_add(t.byte_size.unwrap_or(0));
+        }
+        let mut scopes = builder.scopes;
+        // Children come after their parents, so one backward pass sums every subtree.
+        for i in (1..scopes.len()).rev() {
+            let s = scopes[i].clone();
+            if let Some(p) = s.parent.and_then(|p| scopes.get_mut(p as usize)) {
+                p.operators += s.operators;
+                p.tensors += s.tensors;
+                p.parameters = p.parameters.saturating_add(s.parameters);
+                p.bytes = p.bytes.saturating_add(s.bytes);
+            }
+        }
+        let parents = scopes.iter().skip(1).map(|s| s.parent.unwrap_or(0));
+        let (child_starts, children) = grouped(scopes.len(), (1u32..).zip(parents));
+        let operators = (0u32..).zip(nodes).zip(&node_scope);
+        let operators = operators.filter(|((_, n), _)| matches!(n.kind, NodeKind::Operator(_)));
+        let (member_starts, members) =
+            grouped(scopes.len(), operators.map(|((id, _), &s)| (id, s)));
+        let mut first: Vec<NodeId> = (0..scopes.len() as u32)
+            .map(|s| {
+                slice(&member_starts, &members, s)
+                    .first()
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
+        for i in (1..scopes.len()).rev() {
+            let p = scopes[i].parent.unwrap_or(0) as usize;
+            first[p] = first[p].min(first[i]);
+        }
+        ScopeTree {
+            first,
+            scopes,
+            child_starts,
+            children,
+            member_starts,
+            members,
+            node_scope,
+        }
+    }
+
+    /// True if some operator of the main graph is in a scope below the whole model.
+    pub fn places_operators(&self) -> bool {
+        let root = self.scopes.first().map_or(0, |r| r.operators);
+        root > self.members(0).len() as u64
+    }
+
+    /// The scopes directly inside `scope`, in order of first mention.
+    pub fn children(&self, scope: ScopeId) -> &[ScopeId] {
+        slice(&self.child_starts, &self.children, scope)
+    }
+
+    /// The operators directly in `scope`, in graph order.
+    pub fn members(&self, scope: ScopeId) -> &[NodeId] {
+        slice(&self.member_starts, &self.members, scope)
+    }
+
+    /// The first operator of the main graph in `scope` or below it.
+    pub fn first_operator(&self, scope: ScopeId) -> Option<NodeId> {
+        self.first
+            .get(scope as usize)
+            .copied()
+            .filter(|&n| n != u32::MAX)
+    }
+
+    /// The scope of node `node` of the main graph.
+    pub fn scope_of(&self, node: NodeId) -> ScopeId {
+        self.node_scope.get(node as usize).copied().unwrap_or(0)
+    }
+
+    /// `scope` and its enclosing scopes up to a top-level one, innermost first.
+    pub fn path(&self, scope: ScopeId) -> impl Iterator<Item = ScopeId> + '_ {
+        let mut at = Some(scope).filter(|&s| s != 0);
+        std::iter::from_fn(move || {
+            let s = at?;
+            at = self.scopes.get(s as usize)?.parent.filter(|&p| p != 0);
+            Some(s)
+        })
+    }
+
+    /// `scope`'s whole path, such as `lm/h.0/attn`, as the names have it (not escaped; bytes
+    /// that are not UTF-8 replaced).
+    pub fn label(&self, scope: ScopeId) -> String {
+        let name = |s: ScopeId| Some(self.scopes.get(s as usize)?.name.as_bytes());
+        let mut parts: Vec<String> = (self.path(scope))
+            .filter_map(|s| Some(String::from_utf8_lossy(name(s)?).into_owned()))
+            .collect();
+        parts.reverse();
+        parts.join("/")
+    }
+
+    /// The depth at which the model's weights divide: one below the first scope, going down
+    /// from the whole model, with more than one child holding tensors (`lm/transformer`
+    /// holding `h.0`, `h.1`, ... gives 3); 1 for a model with no scope or several at the top.
+    pub fn dividing_depth(&self) -> u32 {
+        let mut at = 0;
+        let weighty = |s: &ScopeId| self.scopes.get(*s as usize).is_some_and(|s| s.tensors > 0);
+        // Bounded by the depth of the tree, itself at most MAX_DEPTH.
+        loop {
+            let mut holding = self.children(at).iter().filter(|s| weighty(s));
+            match (holding.next(), holding.next()) {
+                (Some(&only), None) => at = only,
+                _ => break,
+            }
+        }
+        self.scopes.get(at as usize).map_or(1, |s| s.depth + 1)
+    }
+}
+
+/// The whole model or a scope named `name`, empty.
+fn scope(name: Name, parent: Option<ScopeId>, depth: u32) -> Scope {
+    Scope {
+        name,
+        parent,
+        depth,
+        operators: 0,
+        tensors: 0,
+        parameters: 0,
+        bytes: 0,
+    }
+}
+
+/// The scopes being made, and each one's id by parent and part.
+struct Builder<'n> {
+    scopes: Vec<Scope>,
+    index: HashMap<(ScopeId, &'n [u8]), ScopeId>,
+}
+
+impl<'n> Builder<'n> {
+    /// The scope at the end of `parts`, made with its parents if new.
+    fn place_in(&mut self, parts: Vec<&'n [u8]>) -> ScopeId {
+        let mut at = 0;
+        for (depth, part) in (1u32..).zip(parts) {
+            if let Some(&id) = self.index.get(&(at, part)) {
+                at = id;
+                continue;
+            }
+            let Ok(id) = ScopeId::try_from(self.scopes.len()) else {
+                break;
+            };
+            self.scopes.push(scope(part.into(), Some(at), depth));
+            self.index.insert((at, part), id);
+            at = id;
+        }
+        at
+    }
+}
+
+/// The parts of a path (see the module's documentation), at most [`MAX_DEPTH`]; without its
+/// last part if `item`, for the name of an item in the scope rather than of the scope.
+fn parts(name: &[u8], item: bool) -> Vec<&[u8]> {
+    let mut parts: Vec<&[u8]> = Vec::new();
+    if name.contains(&b'/') {
+        parts.extend(name.split(|&b| b == b'/').filter(|p| !p.is_empty()));
+    } else {
+        let mut start = 0;
+        for (i, piece) in dotted(name).filter(|(_, p)| !p.is_empty()) {
+            let numbered = piece.iter().all(u8::is_ascii_digit);
+            match parts.last_mut() {
+                // A number joins the part before it: `layers.3`.
+                Some(last) if numbered => *last = &name[start..i + piece.len()],
+                _ => {
+                    start = i;
+                    parts.push(piece);
+                }
+            }
+        }
+    }
+    if item {
+        parts.pop();
+    }
+    parts.truncate(MAX_DEPTH);
+    parts
+}
+
+/// The parts of a dotted name with the offset of each.
+fn dotted(name: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut at = 0;
+    name.split(|&b| b == b'.').map(move |piece| {
+        let start = at;
+        at += piece.len() + 1;
+        (start, piece)
+    })
+}
+
+/// Items grouped by a key below `keys`, kept in order: the starts of each key's run and the
+/// items (compressed sparse rows). Keys out of range are left out.
+fn grouped(
+    keys: usize,
+    pairs: impl Iterator<Item = (u32, ScopeId)> + Clone,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut starts = vec![0u32; keys + 1];
+    for (_, key) in pairs.clone().filter(|&(_, key)| (key as usize) < keys) {
+        if let Some(count) = starts.get_mut(key as usize + 1) {
+            *count += 1;
+        }
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut fill = starts.clone();
+    let mut items = vec![0; starts[keys] as usize];
+    for (item, key) in pairs.filter(|&(_, key)| (key as usize) < keys) {
+        if let Some(pos) = fill.get_mut(key as usize) {
+            if let Some(slot) = items.get_mut(*pos as usize) {
+                *slot = item;
+            }
+            *pos += 1;
+        }
+    }
+    (starts, items)
+}
+
+/// Run `key` of a grouping made by [`grouped`].
+fn slice<'a>(starts: &[u32], items: &'a [u32], key: ScopeId) -> &'a [u32] {
+    let i = key as usize;
+    match (starts.get(i), starts.get(i + 1)) {
+        (Some(&a), Some(&b)) => items.get(a as usize..b as usize).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parts, ScopeTree};
+    use crate::inventory::{
+        FileEntry, FileFormat, FileRole, Graph, Inventory, Node, NodeKind, Operator, Storage,
+        Tensor,
+    };
+
+    fn operator(name: &[u8]) -> Node {
+        let op = Operator::new("Op".into(), Box::new([]), Box::new([]), Box::new([]));
+        Node {
+            name: name.into(),
+            kind: NodeKind::Operator(op),
+            offset: None,
+        }
+    }
+
+    fn tensor(name: &str, elements: u64) -> Tensor {
+        Tensor {
+            name: name.into(),
+            dtype: None,
+            shape: vec![elements],
+            elements: Some(elements),
+            byte_size: Some(elements * 4),
+            storage: Storage::Inline,
+            data: None,
+            graph: 0,
+            node: None,
+            decl_offset: None,
+        }
+    }
+
+    #[test]
+    fn a_tree_sums_its_subtrees_and_keeps_graph_order_and_hostile_names() {
+        let file = FileEntry {
+            path: "m".into(),
+            size: Some(0),
+            role: FileRole::Model,
+            identity: None,
+        };
+        let mut inv = Inventory::new(FileFormat::Read("onnx"), "", file);
+        let deep = "/x".repeat(10_000);
+        let nodes = [
+            &b"/enc/layers.0/MatMul"[..],
+            b"/enc/layers.1/MatMul",
+            b"Relu",
+            deep.as_bytes(),
+            b"/\xff\x1b/Op",
+        ];
+        inv.graphs.push(Graph {
+            nodes: nodes.iter().map(|n| operator(n)).collect(),
+            ..Graph::default()
+        });
+        inv.tensors = vec![
+            tensor("enc.layers.0.w", 2),
+            tensor("enc.layers.1.w", 3),
+            tensor("bias", 1),
+        ];
+        let tree = ScopeTree::build(&inv);
+        let root = &tree.scopes[0];
+        assert_eq!(
+            (root.operators, root.tensors, root.parameters, root.bytes),
+            (5, 3, 6, 24)
+        );
+        let enc = tree.children(0)[0];
+        assert_eq!(tree.label(enc), "enc");
+        assert_eq!(
+            (
+                tree.scopes[enc as usize].operators,
+                tree.scopes[enc as usize].parameters
+            ),
+            (2, 5)
+        );
+        let layers: Vec<String> = tree.children(enc).iter().map(|&l| tree.label(l)).collect();
+        assert_eq!(layers, ["enc/layers.0", "enc/layers.1"]);
+        assert_eq!(tree.members(0), [2], "Relu is in no scope");
+        assert_eq!(tree.first_operator(enc), Some(0));
+        assert!(tree.places_operators());
+        assert_eq!(
+            tree.scope_of(3),
+            tree.scopes.len() as u32 - 2,
+            "cut at MAX_DEPTH"
+        );
+        assert_eq!(
+            tree.scopes[tree.scope_of(3) as usize].depth,
+            super::MAX_DEPTH as u32
+        );
+        assert_eq!(tree.dividing_depth(), 2, "enc holds both layers' weights");
+        assert_eq!(tree.scope_of(99), 0);
+    }
+
+    fn text(name: &str) -> Vec<&str> {
+        let parts = parts(name.as_bytes(), true);
+        parts
+            .iter()
+            .map(|p| std::str::from_utf8(p).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn scopes_come_from_paths_and_dotted_names() {
+        assert_eq!(
+            text("/lm/transformer/h.0/attn/MatMul"),
+            ["lm", "transformer", "h.0", "attn"]
+        );
+        assert_eq!(
+            text("lm.transformer.h.0.attn.c_attn.weight"),
+            ["lm", "transformer", "h.0", "attn", "c_attn"]
+        );
+        assert_eq!(
+            text("model.layers.12.mlp.weight"),
+            ["model", "layers.12", "mlp"]
+        );
+        assert_eq!(text("blk.3.attn_q.weight"), ["blk.3", "attn_q"]);
+        assert_eq!(text("0.weight"), ["0"]);
+        assert_eq!(
+            text("/lm/transformer/Constant.value"),
+            ["lm", "transformer"]
+        );
+        assert_eq!(text("onnx::MatMul_583"), [] as [&str; 0]);
+        assert_eq!(text("a..b.c"), ["a", "b"]);
+        assert_eq!(text(""), [] as [&str; 0]);
+        assert_eq!(text(&"/a".repeat(100)).len(), super::MAX_DEPTH);
+        let recorded = parts(b"layers.0.attn", false);
+        assert_eq!(
+            recorded,
+            [&b"layers.0"[..], b"attn"],
+            "a recorded scope keeps its last part"
+        );
+    }
+}
