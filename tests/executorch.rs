@@ -518,3 +518,25 @@ fn a_data_file_swapped_for_a_symlink_is_never_followed_out_of_the_folder() {
     assert!(outcomes.len() >= 2, "{outcomes:?}");
     assert!(!outcomes.contains_key("other"), "{outcomes:?}");
 }
+
+/// A data file named on the command line by a relative path is opened again for its tensor
+/// bytes (the browser's values, `diff --values`) as it was read.
+#[test]
+fn a_relative_data_path_is_reopened_as_it_was_read() {
+    let data = PathBuf::from("tests/fixtures/executorch/external/_default_external_constant.ptd");
+    assert!(
+        data.is_relative() && data.exists(),
+        "run from the crate root"
+    );
+    let a = analyze(&fixture("external/linear.pte"), std::slice::from_ref(&data));
+    assert!(a.inventory.files.iter().any(|f| f.path == data));
+    for file in &a.inventory.files {
+        let reopened = file.reopen();
+        assert!(
+            reopened.is_ok(),
+            "{}: {:?}",
+            file.path.display(),
+            reopened.err()
+        );
+    }
+}

@@ -2,7 +2,7 @@
 //! through the memory map, in chunks whose pages are dropped once compared, so memory stays
 //! bounded whatever the size of the files; the pairs are shared between two threads.
 
-use crate::inventory::{DType, FileRole, Inventory, Name, TensorId, TensorView};
+use crate::inventory::{DType, Inventory, Name, TensorId, TensorView};
 use crate::source::ModelFile;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -82,18 +82,7 @@ struct Files<'a> {
 
 impl<'a> Files<'a> {
     fn open(inv: &'a Inventory) -> Self {
-        // A data file the model names is at its canonical path, opened without following a
-        // symlink; one named on the command line (`--data-a`) is followed, as the model is.
-        // Either way a file other than the one read is refused.
-        let files = (inv.files.iter())
-            .map(|f| match f.role {
-                FileRole::ExternalData if f.path.is_absolute() => {
-                    ModelFile::open_checked(&f.path, f.identity)
-                }
-                _ => ModelFile::open_same(&f.path, f.identity),
-            })
-            .map(Result::ok)
-            .collect();
+        let files = inv.files.iter().map(|f| f.reopen().ok()).collect();
         let views = inv.views.iter().map(|v| (v.tensor, v)).collect();
         Files { inv, files, views }
     }

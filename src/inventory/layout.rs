@@ -1,6 +1,6 @@
 //! Files and byte ranges.
 
-use crate::source::FileIdentity;
+use crate::source::{FileIdentity, ModelFile, OpenError};
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
@@ -21,6 +21,22 @@ pub struct FileEntry {
     /// refuses a file swapped in meanwhile.
     #[serde(skip)]
     pub identity: Option<FileIdentity>,
+}
+
+impl FileEntry {
+    /// Opens the file again, to read tensor bytes after the analysis: the same file that was
+    /// read, or an error. A data file the model names is at its canonical path and opened
+    /// without following a symlink; the model and a data file named on the command line
+    /// (kept as given, perhaps relative) are opened as they were. A file swapped in since is
+    /// refused either way.
+    pub fn reopen(&self) -> Result<ModelFile, OpenError> {
+        match self.role {
+            FileRole::ExternalData if self.path.is_absolute() => {
+                ModelFile::open_checked(&self.path, self.identity)
+            }
+            _ => ModelFile::open_same(&self.path, self.identity),
+        }
+    }
 }
 
 fn serialize_path<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {

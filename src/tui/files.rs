@@ -2,8 +2,7 @@
 //! values, a list's items): only files the reader accepted, and only if each is still the
 //! file that was read.
 
-use crate::inventory::{FileId, FileRole, Inventory};
-use crate::source::ModelFile;
+use crate::inventory::{FileId, Inventory};
 use bytes::Bytes;
 
 /// Files mapped so far, by inventory file id.
@@ -13,9 +12,7 @@ pub struct Files {
 }
 
 impl Files {
-    /// The content of file `id`, mapped on first use. A data file is opened from its
-    /// canonical path without following symlinks, and a file swapped in since it was read is
-    /// refused.
+    /// The content of file `id`, mapped on first use ([`FileEntry::reopen`]).
     pub fn bytes(&mut self, inv: &Inventory, id: FileId) -> Result<Bytes, String> {
         let entry = inv.files.get(id).ok_or("no such file")?;
         if self.mapped.len() < inv.files.len() {
@@ -24,11 +21,7 @@ impl Files {
         if let Some(Some(bytes)) = self.mapped.get(id) {
             return Ok(bytes.clone());
         }
-        let opened = match entry.role {
-            FileRole::Model => ModelFile::open_same(&entry.path, entry.identity),
-            FileRole::ExternalData => ModelFile::open_checked(&entry.path, entry.identity),
-        };
-        let bytes = opened.map_err(|e| e.to_string())?.shared();
+        let bytes = entry.reopen().map_err(|e| e.to_string())?.shared();
         if let Some(slot) = self.mapped.get_mut(id) {
             *slot = Some(bytes.clone());
         }
