@@ -26,6 +26,7 @@ impl Where<'_> {
     fn place(&self, pos: u64, item: Option<Item>) -> Place {
         let place = match self.located {
             Located::File => Place::at(pos),
+            Located::Data { file } => Place::at(pos).in_file(file),
             Located::Member { header, .. } => Place::at(header),
         };
         match item.filter(|_| self.about_tensor) {
@@ -76,7 +77,7 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
     } else {
         let offset = match at.located {
             Located::File => Some(header.data),
-            Located::Member { .. } => None,
+            Located::Data { .. } | Located::Member { .. } => None,
         };
         tensor = match (offset, len) {
             (Some(offset), Some(len)) => tensor.stored(

@@ -1,25 +1,24 @@
 //! `.pdiparams.info`: the pickled dict that legacy `paddle.jit.save` writes beside the
 //! parameters, from variable names to `{structured_name, stop_gradient, trainable}`.
 //!
-//! Only the few opcodes a protocol 2 (or 4) pickle of a dict of strings and booleans uses are
-//! read; anything else ends the reading, and nothing is ever executed or imported. Each
-//! string is copied once, where the file holds it: the memo and the dicts hold shared
-//! handles, and every opcode, memo entry and dict item pays the budget.
+//! The shared pickle machine reads it: nothing is executed or imported, every opcode and
+//! memo entry pays the budget, and what it would import is judged like any pickle's (PK001:
+//! `paddle.jit.load` unpickles the file). Damage the machine finds (its errors) is reported as
+//! PD019, a warning, since Paddle Inference never reads the file. Each string is copied once however
+//! often the memo refers to it.
 
 use super::program::Builder;
 use super::rules::INFO_INVALID;
-use crate::check::{Findings, Place};
-use crate::formats::shared::budget::Budget;
-use crate::formats::shared::bytes::{head, Cursor};
+use crate::check::{Findings, Place, Severity};
+use crate::formats::shared::budget::{Budget, Interner};
+use crate::formats::shared::bytes::head;
+use crate::formats::shared::pickle::{
+    self, rules, Id, Located, Options, Pickle, Sink, Source, Text, Tree, Value,
+};
 use crate::inventory::{FileId, MetadataEntry, Name};
-use std::collections::HashMap;
 
 /// Budget entries a name pair takes in the metadata.
 const PAIR_ENTRIES: u64 = 2;
-
-/// Opcodes read at most: far above a real model's variables (about 12 per variable), and a
-/// bound on the stack, which grows by at most one value per opcode.
-const MAX_OPS: u64 = 1 << 20;
 
 /// The marker a `.pdiparams.info` holds near its start: the key of every entry.
 const MARKER: &[u8] = b"structured_name";
@@ -37,221 +36,161 @@ pub fn detect(bytes: &[u8]) -> bool {
 }
 
 /// Adds the structured names of the `.pdiparams.info` in `bytes` (file `file` of the
-/// inventory) to the metadata as variable = structured name; reports a file it cannot read.
+/// inventory) to the metadata as variable = structured name; reports a file it cannot read
+/// and what loading it would import.
 pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
-    let names = match structured_names(bytes, file, b.budget, b.out) {
-        Ok(names) => names,
-        Err(Stopped::Budget) => return,
-        Err(Stopped::Invalid(at, why)) => {
-            let message = format!(
-                "{why} at byte {at}; a .pdiparams.info is a pickled dict of variable names to \
-dicts of strings and booleans"
-            );
-            return b
-                .out
-                .add(&INFO_INVALID, Place::at(at).in_file(file), message);
-        }
+    let located = match file {
+        0 => Located::File,
+        file => Located::Data { file },
     };
-    for (key, value) in names {
+    let src = Source {
+        bytes,
+        start: 0,
+        located,
+        item: None,
+    };
+    let options = Options {
+        report: true,
+        persistent_ids: false,
+    };
+    let mut damage = Findings::default();
+    let mut sink = Sink {
+        inv: &mut *b.inv,
+        budget: &mut *b.budget,
+        out: &mut damage,
+    };
+    let p = pickle::read_into(&mut sink, &src, options);
+    for finding in damage.into_vec() {
+        let damage = finding.rule.severity == Severity::Error;
+        if damage && finding.rule.code.starts_with(rules::GROUP.prefix) {
+            let place = Place::at(finding.offset).in_file(finding.file);
+            b.out.add(&INFO_INVALID, place, finding.message);
+        } else {
+            b.out.push(finding);
+        }
+    }
+    let mut sink = Sink {
+        inv: &mut *b.inv,
+        budget: &mut *b.budget,
+        out: &mut *b.out,
+    };
+    pickle::judge_into(&mut sink, &src, &p, &|_| None);
+    let Some(root) = p.root else {
+        return; // the machine said where and why it stopped
+    };
+    let Some(Value::Dict(entries)) = p.value(root) else {
+        let message = "the pickle is not a dict; a .pdiparams.info is a pickled dict of \
+variable names to dicts of strings and booleans";
+        return b.out.add(&INFO_INVALID, src.place(p.start), message);
+    };
+    let mut names = Interner::default();
+    for &(var, fields) in entries {
+        let Some(Value::Dict(fields)) = p.value(fields) else {
+            continue;
+        };
+        let marked = fields.iter().find(|&&(key, _)| p.str(key) == Some(MARKER));
+        let Some(&(_, structured)) = marked else {
+            continue;
+        };
         if !b.spend(PAIR_ENTRIES, None) {
             return;
         }
-        b.inv.metadata.push(MetadataEntry::new(key, value));
+        let var = name(&p, var, &mut names, b.budget, b.out);
+        let structured = name(&p, structured, &mut names, b.budget, b.out);
+        if let Some((var, structured)) = var.zip(structured) {
+            b.inv.metadata.push(MetadataEntry::new(var, structured));
+        }
     }
 }
 
-/// Values the reader builds. Dicts are never memoised, so a memo reference cannot copy one.
-#[derive(Clone)]
-enum Value {
-    Str(Name),
-    Scalar,
-    Dict(Vec<(Value, Value)>),
-    Mark,
-}
-
-/// Why the reading ended before the pickle's STOP.
-#[derive(Debug)]
-enum Stopped {
-    /// At this byte, for this reason.
-    Invalid(u64, String),
-    /// The budget ran out (reported already).
-    Budget,
-}
-
-/// The `(variable, structured name)` pairs of the pickle in `bytes`, in file order.
-fn structured_names(
-    bytes: &[u8],
-    file: FileId,
+/// The text of the `str` value `id`, copied once for each place it has in the file.
+fn name(
+    p: &Pickle<'_>,
+    id: Id,
+    names: &mut Interner,
     budget: &mut Budget,
     out: &mut Findings,
-) -> Result<Vec<(Name, Name)>, Stopped> {
-    let mut stack: Vec<Value> = Vec::new();
-    let mut memo: HashMap<u32, Value> = HashMap::new();
-    let mut c = Cursor::new(bytes, 0);
-    for ops in 0.. {
-        let at = c.pos();
-        let cut = || Stopped::Invalid(at, "the pickle ends inside an opcode".to_owned());
-        let shape = |what: &str| Stopped::Invalid(at, what.to_owned());
-        let place = Place::at(at).in_file(file);
-        if ops >= MAX_OPS {
-            let why = format!("more than {MAX_OPS} opcodes");
-            return Err(Stopped::Invalid(at, why));
+) -> Option<Name> {
+    match p.value(id)? {
+        Value::Str(Text::At(span)) => {
+            let text = || p.text(&Text::At(*span)).to_vec();
+            Some(names.name_at(span.start, span.len, text, budget, out))
         }
-        if !budget.spend(1, place, out) {
-            return Err(Stopped::Budget);
-        }
-        let op = c.u8().ok_or_else(cut)?;
-        match op {
-            0x80 => drop(c.u8().ok_or_else(cut)?),
-            0x95 => drop(c.take(8).ok_or_else(cut)?), // FRAME: a length hint
-            b'}' => stack.push(Value::Dict(Vec::new())),
-            b'(' => stack.push(Value::Mark),
-            b'X' | 0x8c => {
-                let len = match op {
-                    b'X' => c.le_u32().map(u64::from),
-                    _ => c.u8().map(u64::from),
-                };
-                let text = c.take(len.ok_or_else(cut)?).ok_or_else(cut)?;
-                if std::str::from_utf8(text).is_err() {
-                    return Err(shape("a string that is not UTF-8"));
-                }
-                if !budget.copy(text.len() as u64, place, out) {
-                    return Err(Stopped::Budget);
-                }
-                stack.push(Value::Str(Name::from(text.to_vec())));
-            }
-            0x88 | 0x89 | b'N' => stack.push(Value::Scalar),
-            b'K' | b'M' | b'J' => {
-                let width = match op {
-                    b'K' => 1,
-                    b'M' => 2,
-                    _ => 4,
-                };
-                c.take(width).ok_or_else(cut)?;
-                stack.push(Value::Scalar);
-            }
-            b'q' | b'r' | 0x94 => {
-                let key = match op {
-                    b'q' => c.u8().map(u32::from).ok_or_else(cut)?,
-                    b'r' => c.le_u32().ok_or_else(cut)?,
-                    _ => u32::try_from(memo.len()).map_err(|_| shape("a full memo"))?,
-                };
-                if let Some(v @ (Value::Str(_) | Value::Scalar)) = stack.last() {
-                    memo.insert(key, v.clone());
-                }
-            }
-            b'h' | b'j' => {
-                let key = match op {
-                    b'h' => c.u8().map(u32::from).ok_or_else(cut)?,
-                    _ => c.le_u32().ok_or_else(cut)?,
-                };
-                let value = memo
-                    .get(&key)
-                    .ok_or_else(|| shape("a memo key never stored"))?;
-                stack.push(value.clone());
-            }
-            b's' => {
-                let (Some(value), Some(key)) = (stack.pop(), stack.pop()) else {
-                    return Err(shape("SETITEM on too short a stack"));
-                };
-                let Some(Value::Dict(d)) = stack.last_mut() else {
-                    return Err(shape("SETITEM on something other than a dict"));
-                };
-                d.push((key, value));
-            }
-            b'u' => {
-                let mark = stack
-                    .iter()
-                    .rposition(|v| matches!(v, Value::Mark))
-                    .ok_or_else(|| shape("SETITEMS without a mark"))?;
-                let items: Vec<Value> = stack.drain(mark..).skip(1).collect();
-                let Some(Value::Dict(d)) = stack.last_mut() else {
-                    return Err(shape("SETITEMS on something other than a dict"));
-                };
-                let mut items = items.into_iter();
-                while let (Some(k), Some(v)) = (items.next(), items.next()) {
-                    d.push((k, v));
-                }
-            }
-            b'.' => break,
-            other => {
-                let why = format!(
-                    "opcode 0x{other:02x}, which a dict of strings and booleans does not use"
-                );
-                return Err(Stopped::Invalid(at, why));
-            }
-        }
+        Value::Str(Text::Decoded(name)) => Some(name.clone()),
+        _ => None,
     }
-    let Some(Value::Dict(top)) = stack.pop() else {
-        return Err(Stopped::Invalid(
-            c.pos(),
-            "the pickle is not a dict".to_owned(),
-        ));
-    };
-    let names = top.into_iter().filter_map(|(var, fields)| {
-        let (Value::Str(var), Value::Dict(fields)) = (var, fields) else {
-            return None;
-        };
-        fields.into_iter().find_map(|(k, v)| match (k, v) {
-            (Value::Str(k), Value::Str(name)) if k.as_bytes() == b"structured_name" => {
-                Some((var.clone(), name))
-            }
-            _ => None,
-        })
-    });
-    Ok(names.collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::Analysis;
 
-    fn names(bytes: &[u8]) -> Option<Vec<(String, String)>> {
-        let mut out = Findings::default();
-        let found = structured_names(bytes, 0, &mut Budget::default(), &mut out).ok()?;
-        Some(
-            found
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
+    fn analyze(bytes: &[u8]) -> Analysis {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inference.pdiparams.info");
+        std::fs::write(&path, bytes).unwrap();
+        crate::analyze(&path).unwrap()
     }
 
-    #[test]
-    fn names_come_from_the_dict_and_other_pickles_give_none() {
-        // pickle.dumps({"a": {"structured_name": "fc.w", "trainable": True}}, protocol=2)
+    fn codes(a: &Analysis) -> Vec<&str> {
+        a.findings.iter().map(|f| f.rule.code).collect()
+    }
+
+    /// `pickle.dumps({"a": {"structured_name": "fc.w", "trainable": True}}, protocol=2)`
+    fn info() -> Vec<u8> {
         let mut b = b"\x80\x02}q\x00X\x01\x00\x00\x00aq\x01}q\x02(X\x0f\x00\x00\x00".to_vec();
         b.extend(b"structured_nameq\x03X\x04\x00\x00\x00fc.wq\x04X\x09\x00\x00\x00");
         b.extend(b"trainableq\x05\x88us.");
-        assert!(detect(&b));
-        assert_eq!(names(&b), Some(vec![("a".into(), "fc.w".into())]));
-        for len in 0..b.len() - 1 {
-            assert_eq!(names(&b[..len]), None, "cut to {len}");
-        }
-        // GLOBAL would import: not read.
-        assert_eq!(names(b"\x80\x02cos\nsystem\n."), None);
-        assert!(!detect(b"\x80\x02cos\nsystem\n."));
+        b
     }
 
     #[test]
-    fn memo_references_share_one_copy_and_pay_an_entry() {
-        // One 1 KiB string, memoised and fetched 100 times.
-        let mut b = b"\x80\x02(X\x00\x04\x00\x00".to_vec();
+    fn names_come_from_the_dict_and_damage_is_a_warning() {
+        let b = info();
+        assert!(detect(&b));
+        let a = analyze(&b);
+        let pairs: Vec<(String, String)> = (a.inventory.metadata.iter())
+            .map(|m| (m.key.to_string(), m.value.to_string()))
+            .collect();
+        assert_eq!(pairs, [("a".to_owned(), "fc.w".to_owned())]);
+        assert!(codes(&a).is_empty(), "{:?}", a.findings);
+        // Cut anywhere: a PD019 warning, no error, no names.
+        let cut = analyze(&b[..b.len() - 3]);
+        assert_eq!(codes(&cut), ["PD019"]);
+        assert!(cut.inventory.metadata.is_empty());
+    }
+
+    #[test]
+    fn what_loading_would_import_is_judged() {
+        // A dict whose entry's value is os.system("true"): the name stays, the call is PK001.
+        let mut b = b"\x80\x02}q\x00X\x01\x00\x00\x00a".to_vec();
+        b.extend(b"cos\nsystem\nX\x04\x00\x00\x00true\x85Rs.");
+        let a = analyze(&b);
+        assert!(codes(&a).contains(&"PK001"), "{:?}", a.findings);
+        assert!(a.inventory.metadata.is_empty());
+    }
+
+    #[test]
+    fn memo_references_share_one_copy() {
+        // One 1 KiB name memoised, and used as the structured name of 100 variables.
+        let mut b = b"\x80\x02}(".to_vec();
+        b.extend(b"X\x0f\x00\x00\x00structured_name\x94");
+        b.extend(b"X\x00\x04\x00\x00");
         b.extend([b'x'; 1024]);
-        b.extend(b"q\x00");
-        for _ in 0..100 {
-            b.extend(b"h\x00\x94");
+        b.extend(b"\x94");
+        for i in 0..100u8 {
+            b.extend(b"X\x02\x00\x00\x00");
+            b.extend([b'0' + i / 10, b'0' + i % 10, b'}', b'h', 0, b'h', 1, b's']);
         }
-        b.extend(b".");
-        let mut out = Findings::default();
-        let mut budget = Budget::for_file(0);
-        let before = budget.left();
-        let result = structured_names(&b, 0, &mut budget, &mut out);
-        assert!(matches!(result, Err(Stopped::Invalid(..))), "not a dict");
-        assert_eq!(before - budget.left(), 205, "each opcode pays");
-        // The string was copied once.
-        let extra = crate::formats::shared::budget::EXTRA_BYTES;
-        assert!(budget.copy(extra - 1024, Place::FILE, &mut out));
-        assert!(!budget.copy(1, Place::FILE, &mut out));
+        b.extend(b"u.");
+        let a = analyze(&b);
+        assert_eq!(a.inventory.metadata.len(), 100, "{:?}", a.findings);
+        let first = a.inventory.metadata[0].value.as_bytes().as_ptr();
+        assert!(a
+            .inventory
+            .metadata
+            .iter()
+            .all(|m| m.value.as_bytes().as_ptr() == first));
     }
 }

@@ -191,11 +191,13 @@ crate::rules! {
     /// ## What it does
     /// Legacy `paddle.jit.save` writes `X.pdiparams.info` beside the parameters: a pickle (protocol
     /// 2) of a dict from each variable name to a dict of its `structured_name` (the state dict key,
-    /// such as `fc1.weight`), `stop_gradient` and `trainable`. rtenx reads only the opcodes such a
-    /// dict uses, and never runs or imports anything. The message names the opcode and its offset.
+    /// such as `fc1.weight`), `stop_gradient` and `trainable`. rtenx reads it with the pickle
+    /// machine that runs and imports nothing; what stops that reading, or a pickle that is not
+    /// such a dict, is reported here with its offset.
     ///
     /// ## Why
-    /// Paddle Inference does not read the file, but `paddle.jit.load` unpickles it, so a damaged
-    /// one fails there; one holding other opcodes (GLOBAL, REDUCE) would run code when loaded.
+    /// Paddle Inference does not read the file, so damage is a warning; but `paddle.jit.load`
+    /// unpickles it and fails there. A file that would import or call something when loaded is
+    /// reported as such by the pickle rules (PK001), as an error.
     INFO_INVALID = ("PD019", "info-invalid", Warning);
 }

@@ -9,11 +9,10 @@ use super::rules::{
 };
 use super::text;
 use super::value::{Call, Id, Span, Text, Value};
-use super::{joblib, Import, Options, Pickle, Source, Tree};
+use super::{joblib, Import, Options, Pickle, Sink, Source, Tree};
 use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes::{self, Cursor};
-use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{bits64, id32};
 use crate::inventory::Name;
 use std::collections::HashMap;
@@ -28,9 +27,9 @@ pub struct Stopped;
 type Step<T> = Result<T, Stopped>;
 
 /// The machine over one pickle.
-pub struct Machine<'m, 's, 'c, 'a> {
+pub struct Machine<'m, 's, 'c, 'x> {
     src: &'m Source<'s>,
-    cx: &'c mut Context<'a>,
+    sink: &'c mut Sink<'x>,
     options: Options,
     pos: u64,
     pub(super) values: Vec<Value>,
@@ -49,12 +48,12 @@ pub struct Machine<'m, 's, 'c, 'a> {
     nested: bool,
 }
 
-impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
+impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     /// A machine at the start of `src`.
-    pub fn new(cx: &'c mut Context<'a>, src: &'m Source<'s>, options: Options) -> Self {
+    pub fn new(sink: &'c mut Sink<'x>, src: &'m Source<'s>, options: Options) -> Self {
         Machine {
             src,
-            cx,
+            sink,
             options,
             pos: src.start,
             values: Vec::new(),
@@ -111,7 +110,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
                 *seen = true;
                 self.used.push((code, at));
             }
-            if !self.cx.spend(1, self.src.place(at)) {
+            if !self.sink.budget.spend(1, self.src.place(at), self.sink.out) {
                 return Err(Stopped);
             }
             self.pos = at + 1;
@@ -769,7 +768,11 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
     /// A decoded protocol 0 string, paid for from the budget.
     fn decoded(&mut self, text: Vec<u8>, at: u64) -> Step<Name> {
         let place = self.src.place(at);
-        if self.cx.budget.copy(text.len() as u64, place, self.cx.out) {
+        if self
+            .sink
+            .budget
+            .copy(text.len() as u64, place, self.sink.out)
+        {
             Ok(Name::from(text))
         } else {
             Err(Stopped)
@@ -848,7 +851,7 @@ impl<'m, 's, 'c, 'a> Machine<'m, 's, 'c, 'a> {
 
     fn report(&mut self, rule: &'static Rule, at: u64, message: String) {
         if self.options.report {
-            self.cx.report(rule, self.src.place(at), message);
+            self.sink.report(rule, self.src.place(at), message);
         }
     }
 

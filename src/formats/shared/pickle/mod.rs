@@ -5,9 +5,8 @@
 //! offset and never imported; `REDUCE`, `NEWOBJ`, `NEWOBJ_EX`, `OBJ`, `INST` and `BUILD`
 //! become [`Call`] nodes; persistent ids stay ids. Strings and bytes are spans of the buffer,
 //! and a memo entry fetched many times is one node referred to many times, so a memo bomb
-//! copies nothing. Every opcode pays one entry of the model's budget. PyTorch, NumPy and the
-//! plain pickle readers are built on this; Paddle's `.pdiparams.info` reader still has its
-//! own small subset, which this machine can replace.
+//! copies nothing. Every opcode pays one entry of the model's budget. PyTorch, NumPy, the
+//! plain pickle readers and Paddle's `.pdiparams.info` are built on this.
 
 mod joblib;
 mod machine;
@@ -26,18 +25,50 @@ pub use opcodes::{name as opcode_name, WEIGHTS_ONLY};
 pub use safe_set::{classify, resolve};
 pub use tree::Tree;
 pub use value::{Call, Id, Span, Text, Value};
-pub use verdict::{judge, Judged};
+pub use verdict::{judge as judge_into, Judged};
 
-use crate::check::{Item, Place};
+use crate::check::{Findings, Item, Place, Rule};
+use crate::formats::shared::budget::Budget;
 use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
-use crate::inventory::Name;
+use crate::inventory::{FileId, Inventory, Name, Trust};
+
+/// What reading a pickle writes to: the inventory that records its imports, and the budget
+/// and findings of the model it belongs to.
+pub struct Sink<'x> {
+    /// The model's inventory.
+    pub inv: &'x mut Inventory,
+    /// The model's budget.
+    pub budget: &'x mut Budget,
+    /// The model's findings.
+    pub out: &'x mut Findings,
+}
+
+impl<'x> Sink<'x> {
+    /// The sink of a reader's context.
+    pub fn of(cx: &'x mut Context<'_>) -> Self {
+        Sink {
+            inv: &mut cx.inv,
+            budget: &mut cx.budget,
+            out: cx.out,
+        }
+    }
+
+    fn report(&mut self, rule: &'static Rule, place: Place, message: String) {
+        self.out.add(rule, place, message);
+    }
+}
 
 /// Where the pickle's bytes are, so that positions in its buffer become places in the file.
 #[derive(Debug, Clone)]
 pub enum Located {
     /// The buffer is the model file: positions are file offsets.
     File,
+    /// The buffer is data file `file` of the model: positions are offsets in that file.
+    Data {
+        /// The file, in the inventory's list.
+        file: FileId,
+    },
     /// The buffer is a zip member decompressed: positions are inside it, and findings point at
     /// its local header.
     Member {
@@ -74,11 +105,11 @@ impl<'a> Source<'a> {
 
     /// The place of position `pos` of the buffer.
     pub fn place(&self, pos: u64) -> Place {
-        let offset = match self.located {
-            Located::File => pos,
-            Located::Member { header, .. } => header,
+        let place = match self.located {
+            Located::File => Place::at(pos),
+            Located::Data { file } => Place::at(pos).in_file(file),
+            Located::Member { header, .. } => Place::at(header),
         };
-        let place = Place::at(offset);
         match self.item {
             Some(item) => place.item(item),
             None => place,
@@ -88,7 +119,7 @@ impl<'a> Source<'a> {
     /// Position `pos` in words: `byte 57`, or `byte 13 of archive/data.pkl decompressed`.
     pub fn at(&self, pos: u64) -> String {
         match &self.located {
-            Located::File => format!("byte {pos}"),
+            Located::File | Located::Data { .. } => format!("byte {pos}"),
             Located::Member { name, .. } => format!("byte {pos} of {name} decompressed"),
         }
     }
@@ -153,7 +184,22 @@ pub struct Pickle<'a> {
 
 /// Reads the pickle of `src`.
 pub fn read<'s>(cx: &mut Context<'_>, src: &Source<'s>, options: Options) -> Pickle<'s> {
-    machine::Machine::new(cx, src, options).run()
+    read_into(&mut Sink::of(cx), src, options)
+}
+
+/// Reads the pickle of `src` for a reader that keeps its state elsewhere than a [`Context`].
+pub fn read_into<'s>(sink: &mut Sink<'_>, src: &Source<'s>, options: Options) -> Pickle<'s> {
+    machine::Machine::new(sink, src, options).run()
+}
+
+/// Judges every import of `pickle` (see [`verdict::judge`]).
+pub fn judge(
+    cx: &mut Context<'_>,
+    src: &Source<'_>,
+    pickle: &Pickle<'_>,
+    known: Judged<'_>,
+) -> Vec<Trust> {
+    verdict::judge(&mut Sink::of(cx), src, pickle, known)
 }
 
 /// Reports the bytes after the `STOP` of `first`, if any, and reads them as the second pickle
@@ -173,7 +219,8 @@ pub fn after_stop<'s>(
         "{left} bytes follow the pickle's STOP at {}: a second pickle.load on the stream reads them",
         src.at(first.end - 1)
     );
-    cx.report(&rules::DATA_AFTER_STOP, src.place(first.end), message);
+    cx.out
+        .add(&rules::DATA_AFTER_STOP, src.place(first.end), message);
     let rest = Source {
         start: first.end,
         ..src.clone()

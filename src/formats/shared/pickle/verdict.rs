@@ -6,9 +6,8 @@ use super::opcodes;
 use super::rules::{MODULE_IMPORT, UNSAFE_IMPORT};
 use super::safe_set::classify;
 use super::tree::Tree;
-use super::{Import, Pickle, Source};
+use super::{Import, Pickle, Sink, Source};
 use crate::escape::excerpt;
-use crate::formats::shared::context::Context;
 use crate::inventory::{self, Name, Trust};
 
 /// How a format judges an import itself: `Some(trust)` for one it knows (and reports, if it
@@ -18,7 +17,7 @@ pub type Judged<'f> = &'f dyn Fn(usize) -> Option<Trust>;
 /// Judges every import of `pickle` (read from `src`), records each in the inventory, reports
 /// those outside the safe set, and returns each one's trust, in order.
 pub fn judge(
-    cx: &mut Context<'_>,
+    cx: &mut Sink<'_>,
     src: &Source<'_>,
     pickle: &Pickle<'_>,
     known: Judged<'_>,
@@ -39,7 +38,7 @@ pub fn judge(
 }
 
 fn report(
-    cx: &mut Context<'_>,
+    cx: &mut Sink<'_>,
     src: &Source<'_>,
     import: &Import,
     spelled: &[u8],
@@ -94,7 +93,7 @@ fn calls(src: &Source<'_>, import: &Import) -> String {
 }
 
 /// Adds the import to the inventory's list of what loading imports.
-fn record(cx: &mut Context<'_>, src: &Source<'_>, import: &Import, spelled: Vec<u8>, trust: Trust) {
+fn record(cx: &mut Sink<'_>, src: &Source<'_>, import: &Import, spelled: Vec<u8>, trust: Trust) {
     let place = src.place(import.at);
     if !cx.budget.copy(spelled.len() as u64, place, cx.out) {
         return;
