@@ -121,7 +121,7 @@ pub fn preview(path: &Path) -> Result<Analysis, OpenError> {
 
 fn preview_of(file: &ModelFile) -> Analysis {
     let format = match registry::detect(file) {
-        Detected::Read(format) => FileFormat::Read(format.name()),
+        Detected::Read(format) => FileFormat::Read(format.about().name),
         Detected::NotRead(foreign) => FileFormat::NotRead(foreign.name),
         Detected::Unknown => FileFormat::Unknown,
     };

@@ -329,7 +329,7 @@ fn every_prefix_read_by_every_reader_stays_inside_the_file() {
                     assert!(
                         f.offset.is_none_or(|o| o <= len as u64),
                         "{name}[..{len}] as {}: {f:?}",
-                        reader.name()
+                        reader.about().name
                     );
                     if let Some(Item::Tensor { tensor }) = f.item {
                         assert!(tensor < inv.tensors.len(), "{name}[..{len}]: {f:?}");

@@ -18,9 +18,9 @@ fn readme_lists_every_format_rtenx_reads() {
         .collect();
     for format in rtenx::formats::registry::FORMATS {
         assert!(
-            table.iter().any(|row| row.contains(format.name())),
+            table.iter().any(|row| row.contains(format.about().name)),
             "the README's format table lacks {}",
-            format.name()
+            format.about().name
         );
     }
     let cargo = read("Cargo.toml").to_lowercase();
@@ -30,9 +30,9 @@ fn readme_lists_every_format_rtenx_reads() {
         .unwrap();
     for format in rtenx::formats::registry::FORMATS {
         assert!(
-            description.contains(format.name()),
+            description.contains(format.about().name),
             "Cargo.toml's description lacks {}",
-            format.name()
+            format.about().name
         );
     }
 }

@@ -70,24 +70,31 @@ pub enum Scan {
     Companion,
 }
 
+/// What a format is, known without reading a file: one static value per format.
+#[derive(Debug)]
+pub struct About {
+    /// Short name, such as `rten`; JSON output uses it.
+    pub name: &'static str,
+    /// File extensions (lower case, no dot) that a directory scan checks as models.
+    pub extensions: &'static [&'static str],
+    /// The format's rules, with their code prefix and title.
+    pub rules: &'static RuleGroup,
+}
+
 /// A model format rtenx reads.
 pub trait Format: Sync {
-    /// Short name, such as `rten`; JSON output uses it.
-    fn name(&self) -> &'static str;
-    /// The format's rules, with their code prefix and title.
-    fn rules(&self) -> &'static RuleGroup;
-    /// File extensions (lower case, no dot) that a directory scan checks as models.
-    fn extensions(&self) -> &'static [&'static str];
+    /// The format's static facts.
+    fn about(&self) -> &'static About;
     /// Decides from the content whether `bytes` are in this format.
     fn detect(&self, bytes: &[u8]) -> Detection;
     /// Reads the file into an inventory, appending findings. Never panics.
     fn read(&self, file: &ModelFile, options: &ReadOptions, findings: &mut Findings) -> Inventory;
 
     /// What a directory scan does with `path`; by default, files with one of
-    /// [`Format::extensions`] are models.
+    /// [`About::extensions`] are models.
     fn scan(&self, path: &Path) -> Scan {
         match extension(path) {
-            Some(ext) if self.extensions().contains(&ext.as_str()) => Scan::Model,
+            Some(ext) if self.about().extensions.contains(&ext.as_str()) => Scan::Model,
             _ => Scan::Skip,
         }
     }

@@ -37,7 +37,7 @@ pub fn groups() -> impl Iterator<Item = &'static RuleGroup> {
     SHARED_GROUPS
         .iter()
         .copied()
-        .chain(FORMATS.iter().map(|f| f.rules()))
+        .chain(FORMATS.iter().map(|f| f.about().rules))
 }
 
 /// Every rule, group by group, codes ascending within a group.
@@ -76,7 +76,7 @@ pub fn detect(file: &ModelFile) -> Detected {
     let named = |exts: &[&str]| ext.as_deref().is_some_and(|e| exts.contains(&e));
     let read = FORMATS.iter().map(|f| {
         (
-            (f.detect(bytes), named(f.extensions()), true),
+            (f.detect(bytes), named(f.about().extensions), true),
             Detected::Read(*f),
         )
     });
@@ -104,7 +104,7 @@ pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
     }
     let read = FORMATS.iter().find(|f| f.scan(path) != Scan::Skip);
     let owner = match read {
-        Some(f) => f.name(),
+        Some(f) => f.about().name,
         None => {
             foreign::FOREIGN
                 .iter()
@@ -114,7 +114,7 @@ pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
     };
     Some(format!(
         "the extension .{ext} says {owner}, but the content is {}",
-        format.name()
+        format.about().name
     ))
 }
 

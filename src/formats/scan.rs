@@ -142,12 +142,13 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
     let with_model: HashSet<(Option<&Path>, &str)> = claimed
         .iter()
         .filter(|(_, _, scan)| *scan != Scan::Companion)
-        .map(|(file, format, _)| (file.path.parent(), format.name()))
+        .map(|(file, format, _)| (file.path.parent(), format.about().name))
         .collect();
     let keep: Vec<bool> = claimed
         .iter()
         .map(|(file, format, scan)| {
-            *scan != Scan::Companion || !with_model.contains(&(file.path.parent(), format.name()))
+            *scan != Scan::Companion
+                || !with_model.contains(&(file.path.parent(), format.about().name))
         })
         .collect();
     found.files = claimed
@@ -162,22 +163,22 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Findings, RuleGroup};
-    use crate::formats::{Detection, ReadOptions};
+    use crate::check::Findings;
+    use crate::formats::{About, Detection, ReadOptions};
     use crate::inventory::Inventory;
 
     /// A format with a program (`.prog`), data files (`.dat`) and JSON programs.
     struct Programs;
 
+    static ABOUT: About = About {
+        name: "programs",
+        extensions: &["prog"],
+        rules: &crate::check::generic::GROUP,
+    };
+
     impl Format for Programs {
-        fn name(&self) -> &'static str {
-            "programs"
-        }
-        fn rules(&self) -> &'static RuleGroup {
-            &crate::check::generic::GROUP
-        }
-        fn extensions(&self) -> &'static [&'static str] {
-            &["prog"]
+        fn about(&self) -> &'static About {
+            &ABOUT
         }
         fn detect(&self, bytes: &[u8]) -> Detection {
             if bytes.starts_with(b"{\"program\"") {

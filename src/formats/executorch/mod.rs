@@ -24,11 +24,11 @@ pub mod schema;
 mod segments;
 mod verify;
 
-use crate::check::{Findings, Place, RuleGroup};
+use crate::check::{Findings, Place};
 use crate::formats::shared::budget::Budget;
 use crate::formats::shared::bytes::len;
 use crate::formats::shared::flatbuffer;
-use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{FileFormat, Inventory};
 use crate::source::ModelFile;
 use std::path::Path;
@@ -51,17 +51,15 @@ fn has_identifier(bytes: &[u8]) -> bool {
     })
 }
 
+static ABOUT: About = About {
+    name: "executorch",
+    extensions: &["pte"],
+    rules: &rules::GROUP,
+};
+
 impl Format for ExecuTorch {
-    fn name(&self) -> &'static str {
-        "executorch"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["pte"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -84,7 +82,7 @@ impl Format for ExecuTorch {
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
         let bytes = file.bytes();
-        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
         inv.preferred_alignment = Some(CONSTANT_ALIGNMENT);
         let id = bytes.get(4..8).unwrap_or_default();
         let data = bytes.get(4..6) == Some(b"FT");

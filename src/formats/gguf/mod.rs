@@ -18,9 +18,9 @@ mod template;
 mod tensors;
 mod wire;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
 use std::path::Path;
@@ -28,17 +28,15 @@ use std::path::Path;
 /// The GGUF format.
 pub struct Gguf;
 
+static ABOUT: About = About {
+    name: "gguf",
+    extensions: &["gguf"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Gguf {
-    fn name(&self) -> &'static str {
-        "gguf"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["gguf"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {

@@ -13,11 +13,11 @@ mod header;
 mod literal;
 pub mod rules;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::Located;
 use crate::formats::shared::zip;
-use crate::formats::{Detection, Format, ReadOptions};
+use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{ByteRange, Inventory, Name, Section, SectionKind, Storage};
 use crate::source::ModelFile;
 use array::Where;
@@ -31,17 +31,15 @@ const ALIGNMENT: u64 = 64;
 /// NumPy files.
 pub struct NumPy;
 
+static ABOUT: About = About {
+    name: "numpy",
+    extensions: &["npy", "npz"],
+    rules: &rules::GROUP,
+};
+
 impl Format for NumPy {
-    fn name(&self) -> &'static str {
-        "numpy"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["npy", "npz"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {

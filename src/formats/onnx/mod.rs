@@ -30,11 +30,11 @@ mod test_rng;
 mod types;
 mod value_view;
 
-use crate::check::{Finding, Findings, Item, Place, RuleGroup};
+use crate::check::{Finding, Findings, Item, Place};
 use crate::formats::shared::budget::{Budget, Interner, MAX_ENTRIES};
 use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::datafiles::{self, DataFiles};
-use crate::formats::{Detection, Format, ReadOptions};
+use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{
     ByteRange, FileFormat, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
@@ -125,17 +125,15 @@ impl<'a> Reader<'a> {
     }
 }
 
+static ABOUT: About = About {
+    name: "onnx",
+    extensions: &["onnx"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Onnx {
-    fn name(&self) -> &'static str {
-        "onnx"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["onnx"]
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -148,7 +146,7 @@ impl Format for Onnx {
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
         let size = file.bytes().len() as u64;
-        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
         inv.sections.push(Section {
             file: 0,
             kind: SectionKind::ModelData,

@@ -22,9 +22,9 @@ pub mod proto;
 mod record;
 pub mod rules;
 
-use crate::check::{Findings, Place, RuleGroup};
+use crate::check::{Findings, Place};
 use crate::formats::shared::budget::Budget;
-use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, FileFormat, Inventory, Section, SectionKind};
 use crate::source::ModelFile;
 use detect::Kind;
@@ -38,17 +38,15 @@ const PROTOBUF_LIMIT: u64 = 1 << 31;
 /// The PaddlePaddle format.
 pub struct Paddle;
 
+static ABOUT: About = About {
+    name: "paddle",
+    extensions: &["pdmodel", "pdiparams"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Paddle {
-    fn name(&self) -> &'static str {
-        "paddle"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["pdmodel", "pdiparams"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -76,7 +74,7 @@ impl Format for Paddle {
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
         let bytes = file.bytes();
         let size = bytes.len() as u64;
-        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
         // Records are packed with no alignment; Paddle copies every tensor as it loads.
         inv.preferred_alignment = Some(1);
         let mut budget = Budget::for_file(size);

@@ -293,7 +293,9 @@ fn misnamed(stream: &Stream<'_>, at: u64, p: Problem) -> Result<Problem, Problem
     let bytes = stream.source.bytes();
     let head = head(bytes, HEAD).to_vec();
     let what = match registry::detect(&ModelFile::in_memory(&stream.label, head)) {
-        Detected::Read(f) if f.name() != "paddle" => format!("a model in the {} format", f.name()),
+        Detected::Read(f) if f.about().name != "paddle" => {
+            format!("a model in the {} format", f.about().name)
+        }
         Detected::NotRead(f) => f.title.to_owned(),
         _ => return Ok(p),
     };

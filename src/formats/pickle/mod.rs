@@ -14,26 +14,24 @@ mod load;
 mod paddle;
 pub mod rules;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::{Detection, Format, ReadOptions};
+use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
 
 /// Pickle files.
 pub struct Pickles;
 
+static ABOUT: About = About {
+    name: "pickle",
+    extensions: &["pkl", "pickle", "joblib", "pdparams", "pdopt", "pdtensor"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Pickles {
-    fn name(&self) -> &'static str {
-        "pickle"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["pkl", "pickle", "joblib", "pdparams", "pdopt", "pdtensor"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {

@@ -16,10 +16,10 @@ pub mod rules;
 mod tensors;
 mod weights_only;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::zip;
-use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory};
 use crate::source::ModelFile;
 use std::path::Path;
@@ -30,17 +30,15 @@ const NAMES_LOOKED_AT: usize = 64;
 /// PyTorch files.
 pub struct PyTorch;
 
+static ABOUT: About = About {
+    name: "pytorch",
+    extensions: &["pt", "pth", "ckpt", "pt2", "bin"],
+    rules: &rules::GROUP,
+};
+
 impl Format for PyTorch {
-    fn name(&self) -> &'static str {
-        "pytorch"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["pt", "pth", "ckpt", "pt2", "bin"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -64,7 +62,7 @@ impl Format for PyTorch {
     fn scan(&self, path: &Path) -> Scan {
         match extension(path).as_deref() {
             Some("bin") => Scan::ModelIfDetected,
-            Some(ext) if self.extensions().contains(&ext) => Scan::Model,
+            Some(ext) if self.about().extensions.contains(&ext) => Scan::Model,
             _ => Scan::Skip,
         }
     }

@@ -20,9 +20,9 @@ mod graph;
 mod verify;
 mod version;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::flatbuffer;
-use crate::formats::{Detection, Format, ReadOptions};
+use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{FileFormat, Inventory, SectionKind};
 use crate::source::ModelFile;
 
@@ -32,17 +32,15 @@ const TENSOR_ALIGNMENT: u64 = 64;
 /// The RTen format.
 pub struct Rten;
 
+static ABOUT: About = About {
+    name: "rten",
+    extensions: &["rten"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Rten {
-    fn name(&self) -> &'static str {
-        "rten"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["rten"]
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
@@ -57,7 +55,7 @@ impl Format for Rten {
 
     fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
         let bytes = file.bytes();
-        let mut inv = Inventory::of_model(FileFormat::Read(self.name()), file);
+        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
         inv.preferred_alignment = Some(TENSOR_ALIGNMENT);
         if let Some(layout) = header::read(bytes, &mut inv, out) {
             let walked = read_model(bytes, &layout, &mut inv, out);

@@ -11,10 +11,10 @@ mod header;
 mod index;
 pub mod rules;
 
-use crate::check::{Findings, RuleGroup};
+use crate::check::Findings;
 use crate::formats::shared::bytes::le_u64;
 use crate::formats::shared::context::Context;
-use crate::formats::{extension, Detection, Format, ReadOptions, Scan};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
 use std::path::Path;
@@ -47,17 +47,15 @@ fn is_shard(path: &Path) -> bool {
     })
 }
 
+static ABOUT: About = About {
+    name: "safetensors",
+    extensions: &["safetensors"],
+    rules: &rules::GROUP,
+};
+
 impl Format for Safetensors {
-    fn name(&self) -> &'static str {
-        "safetensors"
-    }
-
-    fn rules(&self) -> &'static RuleGroup {
-        &rules::GROUP
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["safetensors"]
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {

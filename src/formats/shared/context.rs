@@ -30,7 +30,7 @@ impl<'a> Context<'a> {
         Context {
             file,
             bytes,
-            inv: Inventory::of_model(FileFormat::Read(format.name()), file),
+            inv: Inventory::of_model(FileFormat::Read(format.about().name), file),
             out,
             budget: Budget::for_file(bytes.len() as u64),
             names: Interner::default(),
