@@ -35,6 +35,7 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     tab.list.draw(frame, list, &title, theme, |id| {
         let (kind, name, flow) = summary(inv, graph, id);
         Line::from(vec![
+            tab.marks.node(tab.graph, id, theme),
             Span::styled(format!("{id:>6} "), theme.dim()),
             Span::styled(format!("{kind:<14} "), theme.heading()),
             Span::raw(format!("{name:<12} ")),

@@ -18,6 +18,7 @@ use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
 use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
 use index::GraphIndex;
 use neighbourhood::{Item, Layout};
@@ -25,6 +26,7 @@ use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 pub use scopes::{Row, ScopeView};
+use std::sync::Arc;
 
 /// Links of each kind (inputs, outputs, readers...) listed in the detail pane: more than a
 /// screen holds, and few enough that a node with millions costs nothing per frame.
@@ -75,6 +77,8 @@ pub struct GraphTab {
     scopes: ScopeView,
     /// True while the scope tree is shown instead of the list.
     tree: bool,
+    /// What differs from the model compared with.
+    pub(crate) marks: Arc<Marks>,
 }
 
 impl GraphTab {
@@ -93,6 +97,7 @@ impl GraphTab {
             link: 0,
             history: Vec::new(),
             index: None,
+            marks: Arc::default(),
         }
     }
 
