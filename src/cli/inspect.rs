@@ -2,7 +2,7 @@
 
 use super::{DataArgs, Outcome};
 use clap::Args;
-use rtenx::diff::{Diff, Options};
+use rtenx::diff::Diff;
 use rtenx::tui::loader::Loader;
 use rtenx::tui::{App, Tab};
 use rtenx::Analysis;
@@ -30,12 +30,6 @@ pub struct InspectArgs {
     data_b: Vec<PathBuf>,
 }
 
-/// The diff of `b` (as A) and the model shown (as B), so that what the model shown adds is
-/// what the diff calls added.
-fn compare(shown: &Analysis, b: &Analysis) -> Diff {
-    Diff::of(b, shown, &Options::default())
-}
-
 pub fn run(args: InspectArgs) -> io::Result<Outcome> {
     let tty = io::stdout().is_terminal() && io::stdin().is_terminal();
     if tty && !args.summary {
@@ -54,7 +48,7 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
             Err(outcome) => return Ok(outcome),
         },
     };
-    let diff = other.as_ref().map(|b| compare(&analysis, b));
+    let diff = other.as_ref().map(|b| Diff::against(&analysis, b));
     let mut out = io::BufWriter::new(io::stdout().lock());
     rtenx::summary::write_compared(&mut out, &analysis, diff.as_ref())?;
     out.flush()?;
@@ -90,7 +84,7 @@ fn read(
         )
     });
     let (shown, other) = (shown?, other.map_err(|e| format!("--diff: {e}"))?);
-    let diff = compare(&shown, &other);
+    let diff = Diff::against(&shown, &other);
     Ok((shown, Some(diff)))
 }
 

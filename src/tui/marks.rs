@@ -3,7 +3,7 @@
 
 use super::theme::Theme;
 use crate::diff::Diff;
-use crate::inventory::{GraphId, Inventory, NodeId, TensorId};
+use crate::inventory::{GraphId, Inventory, NodeId, ScopeId, ScopeTree, TensorId};
 use ratatui::style::Color;
 use ratatui::text::Span;
 use std::collections::{HashMap, HashSet};
@@ -25,6 +25,8 @@ pub struct Marks {
     nodes: HashMap<(GraphId, NodeId), Mark>,
     operators: HashMap<String, Mark>,
     tensors: HashMap<TensorId, Mark>,
+    /// Scopes holding a marked operator of the main graph, at any depth.
+    scopes: HashSet<ScopeId>,
 }
 
 impl Marks {
@@ -71,7 +73,30 @@ impl Marks {
             nodes,
             operators,
             tensors,
+            scopes: HashSet::new(),
         }
+    }
+
+    /// These marks, with every scope of `tree` that holds a marked operator marked `~`.
+    pub fn with_scopes(mut self, tree: &ScopeTree) -> Self {
+        for &(graph, node) in self.nodes.keys() {
+            if graph != 0 {
+                continue;
+            }
+            // A scope already marked has its enclosing scopes marked too.
+            for scope in tree.path(tree.scope_of(node)) {
+                if !self.scopes.insert(scope) {
+                    break;
+                }
+            }
+        }
+        self
+    }
+
+    /// The gutter of scope `scope`.
+    pub fn scope(&self, scope: ScopeId, theme: Theme) -> Span<'static> {
+        let mark = self.scopes.contains(&scope).then_some(&Mark::Changed);
+        self.gutter(mark, theme)
     }
 
     /// The gutter of node `node` of graph `graph`.

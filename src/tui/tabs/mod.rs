@@ -71,8 +71,7 @@ impl Tabs {
             imports: ImportsTab::new(inv),
         };
         if let Some(diff) = diff {
-            let marks = Arc::new(Marks::of(inv, diff));
-            tabs.graph.marks = Arc::clone(&marks);
+            let marks = tabs.graph.mark(Marks::of(inv, diff));
             tabs.operators.marks = Arc::clone(&marks);
             tabs.tensors.marks = marks;
         }

@@ -78,7 +78,7 @@ pub struct GraphTab {
     /// True while the scope tree is shown instead of the list.
     tree: bool,
     /// What differs from the model compared with.
-    pub(crate) marks: Arc<Marks>,
+    marks: Arc<Marks>,
 }
 
 impl GraphTab {
@@ -99,6 +99,13 @@ impl GraphTab {
             index: None,
             marks: Arc::default(),
         }
+    }
+
+    /// Marks what `marks` marks, with the scopes that hold a marked operator; gives the
+    /// marks back for the other tabs.
+    pub(crate) fn mark(&mut self, marks: Marks) -> Arc<Marks> {
+        self.marks = Arc::new(marks.with_scopes(self.scopes.tree()));
+        Arc::clone(&self.marks)
     }
 
     /// The scope tree, while it is shown.
