@@ -3,6 +3,7 @@
 
 use crate::analysis::Analysis;
 use crate::check::Counts;
+use crate::diff::Diff;
 use crate::escape::sanitize;
 use crate::inventory::display::{describe, Part};
 use std::io::{self, Write};
@@ -11,15 +12,18 @@ use std::io::{self, Write};
 const MAX_FINDINGS: usize = 50;
 
 /// The summary of `analysis`: the model described (with the findings counted under the file),
-/// then the first findings; `rest` says where the others are.
-pub fn parts(analysis: &Analysis, rest: &str) -> Vec<Part> {
+/// then the first findings; `rest` says where the others are. With `diff` (another model as
+/// A, this one as B), what it found comes first.
+pub fn parts(analysis: &Analysis, diff: Option<&Diff>, rest: &str) -> Vec<Part> {
     let counts = Counts::of(&analysis.findings);
     let counted = format!(
         "{} errors, {} warnings, {} infos",
         counts.errors, counts.warnings, counts.infos
     );
-    let mut parts = describe(&analysis.inventory);
-    if let Some(file) = parts.first_mut() {
+    let mut parts: Vec<Part> = diff.map(crate::diff::text::part).into_iter().collect();
+    let start = parts.len();
+    parts.extend(describe(&analysis.inventory));
+    if let Some(file) = parts.get_mut(start) {
         file.lines.push(format!("findings {counted} (tab 6)"));
     }
     let mut lines: Vec<String> = (analysis.findings.iter().take(MAX_FINDINGS))
@@ -42,7 +46,16 @@ pub fn parts(analysis: &Analysis, rest: &str) -> Vec<Part> {
 
 /// Writes a summary of `analysis`.
 pub fn write(w: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
-    for (i, part) in parts(analysis, "run `rtenx check` for all")
+    write_compared(w, analysis, None)
+}
+
+/// Writes a summary of `analysis`, after what `diff` (as for [`parts`]) found.
+pub fn write_compared(
+    w: &mut dyn Write,
+    analysis: &Analysis,
+    diff: Option<&Diff>,
+) -> io::Result<()> {
+    for (i, part) in parts(analysis, diff, "run `rtenx check` for all")
         .iter()
         .enumerate()
     {

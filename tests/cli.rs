@@ -148,6 +148,27 @@ fn inspect_prints_the_summary_when_not_a_terminal() {
     insta::assert_snapshot!(out);
 }
 
+/// On a pipe, `inspect A --diff B` prints the summary with what `rtenx diff B A` finds first,
+/// as the Overview shows it; a model B that cannot be read exits 2.
+#[test]
+fn inspect_diff_prints_the_diff_summary_first_when_not_a_terminal() {
+    let (out, _, code) = rtenx(&[
+        "inspect",
+        "tests/fixtures/diff/mlp_a.onnx",
+        "--diff",
+        "tests/fixtures/diff/mlp_b.onnx",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+    let (_, err, code) = rtenx(&[
+        "inspect",
+        "tests/fixtures/diff/mlp_a.onnx",
+        "--diff",
+        "no/such.onnx",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn dump_json_is_complete() {
     let (out, _, code) = rtenx(&["dump", "--json", "tests/fixtures/rten/convnet.rten"]);

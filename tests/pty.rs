@@ -159,6 +159,24 @@ fn a_scope_opens_and_closes_on_a_terminal() {
     assert!(screen.contains("\x1b[?1049l"), "terminal restored");
 }
 
+#[test]
+fn inspect_diff_reads_both_models_in_the_background_and_marks_the_change() {
+    let fixture = "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx";
+    let (screen, ok) = run_on_in_pty(fixture, "", b"q", "");
+    assert!(ok, "rtenx did not exit cleanly:\n{screen}");
+    let text = text_of(&screen);
+    // The Relu that became Tanh is in the scope `middle`; `fc1` is unchanged.
+    assert!(
+        text.contains("~▸middle"),
+        "marked the changed scope: {text}"
+    );
+    assert!(
+        text.contains("▸fc1") && !text.contains("~▸fc1"),
+        "left fc1 unmarked: {text}"
+    );
+    assert!(screen.contains("\x1b[?1049l"), "terminal restored");
+}
+
 /// The characters written, without escape sequences or spaces: the terminal skips cells that
 /// did not change with a cursor move, so the words of a line are not always written side by
 /// side.

@@ -1229,3 +1229,35 @@ fn sizes_by_scope_change_depth_and_still_count_every_tensor() {
         assert_eq!(counted, tensors, "rows at depth {depth}: {rows:#?}");
     }
 }
+
+/// The browser over `tests/fixtures/diff/{shown}`, compared with `other` as `inspect --diff`.
+fn compared(shown: &str, other: &str, tab: Tab) -> App {
+    let read = |f: &str| rtenx::analyze(&std::path::Path::new("./tests/fixtures/diff").join(f));
+    let (shown, other) = (read(shown).unwrap(), read(other).unwrap());
+    let diff = rtenx::diff::Diff::against(&shown, &other);
+    App::compared(shown, Some(&diff), tab)
+}
+
+#[test]
+fn a_compared_model_marks_the_changed_operator_and_tensors() {
+    let mut a = compared("mlp_a.onnx", "mlp_b.onnx", Tab::Overview);
+    insta::assert_snapshot!("diff_overview", screen(&mut a));
+    a.apply(Action::Tab(Tab::Graph));
+    insta::assert_snapshot!("diff_graph", screen(&mut a));
+    press(&mut a, "t");
+    let list = screen(&mut a);
+    // Relu became Tanh in the middle layer only.
+    assert!(
+        list.contains("│~     13 Relu           /middle/Relu"),
+        "{list}"
+    );
+    assert!(list.contains("│       9 Relu           /Relu"), "{list}");
+    insta::assert_snapshot!("diff_graph_list", list);
+    a.apply(Action::Tab(Tab::Operators));
+    insta::assert_snapshot!("diff_operators", screen(&mut a));
+    let mut t = compared("ckpt.pt", "ckpt_tuned.safetensors", Tab::Tensors);
+    let tensors = screen(&mut t);
+    assert!(tensors.contains("│~ fc1.weight"), "{tensors}");
+    assert!(tensors.contains("│  fc1.bias"), "{tensors}");
+    insta::assert_snapshot!("diff_tensors", tensors);
+}

@@ -3,8 +3,9 @@
 use super::{DataArgs, Outcome};
 use clap::{Args, ValueEnum};
 use rtenx::diff::{Aspect, Diff, Options, RenameRule};
+use rtenx::Analysis;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -57,22 +58,31 @@ fn tolerance(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(args: DiffArgs) -> io::Result<Outcome> {
-    let sides = [
-        (&args.a, args.data_a.clone()),
-        (&args.b, args.data_b.clone()),
-    ];
-    // The two sides are read side by side.
+/// Reads the two `sides` (a model and its data files) side by side, each as
+/// [`super::analyze_one`] does; either failing fails both.
+pub(super) fn analyze_two(
+    sides: [(&Path, &DataArgs); 2],
+    size_tables: bool,
+) -> Result<[Analysis; 2], Outcome> {
     let [a, b] = std::thread::scope(|scope| {
         sides
-            .map(|(path, files)| {
-                scope.spawn(move || super::analyze_one(path, &DataArgs { files }, false))
-            })
+            .map(|(path, data)| scope.spawn(move || super::analyze_one(path, data, size_tables)))
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
-    let (a, b) = match (a, b) {
-        (Ok(a), Ok(b)) => (a, b),
-        _ => return Ok(Outcome::Failure),
+    Ok([a?, b?])
+}
+
+pub fn run(args: DiffArgs) -> io::Result<Outcome> {
+    let data = |files: &[PathBuf]| DataArgs {
+        files: files.to_vec(),
+    };
+    let sides = [
+        (&*args.a, &data(&args.data_a)),
+        (&*args.b, &data(&args.data_b)),
+    ];
+    let [a, b] = match analyze_two(sides, false) {
+        Ok(both) => both,
+        Err(outcome) => return Ok(outcome),
     };
     let options = Options {
         renames: args.rename,

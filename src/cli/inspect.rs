@@ -1,11 +1,13 @@
 //! `rtenx inspect`.
 
-use super::Outcome;
+use super::{DataArgs, Outcome};
 use clap::Args;
+use rtenx::diff::Diff;
 use rtenx::tui::loader::Loader;
 use rtenx::tui::{App, Tab};
+use rtenx::Analysis;
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -18,7 +20,14 @@ pub struct InspectArgs {
     #[arg(long)]
     summary: bool,
     #[command(flatten)]
-    data: super::DataArgs,
+    data: DataArgs,
+    /// Compare with the model B: the Overview starts with what `rtenx diff B FILE` finds,
+    /// the tabs mark with `+` what only FILE has and with `~` what B has otherwise.
+    #[arg(long, value_name = "B")]
+    diff: Option<PathBuf>,
+    /// A data file of B; repeatable.
+    #[arg(long = "data-b", value_name = "FILE", requires = "diff")]
+    data_b: Vec<PathBuf>,
 }
 
 pub fn run(args: InspectArgs) -> io::Result<Outcome> {
@@ -26,21 +35,64 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
     if tty && !args.summary {
         return browse(args);
     }
-    let analysis = match super::analyze_one(&args.file, &args.data, true) {
-        Ok(a) => a,
-        Err(outcome) => return Ok(outcome),
+    let data_b = DataArgs {
+        files: args.data_b.clone(),
     };
+    let (analysis, other) = match &args.diff {
+        None => match super::analyze_one(&args.file, &args.data, true) {
+            Ok(a) => (a, None),
+            Err(outcome) => return Ok(outcome),
+        },
+        Some(b) => match super::diff::analyze_two([(&args.file, &args.data), (b, &data_b)], true) {
+            Ok([a, b]) => (a, Some(b)),
+            Err(outcome) => return Ok(outcome),
+        },
+    };
+    let diff = other.as_ref().map(|b| Diff::against(&analysis, b));
     let mut out = io::BufWriter::new(io::stdout().lock());
-    rtenx::summary::write(&mut out, &analysis)?;
+    rtenx::summary::write_compared(&mut out, &analysis, diff.as_ref())?;
     out.flush()?;
-    super::release_at_exit(analysis);
+    super::release_at_exit((analysis, other, diff));
     Ok(Outcome::Clean)
 }
 
-/// Opens the browser on what is known of the file at once, and reads the model on a
-/// background thread meanwhile.
+/// Reads `file` with its data files for the browser, and `b` with its own beside it when
+/// comparing; errors are the reason shown in place of the model.
+fn read(
+    file: &Path,
+    data: &DataArgs,
+    b: Option<(&Path, &DataArgs)>,
+) -> Result<(Analysis, Option<Diff>), String> {
+    let read = |path: &Path, data: &DataArgs| {
+        let options = rtenx::formats::ReadOptions {
+            data: &data.files,
+            ..Default::default()
+        };
+        rtenx::analyze_with(path, &options).map_err(|e| e.to_string())
+    };
+    let Some((b_path, b_data)) = b else {
+        return Ok((read(file, data)?, None));
+    };
+    let (shown, other) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| read(b_path, b_data));
+        let shown = read(file, data);
+        (
+            shown,
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        )
+    });
+    let (shown, other) = (shown?, other.map_err(|e| format!("--diff: {e}"))?);
+    let diff = Diff::against(&shown, &other);
+    Ok((shown, Some(diff)))
+}
+
+/// Opens the browser on what is known of the file at once, and reads the model (and the
+/// one it is compared with) on a background thread meanwhile.
 fn browse(args: InspectArgs) -> io::Result<Outcome> {
-    if let Err(outcome) = args.data.readable() {
+    let data_b = DataArgs { files: args.data_b };
+    if let Err(outcome) = args.data.readable().and_then(|()| data_b.readable()) {
         return Ok(outcome);
     }
     let preview = match rtenx::preview(&args.file) {
@@ -50,16 +102,9 @@ fn browse(args: InspectArgs) -> io::Result<Outcome> {
             return Ok(Outcome::Failure);
         }
     };
-    let InspectArgs {
-        file, data, tab, ..
-    } = args;
-    let loader = Loader::spawn(move || {
-        let options = rtenx::formats::ReadOptions {
-            data: &data.files,
-            ..Default::default()
-        };
-        rtenx::analyze_with(&file, &options).map_err(|e| e.to_string())
-    });
+    let (file, data, b, tab) = (args.file, args.data, args.diff, args.tab);
+    let loader =
+        Loader::spawn_compared(move || read(&file, &data, b.as_deref().map(|b| (b, &data_b))));
     let app = rtenx::tui::run(App::loading(preview, tab, loader))?;
     super::release_at_exit(app);
     Ok(Outcome::Clean)

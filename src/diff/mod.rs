@@ -108,6 +108,12 @@ impl Diff {
         }
     }
 
+    /// What `shown` has that `other` has not (added) or has otherwise (changed), as
+    /// `inspect --diff` marks it: the diff of `other` (as A) and `shown` (as B).
+    pub fn against(shown: &Analysis, other: &Analysis) -> Diff {
+        Diff::of(other, shown, &Options::default())
+    }
+
     /// Whether the two differ in `aspect`.
     pub fn differs(&self, aspect: Aspect) -> bool {
         match aspect {

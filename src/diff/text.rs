@@ -5,7 +5,7 @@
 use super::{Change, Diff, GraphDiff, NodeRef, Port, TensorSide};
 use crate::analysis::Analysis;
 use crate::escape;
-use crate::inventory::display::{dims_text, dtype_text, shape_text};
+use crate::inventory::display::{dims_text, dtype_text, shape_text, Part};
 use crate::inventory::Name;
 use std::io::{self, Write};
 use std::path::Path;
@@ -27,8 +27,8 @@ pub fn write<W: Write>(w: &mut W, diff: &Diff, sides: [(&Path, &Analysis); 2]) -
         )?;
     }
     writeln!(w)?;
-    for (title, stat) in stats(diff) {
-        writeln!(w, " {title:<10}| {stat}")?;
+    for line in stat_lines(diff) {
+        writeln!(w, "{line}")?;
     }
     files(w, diff)?;
     interface(w, diff)?;
@@ -36,6 +36,36 @@ pub fn write<W: Write>(w: &mut W, diff: &Diff, sides: [(&Path, &Analysis); 2]) -
     tensors(w, diff)?;
     values(w, diff)?;
     findings(w, diff)
+}
+
+/// One line per section, as `git diff --stat` gives one per file: ` graph     | 1 changed`.
+pub fn stat_lines(diff: &Diff) -> Vec<String> {
+    stats(diff)
+        .into_iter()
+        .map(|(title, stat)| format!(" {title:<10}| {stat}"))
+        .collect()
+}
+
+/// The diff as a part of a model's summary, for the model shown as B: the section lines,
+/// then the operators and tensors that only A has (which B's views cannot mark).
+pub fn part(diff: &Diff) -> Part {
+    let mut lines = stat_lines(diff);
+    let removed: Vec<String> = (diff.graph.removed.iter().map(|n| format!("- {}", node(n))))
+        .chain(
+            diff.tensors
+                .removed
+                .iter()
+                .map(|t| format!("- {}", tensor(t))),
+        )
+        .collect();
+    lines.extend(removed.iter().take(SHOWN).cloned());
+    if removed.len() > SHOWN {
+        lines.push(format!("… and {} more", removed.len() - SHOWN));
+    }
+    Part {
+        heading: "Compared (+ only here, ~ changed, - only in the other model)".to_owned(),
+        lines,
+    }
 }
 
 /// One summary per section.

@@ -9,6 +9,7 @@ use super::loader::{Loader, Update};
 use super::tab::Tab;
 use super::tabs::Tabs;
 use crate::analysis::Analysis;
+use crate::diff::Diff;
 use ratatui::crossterm::event::KeyEvent;
 use std::collections::VecDeque;
 
@@ -35,8 +36,14 @@ pub struct App {
 impl App {
     /// A browser over `analysis`, opened on `tab`.
     pub fn new(analysis: Analysis, tab: Tab) -> Self {
+        App::compared(analysis, None, tab)
+    }
+
+    /// A browser over `analysis` marking what `diff` (another model as A, this one as B)
+    /// found, opened on `tab`.
+    pub fn compared(analysis: Analysis, diff: Option<&Diff>, tab: Tab) -> Self {
         App {
-            tabs: Tabs::new(&analysis),
+            tabs: Tabs::compared(&analysis, diff),
             analysis,
             tab,
             help: false,

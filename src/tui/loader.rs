@@ -3,6 +3,7 @@
 
 use super::tabs::Tabs;
 use crate::analysis::Analysis;
+use crate::diff::Diff;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -66,13 +67,22 @@ impl Loader {
     where
         F: FnOnce() -> Result<Analysis, String> + Send + 'static,
     {
+        Loader::spawn_compared(|| analyze().map(|analysis| (analysis, None)))
+    }
+
+    /// As [`Loader::spawn`], for a model that `analyze` may also compare with another: the
+    /// tabs mark what the [`Diff`] (the other model as A, this one as B) found.
+    pub fn spawn_compared<F>(analyze: F) -> Self
+    where
+        F: FnOnce() -> Result<(Analysis, Option<Diff>), String> + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let report = match analyze() {
-                Ok(analysis) => {
+                Ok((analysis, diff)) => {
                     // The browser may have quit meanwhile; then no one listens.
                     let _ = tx.send(Report::Phase(Phase::Indexing));
-                    let tabs = Tabs::new(&analysis);
+                    let tabs = Tabs::compared(&analysis, diff.as_ref());
                     Report::Done(Box::new(Loaded { analysis, tabs }))
                 }
                 Err(message) => Report::Failed(message),

@@ -19,6 +19,7 @@ pub mod keys;
 mod list;
 pub mod loader;
 mod loading;
+mod marks;
 mod screen;
 mod tab;
 pub mod tabs;

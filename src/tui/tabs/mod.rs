@@ -11,8 +11,10 @@ pub mod sizes;
 pub mod tensors;
 
 use super::component::Component;
+use super::marks::Marks;
 use super::tab::Tab;
 use crate::analysis::Analysis;
+use crate::diff::Diff;
 pub(crate) use crate::escape::column;
 use findings::FindingsTab;
 use graph::GraphTab;
@@ -22,6 +24,7 @@ use metadata::MetadataTab;
 use operators::OperatorsTab;
 use overview::OverviewTab;
 use sizes::SizesTab;
+use std::sync::Arc;
 use tensors::TensorsTab;
 
 /// Every tab's state.
@@ -49,9 +52,15 @@ pub struct Tabs {
 impl Tabs {
     /// The tabs of `analysis`, each at its start.
     pub fn new(analysis: &Analysis) -> Self {
+        Tabs::compared(analysis, None)
+    }
+
+    /// The tabs of `analysis`, with what differs from another model marked when `diff`
+    /// compares that model (as A) with this one (as B).
+    pub fn compared(analysis: &Analysis, diff: Option<&Diff>) -> Self {
         let inv = &analysis.inventory;
-        Tabs {
-            overview: OverviewTab::new(analysis),
+        let mut tabs = Tabs {
+            overview: OverviewTab::new(analysis, diff),
             layout: LayoutTab::new(inv),
             graph: GraphTab::new(inv),
             operators: OperatorsTab::new(inv),
@@ -60,7 +69,13 @@ impl Tabs {
             sizes: SizesTab::new(inv),
             metadata: MetadataTab::new(inv),
             imports: ImportsTab::new(inv),
+        };
+        if let Some(diff) = diff {
+            let marks = tabs.graph.mark(Marks::of(inv, diff));
+            tabs.operators.marks = Arc::clone(&marks);
+            tabs.tensors.marks = marks;
         }
+        tabs
     }
 
     /// The state of `tab`.

@@ -7,10 +7,12 @@ use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
 use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::Frame;
+use std::sync::Arc;
 
 /// The Operators tab: the histogram, made once, and the rows the filter keeps.
 pub struct OperatorsTab {
@@ -18,6 +20,8 @@ pub struct OperatorsTab {
     histogram: Vec<(String, u64)>,
     /// Indices into `histogram`.
     list: FilteredList<usize>,
+    /// What differs from the model compared with.
+    pub(crate) marks: Arc<Marks>,
 }
 
 impl OperatorsTab {
@@ -31,6 +35,7 @@ impl OperatorsTab {
         OperatorsTab {
             list: FilteredList::new((0..histogram.len()).collect()),
             histogram,
+            marks: Arc::default(),
         }
     }
 
@@ -63,17 +68,20 @@ impl Component for OperatorsTab {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, _: &Analysis, theme: Theme) {
-        let hist = &self.histogram;
+        let (hist, marks) = (&self.histogram, &self.marks);
         let total: u64 = hist.iter().map(|(_, n)| n).sum::<u64>().max(1);
         let title = " operators (Enter: show in Graph) ";
         self.list.draw(frame, area, title, theme, |i| {
             let (op, n) = &hist[i];
             let share = *n as f64 * 100.0 / total as f64;
             let bar = "█".repeat((share / 2.5).round() as usize);
-            Line::raw(format!(
-                "{:<28} {n:>9} {share:>6.1}%  {bar}",
-                crate::escape::sanitize(op)
-            ))
+            Line::from(vec![
+                marks.operator(op, theme),
+                Span::raw(format!(
+                    "{:<28} {n:>9} {share:>6.1}%  {bar}",
+                    crate::escape::sanitize(op)
+                )),
+            ])
         });
     }
 

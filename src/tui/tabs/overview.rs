@@ -1,6 +1,7 @@
 //! Overview: the model's summary (see [`crate::summary`]), scrollable.
 
 use crate::analysis::Analysis;
+use crate::diff::Diff;
 use crate::tui::component::Component;
 use crate::tui::cursor::Cursor;
 use crate::tui::event::Event;
@@ -25,9 +26,9 @@ pub struct OverviewTab {
 }
 
 impl OverviewTab {
-    /// The Overview of `analysis`.
-    pub fn new(analysis: &Analysis) -> Self {
-        let parts = crate::summary::parts(analysis, "tab 6 lists them all");
+    /// The Overview of `analysis`, with what `diff` found first.
+    pub fn new(analysis: &Analysis, diff: Option<&Diff>) -> Self {
+        let parts = crate::summary::parts(analysis, diff, "tab 6 lists them all");
         let mut rows = Vec::new();
         for (i, part) in parts.into_iter().enumerate() {
             if i > 0 {

@@ -35,6 +35,7 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     tab.list.draw(frame, list, &title, theme, |id| {
         let (kind, name, flow) = summary(inv, graph, id);
         Line::from(vec![
+            tab.marks.node(tab.graph, id, theme),
             Span::styled(format!("{id:>6} "), theme.dim()),
             Span::styled(format!("{kind:<14} "), theme.heading()),
             Span::raw(format!("{name:<12} ")),
@@ -66,11 +67,11 @@ fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, them
         search_status(tab)
     );
     let title = tab.list.filter().title(&title);
-    let view = &mut tab.scopes;
+    let (view, marks) = (&mut tab.scopes, &tab.marks);
     let mut cursor = view.cursor;
     let len = view.row_count();
     crate::tui::list::draw(frame, area, title, &mut cursor, len, theme, |i| {
-        view.line(inv, i, theme)
+        view.line(inv, i, marks, theme)
     });
     view.cursor = cursor;
 }

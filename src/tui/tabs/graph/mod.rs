@@ -18,6 +18,7 @@ use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
 use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
 use index::GraphIndex;
 use neighbourhood::{Item, Layout};
@@ -25,6 +26,7 @@ use query::Query;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 pub use scopes::{Row, ScopeView};
+use std::sync::Arc;
 
 /// Links of each kind (inputs, outputs, readers...) listed in the detail pane: more than a
 /// screen holds, and few enough that a node with millions costs nothing per frame.
@@ -75,6 +77,8 @@ pub struct GraphTab {
     scopes: ScopeView,
     /// True while the scope tree is shown instead of the list.
     tree: bool,
+    /// What differs from the model compared with.
+    marks: Arc<Marks>,
 }
 
 impl GraphTab {
@@ -93,7 +97,15 @@ impl GraphTab {
             link: 0,
             history: Vec::new(),
             index: None,
+            marks: Arc::default(),
         }
+    }
+
+    /// Marks what `marks` marks, with the scopes that hold a marked operator; gives the
+    /// marks back for the other tabs.
+    pub(crate) fn mark(&mut self, marks: Marks) -> Arc<Marks> {
+        self.marks = Arc::new(marks.with_scopes(self.scopes.tree()));
+        Arc::clone(&self.marks)
     }
 
     /// The scope tree, while it is shown.

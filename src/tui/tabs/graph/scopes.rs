@@ -5,6 +5,7 @@
 use super::rows::{kind, name};
 use crate::inventory::{Inventory, NodeId, ScopeId, ScopeTree};
 use crate::tui::cursor::Cursor;
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
 use humansize::{format_size, BINARY};
 use ratatui::text::{Line, Span};
@@ -163,7 +164,7 @@ impl ScopeView {
     }
 
     /// Row `i` as a line: a scope with its counts, or an operator.
-    pub fn line(&self, inv: &Inventory, i: usize, theme: Theme) -> Line<'static> {
+    pub fn line(&self, inv: &Inventory, i: usize, marks: &Marks, theme: Theme) -> Line<'static> {
         let Some(&(row, depth)) = self.rows.get(i) else {
             return Line::default();
         };
@@ -183,6 +184,7 @@ impl ScopeView {
                     super::rows::tail(&scope.name.display(), 40)
                 );
                 Line::from(vec![
+                    marks.scope(s, theme),
                     Span::styled(format!("{label:<48} "), theme.heading()),
                     Span::raw(format!(
                         "{:>8} ops {:>12} params {:>11}",
@@ -197,6 +199,7 @@ impl ScopeView {
                     return Line::default();
                 };
                 Line::from(vec![
+                    marks.node(0, n, theme),
                     Span::raw(format!("{indent}  ")),
                     Span::styled(format!("{:<14} ", kind(graph, n)), theme.dim()),
                     Span::raw(name(graph, n)),

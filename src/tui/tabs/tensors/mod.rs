@@ -17,12 +17,14 @@ use crate::tui::files::Files;
 use crate::tui::filter::TextFilter;
 use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
 use bytes::Bytes;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::Frame;
 use stats::Update;
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 
 /// The statistics pane's state.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +57,8 @@ pub struct TensorsTab {
     worker: Option<Receiver<Update>>,
     /// The model's files, mapped when a tensor's bytes are first shown.
     files: Files,
+    /// What differs from the model compared with.
+    pub(crate) marks: Arc<Marks>,
 }
 
 impl TensorsTab {
@@ -66,6 +70,7 @@ impl TensorsTab {
             stats: StatsView::Idle,
             worker: None,
             files: Files::default(),
+            marks: Arc::default(),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::inventory::Inventory;
 use crate::tui::theme::Theme;
 use humansize::{format_size, BINARY};
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
@@ -27,7 +27,9 @@ pub fn draw(
     // Fixed columns take 64 cells (74 with elements, shown from 100 columns); the name
     // gets the rest.
     let wide = area.width >= 100;
-    let fixed = if wide { 74 } else { 64 };
+    // A compared model's rows start with a two-cell mark.
+    let gutter = if tab.marks.compared { 2 } else { 0 };
+    let fixed = if wide { 74 } else { 64 } + gutter;
     let name_width = (area.width as usize).saturating_sub(fixed + 2).max(8);
     let elements_header = if wide {
         format!(" {:>9}", "elements")
@@ -35,13 +37,14 @@ pub fn draw(
         String::new()
     };
     let columns = format!(
-        " {:<name_width$} {:<5} {:<8} {:<16}{elements_header} {:>10} {:>6} {:>12}",
-        "name", "dtype", "storage", "shape", "bytes", "align", "offset"
+        " {:gutter$}{:<name_width$} {:<5} {:<8} {:<16}{elements_header} {:>10} {:>6} {:>12}",
+        "", "name", "dtype", "storage", "shape", "bytes", "align", "offset"
     );
     frame.render_widget(
         Paragraph::new(Line::styled(columns, theme.heading())),
         header,
     );
+    let marks = &tab.marks;
     tab.list.draw(frame, area, &title, theme, |id| {
             let t = &inv.tensors[id];
             let dtype = dtype_text(t.dtype);
@@ -65,6 +68,9 @@ pub fn draw(
             };
             let name: String = t.name.display().chars().take(name_width).collect();
             let shape: String = dims_text(&t.shape).chars().take(16).collect();
-            Line::raw(format!("{name:<name_width$} {dtype:<5} {storage:<8} {shape:<16}{elements} {bytes:>10} {align:>6} {offset:>12}"))
+            Line::from(vec![
+                marks.tensor(id, theme),
+                Span::raw(format!("{name:<name_width$} {dtype:<5} {storage:<8} {shape:<16}{elements} {bytes:>10} {align:>6} {offset:>12}")),
+            ])
     });
 }
