@@ -11,8 +11,7 @@ use std::sync::Arc;
 /// writes UTF-8 names as strings and any other name as `{"bytes_base64": "..."}`.
 ///
 /// A name is a shared handle: cloning it copies no bytes, so a string that a file refers to
-/// a thousand times costs one copy and a thousand handles (see
-/// [`crate::formats::shared::budget::Interner`]).
+/// a thousand times costs one copy and a thousand handles, once readers share it.
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Name(Arc<[u8]>);
 
@@ -37,6 +36,13 @@ impl Name {
     /// terminal. JSON output keeps the whole name.
     pub fn display(&self) -> Cow<'_, str> {
         crate::escape::excerpt(&self.0, 500)
+    }
+}
+
+/// Names hash and compare as their bytes, so a set of names can be searched by bytes.
+impl std::borrow::Borrow<[u8]> for Name {
+    fn borrow(&self) -> &[u8] {
+        &self.0
     }
 }
 

@@ -41,7 +41,6 @@ use crate::inventory::{
 use crate::source::ModelFile;
 use model_view::ModelView;
 use rules::*;
-use std::collections::HashMap;
 
 /// Protobuf's message size limit, which .onnx files must stay below.
 const PROTOBUF_LIMIT: u64 = 1 << 31;
@@ -62,10 +61,9 @@ struct Reader<'a> {
     budget: Budget,
     /// Opset imports and local functions, for the schema checks.
     schemas: schema::Context,
-    /// Operator types, attribute names and domains the schemas do not name, each copied once.
+    /// Operator types, attribute names and domains the schemas do not name, and the module
+    /// paths nodes record, each copied once.
     symbols: Interner,
-    /// The module paths nodes record, each copied once (see [`Reader::module`]).
-    modules: HashMap<&'a [u8], Name>,
 }
 
 impl<'a> Reader<'a> {
@@ -93,13 +91,7 @@ impl<'a> Reader<'a> {
     /// The module path `path` (a slice of the file) as a shared name, copied and paid for the
     /// first time it is met; `None` once the budget has run out.
     fn module(&mut self, path: &[u8], at: Option<u64>) -> Option<Name> {
-        let path = self.in_file(path);
-        if let Some(name) = self.modules.get(path) {
-            return Some(name.clone());
-        }
-        let paid = self.spend(1, at) && self.budget.copy(len(path), Place::at(at), self.out);
-        let name = Name::from(path);
-        paid.then(|| self.modules.entry(path).or_insert(name).clone())
+        (self.symbols).spelled(path, Place::at(at), &mut self.budget, self.out)
     }
 
     /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
@@ -181,7 +173,6 @@ impl Format for Onnx {
             budget,
             schemas: schema::Context::default(),
             symbols: Interner::default(),
-            modules: HashMap::new(),
         };
         graphs::read(&model, &mut reader);
         shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);

@@ -121,6 +121,8 @@ pub struct Interner {
     symbols: HashMap<SymbolKey, Symbol>,
     /// Symbols by their text, for formats that spell a name out at every use.
     texts: HashSet<Arc<str>>,
+    /// Names by their text, likewise.
+    spelled: HashSet<Name>,
 }
 
 /// What a [`Symbol`] is made from: a kind the reader names, and two numbers that tell the
@@ -195,6 +197,27 @@ impl Interner {
         let shared: Arc<str> = text.into();
         self.texts.insert(shared.clone());
         Symbol::Shared(shared)
+    }
+
+    /// The name `bytes`, shared by every place that spells it (as [`Interner::symbol`] shares
+    /// a symbol): the first use pays one entry and its bytes, later ones nothing; `None` once
+    /// the budget is out.
+    pub fn spelled(
+        &mut self,
+        bytes: &[u8],
+        place: Place,
+        budget: &mut Budget,
+        out: &mut Findings,
+    ) -> Option<Name> {
+        if let Some(shared) = self.spelled.get(bytes) {
+            return Some(shared.clone());
+        }
+        if !budget.spend(1, place, out) || !budget.copy(bytes.len() as u64, place, out) {
+            return None;
+        }
+        let name = Name::from(bytes);
+        self.spelled.insert(name.clone());
+        Some(name)
     }
 
     /// The name `bytes`, a slice of `file`; bytes from elsewhere are copied as they are met.
