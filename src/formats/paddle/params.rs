@@ -227,28 +227,20 @@ fn add_tensor(
         range: ByteRange::between(record.offset, record.data),
     });
     let dtype = record.dtype.or(Some(DType::String));
-    let (elements, byte_size) = Tensor::sizes(&record.dims, dtype);
+    let id = inv.tensors.len();
+    let tensor = Tensor {
+        node: param.map(|p| p.node),
+        decl_offset: param.map_or(Some(record.offset), |p| p.offset),
+        ..Tensor::declared(name, dtype, record.dims.clone(), record.offset)
+    };
     let data = record.len.map(|len| DataRange {
         file,
         offset: record.data,
         len,
     });
-    let id = inv.tensors.len();
-    inv.tensors.push(Tensor {
-        name,
-        dtype,
-        shape: record.dims.clone(),
-        elements,
-        byte_size,
-        storage: if data.is_some() {
-            Storage::External
-        } else {
-            Storage::Missing
-        },
-        data,
-        graph: 0,
-        node: param.map(|p| p.node),
-        decl_offset: param.map_or(Some(record.offset), |p| p.offset),
+    inv.tensors.push(match data {
+        Some(data) => tensor.stored(Storage::External, data),
+        None => tensor,
     });
     let node = param.and_then(|p| inv.graphs.first_mut()?.nodes.get_mut(p.node as usize));
     if let Some(node) = node {

@@ -327,19 +327,14 @@ impl<'a, 'i> Walker<'a, 'i> {
                 (declared.and_then(|(_, d)| d), Storage::Missing, None)
             }
         };
-        let (elements, byte_size) = Tensor::sizes(&shape, dtype);
         let tensor = self.inv.tensors.len();
+        let name = node.name().map(Name::from).unwrap_or_default();
         self.inv.tensors.push(Tensor {
-            name: node.name().map(Name::from).unwrap_or_default(),
-            dtype,
-            shape,
-            elements,
-            byte_size,
             storage,
             data,
             graph,
             node: Some(index),
-            decl_offset: Some(at),
+            ..Tensor::declared(name, dtype, shape, at)
         });
         NodeKind::Constant { tensor }
     }
