@@ -17,7 +17,7 @@ pub fn model_and_data(
     for data in inv.files.iter().skip(1).filter(|f| f.size.is_some()) {
         hashes.push(FileHash {
             path: data.path.clone(),
-            sha256: digest::of_path::<Sha256>(&data.path, data.identity, |_| ())?,
+            sha256: digest::of_file::<Sha256>(&data.reopen()?, |_| ())?,
         });
     }
     Ok(hashes)
