@@ -75,7 +75,10 @@ fn every_node_and_tensor_points_at_its_own_declaration() {
                 let NodeKind::Operator(op) = &node.kind else {
                     continue;
                 };
-                let at = node.offset.expect("every ONNX operator has an offset");
+                let at = node
+                    .offset
+                    .get()
+                    .expect("every ONNX operator has an offset");
                 let decoded = NodeProto::decode(message_at(&bytes, at)).unwrap();
                 assert_eq!(
                     decoded.name.as_deref().unwrap_or_default(),

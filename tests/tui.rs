@@ -958,14 +958,14 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
     let node = |kind| Node {
         name: "n".into(),
         kind,
-        offset: None,
+        offset: rtenx::inventory::Offset::NONE,
     };
     let op = |inputs: Box<[Option<u32>]>| {
         node(NodeKind::Operator(Operator::new(
             "Sum".into(),
             Box::new([]),
-            inputs,
-            Box::new([]),
+            &inputs,
+            &[],
         )))
     };
     // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.

@@ -98,7 +98,7 @@ pub(super) fn compare(a: &Inventory, b: &Inventory) -> GraphDiff {
             a: x.reference(),
             b: y.reference(),
             op_type: Change::of(x.op.op_type.clone(), y.op.op_type.clone()),
-            inputs: Change::of(x.op.inputs.len(), y.op.inputs.len()),
+            inputs: Change::of(x.op.inputs().len(), y.op.inputs().len()),
             attributes: if attributes_compared {
                 attribute_changes(x.op, y.op)
             } else {
@@ -218,7 +218,7 @@ impl<'a> Ops<'a> {
         let mut producer = vec![usize::MAX; graph.nodes.len()];
         for (id, node) in graph.nodes.iter().enumerate() {
             if let NodeKind::Operator(op) = &node.kind {
-                for out in op.outputs.iter().flatten() {
+                for out in op.outputs().iter().flatten() {
                     if let Some(slot) = producer.get_mut(*out as usize) {
                         *slot = self.nodes.len();
                     }
@@ -252,11 +252,11 @@ impl<'a> Ops<'a> {
         for op in ops {
             let key = text_key(&op.op.op_type);
             let key = op.op.domain().map_or(key, |d| mix(key, text_key(d)));
-            self.kind.push(mix(key, op.op.outputs.len() as u64));
+            self.kind.push(mix(key, op.op.outputs().len() as u64));
         }
         for (k, op) in ops.iter().enumerate() {
             let at = first + k;
-            let inputs = op.op.inputs.iter();
+            let inputs = op.op.inputs().iter();
             let depth = (inputs.clone())
                 .filter_map(|i| producer.get((*i)? as usize).copied())
                 .filter(|&p| p < at)
@@ -269,8 +269,8 @@ impl<'a> Ops<'a> {
         }
         for (k, op) in ops.iter().enumerate() {
             let at = first + k;
-            let wide =
-                (op.op.inputs.iter()).fold(self.near[at], |h, &i| mix(h, feed(&self.near, i, at)));
+            let wide = (op.op.inputs().iter())
+                .fold(self.near[at], |h, &i| mix(h, feed(&self.near, i, at)));
             self.wide.push(wide);
         }
         // Depth becomes a key only now: it was needed as a number above.

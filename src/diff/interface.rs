@@ -1,6 +1,6 @@
 //! The interface: the main graph's inputs and outputs, by name.
 
-use crate::inventory::{DType, Dim, Graph, Inventory, Name, NodeId, NodeKind};
+use crate::inventory::{DType, Graph, Inventory, Name, NodeId, NodeKind, Shape};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -37,7 +37,7 @@ pub struct Port {
     /// Element type, if known.
     pub dtype: Option<DType>,
     /// Shape, if known.
-    pub shape: Option<Vec<Dim>>,
+    pub shape: Option<Shape>,
 }
 
 pub(super) fn compare(a: &Inventory, b: &Inventory) -> InterfaceDiff {

@@ -86,7 +86,7 @@ pub struct Node {
     #[serde(flatten)]
     pub kind: NodeKind,
     /// Absolute offset of the node's declaration in the model file.
-    pub offset: Option<u64>,
+    pub offset: super::Offset,
 }
 
 /// The kinds of graph node.
@@ -113,17 +113,17 @@ pub enum NodeKind {
 ///
 /// A node holds its operator inline, so the fields every operator has come first and what
 /// few have (a domain, subgraphs) lives out of line: on a million-node graph, each byte of
-/// `Operator` is a megabyte.
+/// `Operator` is a megabyte. Inputs and outputs share one allocation.
 #[derive(Debug, Clone)]
 pub struct Operator {
     /// Operator type, such as `Conv`; unknown types read as `#<number>`.
     pub op_type: Symbol,
     /// Decoded attributes.
     pub attrs: Box<[Attr]>,
-    /// Input nodes in order; `None` for an omitted optional input.
-    pub inputs: Box<[Option<NodeId>]>,
-    /// Output nodes in order; `None` for an unused output.
-    pub outputs: Box<[Option<NodeId>]>,
+    /// Input nodes, then output nodes; `None` for an omitted input or an unused output.
+    links: Box<[Option<NodeId>]>,
+    /// How many of `links` are inputs.
+    input_count: u32,
     rare: Option<Box<Rare>>,
 }
 
@@ -135,21 +135,38 @@ struct Rare {
 }
 
 impl Operator {
-    /// An operator with no domain and no subgraphs.
+    /// An operator with no domain and no subgraphs. Readers pay every link from the budget,
+    /// which keeps the count of inputs far below `u32::MAX`.
     pub fn new(
         op_type: Symbol,
         attrs: Box<[Attr]>,
-        inputs: Box<[Option<NodeId>]>,
-        outputs: Box<[Option<NodeId>]>,
+        inputs: &[Option<NodeId>],
+        outputs: &[Option<NodeId>],
     ) -> Self {
+        let links = [inputs, outputs].concat().into_boxed_slice();
+        let input_count = u32::try_from(inputs.len()).unwrap_or(u32::MAX);
         let rare = None;
         Operator {
             op_type,
             attrs,
-            inputs,
-            outputs,
+            links,
+            input_count,
             rare,
         }
+    }
+
+    /// Input nodes in order; `None` for an omitted optional input.
+    pub fn inputs(&self) -> &[Option<NodeId>] {
+        self.links.split_at(self.split()).0
+    }
+
+    /// Output nodes in order; `None` for an unused output.
+    pub fn outputs(&self) -> &[Option<NodeId>] {
+        self.links.split_at(self.split()).1
+    }
+
+    fn split(&self) -> usize {
+        usize::try_from(self.input_count).map_or(self.links.len(), |n| n.min(self.links.len()))
     }
 
     /// The operator in `domain` (an operator set or dialect), if it has one.
@@ -189,8 +206,8 @@ impl Serialize for Operator {
             st.serialize_field("domain", domain)?;
         }
         st.serialize_field("attrs", &self.attrs)?;
-        st.serialize_field("inputs", &self.inputs)?;
-        st.serialize_field("outputs", &self.outputs)?;
+        st.serialize_field("inputs", self.inputs())?;
+        st.serialize_field("outputs", self.outputs())?;
         st.serialize_field("subgraphs", self.subgraphs())?;
         st.end()
     }
@@ -202,15 +219,52 @@ pub struct Value {
     /// Element type, if known.
     pub dtype: Option<DType>,
     /// Shape, if known.
-    pub shape: Option<Vec<Dim>>,
+    pub shape: Option<Shape>,
     /// A type that is not a tensor, as text, such as `seq(map(string, f32))` (ONNX
     /// sequences, maps and optionals).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub composite: Option<Box<str>>,
 }
 
+/// A value's dimensions: a shared handle, since many values of a graph have one shape and
+/// readers keep one copy of each (see the formats' `Interner`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Shape(std::sync::Arc<[Dim]>);
+
+impl std::ops::Deref for Shape {
+    type Target = [Dim];
+
+    fn deref(&self) -> &[Dim] {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<[Dim]> for Shape {
+    fn borrow(&self) -> &[Dim] {
+        &self.0
+    }
+}
+
+impl From<Vec<Dim>> for Shape {
+    fn from(dims: Vec<Dim>) -> Self {
+        Shape(dims.into())
+    }
+}
+
+impl From<&[Dim]> for Shape {
+    fn from(dims: &[Dim]) -> Self {
+        Shape(dims.into())
+    }
+}
+
+impl Serialize for Shape {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
 /// One dimension of a value's shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Dim {
     /// A fixed size.
@@ -288,13 +342,13 @@ mod tests {
     /// A node is paid for once per node of the largest graphs: growing it is a decision.
     #[test]
     fn nodes_stay_small() {
-        assert_eq!(std::mem::size_of::<Operator>(), 80);
-        assert_eq!(std::mem::size_of::<Node>(), 112);
+        assert_eq!(std::mem::size_of::<Operator>(), 72);
+        assert_eq!(std::mem::size_of::<Node>(), 96);
     }
 
     #[test]
     fn rare_fields_serialize_as_before() {
-        let op = Operator::new("If".into(), Box::new([]), Box::new([Some(0)]), Box::new([]));
+        let op = Operator::new("If".into(), Box::new([]), &[Some(0)], &[]);
         let plain = serde_json::to_string(&op).unwrap();
         assert_eq!(
             plain,

@@ -12,6 +12,7 @@ mod imports;
 mod layout;
 mod list;
 mod name;
+mod offset;
 mod overlaps;
 mod scope;
 mod sizes;
@@ -21,12 +22,13 @@ mod tensor;
 pub use dtype::{BlockType, DType, Decode};
 pub use graph::{
     Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
-    RecordedScope, SubgraphOf, TensorRef, Value,
+    RecordedScope, Shape, SubgraphOf, TensorRef, Value,
 };
 pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use list::{ItemKind, ListValue};
 pub use name::Name;
+pub use offset::Offset;
 pub use overlaps::Overlap;
 pub use scope::{Scope, ScopeId, ScopeTree};
 pub use sizes::{SizeRow, SizeTable};

@@ -319,11 +319,11 @@ mod tests {
     };
 
     fn operator(name: &[u8]) -> Node {
-        let op = Operator::new("Op".into(), Box::new([]), Box::new([]), Box::new([]));
+        let op = Operator::new("Op".into(), Box::new([]), &[], &[]);
         Node {
             name: name.into(),
             kind: NodeKind::Operator(op),
-            offset: None,
+            offset: crate::inventory::Offset::NONE,
         }
     }
 

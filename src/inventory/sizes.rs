@@ -177,7 +177,7 @@ impl Inventory {
                 let NodeKind::Operator(op) = &node.kind else {
                     continue;
                 };
-                for input in op.inputs.iter().flatten() {
+                for input in op.inputs().iter().flatten() {
                     if let Some(NodeKind::Constant { tensor }) = graph.node(*input).map(|n| &n.kind)
                     {
                         if let Some(slot @ None) = readers.get_mut(*tensor) {

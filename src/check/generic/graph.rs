@@ -110,7 +110,7 @@ fn unused_constants<'a>(
     };
     for node in &graph.nodes {
         if let NodeKind::Operator(op) = &node.kind {
-            op.inputs.iter().flatten().for_each(|&id| mark(id));
+            op.inputs().iter().flatten().for_each(|&id| mark(id));
         }
     }
     graph.outputs.iter().for_each(|&id| mark(id));

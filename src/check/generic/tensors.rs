@@ -144,19 +144,8 @@ mod tests {
             identity: None,
         };
         let mut inv = Inventory::new(FileFormat::Read("onnx"), "", main);
-        let (elements, byte_size) = Tensor::sizes(&shape, Some(DType::F32));
-        inv.tensors.push(Tensor {
-            name: Name::from("t"),
-            dtype: Some(DType::F32),
-            shape,
-            elements,
-            byte_size,
-            storage: Storage::Missing,
-            data: None,
-            graph: 0,
-            node: None,
-            decl_offset: Some(8),
-        });
+        let tensor = Tensor::declared(Name::from("t"), Some(DType::F32), shape, 8);
+        inv.tensors.push(tensor);
         let mut out = Findings::default();
         check(&inv, &mut out);
         out.iter()

@@ -129,7 +129,7 @@ impl Walk<'_, '_> {
         let moves = op_type == "move";
         let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
         attrs.shrink_to_fit();
-        let operator = Operator::new(op_type, attrs.into(), inputs.into(), outputs.into());
+        let operator = Operator::new(op_type, attrs.into(), &inputs, &outputs);
         self.push_node(method.graph, NodeKind::Operator(operator), at);
         true
     }
@@ -138,7 +138,7 @@ impl Walk<'_, '_> {
     fn push_node(&mut self, graph: GraphId, kind: NodeKind, at: u64) {
         if let Some(graph) = self.inv.graphs.get_mut(graph) {
             let name = Name::default();
-            let offset = Some(at);
+            let offset = at.into();
             graph.nodes.push(Node { name, kind, offset });
         }
     }

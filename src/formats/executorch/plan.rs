@@ -7,7 +7,7 @@ use super::rules::{out_of_range, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::bytes::offset_in;
-use crate::inventory::{Graph, Name, Node, NodeId, NodeKind, Storage, Symbol, Tensor, Value};
+use crate::inventory::{Dim, Graph, Name, Node, NodeId, NodeKind, Storage, Symbol, Tensor, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -192,7 +192,7 @@ impl Walk<'_, '_> {
                 g.nodes.push(Node {
                     name,
                     kind,
-                    offset: Some(at),
+                    offset: at.into(),
                 });
             }
         }
@@ -211,7 +211,7 @@ impl Walk<'_, '_> {
             (
                 NodeKind::Value(Value {
                     dtype: Some(dtype),
-                    shape: Some(shape),
+                    shape: Some(shape.into()),
                     composite: None,
                 }),
                 true,
@@ -358,11 +358,8 @@ impl Walk<'_, '_> {
         let value = NodeKind::Value(Value {
             dtype: shape.dtype,
             shape: Some(
-                shape
-                    .dims
-                    .iter()
-                    .map(|&d| crate::inventory::Dim::Fixed(d))
-                    .collect(),
+                self.names
+                    .shape(shape.dims.iter().map(|&d| Dim::Fixed(d)).collect()),
             ),
             composite: None,
         });

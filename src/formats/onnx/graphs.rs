@@ -18,7 +18,7 @@ use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtypes::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
-use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
+use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
 use crate::inventory::{
     Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
     RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
@@ -198,7 +198,11 @@ impl<'b> GraphReader<'_, 'b> {
     fn push(&mut self, name: Name, kind: NodeKind, offset: Option<u64>) -> NodeId {
         let graph = self.graph();
         let id = graph.next_id();
-        graph.nodes.push(Node { name, kind, offset });
+        graph.nodes.push(Node {
+            name,
+            kind,
+            offset: offset.into(),
+        });
         id
     }
 
@@ -421,7 +425,8 @@ impl<'b> GraphReader<'_, 'b> {
                 }
                 Some(constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
-                    let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
+                    let kind = NodeKind::Value(value(ty, &mut self.r.symbols));
+                    let id = self.push(Name::from(name), kind, None);
                     self.define(name, id);
                     id
                 }
@@ -619,7 +624,8 @@ impl<'b> GraphReader<'_, 'b> {
                     .push(Finding::new(&NOT_SSA, Place::at(at).item(item), message));
             }
             let ty = types.get(self.in_file(name)).copied();
-            let id = self.push(Name::from(name), NodeKind::Value(value(ty)), None);
+            let kind = NodeKind::Value(value(ty, &mut self.r.symbols));
+            let id = self.push(Name::from(name), kind, None);
             self.define(name, id);
             outputs.push(Some(id));
         }
@@ -630,7 +636,7 @@ impl<'b> GraphReader<'_, 'b> {
             Some(schema) => Symbol::Static(schema.name),
             None => self.r.symbol(n.op_type, at),
         };
-        let operator = Operator::new(op_type, attrs, inputs.into(), outputs.into())
+        let operator = Operator::new(op_type, attrs, &inputs, &outputs)
             .with_domain(domain)
             .with_subgraphs(subgraphs.into());
         if let Some(node) = self.graph().node_mut(op_id) {
@@ -645,7 +651,7 @@ impl<'b> GraphReader<'_, 'b> {
             return None;
         }
         if self.depth >= MAX_DEPTH {
-            let at = self.graph().node(op).and_then(|n| n.offset);
+            let at = self.graph().node(op).and_then(|n| n.offset.get());
             self.r.out.add(
                 &PROTOBUF_INVALID,
                 Place::at(at).item(Item::Node {
@@ -799,12 +805,13 @@ fn types<'g, 'b>(lists: [&'g [ValueView<'b>]; 3]) -> NameMap<'b, &'g TypeView<'b
 }
 
 /// A value's dtype and shape from its declared type.
-fn value(ty: Option<&TypeView>) -> Value {
+fn value(ty: Option<&TypeView>, shared: &mut Interner) -> Value {
     let Some(t) = ty else {
         return Value::default();
     };
     let shape = t.shape.as_ref().map(|dims| {
-        dims.iter()
+        let dims = dims
+            .iter()
             .map(|d| match *d {
                 DimView::Size(v) => {
                     u64::try_from(v).map_or(Dim::Symbolic(Name::from("?")), Dim::Fixed)
@@ -812,7 +819,8 @@ fn value(ty: Option<&TypeView>) -> Value {
                 DimView::Param(p) => Dim::Symbolic(Name::from(p)),
                 DimView::Unknown => Dim::Symbolic(Name::from("?")),
             })
-            .collect()
+            .collect();
+        shared.shape(dims)
     });
     Value {
         dtype: t.elem_type.and_then(from_onnx),

@@ -91,9 +91,9 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
             if inputs.is_empty() {
                 continue;
             }
-            let mut constant = |i: usize| scopes.constant(inv, g, op.inputs.get(i).copied()??);
+            let mut constant = |i: usize| scopes.constant(inv, g, op.inputs().get(i).copied()??);
             let all_constant = op.op_type != "Slice"
-                || inputs.iter().all(|&(i, _)| match op.inputs.get(i) {
+                || inputs.iter().all(|&(i, _)| match op.inputs().get(i) {
                     Some(Some(_)) => constant(i).is_some(),
                     _ => true,
                 });

@@ -58,29 +58,18 @@ impl Reader<'_> {
             .iter()
             .map(|&d| u64::try_from(d).unwrap_or(Tensor::NOT_A_SIZE))
             .collect();
-        let (elements, byte_size) = Tensor::sizes(&shape, dtype);
-        let (storage, data) = if t.data_location == Some(EXTERNAL) {
-            (
-                Storage::External,
-                self.external(t, dtype, byte_size, id, place),
-            )
+        let mut tensor = Tensor::declared(name, dtype, shape, 0);
+        (tensor.storage, tensor.data) = if t.data_location == Some(EXTERNAL) {
+            let data = self.external(t, dtype, tensor.byte_size, id, place);
+            (Storage::External, data)
         } else {
-            self.inline(t, dtype, elements, place)
+            self.inline(t, dtype, tensor.elements, place)
         };
-        self.inv.tensors.push(Tensor {
-            name,
-            dtype,
-            shape,
-            elements,
-            byte_size,
-            storage,
-            data,
-            graph,
-            node,
-            decl_offset: decl.or(data
-                .filter(|_| storage == Storage::Inline)
-                .map(|d| d.offset)),
-        });
+        // Without a declaration to point at, an inline tensor is placed at its bytes.
+        let inline_at = (tensor.storage == Storage::Inline).then_some(tensor.data);
+        tensor.decl_offset = decl.or(inline_at.flatten().map(|d| d.offset));
+        (tensor.graph, tensor.node) = (graph, node);
+        self.inv.tensors.push(tensor);
         id
     }
 

@@ -5,7 +5,7 @@
 //! for: the fields of a block are walked twice (variables, then ops) instead of being kept.
 
 use super::dtypes;
-use super::program::{shape, sort, Builder, Param};
+use super::program::{sort, Builder, Param};
 use super::record;
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
@@ -245,7 +245,7 @@ impl<'b> Reader<'_, 'b, '_> {
         let (kind, dtype, dims) = declared;
         let value = Value {
             dtype: dtype.and_then(dtypes::plain),
-            shape: dims.as_deref().map(shape),
+            shape: dims.as_deref().map(|d| self.b.shape(d)),
             composite: None,
         };
         let shared = self.b.name(self.file, name);
@@ -375,13 +375,8 @@ impl<'b> Reader<'_, 'b, '_> {
                 }
             }
         }
-        let operator = Operator::new(
-            op_type.clone(),
-            attrs.into(),
-            inputs.clone().into(),
-            outputs.clone().into(),
-        )
-        .with_subgraphs(subgraphs.clone().into());
+        let operator = Operator::new(op_type.clone(), attrs.into(), &inputs, &outputs)
+            .with_subgraphs(subgraphs.clone().into());
         let Some(node) = self
             .b
             .node(graph, Name::default(), NodeKind::Operator(operator), at, 0)

@@ -13,7 +13,7 @@
 //! stack.
 
 use super::dtypes;
-use super::program::{shape, sort, Builder, Param};
+use super::program::{sort, Builder, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
 use crate::formats::shared::json::{self, Parser, Str, Token};
@@ -611,7 +611,7 @@ impl<'a> Reader<'_, '_> {
         let id = value.id?;
         let kind = NodeKind::Value(Value {
             dtype: value.dtype,
-            shape: value.dims.as_deref().map(shape),
+            shape: value.dims.as_deref().map(|d| self.b.shape(d)),
             composite: None,
         });
         let name = name.unwrap_or_else(|| Name::from(format!("%{id}")));
@@ -658,8 +658,8 @@ impl<'a> Reader<'_, '_> {
         let operator = Operator::new(
             self.b.symbol(op_type, Some(at)),
             op.attrs.into(),
-            op.inputs.clone().into(),
-            outputs.clone().into(),
+            &op.inputs,
+            &outputs,
         )
         .with_domain(domain)
         .with_subgraphs(op.subgraphs.clone().into());

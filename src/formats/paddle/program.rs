@@ -4,7 +4,7 @@
 use crate::check::{Findings, Place};
 use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
 use crate::inventory::{
-    DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind, Symbol,
+    DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind, Shape, Symbol,
 };
 
 /// A persistable variable of the program: the n-th in byte order of the names owns the n-th
@@ -30,16 +30,6 @@ pub fn sort(params: &mut [Param]) {
     params.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
 }
 
-/// A declared shape as inventory dimensions: `-1` (or any negative size) is unknown.
-pub fn shape(dims: &[i64]) -> Vec<Dim> {
-    dims.iter()
-        .map(|&d| match u64::try_from(d) {
-            Ok(d) => Dim::Fixed(d),
-            Err(_) => Dim::Symbolic(Name::from("?")),
-        })
-        .collect()
-}
-
 /// Budget entries a node takes besides its inputs, outputs and attributes.
 const NODE_ENTRIES: u64 = 4;
 
@@ -53,6 +43,16 @@ pub struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// A declared shape, where `-1` (or any negative size) is unknown, shared with every
+    /// equal shape before it.
+    pub fn shape(&mut self, dims: &[i64]) -> Shape {
+        let dims = dims.iter().map(|&d| match u64::try_from(d) {
+            Ok(d) => Dim::Fixed(d),
+            Err(_) => Dim::Symbolic(Name::from("?")),
+        });
+        self.names.shape(dims.collect())
+    }
+
     /// Takes `n` entries from the budget; false once it has run out.
     pub fn spend(&mut self, n: u64, offset: Option<u64>) -> bool {
         self.budget.spend(n, Place::at(offset), self.out)
@@ -102,7 +102,11 @@ impl Builder<'_> {
         }
         let nodes = &mut self.inv.graphs.get_mut(graph)?.nodes;
         let id = NodeId::try_from(nodes.len()).ok()?;
-        nodes.push(Node { name, kind, offset });
+        nodes.push(Node {
+            name,
+            kind,
+            offset: offset.into(),
+        });
         Some(id)
     }
 }

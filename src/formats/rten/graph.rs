@@ -10,7 +10,7 @@ use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
 use crate::check::{generic, Findings, Item, Place};
-use crate::formats::shared::budget::{Budget, SUBGRAPH_ENTRIES};
+use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
 use crate::formats::shared::bytes::len;
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
@@ -37,6 +37,8 @@ pub struct Walker<'a, 'i> {
     /// Entries the model may still add. FlatBuffers let many offsets point at one table, so
     /// a small file can describe billions of entries; each is paid for as it is read.
     budget: Budget,
+    /// Shapes already made.
+    shared: Interner,
 }
 
 impl<'a, 'i> Walker<'a, 'i> {
@@ -54,6 +56,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             out,
             version: MinVersion::new(),
             budget: Budget::for_file(len(buf)),
+            shared: Interner::default(),
         }
     }
 
@@ -133,7 +136,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             out_nodes.push(Node {
                 name: node.name().map(Name::from).unwrap_or_default(),
                 kind,
-                offset: Some(self.abs(node._tab.loc())),
+                offset: self.abs(node._tab.loc()).into(),
             });
         }
         if raw.has(GRAPH_CAPTURES) {
@@ -249,12 +252,11 @@ impl<'a, 'i> Walker<'a, 'i> {
             dtype
         });
         let shape = v.shape().map(|dims| {
-            dims.iter()
-                .map(|d| match d.name() {
-                    Some(name) => Dim::Symbolic(name.into()),
-                    None => Dim::Fixed(u64::from(d.value())),
-                })
-                .collect()
+            let dims = dims.iter().map(|d| match d.name() {
+                Some(name) => Dim::Symbolic(name.into()),
+                None => Dim::Fixed(u64::from(d.value())),
+            });
+            self.shared.shape(dims.collect())
         });
         Value {
             dtype,
@@ -457,7 +459,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 ),
             }
         }
-        Operator::new(op_type, attrs.into(), inputs, outputs).with_subgraphs(subgraphs.into())
+        Operator::new(op_type, attrs.into(), &inputs, &outputs).with_subgraphs(subgraphs.into())
     }
 
     /// Decodes the attribute table and checks that it is the one the operator reads.

@@ -9,7 +9,7 @@
 
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Findings, Place};
-use crate::inventory::{Name, Symbol};
+use crate::inventory::{Dim, Name, Shape, Symbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -123,6 +123,8 @@ pub struct Interner {
     texts: HashSet<Arc<str>>,
     /// Names by their text, likewise.
     spelled: HashSet<Name>,
+    /// Value shapes, one copy of each.
+    shapes: HashSet<Shape>,
 }
 
 /// What a [`Symbol`] is made from: a kind the reader names, and two numbers that tell the
@@ -130,6 +132,17 @@ pub struct Interner {
 pub type SymbolKey = (&'static str, u64, u64);
 
 impl Interner {
+    /// `dims` as a shape, shared with every equal shape met before. The dimensions were
+    /// paid for as they were read; an equal shape costs nothing more.
+    pub fn shape(&mut self, dims: Vec<Dim>) -> Shape {
+        if let Some(shape) = self.shapes.get(dims.as_slice()) {
+            return shape.clone();
+        }
+        let shape = Shape::from(dims);
+        self.shapes.insert(shape.clone());
+        shape
+    }
+
     /// The name stored at `offset` in the file and `len` bytes long there, made by `text`
     /// (its decoded bytes) the first time and shared after that. A new name pays one entry
     /// and its bytes; once the budget is out, the name is empty.

@@ -90,7 +90,7 @@ impl<'i> GraphTypes<'i> {
                 continue;
             }
             outputs::computed(self.inv, &self, op, schema, &bound, &mut computed);
-            for (i, (&output, &ty)) in op.outputs.iter().zip(&computed).enumerate() {
+            for (i, (&output, &ty)) in op.outputs().iter().zip(&computed).enumerate() {
                 let Some(slot) = output.and_then(|o| self.known.get_mut(o as usize)) else {
                     continue;
                 };
@@ -119,7 +119,7 @@ impl<'i> GraphTypes<'i> {
     /// breaks a constraint, described.
     fn bind(&self, op: &Operator, schema: &Schema, bound: &mut [Option<DType>]) -> Option<String> {
         let mut broken = None;
-        for (i, &input) in op.inputs.iter().enumerate() {
+        for (i, &input) in op.inputs().iter().enumerate() {
             let (Some(ty), Some(formal)) = (
                 self.type_of(input),
                 Schema::formal(&schema.formal_inputs, i),

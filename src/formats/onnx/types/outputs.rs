@@ -17,7 +17,7 @@ pub(super) fn computed(
     computed: &mut Vec<Option<DType>>,
 ) {
     computed.clear();
-    computed.extend((0..op.outputs.len()).map(|i| from_schema(schema, bound, i)));
+    computed.extend((0..op.outputs().len()).map(|i| from_schema(schema, bound, i)));
     if schema.domain != "ai.onnx" {
         return;
     }
@@ -32,7 +32,7 @@ pub(super) fn computed(
     };
     // An attribute's type code, where 0 (UNDEFINED) means "not set".
     let named = |name: &str| int(name).filter(|&c| c != 0).and_then(from_onnx);
-    let input = |i: usize| types.type_of(op.inputs.get(i).copied().flatten());
+    let input = |i: usize| types.type_of(op.inputs().get(i).copied().flatten());
     let first = match &*op.op_type {
         "Cast" | "BitCast" => named("to"),
         "RandomNormal" | "RandomUniform" => named("dtype").or(Some(DType::F32)),
@@ -40,7 +40,7 @@ pub(super) fn computed(
         "RandomNormalLike" | "RandomUniformLike" | "Bernoulli" | "EyeLike" => {
             named("dtype").or_else(|| input(0))
         }
-        "QuantizeLinear" => named("output_dtype").or_else(|| match op.inputs.get(2) {
+        "QuantizeLinear" => named("output_dtype").or_else(|| match op.inputs().get(2) {
             Some(Some(_)) => computed.first().copied().flatten(),
             _ => Some(DType::U8),
         }),
@@ -126,6 +126,6 @@ fn control_flow(inv: &Inventory, op: &Operator) -> Option<Vec<Option<DType>>> {
             }
         }
     }
-    outputs.resize(op.outputs.len(), None);
+    outputs.resize(op.outputs().len(), None);
     Some(outputs)
 }

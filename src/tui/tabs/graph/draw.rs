@@ -185,7 +185,7 @@ fn details(
             }
             lines.extend(more(op.attrs.len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
-            for &input in op.inputs.iter().flatten().take(SHOWN) {
+            for &input in op.inputs().iter().flatten().take(SHOWN) {
                 let by = match index.map(|i| i.origin(inv, input)) {
                     Some(Origin::Operator(p)) => label(graph, p),
                     Some(origin) => origin.words().to_owned(),
@@ -193,9 +193,9 @@ fn details(
                 };
                 lines.push(link_line(format!("{}  ← {by}", label(graph, input))));
             }
-            lines.extend(more(op.inputs.len(), theme));
+            lines.extend(more(op.inputs().len(), theme));
             lines.push(Line::styled("outputs (read by)", theme.dim()));
-            for &output in op.outputs.iter().flatten().take(SHOWN) {
+            for &output in op.outputs().iter().flatten().take(SHOWN) {
                 let all = index.map_or(&[][..], |i| i.consumers(output));
                 let mut readers: Vec<String> =
                     all.iter().take(8).map(|c| format!("#{c}")).collect();
@@ -205,7 +205,7 @@ fn details(
                 let readers = readers.join(", ");
                 lines.push(link_line(format!("{}  → {readers}", label(graph, output))));
             }
-            lines.extend(more(op.outputs.len(), theme));
+            lines.extend(more(op.outputs().len(), theme));
             for &g in op.subgraphs().iter().take(SHOWN) {
                 let nodes = inv.graphs.get(g).map_or(0, |g| g.nodes.len());
                 lines.push(link_line(format!("subgraph {g} ({nodes} nodes)")));

@@ -65,12 +65,12 @@ impl GraphIndex {
             });
         let mut total = 0u32;
         for (id, op) in ops.clone() {
-            for &out in op.outputs.iter().flatten() {
+            for &out in op.outputs().iter().flatten() {
                 if let Some(slot) = producer.get_mut(out as usize) {
                     *slot = id;
                 }
             }
-            for &input in op.inputs.iter().flatten() {
+            for &input in op.inputs().iter().flatten() {
                 if let (Some(c), Some(t)) = (counts.get_mut(input as usize), total.checked_add(1)) {
                     *c += 1;
                     total = t;
@@ -88,7 +88,7 @@ impl GraphIndex {
         fill.copy_from_slice(&starts[..n]);
         let mut consumers = vec![0; total as usize];
         for (id, op) in ops {
-            for &input in op.inputs.iter().flatten() {
+            for &input in op.inputs().iter().flatten() {
                 let i = input as usize;
                 let (Some(pos), Some(&end)) = (fill.get_mut(i), starts.get(i + 1)) else {
                     continue;
@@ -165,7 +165,7 @@ pub(super) mod tests {
         Node {
             name: "n".into(),
             kind,
-            offset: None,
+            offset: crate::inventory::Offset::NONE,
         }
     }
 
@@ -173,8 +173,8 @@ pub(super) mod tests {
         node(NodeKind::Operator(Operator::new(
             "Op".into(),
             Box::new([]),
-            inputs.iter().map(|&i| Some(i)).collect(),
-            outputs.iter().map(|&i| Some(i)).collect(),
+            &inputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
+            &outputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
         )))
     }
 

@@ -180,8 +180,8 @@ impl GraphTab {
                     let shown = ends.iter().flatten().take(SHOWN);
                     shown.map(|&n| Link::Node(n)).collect::<Vec<_>>()
                 };
-                let mut links = ends(&op.inputs);
-                links.extend(ends(&op.outputs));
+                let mut links = ends(op.inputs());
+                links.extend(ends(op.outputs()));
                 let subgraphs = op.subgraphs().iter().take(SHOWN);
                 links.extend(subgraphs.map(|&g| Link::Graph(g)));
                 links

@@ -99,14 +99,14 @@ pub fn neighbours(
     };
     // Every neighbour found, repeats too, in order; each costs one of the `SCAN` looked at.
     let candidates: Box<dyn Iterator<Item = NodeId>> = match (op, dir) {
-        (Some(op), Dir::Up) => Box::new(op.inputs.iter().flatten().filter_map(|&input| {
+        (Some(op), Dir::Up) => Box::new(op.inputs().iter().flatten().filter_map(|&input| {
             let kind = graph.node(input).map(|n| &n.kind);
             match index.producer(input) {
                 Some(p) => Some(p),
                 None => matches!(kind, Some(NodeKind::Value(_))).then_some(input),
             }
         })),
-        (Some(op), Dir::Down) => Box::new(op.outputs.iter().flatten().flat_map(|&output| {
+        (Some(op), Dir::Down) => Box::new(op.outputs().iter().flatten().flat_map(|&output| {
             // An output nothing reads stands for itself (a graph output).
             let readers = index.consumers(output);
             let alone = readers.is_empty().then_some(output);

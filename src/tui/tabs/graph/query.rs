@@ -136,9 +136,9 @@ impl Term {
             }
             Term::DType(_) | Term::Shape(_) => match &node.kind {
                 NodeKind::Operator(op) => op
-                    .inputs
+                    .inputs()
                     .iter()
-                    .chain(op.outputs.iter())
+                    .chain(op.outputs().iter())
                     .flatten()
                     .filter_map(|&id| graph.node(id))
                     .any(|n| self.matches_type(inv, n)),

@@ -137,8 +137,8 @@ pub fn flow(inv: &Inventory, graph: &Graph, op: &Operator) -> (String, String) {
         )
     };
     (
-        links(inv, graph, &op.inputs, constant),
-        links(inv, graph, &op.outputs, |_| false),
+        links(inv, graph, op.inputs(), constant),
+        links(inv, graph, op.outputs(), |_| false),
     )
 }
 
@@ -165,7 +165,7 @@ mod tests {
         let value = |shape: Vec<u64>| {
             node(NodeKind::Value(Value {
                 dtype: Some(crate::inventory::DType::F16),
-                shape: Some(shape.into_iter().map(Dim::Fixed).collect()),
+                shape: Some(shape.into_iter().map(Dim::Fixed).collect::<Vec<_>>().into()),
                 composite: None,
             }))
         };
