@@ -2,7 +2,7 @@
 
 use super::{DUPLICATE_NAME, EMPTY_GRAPH, UNUSED_CONSTANT};
 use crate::check::{Findings, Item, Place};
-use crate::inventory::{Graph, Inventory, Name, NodeKind};
+use crate::inventory::{Graph, Inventory, Name, Node, NodeKind};
 use std::cmp::Ordering;
 
 pub(super) fn check(inv: &Inventory, out: &mut Findings) {
@@ -41,35 +41,20 @@ fn by_text(a: &Name, b: &Name) -> Ordering {
     }
 }
 
-/// Reports each node whose name an earlier node of the same class already has. Sorting the
-/// named nodes takes 16 bytes a node and O(n log n) comparisons; a hash map of names took
-/// five times the memory on a million-node graph.
+/// Reports each node whose name an earlier node of the same class already has.
+///
+/// The named nodes are sorted by a hash of class and name (16 bytes a node; a hash map of
+/// names took five times the memory on a million-node graph), so names are compared only
+/// where hashes meet. Exported graphs name nodes by long shared paths
+/// (`/model/layers.0/...`), which made sorting by the names themselves a sixth of the check.
+/// The hash is seeded per process, so a file cannot choose collisions; where hashes meet, the
+/// nodes are sorted by name, which keeps the worst case at O(n log n) comparisons.
 fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
-    let mut named: Vec<(bool, &Name, u32)> = (0u32..)
-        .zip(&graph.nodes)
-        .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
-        .map(|(id, n)| (matches!(n.kind, NodeKind::Operator(_)), &n.name, id))
-        .collect();
-    named.sort_unstable_by(|a, b| {
-        (a.0.cmp(&b.0))
-            .then_with(|| by_text(a.1, b.1))
-            .then(a.2.cmp(&b.2))
-    });
-    // (node, the first node of its name), in node order.
-    let mut repeats: Vec<(u32, u32)> = Vec::new();
-    for run in named.chunk_by(|a, b| a.0 == b.0 && by_text(a.1, b.1) == Ordering::Equal) {
-        if let [(_, _, first), rest @ ..] = run {
-            repeats.extend(rest.iter().map(|&(_, _, id)| (id, *first)));
-        }
-    }
-    repeats.sort_unstable();
+    let seed = ahash::RandomState::new();
+    let repeats = repeats(graph, |n| seed.hash_one((class(n), n.name.as_bytes())));
     for (id, earlier) in repeats {
         let Some(node) = graph.node(id) else { continue };
-        let what = if matches!(node.kind, NodeKind::Operator(_)) {
-            "operator"
-        } else {
-            "value"
-        };
+        let what = if class(node) { "operator" } else { "value" };
         out.add(
             &DUPLICATE_NAME,
             Place::at(node.offset).item(Item::Node {
@@ -82,6 +67,46 @@ fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
             ),
         );
     }
+}
+
+/// Operators and values are named apart.
+fn class(node: &Node) -> bool {
+    matches!(node.kind, NodeKind::Operator(_))
+}
+
+/// Each named node whose name an earlier node of its class has, with the first such node,
+/// in node order; `key` hashes a node's class and name.
+fn repeats(graph: &Graph, key: impl Fn(&Node) -> u64) -> Vec<(u32, u32)> {
+    let mut named: Vec<(u64, u32)> = (0u32..)
+        .zip(&graph.nodes)
+        .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
+        .map(|(id, n)| (key(n), id))
+        .collect();
+    named.sort_unstable();
+    let mut repeats: Vec<(u32, u32)> = Vec::new();
+    let mut clash: Vec<(bool, &Name, u32)> = Vec::new();
+    for run in named
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+    {
+        let nodes = run
+            .iter()
+            .filter_map(|&(_, id)| Some((graph.node(id)?, id)));
+        clash.clear();
+        clash.extend(nodes.map(|(n, id)| (class(n), &n.name, id)));
+        clash.sort_unstable_by(|a, b| {
+            (a.0.cmp(&b.0))
+                .then_with(|| by_text(a.1, b.1))
+                .then(a.2.cmp(&b.2))
+        });
+        for same in clash.chunk_by(|a, b| a.0 == b.0 && by_text(a.1, b.1) == Ordering::Equal) {
+            if let [(_, _, first), rest @ ..] = same {
+                repeats.extend(rest.iter().map(|&(_, _, id)| (id, *first)));
+            }
+        }
+    }
+    repeats.sort_unstable();
+    repeats
 }
 
 /// The names of every graph's captured values, sorted; made once, when first needed.
@@ -139,5 +164,46 @@ fn unused_constants<'a>(
                 node.name
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repeats;
+    use crate::inventory::{Graph, Node, NodeKind, Offset, Operator};
+
+    /// Colliding hashes fall back to comparing names: with every hash equal, the same repeats
+    /// are found as with a seeded hash.
+    #[test]
+    fn repeats_are_found_by_name_where_hashes_collide() {
+        let node = |name: &str, op: bool| Node {
+            name: name.into(),
+            kind: if op {
+                NodeKind::Operator(Operator::new("Op".into(), Box::new([]), &[], &[]))
+            } else {
+                NodeKind::Value(Default::default())
+            },
+            offset: Offset::NONE,
+        };
+        let names = [
+            ("a", true),
+            ("b", true),
+            ("a", false),
+            ("a", true),
+            ("", true),
+        ];
+        let more = [("b", true), ("a", true), ("c", false), ("a", false)];
+        let nodes = names.iter().chain(&more).map(|&(n, op)| node(n, op));
+        let graph = Graph {
+            nodes: nodes.collect(),
+            ..Graph::default()
+        };
+        let expected = vec![(3, 0), (5, 1), (6, 0), (8, 2)];
+        let seed = ahash::RandomState::new();
+        let hashed = repeats(&graph, |n| {
+            seed.hash_one((super::class(n), n.name.as_bytes()))
+        });
+        assert_eq!(hashed, expected);
+        assert_eq!(repeats(&graph, |_| 0), expected);
     }
 }
