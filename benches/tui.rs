@@ -125,6 +125,14 @@ fn scope_tree(c: &mut Criterion) {
     group.bench_function("scope-tree-tabs-1m-nodes", |b| {
         b.iter(|| Tabs::new(&analysis))
     });
+    // What the background load does from the path to a browser whose every tab works.
+    group.bench_function("load-1m-nodes", |b| {
+        b.iter(|| {
+            let analysis = rtenx::analyze(&path).unwrap();
+            let tabs = Tabs::new(&analysis);
+            (analysis, tabs)
+        })
+    });
     group.finish();
     let tree = ScopeTree::build(&analysis.inventory);
     eprintln!(
