@@ -102,9 +102,14 @@ impl Walk<'_, '_> {
         let delegates = self.plan_delegates(&method, &plan);
         for chain in plan.chains().into_iter().flatten() {
             let count = chain.instructions().map_or(0, |i| i.len());
+            let mut traces = super::stacks::of_chain(&chain, count).into_iter().flatten();
             for instruction in chain.instructions().into_iter().flatten() {
+                let node = self.inv.graphs.get(graph).map(Graph::next_id);
                 if !self.instruction(&mut method, &operators, &delegates, instruction, count) {
                     return false;
+                }
+                if let (Some(node), Some(frames)) = (node, traces.next()) {
+                    self.stack_scope(graph, node, frames);
                 }
             }
         }
