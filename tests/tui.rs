@@ -1273,7 +1273,10 @@ fn programs_that_record_scopes_open_on_the_tree_of_their_modules() {
     ];
     for (fixture, name) in cases {
         let mut a = app(fixture, Tab::Graph);
-        assert!(a.tabs.graph.scope_tree().is_some(), "{fixture} opens on the tree");
+        assert!(
+            a.tabs.graph.scope_tree().is_some(),
+            "{fixture} opens on the tree"
+        );
         insta::assert_snapshot!(format!("scope_tree_{name}"), screen_of(&mut a, 100, 24));
     }
 }
