@@ -182,12 +182,15 @@ impl Walk<'_, '_> {
                 .defined
                 .push(if defined { Defined::Yes } else { Defined::No });
             let name = match &kind {
-                NodeKind::Constant { tensor } => self
-                    .inv
-                    .tensors
-                    .get(*tensor)
-                    .map(|t| t.name.clone())
-                    .unwrap_or_default(),
+                // The exporter stores equal constants once; a second value of this method
+                // holding one is named for itself, as a value.
+                NodeKind::Constant { tensor } => match self.inv.tensors.get(*tensor) {
+                    Some(t) if t.graph == method.graph && t.node.is_some_and(|n| n != i) => {
+                        Name::from(format!("%{i}"))
+                    }
+                    Some(t) => t.name.clone(),
+                    None => Name::default(),
+                },
                 _ => match fqn(&value) {
                     Some(fqn) => self.name(Some(fqn)),
                     None => Name::from(format!("%{i}")),
