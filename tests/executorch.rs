@@ -540,3 +540,125 @@ fn a_relative_data_path_is_reopened_as_it_was_read() {
         );
     }
 }
+
+/// The names of the scopes directly inside `scope`, in order of first mention.
+fn scope_names(tree: &rtenx::inventory::ScopeTree, scope: u32) -> Vec<String> {
+    let children = tree.children(scope).iter();
+    children
+        .map(|&c| tree.scopes[c as usize].name.display().into_owned())
+        .collect()
+}
+
+/// A program exported with `emit_stacktrace=True` (make_executorch_stacktrace.py; it loads
+/// and runs in the runtime) records the frames of every instruction: each operator gets the
+/// module its `forward` frames call through `self`, and the scope tree's top level is the
+/// encoder's modules, each holding the weights its operators read. The Sequential `ff` runs
+/// its children in a loop, which its frames cannot tell apart: they are all in `ff`.
+#[test]
+fn a_program_with_stack_traces_places_each_operator_in_its_module() {
+    let a = analyze(&fixture("stacktrace/encoder.pte"), &[]);
+    assert!(a.findings.iter().all(|f| f.severity != Severity::Error));
+    let inv = &a.inventory;
+    let graph = &inv.graphs[0];
+    let operators = graph
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Operator(_)))
+        .count();
+    assert_eq!(operators, 18);
+    assert_eq!(graph.scopes.len(), operators, "a module for every operator");
+    let tree = rtenx::inventory::ScopeTree::build(inv);
+    assert_eq!(
+        scope_names(&tree, 0),
+        ["embed", "layers.0", "layers.1", "head"]
+    );
+    let layer = tree.children(0)[1];
+    assert_eq!(scope_names(&tree, layer), ["norm", "ff"]);
+    let ff = tree.children(layer)[1];
+    let ff = &tree.scopes[ff as usize];
+    assert_eq!(
+        (ff.operators, ff.tensors),
+        (5, 4),
+        "two addmm, two permutes, a relu"
+    );
+    let root = &tree.scopes[0];
+    let placed = tree.children(0).iter().map(|&c| &tree.scopes[c as usize]);
+    let (ops, tensors) = placed.fold((0, 0), |(o, t), s| (o + s.operators, t + s.tensors));
+    assert_eq!(
+        (ops, tensors),
+        (root.operators, root.tensors),
+        "all in a module"
+    );
+}
+
+/// The same encoder without stack traces (the exporter's default) records no scope.
+#[test]
+fn a_program_without_stack_traces_records_no_scope() {
+    for name in ["mlp.pte", "multi_method.pte", "xnnpack.pte"] {
+        let a = analyze(&fixture(name), &[]);
+        assert!(
+            a.inventory.graphs.iter().all(|g| g.scopes.is_empty()),
+            "{name}"
+        );
+    }
+}
+
+/// The scopes a program records for its first method, and the codes of its findings.
+fn recorded(bytes: Vec<u8>) -> (Vec<rtenx::inventory::Name>, Vec<&'static str>) {
+    let file = rtenx::source::ModelFile::in_memory("stacks.pte", bytes);
+    let a = rtenx::analyze_file(&file);
+    let scopes = a.inventory.graphs.first().map(|g| &g.scopes[..]);
+    let paths = scopes.unwrap_or_default().iter().map(|s| s.path.clone());
+    let codes = a.findings.iter().map(|f| f.rule.code).collect();
+    (paths.collect(), codes)
+}
+
+fn text(names: &[rtenx::inventory::Name]) -> Vec<String> {
+    names.iter().map(|n| n.display().into_owned()).collect()
+}
+
+/// Stack traces are read only where they pair one to one with a chain's instructions, and
+/// whatever their frames hold, nothing panics and a module path is copied once however many
+/// instructions share it.
+#[test]
+fn hostile_stack_traces_give_a_scope_or_none_and_never_fail() {
+    use rtenx::synth::executorch::hostile::stack_traces;
+    let line = b"x = self.layers[3](x)";
+    for distinct in [false, true] {
+        let (paths, codes) = recorded(stack_traces(line, 2, 5, 5, distinct));
+        assert_eq!(text(&paths), ["layers.3"; 5]);
+        assert!(codes.is_empty(), "{codes:?}");
+        let first = paths[0].as_bytes().as_ptr();
+        assert!(
+            paths.iter().all(|p| p.as_bytes().as_ptr() == first),
+            "one copy"
+        );
+    }
+    for (frames, calls, traces) in [(2, 5, 4), (2, 5, 6), (2, 5, 0), (1, 5, 5), (0, 5, 5)] {
+        let (paths, codes) = recorded(stack_traces(line, frames, calls, traces, false));
+        assert!(
+            paths.is_empty(),
+            "{frames} frames, {calls} calls, {traces} traces"
+        );
+        assert!(codes.is_empty(), "{codes:?}");
+    }
+    let huge = format!("x = self.{}(x)", "n".repeat(1 << 20));
+    let cases: [&[u8]; 4] = [
+        b"",
+        huge.as_bytes(),
+        b"self.a(self.b(x))",
+        b"\xff self.a(x)",
+    ];
+    for line in cases {
+        let (paths, codes) = recorded(stack_traces(line, 3, 5, 5, false));
+        assert!(
+            paths.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&line[..line.len().min(40)])
+        );
+        if !line.is_ascii() {
+            // Not UTF-8: the FlatBuffer verifier refuses the string, as the runtime's does.
+            assert!(codes.contains(&"ET001"), "{codes:?}");
+        }
+    }
+}

@@ -131,3 +131,18 @@ fn the_size_table_by_method_is_built_in_linear_time() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stdout.contains("by method"));
 }
+
+/// 200,000 instructions sharing stack traces whose one frame, listed 64 times, holds a
+/// 1 MiB source line: each frame list is read once, each line at most up to a bound, and
+/// the module path copied once.
+#[test]
+fn stack_traces_shared_by_many_instructions_are_read_once() {
+    let line = format!("x = self.{}(x)", "n".repeat(MIB));
+    for distinct in [false, true] {
+        let bytes = hostile::stack_traces(line.as_bytes(), 64, 200_000, 200_000, distinct);
+        check("stacks.pte", &bytes);
+    }
+    let line = "x = self.layers[0](x)".repeat(40);
+    let bytes = hostile::stack_traces(line.as_bytes(), 64, 200_000, 200_000, true);
+    check("calls.pte", &bytes);
+}

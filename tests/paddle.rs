@@ -299,3 +299,71 @@ fn pdiparams_info_gives_every_parameter_its_structured_name() {
         .find(|m| m.key.as_str() == Some("linear_0.w_0"));
     assert_eq!(weight.unwrap().value.as_str(), Some("fc1.weight"));
 }
+
+/// The names of the scopes directly inside `scope`, in order of first mention.
+fn scope_names(tree: &rtenx::inventory::ScopeTree, scope: u32) -> Vec<String> {
+    let children = tree.children(scope).iter();
+    children
+        .map(|&c| tree.scopes[c as usize].name.display().into_owned())
+        .collect()
+}
+
+/// The scope tree of each program of make_paddle_scopes.py: its top level, the operators and
+/// tensors in it, and the scopes the program records.
+fn scopes_of(dir: &str) -> (Vec<String>, u64, u64, usize, rtenx::inventory::ScopeTree) {
+    let a = analyze(&program_in(&paddle().join(dir)));
+    assert_eq!(errors(&a), Vec::<String>::new(), "{dir}");
+    let tree = rtenx::inventory::ScopeTree::build(&a.inventory);
+    let placed = tree.children(0).iter().map(|&c| &tree.scopes[c as usize]);
+    let (ops, tensors) = placed.fold((0, 0), |(o, t), s| (o + s.operators, t + s.tensors));
+    let recorded = a.inventory.graphs[0].scopes.len();
+    (scope_names(&tree, 0), ops, tensors, recorded, tree)
+}
+
+/// A PIR `jit.save` records `struct_name` on each op: the class names of the layers it runs
+/// in (`/Block_1/LayerNorm/`), with Paddle's counters, which are the scope tree's top level,
+/// each holding the parameters (`linear_0.w_0`) its ops read.
+#[test]
+fn a_pir_program_places_each_op_in_the_layers_its_struct_name_records() {
+    let (top, ops, tensors, recorded, tree) = scopes_of("scopes_pir");
+    assert_eq!(top, ["Linear", "Block", "Block_1", "Linear_1"]);
+    assert_eq!(recorded, 12, "every op but data and fetch");
+    assert_eq!((ops, tensors), (12, 12));
+    let block = tree.children(0)[1];
+    assert_eq!(scope_names(&tree, block), ["LayerNorm", "Linear"]);
+}
+
+/// A static program built under `paddle.static.name_scope` records it as `op_namescope`,
+/// and the parameters of `static.nn.fc` (`fc_0.w_0`) are in the scope of the ops that read
+/// them.
+#[test]
+fn a_program_desc_places_each_op_in_its_name_scope() {
+    let (top, ops, tensors, recorded, tree) = scopes_of("scopes_static");
+    assert_eq!(top, ["embed", "layers.0", "layers.1", "head"]);
+    assert_eq!(recorded, 12);
+    assert_eq!((ops, tensors), (12, 8));
+    let layer = tree.children(0)[1];
+    assert_eq!(scope_names(&tree, layer), ["ff"]);
+}
+
+/// A legacy `jit.save` records no scope (`op_namescope` is `/`, and only feed and fetch carry
+/// a call stack, that of the save): the tree comes from the variable names alone, one scope
+/// per layer as Paddle numbers them (`linear_0.w_0` is in `linear_0`), in the order the
+/// program declares them (by name).
+#[test]
+fn a_legacy_jit_save_gets_its_scopes_from_the_variable_names() {
+    let (top, _, tensors, recorded, _) = scopes_of("scopes_legacy_jit");
+    assert_eq!(recorded, 0);
+    assert_eq!(tensors, 12);
+    assert_eq!(
+        top,
+        [
+            "layer_norm_0",
+            "layer_norm_1",
+            "linear_0",
+            "linear_1",
+            "linear_2",
+            "linear_3"
+        ]
+    );
+}

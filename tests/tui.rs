@@ -1261,3 +1261,22 @@ fn a_compared_model_marks_the_changed_operator_and_tensors() {
     assert!(tensors.contains("│  fc1.bias"), "{tensors}");
     insta::assert_snapshot!("diff_tensors", tensors);
 }
+
+/// An ExecuTorch program with stack traces and Paddle programs with recorded scopes open on
+/// the scope tree of their modules, as the files name them.
+#[test]
+fn programs_that_record_scopes_open_on_the_tree_of_their_modules() {
+    let cases = [
+        ("executorch/stacktrace/encoder.pte", "executorch_stacktrace"),
+        ("paddle/scopes_pir/model.json", "paddle_pir"),
+        ("paddle/scopes_static/model.pdmodel", "paddle_static"),
+    ];
+    for (fixture, name) in cases {
+        let mut a = app(fixture, Tab::Graph);
+        assert!(
+            a.tabs.graph.scope_tree().is_some(),
+            "{fixture} opens on the tree"
+        );
+        insta::assert_snapshot!(format!("scope_tree_{name}"), screen_of(&mut a, 100, 24));
+    }
+}

@@ -5,7 +5,10 @@
 //! A name with `/` is a path whose last part is the item itself (`/lm/h.0/attn/MatMul` is in
 //! `lm › h.0 › attn`); a dotted name is one whose last part is the item, a number joining the
 //! part before it (`model.layers.3.mlp.weight` is in `model › layers.3 › mlp`). A scope the
-//! file records for a node ([`super::RecordedScope`]) is used instead of its name.
+//! file records for a node ([`super::RecordedScope`]) is used instead of its name, and a
+//! value, constant or tensor that operators with a recorded scope read is in the scope of the
+//! first of them (a value none reads, in that of its writer): the weights of a Paddle `Linear` (`linear_0.w_0`) or of an ExecuTorch
+//! `embed` (a nameless constant) are in the module that reads them.
 //!
 //! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
 //! names' bytes; each scope's own part is copied once, whatever the number of names in it.
@@ -66,14 +69,40 @@ impl ScopeTree {
         let nodes = inv.graphs.first().map_or(&[][..], |g| &g.nodes[..]);
         let nodes = &nodes[..nodes.len().min(u32::MAX as usize)];
         let recorded = inv.graphs.first().map_or(&[][..], |g| &g.scopes[..]);
-        let mut recorded = recorded.iter().peekable();
-        let node_scope: Vec<ScopeId> = (0u32..)
-            .zip(nodes)
-            .map(|(i, node)| {
-                // Recorded scopes come in node order: one look ahead finds a node's.
-                while recorded.next_if(|r| r.node < i).is_some() {}
-                let id = match recorded.next_if(|r| r.node == i) {
-                    Some(r) => builder.place_in(parts(r.path.as_bytes(), false)),
+        // The scope each node is in by what the file records: its own, or for a value or
+        // constant, that of the first operator with one that reads it, else writes it.
+        let mut held: Vec<Option<ScopeId>> = vec![None; nodes.len()];
+        for r in recorded {
+            if let Some(slot) = held.get_mut(r.node as usize) {
+                *slot = Some(builder.place_in(parts(r.path.as_bytes(), false)));
+            }
+        }
+        if !recorded.is_empty() {
+            // Readers first, then, for a value no such operator reads, its writer.
+            for outputs in [false, true] {
+                for (node, i) in nodes.iter().zip(0..) {
+                    let (NodeKind::Operator(op), Some(scope)) = (&node.kind, held[i]) else {
+                        continue;
+                    };
+                    let values = if outputs { op.outputs() } else { op.inputs() };
+                    for &value in values.iter().flatten() {
+                        let kind = nodes.get(value as usize).map(|n| &n.kind);
+                        if matches!(kind, Some(NodeKind::Operator(_)) | None) {
+                            continue;
+                        }
+                        if let Some(slot @ None) = held.get_mut(value as usize) {
+                            *slot = Some(scope);
+                        }
+                    }
+                }
+            }
+        }
+        let node_scope: Vec<ScopeId> = nodes
+            .iter()
+            .zip(&held)
+            .map(|(node, held)| {
+                let id = match held {
+                    Some(id) => *id,
                     None => builder.place_in(parts(node.name.as_bytes(), true)),
                 };
                 if let NodeKind::Operator(_) = node.kind {
@@ -83,7 +112,9 @@ impl ScopeTree {
             })
             .collect();
         for t in &inv.tensors {
-            let id = builder.place_in(parts(t.name.as_bytes(), true));
+            let declared = t.node.filter(|_| t.graph == 0);
+            let held = declared.and_then(|n| held.get(n as usize).copied().flatten());
+            let id = held.unwrap_or_else(|| builder.place_in(parts(t.name.as_bytes(), true)));
             let s = &mut builder.scopes[id as usize];
             s.tensors += 1;
             s.parameters = s.parameters.saturating_add(t.elements.unwrap_or(0));
@@ -399,6 +430,80 @@ mod tests {
         );
         assert_eq!(tree.dividing_depth(), 2, "enc holds both layers' weights");
         assert_eq!(tree.scope_of(99), 0);
+    }
+
+    #[test]
+    fn values_constants_and_tensors_follow_the_recorded_scope_of_their_first_reader() {
+        use crate::inventory::{RecordedScope, Value};
+        let file = FileEntry {
+            path: "m".into(),
+            size: Some(0),
+            role: FileRole::Model,
+            identity: None,
+        };
+        let mut inv = Inventory::new(FileFormat::Read("paddle"), "", file);
+        let value = |name: &str| Node {
+            name: name.into(),
+            kind: NodeKind::Value(Value::default()),
+            offset: crate::inventory::Offset::NONE,
+        };
+        let reads = |inputs: &[u32]| {
+            let inputs: Box<[Option<u32>]> = inputs.iter().map(|&i| Some(i)).collect();
+            let op = Operator::new("Op".into(), Box::new([]), &inputs, &[]);
+            Node {
+                name: "".into(),
+                kind: NodeKind::Operator(op),
+                offset: crate::inventory::Offset::NONE,
+            }
+        };
+        let nodes = vec![
+            value("linear_0.w_0"),
+            value("x"),
+            value("linear_9.tmp_0"),
+            reads(&[1, 0, 99]),
+            reads(&[0, 3]),
+            reads(&[2]),
+        ];
+        let scopes = [
+            (3, "/Linear/"),
+            (4, "/Block/Linear/"),
+            (77, "/out/of/range/"),
+        ];
+        inv.graphs.push(Graph {
+            nodes,
+            scopes: (scopes.iter())
+                .map(|&(node, path)| RecordedScope {
+                    node,
+                    path: path.into(),
+                })
+                .collect(),
+            ..Graph::default()
+        });
+        let mut w = tensor("linear_0.w_0", 4);
+        w.node = Some(0);
+        let mut other = tensor("linear_0.b_0", 1);
+        (other.node, other.graph) = (Some(0), 1);
+        inv.tensors = vec![w, other];
+        let tree = ScopeTree::build(&inv);
+        let top: Vec<String> = tree.children(0).iter().map(|&c| tree.label(c)).collect();
+        // The scope recorded for node 77, which the graph does not have, is not made.
+        assert_eq!(top, ["Linear", "Block", "linear_9", "linear_0"]);
+        let linear = tree.children(0)[0];
+        assert_eq!(tree.scope_of(0), linear, "the first reader's scope");
+        assert_eq!(tree.scope_of(1), linear);
+        let by_own_name = tree.label(tree.scope_of(2));
+        assert_eq!(
+            by_own_name, "linear_9",
+            "read by no recorded scope: by its name"
+        );
+        assert_eq!(tree.scope_of(5), 0);
+        let s = &tree.scopes[linear as usize];
+        assert_eq!((s.operators, s.tensors, s.parameters), (1, 1, 4));
+        let by_name = tree.children(0)[3];
+        assert_eq!(
+            tree.scopes[by_name as usize].tensors, 1,
+            "another graph's tensor"
+        );
     }
 
     fn text(name: &str) -> Vec<&str> {

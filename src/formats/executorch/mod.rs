@@ -4,7 +4,8 @@
 //! that says where segments of constants and backend blobs start after it. A data file is a
 //! FlatBuffer (`FT01`) behind an `FH01` header, holding named tensors and blobs. Methods
 //! become graphs, instructions nodes, delegates nodes that name their backend, and
-//! constants and named data tensors with their exact bytes. A program's external tensors
+//! constants and named data tensors with their exact bytes; the stack traces a program records
+//! give each instruction its module path (`stacks.rs`). A program's external tensors
 //! are resolved against the data files given with `--data` or found beside it.
 
 mod beside;
@@ -22,6 +23,7 @@ mod program;
 pub mod rules;
 pub mod schema;
 mod segments;
+mod stacks;
 mod verify;
 
 use crate::check::{Findings, Place};

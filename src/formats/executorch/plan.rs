@@ -102,9 +102,14 @@ impl Walk<'_, '_> {
         let delegates = self.plan_delegates(&method, &plan);
         for chain in plan.chains().into_iter().flatten() {
             let count = chain.instructions().map_or(0, |i| i.len());
+            let mut traces = super::stacks::of_chain(&chain, count).into_iter().flatten();
             for instruction in chain.instructions().into_iter().flatten() {
+                let node = self.inv.graphs.get(graph).map(Graph::next_id);
                 if !self.instruction(&mut method, &operators, &delegates, instruction, count) {
                     return false;
+                }
+                if let (Some(node), Some(frames)) = (node, traces.next()) {
+                    self.stack_scope(graph, node, frames);
                 }
             }
         }
@@ -177,12 +182,15 @@ impl Walk<'_, '_> {
                 .defined
                 .push(if defined { Defined::Yes } else { Defined::No });
             let name = match &kind {
-                NodeKind::Constant { tensor } => self
-                    .inv
-                    .tensors
-                    .get(*tensor)
-                    .map(|t| t.name.clone())
-                    .unwrap_or_default(),
+                // The exporter stores equal constants once; a second value of this method
+                // holding one is named for itself, as a value.
+                NodeKind::Constant { tensor } => match self.inv.tensors.get(*tensor) {
+                    Some(t) if t.graph == method.graph && t.node.is_some_and(|n| n != i) => {
+                        Name::from(format!("%{i}"))
+                    }
+                    Some(t) => t.name.clone(),
+                    None => Name::default(),
+                },
                 _ => match fqn(&value) {
                     Some(fqn) => self.name(Some(fqn)),
                     None => Name::from(format!("%{i}")),

@@ -119,6 +119,8 @@ pub struct Walk<'a, 'i> {
     pub externals: Vec<ExternalRef>,
     /// Delegates found.
     pub delegates: Vec<Delegate>,
+    /// Stack traces already read.
+    pub stacks: super::stacks::Stacks,
 }
 
 /// Reads the program in `bytes` into `inv`. `None` if its FlatBuffer cannot be read.
@@ -151,6 +153,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
         mutable_tensors: HashMap::new(),
         externals: Vec::new(),
         delegates: Vec::new(),
+        stacks: Default::default(),
     };
     walk.mutable_segments();
     match root.execution_plan().filter(|p| !p.is_empty()) {

@@ -375,6 +375,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 }
             }
         }
+        let scope = self.b.op_scope(&attrs, at);
         let operator = Operator::new(op_type.clone(), attrs.into(), &inputs, &outputs)
             .with_subgraphs(subgraphs.clone().into());
         let Some(node) = self
@@ -383,6 +384,7 @@ impl<'b> Reader<'_, 'b, '_> {
         else {
             return;
         };
+        self.b.record_scope(graph, node, scope, at);
         let shown = || crate::escape::excerpt(op_type.as_bytes(), 200);
         for name in missing {
             let message = format!(

@@ -6,7 +6,8 @@
 //! and each record becomes a tensor with its exact byte range. A parameter file read alone
 //! is a stream of unnamed records. The structured names a `.pdiparams.info` pickle gives the
 //! variables become metadata, whether it is read beside its program or alone. Only record
-//! headers are read, never tensor data. The layout and the rules come from
+//! headers are read, never tensor data. An op's name scope (`op_namescope`, PIR's
+//! `struct_name`) or the module its `op_callstack` names is recorded as its scope. The layout and the rules come from
 //! `../shared/reference/paddle.md`.
 
 mod detect;

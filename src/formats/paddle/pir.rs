@@ -655,6 +655,7 @@ impl<'a> Reader<'_, '_> {
             Some(Err(other)) => Some(self.b.symbol(other, Some(at))),
             None => None,
         };
+        let scope = self.b.op_scope(&op.attrs, Some(at));
         let operator = Operator::new(
             self.b.symbol(op_type, Some(at)),
             op.attrs.into(),
@@ -673,6 +674,7 @@ impl<'a> Reader<'_, '_> {
                 0,
             )
             .ok_or(Stop::Budget)?;
+        self.b.record_scope(graph, node, scope, Some(at));
         let shown = || crate::escape::excerpt(kind.as_bytes(), 200);
         for id in op.undefined {
             let message = format!(

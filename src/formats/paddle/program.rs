@@ -3,8 +3,10 @@
 
 use crate::check::{Findings, Place};
 use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
+use crate::formats::shared::stack;
 use crate::inventory::{
-    DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind, Shape, Symbol,
+    Attr, AttrValue, DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind,
+    RecordedScope, Shape, Symbol,
 };
 
 /// A persistable variable of the program: the n-th in byte order of the names owns the n-th
@@ -108,5 +110,46 @@ impl Builder<'_> {
             offset: offset.into(),
         });
         Some(id)
+    }
+
+    /// The scope an op's attributes record: its name scope, `op_namescope` in a ProgramDesc
+    /// (`/encoder/layers.0/`, from `paddle.static.name_scope`) or `struct_name` in a PIR
+    /// program (`/Block_1/Linear/`, the layers' class names that `paddle.jit.save` records),
+    /// unless it is only `/`; else the module path of its `op_callstack`, if that names one
+    /// (see [`stack`]). Shared with the attribute, or copied once per text.
+    pub fn op_scope(&mut self, attrs: &[Attr], offset: Option<u64>) -> Option<Name> {
+        let named = |want: &str| attrs.iter().find(|a| &*a.name == want).map(|a| &a.value);
+        let scope = named("op_namescope").or_else(|| named("struct_name"));
+        if let Some(AttrValue::Str(scope)) = scope {
+            if scope.as_bytes().iter().any(|&b| b != b'/') {
+                return Some(scope.clone());
+            }
+        }
+        let Some(AttrValue::Strs(callstack)) = named("op_callstack") else {
+            return None;
+        };
+        let frames = stack::traceback(callstack.iter().map(Name::as_bytes));
+        let path = stack::module_path(frames);
+        if path.is_empty() {
+            return None;
+        }
+        (self.names).spelled(&path, Place::at(offset), self.budget, self.out)
+    }
+
+    /// Records `scope` (see [`Builder::op_scope`]) for node `node` of `graph`, paying an entry.
+    pub fn record_scope(
+        &mut self,
+        graph: GraphId,
+        node: NodeId,
+        scope: Option<Name>,
+        offset: Option<u64>,
+    ) {
+        let Some(path) = scope else { return };
+        if !self.spend(1, offset) {
+            return;
+        }
+        if let Some(g) = self.inv.graphs.get_mut(graph) {
+            g.scopes.push(RecordedScope { node, path });
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Building blocks that format readers share: bounds-checked byte reads, the budget, the
-//! protobuf wire format, JSON read in place, FlatBuffers with limits, and the data files a
-//! model names. Each reader picks what its format is made of.
+//! protobuf wire format, JSON read in place, FlatBuffers with limits, the data files a
+//! model names, and Python call stacks read as module paths. Each reader picks what its format is made of.
 
 pub mod budget;
 pub mod bytes;
@@ -11,4 +11,5 @@ pub mod json;
 pub mod numbers;
 pub mod pickle;
 pub mod protobuf;
+pub mod stack;
 pub mod zip;

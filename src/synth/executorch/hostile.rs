@@ -158,6 +158,65 @@ pub fn shared_operator(name_len: usize, listed: usize, calls: usize) -> Vec<u8> 
     program(b, plan, 1, Default::default())
 }
 
+/// `calls` kernel calls (one shared instruction) whose chain lists `traces` stack traces:
+/// frame lists that are one shared table if not `distinct`, else a table each (all pointing
+/// at one vector of frames), each of `frames` frames of `forward` (one shared table) whose
+/// source line is `line`.
+pub fn stack_traces(
+    line: &[u8],
+    frames: usize,
+    calls: usize,
+    traces: usize,
+    distinct: bool,
+) -> Vec<u8> {
+    let mut b = Builder::new();
+    let (name, context) = (b.create_string("forward"), b.create_string(""));
+    let context = if line.is_empty() {
+        context
+    } else {
+        // Text that need not be UTF-8: written as the bytes of a vector, which a string is.
+        let bytes = b.create_vector(line);
+        WIPOffset::new(bytes.value())
+    };
+    let frame = et::Frame::create(
+        &mut b,
+        &et::FrameArgs {
+            filename: None,
+            lineno: 7,
+            name: Some(name),
+            context: Some(context),
+        },
+    );
+    let items = Some(b.create_vector(&vec![frame; frames]));
+    let list = et::FrameList::create(&mut b, &et::FrameListArgs { items });
+    let lists: Vec<_> = match distinct {
+        false => vec![list; traces],
+        true => (0..traces)
+            .map(|_| et::FrameList::create(&mut b, &et::FrameListArgs { items }))
+            .collect(),
+    };
+    let stacktrace = Some(b.create_vector(&lists));
+    let op = operator(&mut b, "aten::relu");
+    let operators = Some(b.create_vector(&[op]));
+    let call = call(&mut b, 0, &[]);
+    let instructions = Some(b.create_vector(&vec![call; calls]));
+    let chain = et::Chain::create(
+        &mut b,
+        &et::ChainArgs {
+            instructions,
+            stacktrace,
+            ..Default::default()
+        },
+    );
+    let plan = et::ExecutionPlanArgs {
+        operators,
+        chains: Some(b.create_vector(&[chain])),
+        non_const_buffer_sizes: Some(padding(&mut b, 8 * calls.max(traces))),
+        ..Default::default()
+    };
+    program(b, plan, 1, Default::default())
+}
+
 /// One delegate whose backend id is `id_len` bytes, listed `listed` times in the method's
 /// delegate table, and one call of it listed `calls` times.
 pub fn shared_delegate(id_len: usize, listed: usize, calls: usize) -> Vec<u8> {
