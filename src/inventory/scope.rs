@@ -7,8 +7,9 @@
 //! part before it (`model.layers.3.mlp.weight` is in `model › layers.3 › mlp`). A scope the
 //! file records for a node ([`super::RecordedScope`]) is used instead of its name, and a
 //! value, constant or tensor that operators with a recorded scope read is in the scope of the
-//! first of them (a value none reads, in that of its writer): the weights of a Paddle `Linear` (`linear_0.w_0`) or of an ExecuTorch
-//! `embed` (a nameless constant) are in the module that reads them.
+//! first of them (a value none reads, in that of its writer): the weights of a Paddle
+//! `Linear` (`linear_0.w_0`) or of an ExecuTorch `embed` (a nameless constant) are in the
+//! module that reads them.
 //!
 //! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
 //! names' bytes; each scope's own part is copied once, whatever the number of names in it.
