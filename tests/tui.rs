@@ -1253,6 +1253,18 @@ fn a_compared_model_marks_the_changed_operator_and_tensors() {
     );
     assert!(list.contains("│       9 Relu           /Relu"), "{list}");
     insta::assert_snapshot!("diff_graph_list", list);
+    // The neighbourhood of the changed operator carries its mark in its box, and so does the
+    // box of the scope that holds it.
+    press(&mut a, "/op:Relu middle\nv");
+    let boxes = screen(&mut a);
+    assert!(boxes.contains("│~ #13 Relu"), "{boxes}");
+    press(&mut a, "\x1b\x1bt");
+    let (middle, row) = scope_row(&a, "middle");
+    select_row(&mut a, row);
+    press(&mut a, "v");
+    assert_eq!(a.tabs.graph.scope_box().map(|b| b.0), Some(middle));
+    let boxes = screen(&mut a);
+    assert!(boxes.contains("│~ scope middle"), "{boxes}");
     a.apply(Action::Tab(Tab::Operators));
     insta::assert_snapshot!("diff_operators", screen(&mut a));
     let mut t = compared("ckpt.pt", "ckpt_tuned.safetensors", Tab::Tensors);
