@@ -169,6 +169,7 @@ fn y_copies_a_hostile_name_escaped_from_every_tab() {
         (false, Tab::Sizes, "G"),
         (true, Tab::Graph, ""),
         (true, Tab::Graph, "j"),
+        (true, Tab::Graph, "v"),
     ];
     for (scoped, tab, keys) in cases {
         let file = paste_bomb_model(scoped);

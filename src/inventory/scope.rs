@@ -439,6 +439,17 @@ mod tests {
             super::MAX_DEPTH as u32
         );
         assert_eq!(tree.dividing_depth(), 2, "enc holds both layers' weights");
+        let layer0 = tree.children(enc)[0];
+        assert!(tree.within(layer0, enc) && tree.within(layer0, 0) && tree.within(enc, enc));
+        assert!(!tree.within(enc, layer0) && !tree.within(tree.scope_of(2), enc));
+        assert!(!tree.within(layer0, 999) && !tree.within(999, enc));
+        assert_eq!(tree.operators_within(enc).collect::<Vec<_>>(), [1, 0]);
+        assert_eq!(tree.operators_within(0).count(), 5);
+        assert_eq!(
+            tree.path_text(tree.scope_of(4)),
+            "\u{fffd}\\u{1b}",
+            "escaped"
+        );
         assert_eq!(tree.scope_of(99), 0);
     }
 

@@ -475,6 +475,37 @@ mod tests {
     }
 
     #[test]
+    fn a_scope_box_has_its_boundary_in_the_rows_beside_it_with_the_rest_counted() {
+        let (inv, _) = diamond();
+        let g = &inv.graphs[0];
+        let index = GraphIndex::build(&inv, 0);
+        let b = Boundary {
+            scope: 3,
+            producers: (0..100).collect(),
+            consumers: vec![7],
+            edges_in: 150,
+            edges_out: 1,
+        };
+        let out = layout(g, &index, Centre::Scope(&b), Rect::new(0, 0, 80, 25));
+        let level = |l: i8| -> Vec<Item> {
+            (out.boxes.iter().filter(|b| b.level == l))
+                .map(|b| b.item)
+                .collect()
+        };
+        assert_eq!(level(0), [Item::Scope(3)]);
+        let above = level(-1);
+        assert_eq!(above.len(), 5, "80 columns hold 5 boxes");
+        assert_eq!(above[..4], (0..4).map(Item::Node).collect::<Vec<_>>()[..]);
+        let more = Item::More {
+            count: 96,
+            partial: false,
+        };
+        assert_eq!(above[4], more);
+        assert_eq!(level(1), [Item::Node(7)]);
+        assert!(level(2).is_empty(), "r reads nothing onwards");
+    }
+
+    #[test]
     fn moves_go_to_the_nearest_box_and_stop_at_the_edges() {
         let (inv, m) = diamond();
         let index = GraphIndex::build(&inv, 0);
