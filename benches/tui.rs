@@ -13,6 +13,10 @@
 //!   does after reading it, the scope tree included;
 //! - `tui/scope-tree-frame-1m-nodes`: one frame of its scope tree while opening the next
 //!   scope down and paging through it.
+//! - `tui/scope-box-1m-nodes`: `v` on the one top-level scope of an in-memory chain of
+//!   1,000,001 nodes (`rtenx::synth::chain_in_one_scope`): its boundary found over its 500,000
+//!   operators, the box and what crosses its edge drawn, and `v` back to the tree;
+//! - `tui/scope-box-frame-1m-nodes`: one frame of that box, once open.
 //!
 //! It also prints what building the producer/consumer index costs on the 1M-node model.
 
@@ -156,11 +160,45 @@ fn scope_tree(c: &mut Criterion) {
     eprintln!("the tree shows {rows} rows after the frames");
 }
 
+fn scope_box(c: &mut Criterion) {
+    let mut app = App::new(rtenx::synth::chain_in_one_scope(500_000), Tab::Graph);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = Theme { color: true };
+    terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+    let start = Instant::now();
+    app.apply(Action::View); // builds the producer/consumer index on first use
+    terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+    eprintln!(
+        "first scope box (index built too): {:.1} ms; boundary {:?}",
+        start.elapsed().as_secs_f64() * 1e3,
+        app.tabs.graph.scope_box()
+    );
+    app.apply(Action::View);
+    let mut group = c.benchmark_group("tui");
+    group.sample_size(20);
+    group.bench_function("scope-box-1m-nodes", |b| {
+        b.iter(|| {
+            app.apply(Action::View);
+            terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+            app.apply(Action::View);
+        })
+    });
+    app.apply(Action::View);
+    group.bench_function("scope-box-frame-1m-nodes", |b| {
+        b.iter(|| {
+            terminal.draw(|f| draw(f, &mut app, theme)).unwrap();
+        })
+    });
+    group.finish();
+    assert!(app.tabs.graph.scope_box().is_some(), "the box stayed open");
+}
+
 criterion_group!(
     benches,
     frames,
     first_frame,
     first_frame_while_loading,
-    scope_tree
+    scope_tree,
+    scope_box
 );
 criterion_main!(benches);

@@ -26,6 +26,7 @@ shoot scopes tests/fixtures/onnx/torch_gpt2/model.onnx 3 j Right j j j Right j
 shoot scopes-encoder tests/fixtures/onnx/torch_encoder/model.onnx 3 j Right
 shoot neighbourhood tests/fixtures/onnx/torch_gpt2/model.onnx 3 / "op:Add h.0/Add" Enter v
 shoot neighbourhood-subgraphs "$rten" 3 / op:If Enter v l
+shoot neighbourhood-scope tests/fixtures/onnx/torch_encoder/model.onnx 3 j v
 shoot operators tests/fixtures/rten/convnet.rten 4
 shoot tensors tests/fixtures/rten/convnet.rten 5 s
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6

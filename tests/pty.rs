@@ -115,7 +115,8 @@ fn the_neighbourhood_view_is_driven_by_keys_on_a_terminal() {
 fn a_scope_opens_and_closes_on_a_terminal() {
     // The GPT-2 export opens on its scope tree with `lm` open: open `lm/transformer` with →,
     // go down to `h.0` (after `wte` and `wpe`), open it, step onto its first subscope, close
-    // `h.0` again with ← from there, and copy the row selected then.
+    // `h.0` again with ← from there, draw it as one box with `v`, go back to the tree with `b`,
+    // and copy the row selected then.
     let rows = |tree: &rtenx::inventory::ScopeTree| {
         let h0 = tree
             .scopes
@@ -140,7 +141,7 @@ fn a_scope_opens_and_closes_on_a_terminal() {
     )
     .unwrap();
     let (inner, h0) = rows(&rtenx::inventory::ScopeTree::build(&analysis.inventory));
-    let (screen, ok) = run_on_in_pty(fixture, "", b"j\x1b[Cjjj\x1b[Cj\x1b[Dyq", "");
+    let (screen, ok) = run_on_in_pty(fixture, "", b"j\x1b[Cjjj\x1b[Cj\x1b[Dvbyq", "");
     assert!(ok, "rtenx did not exit cleanly:\n{screen}");
     let text = text_of(&screen);
     assert!(
@@ -151,10 +152,18 @@ fn a_scope_opens_and_closes_on_a_terminal() {
         text.contains(&format!("▸{inner}")),
         "opened h.0: its subscope {inner} drawn"
     );
+    assert!(
+        text.contains(&format!("scope{h0}")) && text.contains("link"),
+        "v drew h.0 as one box with what crosses its edge: {text}"
+    );
+    assert!(
+        text.rfind("scopes·") > text.rfind(&format!("scope{h0}")),
+        "b drew the tree again after the box: {text}"
+    );
     let copied = base64::engine::general_purpose::STANDARD.encode(&h0);
     assert!(
         screen.contains(&format!("]52;c;{copied}")),
-        "closing from inside h.0 selected it, and y copied {h0}"
+        "closing from inside h.0 selected it, b came back to it, and y copied {h0}"
     );
     assert!(screen.contains("\x1b[?1049l"), "terminal restored");
 }

@@ -169,6 +169,7 @@ fn y_copies_a_hostile_name_escaped_from_every_tab() {
         (false, Tab::Sizes, "G"),
         (true, Tab::Graph, ""),
         (true, Tab::Graph, "j"),
+        (true, Tab::Graph, "v"),
     ];
     for (scoped, tab, keys) in cases {
         let file = paste_bomb_model(scoped);
@@ -1253,6 +1254,18 @@ fn a_compared_model_marks_the_changed_operator_and_tensors() {
     );
     assert!(list.contains("│       9 Relu           /Relu"), "{list}");
     insta::assert_snapshot!("diff_graph_list", list);
+    // The neighbourhood of the changed operator carries its mark in its box, and so does the
+    // box of the scope that holds it.
+    press(&mut a, "/op:Relu middle\nv");
+    let boxes = screen(&mut a);
+    assert!(boxes.contains("│~ #13 Relu"), "{boxes}");
+    press(&mut a, "\x1b\x1bt");
+    let (middle, row) = scope_row(&a, "middle");
+    select_row(&mut a, row);
+    press(&mut a, "v");
+    assert_eq!(a.tabs.graph.scope_box().map(|b| b.0), Some(middle));
+    let boxes = screen(&mut a);
+    assert!(boxes.contains("│~ scope middle"), "{boxes}");
     a.apply(Action::Tab(Tab::Operators));
     insta::assert_snapshot!("diff_operators", screen(&mut a));
     let mut t = compared("ckpt.pt", "ckpt_tuned.safetensors", Tab::Tensors);
@@ -1279,4 +1292,158 @@ fn programs_that_record_scopes_open_on_the_tree_of_their_modules() {
         );
         insta::assert_snapshot!(format!("scope_tree_{name}"), screen_of(&mut a, 100, 24));
     }
+}
+
+/// The scope `name` of `a`'s tree (the first of that name), and the row that shows it.
+fn scope_row(a: &App, name: &str) -> (rtenx::inventory::ScopeId, usize) {
+    let view = a.tabs.graph.scope_tree().expect("the tree is shown");
+    let tree = view.tree();
+    let scope = (0u32..)
+        .zip(&tree.scopes)
+        .find(|(_, s)| s.name.as_str() == Some(name))
+        .unwrap_or_else(|| panic!("a scope {name}"))
+        .0;
+    let row = view.rows().position(|r| r == Row::Scope(scope));
+    (scope, row.unwrap_or_else(|| panic!("{name} shown")))
+}
+
+/// Node `id` of the main graph of `a`'s model.
+fn inv_node(a: &App, id: u32) -> &rtenx::inventory::Node {
+    &a.analysis.inventory.graphs[0].nodes[id as usize]
+}
+
+/// Moves the tree's selection to row `row`, as the keys would.
+fn select_row(a: &mut App, row: usize) {
+    press(a, "g");
+    press(a, &"j".repeat(row));
+}
+
+/// `v` on a scope of the PyTorch encoder's tree draws it as one box, with the operators
+/// outside that write what it reads above it and those that read what it writes below; `b`
+/// returns to the tree at the same row with the same scopes open, and so does Esc.
+#[test]
+fn a_scope_is_drawn_as_one_box_with_what_flows_in_and_out_and_b_returns_to_the_tree() {
+    let mut a = app("onnx/torch_encoder/model.onnx", Tab::Graph);
+    let (layers0, row) = scope_row(&a, "layers.0");
+    select_row(&mut a, row);
+    press(&mut a, "l"); // Open it, so that going back must keep it open.
+    let rows: Vec<Row> = a.tabs.graph.scope_tree().unwrap().rows().collect();
+    press(&mut a, "v");
+    let (scope, edges_in, edges_out) = a.tabs.graph.scope_box().expect("the scope's box");
+    assert_eq!(scope, layers0);
+    // The block reads the embedding's output twice (the residual and the attention) and
+    // writes its own output to the next block's attention and residual.
+    assert_eq!((edges_in, edges_out), (2, 2));
+    let shown = screen_of(&mut a, 120, 36);
+    assert!(
+        shown.contains("scope layers.0") && shown.contains("in 2 links ← 1 node"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("neighbourhood_scope", shown);
+    let tree = rtenx::inventory::ScopeTree::build(&a.analysis.inventory);
+    // Each box around the scope's is an operator (or graph input) outside it.
+    press(&mut a, "k");
+    let above = a.tabs.graph.neighbourhood().unwrap().1.expect("a producer");
+    assert!(!tree.within(tree.scope_of(above), layers0));
+    assert!(matches!(inv_node(&a, above).kind, NodeKind::Operator(_)));
+    press(&mut a, "jj");
+    let below = a.tabs.graph.neighbourhood().unwrap().1.expect("a consumer");
+    assert!(!tree.within(tree.scope_of(below), layers0));
+    // Enter centres on it; b comes back to the scope's box, b again to the tree.
+    press(&mut a, "\n");
+    assert_eq!(a.tabs.graph.neighbourhood().unwrap().0, below);
+    assert_eq!(a.tabs.graph.scope_box(), None);
+    press(&mut a, "b");
+    assert_eq!(a.tabs.graph.scope_box().map(|b| b.0), Some(layers0));
+    press(&mut a, "b");
+    let view = a.tabs.graph.scope_tree().expect("back in the tree");
+    assert_eq!(a.tabs.graph.neighbourhood(), None);
+    assert_eq!(
+        view.rows().collect::<Vec<_>>(),
+        rows,
+        "the same scopes open"
+    );
+    assert_eq!(
+        view.selected(),
+        Some(Row::Scope(layers0)),
+        "on the same row"
+    );
+    // Esc closes the box too, back on the tree, and leaves nothing to go back to there.
+    press(&mut a, "v\x1b");
+    let view = a.tabs.graph.scope_tree().expect("Esc returns to the tree");
+    assert_eq!(view.selected(), Some(Row::Scope(layers0)));
+    assert_eq!(a.tabs.graph.neighbourhood(), None);
+    // y copies the scope's path from its box.
+    press(&mut a, "v");
+    screen(&mut a);
+    press(&mut a, "y");
+    assert_eq!(a.copied.as_deref(), Some("layers.0"));
+}
+
+/// Enter on an operator of the tree shows it in the list (the search kept); `b` returns to
+/// the tree on that operator, with the same scopes open.
+#[test]
+fn back_after_enter_from_the_tree_returns_to_the_tree() {
+    let mut a = app("onnx/torch_encoder/model.onnx", Tab::Graph);
+    let (_, row) = scope_row(&a, "layers.0");
+    select_row(&mut a, row);
+    press(&mut a, "l");
+    let view = a.tabs.graph.scope_tree().unwrap();
+    let rows: Vec<Row> = view.rows().collect();
+    let (at, op) = (rows.iter().enumerate())
+        .find_map(|(i, r)| match r {
+            Row::Operator(n) => Some((i, *n)),
+            _ => None,
+        })
+        .expect("layers.0 has operators of its own");
+    select_row(&mut a, at);
+    press(&mut a, "\n");
+    assert!(a.tabs.graph.scope_tree().is_none(), "the list");
+    assert_eq!(a.tabs.graph.selected_node(), Some(op));
+    press(&mut a, "b");
+    let view = a.tabs.graph.scope_tree().expect("b returns to the tree");
+    assert_eq!(view.rows().collect::<Vec<_>>(), rows);
+    assert_eq!(view.selected(), Some(Row::Operator(op)));
+    // From a search: the list keeps it, and the tree comes back searched.
+    press(&mut a, "/op:Softmax\n");
+    let searched: Vec<Row> = a.tabs.graph.scope_tree().unwrap().rows().collect();
+    let Some(Row::Operator(softmax)) = a.tabs.graph.scope_tree().unwrap().selected() else {
+        panic!("the search selects the first match");
+    };
+    press(&mut a, "\n");
+    assert_eq!(graph_filter(&a), "op:Softmax", "the list keeps the search");
+    assert_eq!(a.tabs.graph.selected_node(), Some(softmax));
+    press(&mut a, "b");
+    let view = a.tabs.graph.scope_tree().expect("back in the tree");
+    assert_eq!(view.rows().collect::<Vec<_>>(), searched);
+    assert_eq!(view.selected(), Some(Row::Operator(softmax)));
+    // v on an operator of the tree, then b, returns to the tree as well.
+    press(&mut a, "vb");
+    assert!(a.tabs.graph.scope_tree().is_some());
+    assert_eq!(a.tabs.graph.neighbourhood(), None);
+}
+
+/// A top-level scope holding a million nodes (a chain of 500,000 operators and their values)
+/// is drawn as one box: one link in from the graph input, one out to the graph output, found
+/// in one pass over the scope's links (timed in `benches/tui.rs`, `tui/scope-box-1m-nodes`).
+#[test]
+fn a_scope_of_a_million_nodes_is_drawn_as_one_box() {
+    let mut a = App::new(rtenx::synth::chain_in_one_scope(500_000), Tab::Graph);
+    let (model, row) = scope_row(&a, "model");
+    assert_eq!(row, 0);
+    press(&mut a, "v");
+    assert_eq!(a.tabs.graph.scope_box(), Some((model, 1, 1)));
+    let shown = screen(&mut a);
+    assert!(shown.contains("scope model"), "{shown}");
+    assert!(shown.contains("500000 ops"), "{shown}");
+    assert!(
+        shown.contains("in 1 link ← 1 node · out 1 link → 1 node"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("input") && shown.contains("Relu_49_output_0"),
+        "{shown}"
+    );
+    press(&mut a, "b");
+    assert!(a.tabs.graph.scope_tree().is_some());
 }

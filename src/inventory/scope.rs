@@ -200,6 +200,47 @@ impl ScopeTree {
         })
     }
 
+    /// True if `scope` is `ancestor` or lies below it; a walk up of at most the tree's depth.
+    pub fn within(&self, scope: ScopeId, ancestor: ScopeId) -> bool {
+        let Some(top) = self.scopes.get(ancestor as usize).map(|a| a.depth) else {
+            return false;
+        };
+        let mut at = scope;
+        // Each step goes one level up; the tree is at most MAX_DEPTH deep.
+        for _ in 0..=MAX_DEPTH {
+            if at == ancestor {
+                return true;
+            }
+            match self.scopes.get(at as usize) {
+                Some(s) if s.depth > top => at = s.parent.unwrap_or(0),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The operators of the main graph in `scope` or below it, each once: the scope's own,
+    /// then each subscope's, depth first, without recursion.
+    pub fn operators_within(&self, scope: ScopeId) -> impl Iterator<Item = NodeId> + '_ {
+        let mut stack = vec![scope];
+        std::iter::from_fn(move || {
+            let s = stack.pop()?;
+            stack.extend_from_slice(self.children(s));
+            Some(self.members(s))
+        })
+        .flatten()
+        .copied()
+    }
+
+    /// `scope`'s whole path, such as `lm/h.0/attn`, escaped for a terminal.
+    pub fn path_text(&self, scope: ScopeId) -> String {
+        let mut parts: Vec<String> = (self.path(scope))
+            .filter_map(|s| Some(self.scopes.get(s as usize)?.name.display().into_owned()))
+            .collect();
+        parts.reverse();
+        parts.join("/")
+    }
+
     /// `scope`'s whole path, such as `lm/h.0/attn`, as the names have it (not escaped; bytes
     /// that are not UTF-8 replaced).
     pub fn label(&self, scope: ScopeId) -> String {
@@ -430,6 +471,17 @@ mod tests {
             super::MAX_DEPTH as u32
         );
         assert_eq!(tree.dividing_depth(), 2, "enc holds both layers' weights");
+        let layer0 = tree.children(enc)[0];
+        assert!(tree.within(layer0, enc) && tree.within(layer0, 0) && tree.within(enc, enc));
+        assert!(!tree.within(enc, layer0) && !tree.within(tree.scope_of(2), enc));
+        assert!(!tree.within(layer0, 999) && !tree.within(999, enc));
+        assert_eq!(tree.operators_within(enc).collect::<Vec<_>>(), [1, 0]);
+        assert_eq!(tree.operators_within(0).count(), 5);
+        assert_eq!(
+            tree.path_text(tree.scope_of(4)),
+            "\u{fffd}\\u{1b}",
+            "escaped"
+        );
         assert_eq!(tree.scope_of(99), 0);
     }
 

@@ -26,3 +26,51 @@ pub fn bench_data(name: &str, write: impl FnOnce(&Path) -> io::Result<()>) -> Pa
     }
     path
 }
+
+/// An in-memory chain of `layers` operators, each writing the value the next reads, all named
+/// under one top-level scope as an export from PyTorch names them (`/model/layer.12/Relu_7`,
+/// 50 operators to a layer, and their values beside them): `2 * layers + 1` nodes, the first
+/// the graph input and the last value the graph output.
+pub fn chain_in_one_scope(layers: u32) -> crate::analysis::Analysis {
+    use crate::inventory::{
+        FileEntry, FileFormat, FileRole, Graph, Inventory, Node, NodeKind, Operator, Value,
+    };
+    let node = |name: String, kind: NodeKind| Node {
+        name: name.as_str().into(),
+        kind,
+        offset: crate::inventory::Offset::NONE,
+    };
+    let mut nodes = vec![node("input".into(), NodeKind::Value(Value::default()))];
+    for i in 0..layers {
+        let name = format!("/model/layer.{}/Relu_{}", i / 50, i % 50);
+        let out = 2 * i + 1;
+        nodes.push(node(
+            format!("{name}_output_0"),
+            NodeKind::Value(Value::default()),
+        ));
+        let op = Operator::new(
+            "Relu".into(),
+            Box::new([]),
+            &[Some(out.saturating_sub(2))],
+            &[Some(out)],
+        );
+        nodes.push(node(name, NodeKind::Operator(op)));
+    }
+    let file = FileEntry {
+        path: "chain".into(),
+        size: Some(0),
+        role: FileRole::Model,
+        identity: None,
+    };
+    let mut inventory = Inventory::new(FileFormat::Read("rten"), "", file);
+    inventory.graphs.push(Graph {
+        nodes,
+        inputs: vec![0],
+        outputs: vec![(2 * layers).saturating_sub(1)],
+        ..Graph::default()
+    });
+    crate::analysis::Analysis {
+        inventory,
+        findings: Vec::new(),
+    }
+}

@@ -1,16 +1,19 @@
 //! Drawing the neighbourhood view: the boxes of [`super::neighbourhood::layout`] and the
 //! lines between them.
 
+use super::boundary::Boundary;
 use super::draw::{breadcrumb, search_status};
-use super::neighbourhood::{layout, Item, Joint, Placed};
+use super::neighbourhood::{layout, Centre, Item, Joint, Placed};
 use super::rows::{flow, kind, label, name, tail, type_text};
 use super::GraphTab;
 use crate::escape::sanitize;
-use crate::inventory::{AttrValue, Graph, GraphId, Inventory, NodeId, NodeKind};
+use crate::inventory::{AttrValue, Graph, GraphId, Inventory, NodeId, NodeKind, ScopeTree};
+use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
+use humansize::{format_size, BINARY};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
@@ -26,11 +29,17 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
         return;
     };
     let block = Block::bordered();
-    d.layout = layout(graph, index, d.centre, block.inner(area));
+    let centre = match &d.scope {
+        Some(b) => Centre::Scope(b),
+        None => Centre::Node(d.centre),
+    };
+    d.layout = layout(graph, index, centre, block.inner(area));
     d.selected = d.selected.min(d.layout.boxes.len().saturating_sub(1));
+    let tree = tab.scopes.tree();
     let status = match d.layout.boxes.get(d.selected).map(|b| b.item) {
         Some(Item::Node(n)) => format!(" {} ", label(graph, n)),
         Some(Item::Graph(g)) => format!(" graph {g} · Enter goes in "),
+        Some(Item::Scope(s)) => format!(" scope {} · b back ", tail(&tree.path_text(s), 60)),
         _ => String::new(),
     };
     let block = block
@@ -49,10 +58,13 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
         } else {
             ratatui::style::Style::new()
         };
-        let paragraph =
-            Paragraph::new(text(inv, graph, placed)).block(Block::bordered().style(style));
+        let lines = match (placed.item, &d.scope) {
+            (Item::Scope(_), Some(b)) => scope_text(tree, b, &tab.marks, theme),
+            _ => text(inv, (graph, tab.graph), placed, &tab.marks, theme),
+        };
+        let paragraph = Paragraph::new(lines).block(Block::bordered().style(style));
         let paragraph = match placed.item {
-            Item::Node(_) if placed.level == 0 => paragraph,
+            Item::Node(_) | Item::Scope(_) if placed.level == 0 => paragraph,
             _ => paragraph.centered(),
         };
         frame.render_widget(paragraph, placed.rect);
@@ -72,8 +84,14 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
     }
 }
 
-/// The lines inside a box.
-fn text(inv: &Inventory, graph: &Graph, placed: &Placed) -> Vec<Line<'static>> {
+/// The lines inside a box, a node's first line after its diff mark if the model is compared.
+fn text(
+    inv: &Inventory,
+    (graph, gid): (&Graph, GraphId),
+    placed: &Placed,
+    marks: &Marks,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     match placed.item {
         Item::More { count, partial } => {
             let mut lines = vec![Line::raw(format!("+{count} more"))];
@@ -91,19 +109,62 @@ fn text(inv: &Inventory, graph: &Graph, placed: &Placed) -> Vec<Line<'static>> {
                 Line::raw(format!("{nodes} nodes")),
             ]
         }
-        Item::Node(id) if placed.level == 0 => centre_text(inv, graph, id),
+        // Drawn by `scope_text`, which has the boundary.
+        Item::Scope(_) => Vec::new(),
+        Item::Node(id) if placed.level == 0 => {
+            let mut lines = centre_text(inv, graph, id);
+            if let Some(first) = lines.first_mut() {
+                first.spans.insert(0, marks.node(gid, id, theme));
+            }
+            lines
+        }
         Item::Node(id) => {
-            let width = usize::from(placed.rect.width.saturating_sub(2));
+            let mark = marks.node(gid, id, theme);
+            let width =
+                usize::from(placed.rect.width.saturating_sub(2)).saturating_sub(mark.width());
             let (first, second) = match graph.node(id).map(|n| &n.kind) {
                 Some(NodeKind::Operator(_)) => (kind(graph, id), name(graph, id)),
                 _ => (name(graph, id), type_text(inv, graph, id)),
             };
             vec![
-                Line::raw(tail(&first, width)),
+                Line::from(vec![mark, Span::raw(tail(&first, width))]),
                 Line::raw(tail(&second, width)),
             ]
         }
     }
+}
+
+/// The lines of a scope drawn as one box: its path, what it holds, and what crosses its edge.
+fn scope_text(tree: &ScopeTree, b: &Boundary, marks: &Marks, theme: Theme) -> Vec<Line<'static>> {
+    let Some(scope) = tree.scopes.get(b.scope as usize) else {
+        return Vec::new();
+    };
+    let plural = |n: usize, one: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {one}s"),
+    };
+    vec![
+        Line::from(vec![
+            marks.scope(b.scope, theme),
+            Span::styled(
+                format!("scope {}", tail(&tree.path_text(b.scope), 50)),
+                theme.heading(),
+            ),
+        ]),
+        Line::raw(format!(
+            "{} ops · {} params · {}",
+            scope.operators,
+            scope.parameters,
+            format_size(scope.bytes, BINARY)
+        )),
+        Line::raw(format!(
+            "in {} ← {} · out {} → {}",
+            plural(b.edges_in, "link"),
+            plural(b.producers.len(), "node"),
+            plural(b.edges_out, "link"),
+            plural(b.consumers.len(), "node"),
+        )),
+    ]
 }
 
 /// A subgraph's name, or else the name of the attribute of its operator that holds it (such

@@ -63,7 +63,7 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
 fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
     let scopes = tab.scopes.tree().scopes.len().saturating_sub(1);
     let title = format!(
-        " scopes · {scopes} in main · → Enter open · ← close · t list {}",
+        " scopes · {scopes} in main · → Enter open · ← close · v neighbourhood · t list {}",
         search_status(tab)
     );
     let title = tab.list.filter().title(&title);

@@ -2,6 +2,7 @@
 //! out, the selected node's details with links to follow, and its neighbourhood drawn as
 //! boxes; searched with a small query language (see `query.rs`).
 
+mod boundary;
 mod diagram;
 mod draw;
 mod index;
@@ -12,7 +13,7 @@ mod rows;
 mod scopes;
 
 use crate::analysis::Analysis;
-use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
+use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, ScopeId};
 use crate::tui::component::Component;
 use crate::tui::event::Event;
 use crate::tui::filter::TextFilter;
@@ -20,6 +21,7 @@ use crate::tui::filtered_list::FilteredList;
 use crate::tui::keys::Action;
 use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
+use boundary::Boundary;
 use index::GraphIndex;
 use neighbourhood::{Item, Layout};
 use query::Query;
@@ -43,16 +45,22 @@ pub enum Link {
 
 /// A place to return to with the back key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Place {
-    graph: GraphId,
-    node: NodeId,
+enum Place {
+    /// A node of a graph, in the list or the neighbourhood view, whichever is open.
+    Node { graph: GraphId, node: NodeId },
+    /// The neighbourhood of a scope of the main graph.
+    Scope(ScopeId),
+    /// The scope tree, at this row (its open scopes are kept while it is not shown).
+    Tree(Row),
 }
 
-/// The neighbourhood view: the node in the middle, the box chosen, and the boxes as last
-/// drawn (moves between them follow what is on screen).
+/// The neighbourhood view: the node in the middle (for a scope, its first operator), the
+/// scope drawn as one box instead if any, the box chosen, and the boxes as last drawn (moves
+/// between them follow what is on screen).
 #[derive(Debug, Clone, Default)]
 struct Diagram {
     centre: NodeId,
+    scope: Option<Boundary>,
     selected: usize,
     layout: Layout,
 }
@@ -143,8 +151,15 @@ impl GraphTab {
         self.all_nodes
     }
 
-    /// The node in the middle of the neighbourhood view and the box chosen in it, while the
-    /// view is open.
+    /// The scope drawn as one box in the middle of the neighbourhood view, with the number
+    /// of links crossing its edge inwards and outwards, while that view is open.
+    pub fn scope_box(&self) -> Option<(ScopeId, usize, usize)> {
+        let b = self.diagram.as_ref()?.scope.as_ref()?;
+        Some((b.scope, b.edges_in, b.edges_out))
+    }
+
+    /// The node in the middle of the neighbourhood view (a scope's first operator while the
+    /// view shows a scope) and the node chosen in it, while the view is open.
     pub fn neighbourhood(&self) -> Option<(NodeId, Option<NodeId>)> {
         self.diagram.as_ref().map(|d| {
             let chosen = match d.layout.boxes.get(d.selected).map(|b| b.item) {
@@ -270,6 +285,11 @@ impl Component for GraphTab {
         {
             return Some(self.scopes.tree().label(s));
         }
+        if let Some(d) = &self.diagram {
+            if let Some(Item::Scope(s)) = d.layout.boxes.get(d.selected).map(|b| b.item) {
+                return Some(self.scopes.tree().label(s));
+            }
+        }
         let graph = analysis.inventory.graphs.get(self.graph)?;
         let node = match (self.neighbourhood(), self.scopes.selected()) {
             (Some((_, chosen)), _) => chosen?,
@@ -312,15 +332,7 @@ impl Component for GraphTab {
             Action::PrevLink => self.link = self.link.saturating_sub(1),
             Action::Follow if diagram => self.centre_chosen(inv),
             Action::Follow => self.follow(inv),
-            Action::Back => {
-                if let Some(place) = self.history.pop() {
-                    if diagram {
-                        self.go(inv, place.graph, place.node);
-                    } else {
-                        self.show(inv, place.graph, place.node);
-                    }
-                }
-            }
+            Action::Back => self.back(inv),
             Action::View => self.toggle_view(inv),
             Action::AllNodes => {
                 let here = self.selected_node();

@@ -1,10 +1,12 @@
 //! Moves in the Graph tab: following links, choosing and centring boxes of the neighbourhood,
-//! stepping through search matches, entering and leaving subgraphs, and going back.
+//! stepping through search matches, entering and leaving subgraphs, drawing a scope as one
+//! box, and going back.
 
+use super::boundary::Boundary;
 use super::neighbourhood::{Item, Move};
 use super::scopes::Row;
 use super::{node_rows, Diagram, GraphTab, Link, Place};
-use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
+use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, ScopeId};
 use crate::tui::keys::Action;
 
 impl GraphTab {
@@ -35,12 +37,61 @@ impl GraphTab {
 
     /// Remembers where the user is, for the back key.
     fn remember(&mut self) {
-        if let Some(node) = self.here() {
-            self.history.push(Place {
+        if let Some(b) = self.diagram.as_ref().and_then(|d| d.scope.as_ref()) {
+            self.history.push(Place::Scope(b.scope));
+        } else if let Some(node) = self.here() {
+            self.history.push(Place::Node {
                 graph: self.graph,
                 node,
             });
         }
+    }
+
+    /// `b`: returns to the last place remembered: a node (in the view open now), a scope's
+    /// neighbourhood, or the scope tree at the row it was left from.
+    pub(super) fn back(&mut self, inv: &Inventory) {
+        match self.history.pop() {
+            Some(Place::Node { graph, node }) if self.diagram.is_some() => {
+                self.go(inv, graph, node)
+            }
+            Some(Place::Node { graph, node }) => {
+                self.show(inv, graph, node);
+            }
+            Some(Place::Scope(scope)) => self.open_scope(inv, scope),
+            Some(Place::Tree(row)) => {
+                self.diagram = None;
+                self.open_tree(inv);
+                let at = self.scopes.rows().position(|r| r == row);
+                if let Some(at) = at {
+                    self.scopes.cursor.selected = at;
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Draws `scope` of the main graph as one box in the neighbourhood view, with what crosses
+    /// its edge around it; the list selects its first operator.
+    pub(super) fn open_scope(&mut self, inv: &Inventory, scope: ScopeId) {
+        if self.graph != 0 {
+            self.graph = 0;
+            self.refresh(inv);
+        }
+        self.index(inv);
+        let (Some(graph), Some(index)) = (inv.graphs.first(), self.index.as_ref()) else {
+            return;
+        };
+        let tree = self.scopes.tree();
+        let boundary = Boundary::of(graph, index, tree, scope);
+        let centre = tree.first_operator(scope).unwrap_or(0);
+        self.link = 0;
+        self.list
+            .select_row(self.list.position(centre).unwrap_or(0));
+        self.diagram = Some(Diagram {
+            centre,
+            scope: Some(boundary),
+            ..Diagram::default()
+        });
     }
 
     /// Goes to `node` of `graph`, remembering where the user was.
@@ -118,7 +169,13 @@ impl GraphTab {
     /// `v`: opens the neighbourhood of the selected node, or closes it and selects its centre.
     pub(super) fn toggle_view(&mut self, inv: &Inventory) {
         match self.diagram.take() {
-            Some(d) => self.go(inv, self.graph, d.centre),
+            Some(d) => {
+                self.go(inv, self.graph, d.centre);
+                // Back in the tree the view was opened from: going back is done.
+                if self.tree && matches!(self.history.last(), Some(Place::Tree(_))) {
+                    self.history.pop();
+                }
+            }
             None => {
                 if let Some(centre) = self.selected_node() {
                     self.diagram = Some(Diagram {
@@ -170,18 +227,31 @@ impl GraphTab {
             Action::PrevLink => self.scopes.set_open(false),
             Action::Follow => match selected {
                 Some(Row::Scope(s)) => self.scopes.set_open(!self.scopes.is_open(s)),
-                Some(Row::Operator(node)) => {
-                    self.remember_tree();
-                    self.show(inv, 0, node);
+                Some(row @ Row::Operator(node)) => {
+                    self.history.push(Place::Tree(row));
+                    self.tree = false;
+                    // The list keeps the search the tree shows, which holds the operator.
+                    match self.list.position(node) {
+                        Some(_) => self.go(inv, 0, node),
+                        None => {
+                            self.show(inv, 0, node);
+                        }
+                    }
                 }
                 None => {}
             },
-            Action::View => {
-                if let Some(Row::Operator(node)) = selected {
+            Action::View => match selected {
+                Some(row @ Row::Operator(node)) => {
+                    self.history.push(Place::Tree(row));
                     self.go(inv, 0, node);
                     self.toggle_view(inv);
                 }
-            }
+                Some(row @ Row::Scope(scope)) => {
+                    self.history.push(Place::Tree(row));
+                    self.open_scope(inv, scope);
+                }
+                None => {}
+            },
             Action::NextMatch | Action::PrevMatch => {
                 let rows: Vec<Row> = self.scopes.rows().collect();
                 let at = self.scopes.cursor.selected;
@@ -200,13 +270,6 @@ impl GraphTab {
             }
         }
         true
-    }
-
-    /// Remembers the operator selected in the tree, for the back key.
-    fn remember_tree(&mut self) {
-        if let Some(Row::Operator(node)) = self.scopes.selected() {
-            self.history.push(Place { graph: 0, node });
-        }
     }
 }
 

@@ -2,9 +2,11 @@
 //! the middle with its subgraphs beside it, consumers in the rows below, one or two hops each
 //! way. A second-hop box sits above (or below) the first-hop box it links to, so every line
 //! joins a box to one box of the next row. Rows hold what fits; the rest is one `+N more` box.
+//! A scope drawn as one box has its boundary ([`Boundary`]) in the rows next to it instead.
 
+use super::boundary::Boundary;
 use super::index::GraphIndex;
-use crate::inventory::{Graph, GraphId, NodeId, NodeKind};
+use crate::inventory::{Graph, GraphId, NodeId, NodeKind, ScopeId};
 use ratatui::layout::Rect;
 
 /// Neighbours of one node looked at (repeats count): a node with more is shown in part, so
@@ -38,6 +40,8 @@ pub enum Item {
     Node(NodeId),
     /// A subgraph of the centre.
     Graph(GraphId),
+    /// A scope of the main graph, drawn as one box.
+    Scope(ScopeId),
     /// Neighbours left out: how many, and whether links past [`SCAN`] were not read (so
     /// there may be more).
     More {
@@ -178,9 +182,18 @@ pub fn middle(r: Rect) -> u16 {
     r.x + r.width / 2
 }
 
+/// What the neighbourhood is drawn around.
+#[derive(Debug, Clone, Copy)]
+pub enum Centre<'a> {
+    /// A node, with its subgraphs beside it.
+    Node(NodeId),
+    /// A scope as one box, with what crosses its edge.
+    Scope(&'a Boundary),
+}
+
 /// Lays out the neighbourhood of `centre` in `area`: two hops each way if the height allows,
 /// one if not, none in very little room.
-pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> Layout {
+pub fn layout(graph: &Graph, index: &GraphIndex, centre: Centre, area: Rect) -> Layout {
     let hops: u16 = match area.height {
         h if h >= CENTRE_H + 4 * (BOX_H + 1) => 2,
         h if h >= CENTRE_H + 2 * (BOX_H + 1) => 1,
@@ -188,9 +201,12 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
     };
     let mut out = Layout::default();
     let centre_y = area.y + hops * (BOX_H + 1);
-    let subgraphs: &[GraphId] = match graph.node(centre).map(|n| &n.kind) {
-        Some(NodeKind::Operator(op)) => op.subgraphs(),
-        _ => &[],
+    let (item, subgraphs): (Item, &[GraphId]) = match centre {
+        Centre::Node(id) => match graph.node(id).map(|n| &n.kind) {
+            Some(NodeKind::Operator(op)) => (Item::Node(id), op.subgraphs()),
+            _ => (Item::Node(id), &[]),
+        },
+        Centre::Scope(b) => (Item::Scope(b.scope), &[]),
     };
     // The centre, with as many subgraph boxes on its right as leave it 24 columns.
     let fit = (area.width.saturating_sub(24) / (SUB_W + 1)) as usize;
@@ -211,7 +227,7 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
     let cx = area.x + area.width.saturating_sub(cw + subs_w) / 2;
     let centre_rect = Rect::new(cx, centre_y, cw, CENTRE_H.min(area.height));
     out.boxes.push(Placed {
-        item: Item::Node(centre),
+        item,
         level: 0,
         rect: centre_rect,
     });
@@ -246,7 +262,21 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: NodeId, area: Rect) -> 
             ),
         };
         let fit = (area.width / MIN_W).max(1) as usize;
-        let (ids, more) = neighbours(graph, index, centre, dir, fit);
+        let (ids, more) = match centre {
+            Centre::Node(id) => neighbours(graph, index, id, dir, fit),
+            Centre::Scope(b) => {
+                let ends = if dir == Dir::Up {
+                    &b.producers
+                } else {
+                    &b.consumers
+                };
+                let more = More {
+                    count: ends.len().saturating_sub(fit),
+                    partial: false,
+                };
+                (ends.iter().take(fit).copied().collect(), more)
+            }
+        };
         let first = spread(&capped(ids, more, fit), sign, area.x, area.width, y1, BOX_H);
         if first.is_empty() {
             continue;
@@ -388,7 +418,7 @@ mod tests {
         let (inv, m) = diamond();
         let g = &inv.graphs[0];
         let index = GraphIndex::build(&inv, 0);
-        let out = layout(g, &index, m, Rect::new(0, 0, 80, 25));
+        let out = layout(g, &index, Centre::Node(m), Rect::new(0, 0, 80, 25));
         let level = |l: i8| -> Vec<Item> {
             out.boxes
                 .iter()
@@ -427,18 +457,64 @@ mod tests {
             "centre up and down, and one per producer"
         );
         // One hop in less height; the centre alone in very little.
-        let one = layout(g, &index, m, Rect::new(0, 0, 80, 24));
+        let one = layout(g, &index, Centre::Node(m), Rect::new(0, 0, 80, 24));
         assert!(one.boxes.iter().all(|b| b.level.abs() <= 1));
         assert!(one.boxes.iter().any(|b| b.level == 1));
-        assert_eq!(layout(g, &index, m, Rect::new(0, 0, 80, 14)).boxes.len(), 1);
-        assert_eq!(layout(g, &index, m, Rect::new(0, 0, 0, 0)).boxes.len(), 1);
+        assert_eq!(
+            layout(g, &index, Centre::Node(m), Rect::new(0, 0, 80, 14))
+                .boxes
+                .len(),
+            1
+        );
+        assert_eq!(
+            layout(g, &index, Centre::Node(m), Rect::new(0, 0, 0, 0))
+                .boxes
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_scope_box_has_its_boundary_in_the_rows_beside_it_with_the_rest_counted() {
+        let (inv, _) = diamond();
+        let g = &inv.graphs[0];
+        let index = GraphIndex::build(&inv, 0);
+        let b = Boundary {
+            scope: 3,
+            producers: (0..100).collect(),
+            consumers: vec![7],
+            edges_in: 150,
+            edges_out: 1,
+        };
+        let out = layout(g, &index, Centre::Scope(&b), Rect::new(0, 0, 80, 25));
+        let level = |l: i8| -> Vec<Item> {
+            (out.boxes.iter().filter(|b| b.level == l))
+                .map(|b| b.item)
+                .collect()
+        };
+        assert_eq!(level(0), [Item::Scope(3)]);
+        let above = level(-1);
+        assert_eq!(above.len(), 5, "80 columns hold 5 boxes");
+        assert_eq!(above[..4], (0..4).map(Item::Node).collect::<Vec<_>>()[..]);
+        let more = Item::More {
+            count: 96,
+            partial: false,
+        };
+        assert_eq!(above[4], more);
+        assert_eq!(level(1), [Item::Node(7)]);
+        assert!(level(2).is_empty(), "r reads nothing onwards");
     }
 
     #[test]
     fn moves_go_to_the_nearest_box_and_stop_at_the_edges() {
         let (inv, m) = diamond();
         let index = GraphIndex::build(&inv, 0);
-        let out = layout(&inv.graphs[0], &index, m, Rect::new(0, 0, 80, 25));
+        let out = layout(
+            &inv.graphs[0],
+            &index,
+            Centre::Node(m),
+            Rect::new(0, 0, 80, 25),
+        );
         let up = out.step(0, Move::Up);
         assert_eq!(out.boxes[up].level, -1);
         let right = out.step(up, Move::Right);
