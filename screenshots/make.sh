@@ -35,6 +35,8 @@ et=tests/fixtures/executorch/xnnpack_external/model.pte
 shoot executorch-overview "$et"
 shoot executorch-sizes "$et" 7
 shoot executorch-graph tests/fixtures/executorch/xnnpack.pte 3 j j j
+shoot executorch-scopes tests/fixtures/executorch/stacktrace/encoder.pte 3 j Right
+shoot paddle-scopes tests/fixtures/paddle/scopes_static/model.pdmodel 3 j Right
 shoot paddle tests/fixtures/paddle/dtypes_pir/model.json 5 s
 shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7
 shoot gguf-sizes tests/fixtures/gguf/llama.gguf 7

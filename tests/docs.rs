@@ -216,3 +216,49 @@ fn escape_keeps_names_and_code_and_escapes_markup() {
         "\\*/\\_ORT_MEM_ADDR\\_/\\* \\[0\\] \\<b> C:\\\\x `a*b\\c`"
     );
 }
+
+/// Every image the README and docs/ show exists where the page points, and every screenshot is
+/// one that `screenshots/make.sh` makes, so none goes stale unseen.
+#[test]
+fn screenshots_linked_from_the_docs_exist_and_are_made_by_make_sh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let make = std::fs::read_to_string(root.join("screenshots/make.sh")).unwrap();
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut linked = 0;
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (start, _) in text.match_indices("](") {
+            let target = &text[start + 2..];
+            let Some(end) = target.find(')') else {
+                continue;
+            };
+            let target = &target[..end];
+            if !target.ends_with(".svg") {
+                continue;
+            }
+            let file = page.parent().unwrap().join(target);
+            assert!(
+                file.exists(),
+                "{} links {target}, which is missing",
+                page.display()
+            );
+            linked += 1;
+        }
+    }
+    assert!(linked > 10, "the pages show the screenshots");
+    for entry in std::fs::read_dir(root.join("screenshots")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(stem) = name.strip_suffix(".svg") {
+            assert!(
+                make.contains(&format!("shoot {stem} ")),
+                "screenshots/{name} is not made by make.sh"
+            );
+        }
+    }
+}
