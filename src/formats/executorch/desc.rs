@@ -27,10 +27,6 @@ pub struct Shape {
     pub dtype: Option<DType>,
     /// Dimensions; a negative size becomes [`Tensor::NOT_A_SIZE`].
     pub dims: Vec<u64>,
-    /// Element count, `None` on overflow.
-    pub elements: Option<u64>,
-    /// Byte size, `None` on overflow or unknown type.
-    pub bytes: Option<u64>,
 }
 
 impl Desc {
@@ -100,12 +96,7 @@ impl Desc {
                 out.add(&DIM_ORDER_INVALID, place, message);
             }
         }
-        Shape {
-            dtype,
-            dims,
-            elements,
-            bytes,
-        }
+        Shape { dtype, dims }
     }
 }
 

@@ -136,26 +136,13 @@ impl<'a> Entries<'a> {
                 Shape {
                     dtype: Some(DType::U8),
                     dims: vec![len],
-                    elements: Some(len),
-                    bytes: Some(len),
                 }
             }
         };
-        self.inv.tensors.push(Tensor {
-            name: name.clone(),
-            dtype: shape.dtype,
-            shape: shape.dims,
-            elements: shape.elements,
-            byte_size: shape.bytes,
-            storage: if data.is_some() {
-                Storage::External
-            } else {
-                Storage::Missing
-            },
-            data,
-            graph: 0,
-            node: None,
-            decl_offset: Some(at),
+        let tensor = Tensor::declared(name.clone(), shape.dtype, shape.dims, at);
+        self.inv.tensors.push(match data {
+            Some(data) => tensor.stored(Storage::External, data),
+            None => tensor,
         });
         Some(id)
     }

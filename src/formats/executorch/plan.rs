@@ -7,7 +7,7 @@ use super::rules::{out_of_range, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::bytes::offset_in;
-use crate::inventory::{Dim, Graph, Name, Node, NodeId, NodeKind, Storage, Symbol, Tensor, Value};
+use crate::inventory::{Dim, Graph, Name, Node, NodeId, NodeKind, Symbol, Tensor, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -401,16 +401,9 @@ impl Walk<'_, '_> {
             }
         };
         let tensor = Tensor {
-            name,
-            dtype: shape.dtype,
-            shape: shape.dims,
-            elements: shape.elements,
-            byte_size: shape.bytes,
-            storage: Storage::Missing,
-            data: None,
             graph: method.graph,
             node: Some(node),
-            decl_offset: Some(at),
+            ..Tensor::declared(name, shape.dtype, shape.dims, at)
         };
         let id = if !planned {
             self.constant(index, tensor, at)
