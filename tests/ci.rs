@@ -146,6 +146,50 @@ fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
     assert_eq!(code, 2);
 }
 
+/// `--exclude` leaves files out of a folder scan as the configuration's `exclude` does, by
+/// their path in the folder scanned, besides what the configuration excludes.
+#[test]
+fn exclude_on_the_command_line_leaves_files_out_of_a_scan() {
+    let short = |report: &Value| -> Vec<String> {
+        let paths = checked_paths(report);
+        let cut = paths
+            .iter()
+            .map(|p| p.rsplit_once("ci-repo/").map_or(p.as_str(), |(_, p)| p));
+        cut.map(str::to_owned).collect()
+    };
+    let (all, _) = json(&["--isolated", REPO]);
+    assert_eq!(short(&all).len(), 7, "{:?}", short(&all));
+    // A pattern with a `/` is a path in the folder; one without, a file name anywhere.
+    let (report, _) = json(&[
+        "--isolated",
+        "--exclude",
+        "third_party/**",
+        "--exclude",
+        "unused.rten",
+        REPO,
+    ]);
+    assert_eq!(
+        short(&report),
+        [
+            "legacy/old.rten",
+            "models/dupe.rten",
+            "models/mlp.rten",
+            "models/trailing.rten"
+        ]
+    );
+    // Besides the configuration's own `exclude` (third_party/**).
+    let (report, _) = json(&["--exclude", "models/*", REPO]);
+    assert_eq!(short(&report), ["legacy/old.rten", "sub/unused.rten"]);
+    // A file named on the command line is checked, as with the configuration.
+    let dupe = format!("{REPO}/models/dupe.rten");
+    let (report, _) = json(&["--exclude", "**", &dupe]);
+    assert_eq!(short(&report), ["models/dupe.rten"]);
+    // A pattern that is not a glob is a usage error.
+    let (_, err, code) = rtenx(&["check", "--exclude", "a[", REPO]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--exclude"), "{err}");
+}
+
 #[test]
 fn the_format_and_baseline_come_from_the_config_of_the_working_directory() {
     let (dir, root) = copy_repo();

@@ -57,6 +57,11 @@ pub struct CheckArgs {
     /// Read no configuration file.
     #[arg(long)]
     isolated: bool,
+    /// Leave out of a folder scan the files whose path in the folder matches this glob
+    /// (`*` stays within a folder, `**` crosses folders, a pattern without `/` matches a
+    /// file name anywhere), besides the configuration's `exclude`; may be repeated.
+    #[arg(long, value_name = "GLOB", value_parser = super::config::parse_glob)]
+    exclude: Vec<globset::Glob>,
     /// Print the settings that apply to each file, and check nothing.
     #[arg(long)]
     show_settings: bool,
@@ -172,6 +177,11 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         .baseline
         .clone()
         .or(here.as_ref().and_then(|c| c.baseline.clone()));
+    let mut excludes = globset::GlobSetBuilder::new();
+    for glob in &args.exclude {
+        excludes.add(glob.clone());
+    }
+    let excludes = excludes.build().map_err(|e| e.to_string())?;
     let mut targets = Vec::new();
     let mut usage_problem = false;
     let mut shown = Vec::new();
@@ -190,7 +200,8 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         let mut kept = 0;
         for file in files {
             let config = configs.for_path(&file.path).map_err(|e| e.to_string())?;
-            let excluded = settings::excluded(&file.path, config.as_ref());
+            let excluded = settings::excluded(&file.path, config.as_ref())
+                || (file.path.strip_prefix(path)).is_ok_and(|p| excludes.is_match(p));
             shown.push((
                 file.path.clone(),
                 excluded,

@@ -84,6 +84,11 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+/// A `--exclude` pattern, as the configuration's `exclude` reads its patterns.
+pub fn parse_glob(s: &str) -> Result<globset::Glob, String> {
+    parse::glob(s).map_err(|e| e.kind().to_string())
+}
+
 /// A byte size: a number of bytes, or one with a unit (`KB`, `MB`, `GB`, `TB` are powers of
 /// 1000; `KiB`, `MiB`, `GiB`, `TiB` of 1024).
 pub fn parse_size(s: &str) -> Result<u64, String> {

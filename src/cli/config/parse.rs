@@ -4,7 +4,7 @@
 use super::{Config, ConfigError, Layer, Override};
 use crate::cli::check::Format;
 use clap::ValueEnum;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use rtenx::check::Selector;
 use rtenx::formats::registry;
 use serde::Deserialize;
@@ -172,25 +172,28 @@ fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
     })
 }
 
-/// The globs of `list`, matched against paths relative to the config's folder with `/`
-/// between components: `*` stays within a component, `**` crosses them, and a pattern with no
-/// `/` matches a file name in any folder.
+/// The globs of `list` (see [`glob`]).
 fn globs(list: &[Spanned<String>], fail: &Fail) -> Result<GlobSet, ConfigError> {
     let mut set = GlobSetBuilder::new();
     for pattern in list {
-        let text = pattern.get_ref().trim_start_matches("./");
-        let text = if text.contains('/') {
-            text.to_owned()
-        } else {
-            format!("**/{text}")
-        };
-        let glob = GlobBuilder::new(&text)
-            .literal_separator(true)
-            .build()
+        let glob = glob(pattern.get_ref())
             .map_err(|e| fail(Some(pattern.span()), e.kind().to_string()))?;
         set.add(glob);
     }
     set.build().map_err(|e| fail(None, e.to_string()))
+}
+
+/// A pattern matched against paths relative to a folder with `/` between components: `*`
+/// stays within a component, `**` crosses them, and a pattern with no `/` matches a file
+/// name in any folder.
+pub fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    let text = pattern.trim_start_matches("./");
+    let text = if text.contains('/') {
+        text.to_owned()
+    } else {
+        format!("**/{text}")
+    };
+    GlobBuilder::new(&text).literal_separator(true).build()
 }
 
 /// 1-based line and column (in characters) of byte `offset` of `text`.
