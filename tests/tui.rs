@@ -954,7 +954,7 @@ fn every_fixture_good_or_bad_survives_the_graph_views_and_their_keys() {
 
 #[test]
 fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
-    use rtenx::inventory::{FileEntry, FileFormat, FileRole, Graph, Node, NodeKind, Operator};
+    use rtenx::inventory::{FileEntry, FileFormat, Graph, Node, NodeKind, Operator};
     const LINKS: u32 = 1_000_000;
     let node = |kind| Node {
         name: "n".into(),
@@ -973,12 +973,7 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
     let mut nodes = vec![node(NodeKind::Value(Default::default()))];
     nodes.push(op(vec![Some(0); LINKS as usize].into()));
     nodes.extend((0..3).map(|_| op(Box::new([Some(0)]))));
-    let file = FileEntry {
-        path: "many.rten".into(),
-        size: Some(0),
-        role: FileRole::Model,
-        identity: None,
-    };
+    let file = FileEntry::model("many.rten", 0);
     let mut inventory = rtenx::inventory::Inventory::new(FileFormat::Read("rten"), "", file);
     inventory.graphs.push(Graph {
         nodes,

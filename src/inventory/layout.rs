@@ -24,6 +24,16 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
+    /// A model file known by its path and size alone, such as one built in memory.
+    pub fn model(path: impl Into<PathBuf>, size: u64) -> Self {
+        FileEntry {
+            path: path.into(),
+            size: Some(size),
+            role: FileRole::Model,
+            identity: None,
+        }
+    }
+
     /// Opens the file again, to read tensor bytes after the analysis: the same file that was
     /// read, or an error. A data file the model names is at its canonical path and opened
     /// without following a symlink; the model and a data file named on the command line

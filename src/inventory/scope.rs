@@ -387,8 +387,7 @@ fn slice<'a>(starts: &[u32], items: &'a [u32], key: ScopeId) -> &'a [u32] {
 mod tests {
     use super::{parts, ScopeTree};
     use crate::inventory::{
-        FileEntry, FileFormat, FileRole, Graph, Inventory, Node, NodeKind, Operator, Storage,
-        Tensor,
+        FileEntry, FileFormat, Graph, Inventory, Node, NodeKind, Operator, Storage, Tensor,
     };
 
     fn operator(name: &[u8]) -> Node {
@@ -417,12 +416,7 @@ mod tests {
 
     #[test]
     fn a_tree_sums_its_subtrees_and_keeps_graph_order_and_hostile_names() {
-        let file = FileEntry {
-            path: "m".into(),
-            size: Some(0),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let file = FileEntry::model("m", 0);
         let mut inv = Inventory::new(FileFormat::Read("onnx"), "", file);
         let deep = "/x".repeat(10_000);
         let nodes = [
@@ -488,12 +482,7 @@ mod tests {
     #[test]
     fn values_constants_and_tensors_follow_the_recorded_scope_of_their_first_reader() {
         use crate::inventory::{RecordedScope, Value};
-        let file = FileEntry {
-            path: "m".into(),
-            size: Some(0),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let file = FileEntry::model("m", 0);
         let mut inv = Inventory::new(FileFormat::Read("paddle"), "", file);
         let value = |name: &str| Node {
             name: name.into(),

@@ -121,7 +121,7 @@ mod tests {
     use super::*;
     use crate::check::{Finding, Place};
     use crate::formats::onnx::rules::{EXTERNAL_OFFSET_UNALIGNED, OPSET_MISSING};
-    use crate::inventory::{FileEntry, FileFormat, FileRole, Inventory};
+    use crate::inventory::{FileEntry, FileFormat, Inventory};
 
     /// Text output for one file with five infos of one code and two errors of another.
     fn output(all: bool) -> String {
@@ -130,12 +130,7 @@ mod tests {
 
     /// The same file, coloured or not, its errors' messages starting with `error`.
     fn render(color: bool, all: bool, error: &str) -> String {
-        let main = FileEntry {
-            path: "m.onnx".into(),
-            size: Some(0),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let main = FileEntry::model("m.onnx", 0);
         let mut findings: Vec<Finding> = (0..5)
             .map(|i| Finding::new(&EXTERNAL_OFFSET_UNALIGNED, Place::FILE, format!("info {i}")))
             .collect();

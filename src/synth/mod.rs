@@ -33,7 +33,7 @@ pub fn bench_data(name: &str, write: impl FnOnce(&Path) -> io::Result<()>) -> Pa
 /// the graph input and the last value the graph output.
 pub fn chain_in_one_scope(layers: u32) -> crate::analysis::Analysis {
     use crate::inventory::{
-        FileEntry, FileFormat, FileRole, Graph, Inventory, Node, NodeKind, Operator, Value,
+        FileEntry, FileFormat, Graph, Inventory, Node, NodeKind, Operator, Value,
     };
     let node = |name: String, kind: NodeKind| Node {
         name: name.as_str().into(),
@@ -56,12 +56,7 @@ pub fn chain_in_one_scope(layers: u32) -> crate::analysis::Analysis {
         );
         nodes.push(node(name, NodeKind::Operator(op)));
     }
-    let file = FileEntry {
-        path: "chain".into(),
-        size: Some(0),
-        role: FileRole::Model,
-        identity: None,
-    };
+    let file = FileEntry::model("chain", 0);
     let mut inventory = Inventory::new(FileFormat::Read("rten"), "", file);
     inventory.graphs.push(Graph {
         nodes,

@@ -134,15 +134,10 @@ fn overlaps(inv: &Inventory, views: &HashSet<TensorId>, out: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::{DType, FileEntry, FileFormat, FileRole, Name};
+    use crate::inventory::{DType, FileEntry, FileFormat, Name};
 
     fn findings_for(shape: Vec<u64>) -> Vec<String> {
-        let main = FileEntry {
-            path: "m.onnx".into(),
-            size: Some(64),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let main = FileEntry::model("m.onnx", 64);
         let mut inv = Inventory::new(FileFormat::Read("onnx"), "", main);
         let tensor = Tensor::declared(Name::from("t"), Some(DType::F32), shape, 8);
         inv.tensors.push(tensor);

@@ -159,7 +159,7 @@ impl GraphIndex {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::inventory::{FileEntry, FileFormat, FileRole, Graph, Node, Operator, Value};
+    use crate::inventory::{FileEntry, FileFormat, Graph, Node, Operator, Value};
 
     pub fn node(kind: NodeKind) -> Node {
         Node {
@@ -180,12 +180,7 @@ pub(super) mod tests {
 
     /// An inventory whose main graph is `nodes`.
     pub fn inventory(nodes: Vec<Node>) -> Inventory {
-        let file = FileEntry {
-            path: "m".into(),
-            size: Some(0),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let file = FileEntry::model("m", 0);
         let mut inv = Inventory::new(FileFormat::Read("rten"), "", file);
         inv.graphs.push(Graph {
             nodes,

@@ -31,7 +31,7 @@ pub fn meets(ranges: &[ByteRange], start: u64, end: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::{DataRange, FileEntry, FileRole, Storage, Tensor};
+    use crate::inventory::{DataRange, FileEntry, Storage, Tensor};
 
     fn tensor(offset: u64, len: u64) -> Tensor {
         Tensor {
@@ -54,12 +54,7 @@ mod tests {
 
     #[test]
     fn finds_the_bytes_claimed_twice() {
-        let entry = FileEntry {
-            path: "m".into(),
-            size: Some(100),
-            role: FileRole::Model,
-            identity: None,
-        };
+        let entry = FileEntry::model("m", 100);
         let mut inv = Inventory::new(crate::inventory::FileFormat::Read("onnx"), "", entry);
         for (offset, len) in [
             (0, 10),
