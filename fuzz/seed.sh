@@ -14,6 +14,7 @@
 #   pickle   every file under tests/fixtures/pickle but the zips and .npy files
 #   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
+#   stack    tests/fixtures/stack/*.{txt,bin}
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -59,7 +60,9 @@ seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') 
     $(files $fixtures/pickle '*.pt2')
 # shellcheck disable=SC2046
 seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
+# shellcheck disable=SC2046
+seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

@@ -150,7 +150,7 @@ pub fn check_as(format: &dyn rtenx::formats::Format, name: &str, data: &[u8]) {
     let file = ModelFile::in_memory(name, data.to_vec());
     let analysis = rtenx::analyze_file(&file);
     check_analysis(data, &analysis);
-    if analysis.inventory.format.name() != format.name() {
+    if analysis.inventory.format.name() != format.about().name {
         let mut findings = Findings::default();
         let inventory = format.read(&file, &ReadOptions::default(), &mut findings);
         generic::run(&inventory, file.bytes(), &mut findings);

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let file = ModelFile::in_memory(common::empty_dir().join("model.gguf"), data.to_vec());
     let analysis = rtenx::analyze_file(&file);
     common::check_analysis(data, &analysis);
-    if analysis.inventory.format.name() != Gguf.name() {
+    if analysis.inventory.format.name() != Gguf.about().name {
         let mut findings = Findings::default();
         let inventory = Gguf.read(&file, &ReadOptions::default(), &mut findings);
         generic::run(&inventory, file.bytes(), &mut findings);

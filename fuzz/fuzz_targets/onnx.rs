@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let file = ModelFile::in_memory(common::empty_dir().join("model.onnx"), data.to_vec());
     let analysis = rtenx::analyze_file(&file);
     common::check_analysis(data, &analysis);
-    if analysis.inventory.format.name() != Onnx.name() {
+    if analysis.inventory.format.name() != Onnx.about().name {
         let mut findings = Findings::default();
         let inventory = Onnx.read(&file, &ReadOptions::default(), &mut findings);
         generic::run(&inventory, file.bytes(), &mut findings);

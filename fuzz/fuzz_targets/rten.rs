@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let file = ModelFile::in_memory("model.rten", data.to_vec());
     let analysis = rtenx::analyze_file(&file);
     common::check_analysis(data, &analysis);
-    if analysis.inventory.format.name() != Rten.name() {
+    if analysis.inventory.format.name() != Rten.about().name {
         let mut findings = Findings::default();
         let inventory = Rten.read(&file, &ReadOptions::default(), &mut findings);
         generic::run(&inventory, file.bytes(), &mut findings);
