@@ -1,7 +1,8 @@
-//! The fuzz targets (fuzz/, a crate of its own that cargo-fuzz builds with nightly) still
-//! compile against the library: a renamed method once left every target broken unseen until
-//! the next fuzzing round. `cargo check` needs no nightly; its target directory is apart from
-//! this build's, so the nested cargo never waits for this one's lock.
+//! The fuzz targets (fuzz/, a crate of its own that cargo-fuzz builds with nightly, which the
+//! main crate's `cargo fmt` and `cargo check` never see) still compile against the library
+//! and stay formatted: a renamed method once left every target broken unseen until the next
+//! fuzzing round. `cargo check` needs no nightly; its target directory is apart from this
+//! build's, so the nested cargo never waits for this one's lock.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,5 +20,20 @@ fn the_fuzz_targets_compile() {
         output.status.success(),
         "cargo check of fuzz/ failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_fuzz_targets_are_formatted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(env!("CARGO"))
+        .args(["fmt", "--check", "--manifest-path"])
+        .arg(root.join("fuzz/Cargo.toml"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "fuzz/ is not formatted (`cargo fmt --manifest-path fuzz/Cargo.toml`):\n{}",
+        String::from_utf8_lossy(&output.stdout)
     );
 }

@@ -20,8 +20,15 @@ pub fn empty_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join("rtenx-fuzz-empty");
         std::fs::create_dir_all(&dir).expect("cannot create the empty folder for fuzzing");
-        let entries = std::fs::read_dir(&dir).expect("cannot list the empty folder").count();
-        assert_eq!(entries, 0, "{} must be empty for reproducible runs", dir.display());
+        let entries = std::fs::read_dir(&dir)
+            .expect("cannot list the empty folder")
+            .count();
+        assert_eq!(
+            entries,
+            0,
+            "{} must be empty for reproducible runs",
+            dir.display()
+        );
         dir
     })
 }
@@ -42,7 +49,9 @@ const KNOWN_OFFSET_PAST_END: &[&str] = &[
 /// listed after it: tests/fixtures/fuzz/rten/sections-unsorted.rten.
 fn known_unsorted_sections(a: &Analysis) -> bool {
     a.inventory.format.name() == "rten"
-        && a.findings.iter().any(|f| ["RT003", "RT004", "RT009"].contains(&f.rule.code))
+        && a.findings
+            .iter()
+            .any(|f| ["RT003", "RT004", "RT009"].contains(&f.rule.code))
 }
 
 /// Findings that point at a byte the file *claims*, which may lie past its end: a tensor's
@@ -62,27 +71,51 @@ fn may_point_past_end(f: &Finding, inv: &Inventory, size: u64) -> bool {
 pub fn check_analysis(bytes: &[u8], a: &Analysis) {
     let inv = &a.inventory;
     let size = bytes.len() as u64;
-    let main = inv.files.first().expect("the inventory lists the model file");
+    let main = inv
+        .files
+        .first()
+        .expect("the inventory lists the model file");
     assert_eq!(main.role, FileRole::Model, "files[0] is the model");
     assert_eq!(main.size, Some(size), "files[0].size is the model's size");
     for file in &inv.files[1..] {
-        assert_eq!(file.role, FileRole::ExternalData, "files[1..] are data files");
+        assert_eq!(
+            file.role,
+            FileRole::ExternalData,
+            "files[1..] are data files"
+        );
     }
 
     // Sections: in a listed file, sorted by file and start ("sorted by file and start offset").
     for s in &inv.sections {
-        assert!(s.file < inv.files.len(), "section in file {} of {}", s.file, inv.files.len());
-        assert!(s.range.start.checked_add(s.range.len).is_some(), "section end overflows: {s:?}");
+        assert!(
+            s.file < inv.files.len(),
+            "section in file {} of {}",
+            s.file,
+            inv.files.len()
+        );
+        assert!(
+            s.range.start.checked_add(s.range.len).is_some(),
+            "section end overflows: {s:?}"
+        );
     }
     if !known_unsorted_sections(a) {
         for pair in inv.sections.windows(2) {
             let key = |s: &rtenx::inventory::Section| (s.file, s.range.start);
-            assert!(key(&pair[0]) <= key(&pair[1]), "sections out of order: {pair:?}");
+            assert!(
+                key(&pair[0]) <= key(&pair[1]),
+                "sections out of order: {pair:?}"
+            );
         }
     }
 
     for f in &a.findings {
-        assert!(f.file < inv.files.len(), "{}: file {} of {}", f.rule.code, f.file, inv.files.len());
+        assert!(
+            f.file < inv.files.len(),
+            "{}: file {} of {}",
+            f.rule.code,
+            f.file,
+            inv.files.len()
+        );
         if let (0, Some(offset)) = (f.file, f.offset) {
             assert!(
                 offset <= size
@@ -94,9 +127,17 @@ pub fn check_analysis(bytes: &[u8], a: &Analysis) {
             );
         }
         if let Some(item) = f.item {
-            assert!(item_exists(item, inv), "{} names a missing {item:?}", f.rule.code);
+            assert!(
+                item_exists(item, inv),
+                "{} names a missing {item:?}",
+                f.rule.code
+            );
         }
-        assert!(f.message.chars().count() <= 1000 + 40, "{}: message not clipped", f.rule.code);
+        assert!(
+            f.message.chars().count() <= 1000 + 40,
+            "{}: message not clipped",
+            f.rule.code
+        );
     }
 }
 
@@ -106,7 +147,10 @@ fn item_exists(item: Item, inv: &Inventory) -> bool {
     match item {
         Item::Field { .. } => true,
         Item::Graph { graph } | Item::GraphRef { graph, .. } => graph < inv.graphs.len(),
-        Item::Node { graph, node } => inv.graphs.get(graph).is_some_and(|g| g.node(node).is_some()),
+        Item::Node { graph, node } => inv
+            .graphs
+            .get(graph)
+            .is_some_and(|g| g.node(node).is_some()),
         Item::Tensor { tensor } => tensor < inv.tensors.len(),
         Item::Section { section } => section < inv.sections.len(),
     }
@@ -126,16 +170,24 @@ pub fn check_text(what: &str, out: &[u8], color: bool) {
     while let Some((i, c)) = rest.char_indices().find(|&(_, c)| !printable(c)) {
         if color && c == '\x1b' {
             let after = &rest[i + 1..];
-            let body = after.strip_prefix('[').unwrap_or_else(|| panic!("{what}: bare ESC"));
+            let body = after
+                .strip_prefix('[')
+                .unwrap_or_else(|| panic!("{what}: bare ESC"));
             let end = body
                 .find(|c: char| !(c.is_ascii_digit() || c == ';'))
                 .unwrap_or(body.len());
-            assert!(body[end..].starts_with('m'), "{what}: escape other than a colour code");
+            assert!(
+                body[end..].starts_with('m'),
+                "{what}: escape other than a colour code"
+            );
             rest = &body[end + 1..];
             continue;
         }
         let line = text[..text.len() - rest.len() + i].matches('\n').count() + 1;
-        panic!("{what}: unescaped {:?} (U+{:04X}) on line {line}", c, c as u32);
+        panic!(
+            "{what}: unescaped {:?} (U+{:04X}) on line {line}",
+            c, c as u32
+        );
     }
 }
 

@@ -54,8 +54,14 @@ fuzz_target!(|data: &[u8]| {
     let (result, _inventory) = FileResult::new(path, Ok(analysis));
     let results = [result];
     let formats = [
-        ReportFormat::Text { color: false, all: true },
-        ReportFormat::Text { color: true, all: false },
+        ReportFormat::Text {
+            color: false,
+            all: true,
+        },
+        ReportFormat::Text {
+            color: true,
+            all: false,
+        },
         ReportFormat::Json,
         ReportFormat::Sarif,
         ReportFormat::Github,
@@ -70,7 +76,11 @@ fuzz_target!(|data: &[u8]| {
                 let doc = parse(&what, &out);
                 assert_eq!(doc["version"], 1);
                 assert_eq!(len(&doc["files"]), 1);
-                assert_eq!(len(&doc["files"][0]["findings"]), findings, "{what} findings");
+                assert_eq!(
+                    len(&doc["files"][0]["findings"]),
+                    findings,
+                    "{what} findings"
+                );
                 assert_eq!(doc["summary"]["files"], 1);
             }
             ReportFormat::Sarif => {
@@ -91,7 +101,10 @@ fuzz_target!(|data: &[u8]| {
                 assert!(last.starts_with("rtenx: checked 1 file"), "{what}: {last}");
                 assert_eq!(commands.len(), findings, "{what}: one line per finding");
                 for line in commands {
-                    assert!(line.starts_with("::"), "{what}: not a workflow command: {line}");
+                    assert!(
+                        line.starts_with("::"),
+                        "{what}: not a workflow command: {line}"
+                    );
                 }
             }
         }
