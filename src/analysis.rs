@@ -76,6 +76,8 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     let inventory = match registry::detect(file) {
         Detected::Read(format) => {
             let mut inventory = format.read(file, options, &mut findings);
+            // The structure is read: the checks below touch few of its pages again.
+            file.release_all();
             inventory.sort_sections();
             if options.size_tables {
                 let standard = inventory.standard_sizes();

@@ -104,7 +104,7 @@ fn methods_constants_and_delegates_are_read_as_the_exporter_wrote_them() {
     let delegate = xnn.inventory.graphs[0]
         .nodes
         .iter()
-        .find_map(|n| match &n.kind {
+        .find_map(|n| match n.kind {
             NodeKind::Operator(op) if op.op_type.starts_with("delegate") => Some(op),
             _ => None,
         })

@@ -96,8 +96,8 @@ fn a_zipmap_output_prints_as_a_sequence_of_maps() {
     let inv = rtenx::analyze(&path).unwrap().inventory;
     let graph = &inv.graphs[0];
     let types: Vec<Option<&str>> = (graph.outputs.iter())
-        .filter_map(|&id| match &graph.node(id)?.kind {
-            rtenx::inventory::NodeKind::Value(v) => Some(v.composite.as_deref()),
+        .filter_map(|&id| match graph.node(id)?.kind {
+            rtenx::inventory::NodeKind::Value(v) => Some(v.composite.as_ref().map(|c| &*c.0)),
             _ => None,
         })
         .collect();

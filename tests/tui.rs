@@ -761,7 +761,7 @@ fn arrows_move_through_the_neighbourhood_and_enter_recentres() {
     press(&mut a, "k");
     let pool = a.tabs.graph.neighbourhood().unwrap().1.expect("a producer");
     let inv = &a.analysis.inventory;
-    assert_eq!(inv.graphs[0].nodes[pool as usize].name.display(), "pool1");
+    assert_eq!(inv.graphs[0].node(pool).unwrap().name.display(), "pool1");
     press(&mut a, "\n");
     assert_eq!(
         a.tabs.graph.neighbourhood().unwrap().0,
@@ -831,8 +831,8 @@ fn subgraphs_are_entered_and_left_from_the_neighbourhood() {
 fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
     let mut a = app("rten/convnet.rten", Tab::Graph);
     let op_of = |a: &App, id: u32| {
-        let node = &a.analysis.inventory.graphs[0].nodes[id as usize];
-        match &node.kind {
+        let node = a.analysis.inventory.graphs[0].node(id).unwrap();
+        match node.kind {
             rtenx::inventory::NodeKind::Operator(op) => op.op_type.to_string(),
             _ => "not an operator".into(),
         }
@@ -868,9 +868,9 @@ fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
     let mut constants = 0;
     for &id in a.tabs.graph.rows() {
         // Constants of that shape, and the operators reading them.
-        match &inv.graphs[0].nodes[id as usize].kind {
+        match inv.graphs[0].node(id).unwrap().kind {
             rtenx::inventory::NodeKind::Constant { tensor } => {
-                assert_eq!(inv.tensors[*tensor].shape, [8]);
+                assert_eq!(inv.tensors[tensor].shape, [8]);
                 constants += 1;
             }
             rtenx::inventory::NodeKind::Operator(_) => {}
@@ -954,29 +954,29 @@ fn every_fixture_good_or_bad_survives_the_graph_views_and_their_keys() {
 
 #[test]
 fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
-    use rtenx::inventory::{FileEntry, FileFormat, Graph, Node, NodeKind, Operator};
+    use rtenx::inventory::{FileEntry, FileFormat, Graph, NewKind, NewNode, Operator};
     const LINKS: u32 = 1_000_000;
-    let node = |kind| Node {
+    let node = |kind| NewNode {
         name: "n".into(),
         kind,
         offset: rtenx::inventory::Offset::NONE,
     };
     let op = |inputs: Box<[Option<u32>]>| {
-        node(NodeKind::Operator(Operator::new(
+        node(NewKind::Operator(Operator::new(
             "Sum".into(),
             Box::new([]),
-            &inputs,
+            inputs.into_vec(),
             &[],
         )))
     };
     // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.
-    let mut nodes = vec![node(NodeKind::Value(Default::default()))];
+    let mut nodes = vec![node(NewKind::Value(Default::default()))];
     nodes.push(op(vec![Some(0); LINKS as usize].into()));
     nodes.extend((0..3).map(|_| op(Box::new([Some(0)]))));
     let file = FileEntry::model("many.rten", 0);
     let mut inventory = rtenx::inventory::Inventory::new(FileFormat::Read("rten"), "", file);
     inventory.graphs.push(Graph {
-        nodes,
+        nodes: nodes.into_iter().collect(),
         ..Graph::default()
     });
     let analysis = rtenx::Analysis {
@@ -1130,7 +1130,7 @@ fn the_graph_opens_on_the_scope_tree_and_a_search_opens_the_path_to_each_match()
     for &row in &rows {
         if let Row::Operator(n) = row {
             operators += 1;
-            let kind = &graph.nodes[n as usize].kind;
+            let kind = &graph.node(n).unwrap().kind;
             assert!(matches!(kind, NodeKind::Operator(op) if op.op_type == "Softmax"));
             on_paths.extend(tree.path(tree.scope_of(n)));
         }
@@ -1303,8 +1303,8 @@ fn scope_row(a: &App, name: &str) -> (rtenx::inventory::ScopeId, usize) {
 }
 
 /// Node `id` of the main graph of `a`'s model.
-fn inv_node(a: &App, id: u32) -> &rtenx::inventory::Node {
-    &a.analysis.inventory.graphs[0].nodes[id as usize]
+fn inv_node(a: &App, id: u32) -> rtenx::inventory::Node<'_> {
+    a.analysis.inventory.graphs[0].node(id).unwrap()
 }
 
 /// Moves the tree's selection to row `row`, as the keys would.

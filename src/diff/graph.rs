@@ -5,7 +5,7 @@
 use super::align::{align, Alignment};
 use super::Change;
 use crate::inventory::{
-    AttrValue, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind, Operator, Symbol,
+    AttrValue, Graph, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, Symbol,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -145,7 +145,7 @@ fn op_counts(a: &Inventory, b: &Inventory) -> Vec<OpCount> {
 
 /// Attribute names whose values differ. Subgraphs and tensors held in attributes are
 /// compared by kind only: their indices mean nothing across files.
-fn attribute_changes(a: &Operator, b: &Operator) -> Vec<Symbol> {
+fn attribute_changes(a: OpRef<'_>, b: OpRef<'_>) -> Vec<Symbol> {
     let mut names: BTreeMap<&str, (Option<&AttrValue>, Option<&AttrValue>)> = BTreeMap::new();
     for attr in a.attrs.iter() {
         names.entry(&attr.name).or_default().0 = Some(&attr.value);
@@ -170,8 +170,8 @@ fn attribute_changes(a: &Operator, b: &Operator) -> Vec<Symbol> {
 struct Op<'a> {
     graph: GraphId,
     id: NodeId,
-    node: &'a Node,
-    op: &'a Operator,
+    name: &'a Name,
+    op: OpRef<'a>,
 }
 
 impl Op<'_> {
@@ -179,7 +179,7 @@ impl Op<'_> {
         NodeRef {
             graph: self.graph,
             node: self.id,
-            name: self.node.name.clone(),
+            name: self.name.clone(),
             op_type: self.op.op_type.clone(),
         }
     }
@@ -217,7 +217,7 @@ impl<'a> Ops<'a> {
         // For each value node, the position (in `nodes`) of the operator that produces it.
         let mut producer = vec![usize::MAX; graph.nodes.len()];
         for (id, node) in graph.nodes.iter().enumerate() {
-            if let NodeKind::Operator(op) = &node.kind {
+            if let NodeKind::Operator(op) = node.kind {
                 for out in op.outputs().iter().flatten() {
                     if let Some(slot) = producer.get_mut(*out as usize) {
                         *slot = self.nodes.len();
@@ -226,7 +226,7 @@ impl<'a> Ops<'a> {
                 self.nodes.push(Op {
                     graph: gid,
                     id: id as NodeId,
-                    node,
+                    name: node.name,
                     op,
                 });
             }
@@ -237,20 +237,18 @@ impl<'a> Ops<'a> {
             let Some(id) = input else { return 1 };
             match producer.get(id as usize) {
                 Some(&p) if p != usize::MAX && p < before => keys[p],
-                _ => match graph.node(id).map(|n| &n.kind) {
-                    Some(NodeKind::Constant { tensor }) => {
-                        inv.tensors.get(*tensor).map_or(2, |t| {
-                            let dtype = t.dtype.map_or(0, |d| text_key(d.name()));
-                            t.shape.iter().fold(mix(3, dtype), |h, &d| mix(h, d))
-                        })
-                    }
+                _ => match graph.node(id).map(|n| n.kind) {
+                    Some(NodeKind::Constant { tensor }) => inv.tensors.get(tensor).map_or(2, |t| {
+                        let dtype = t.dtype.map_or(0, |d| text_key(d.name()));
+                        t.shape.iter().fold(mix(3, dtype), |h, &d| mix(h, d))
+                    }),
                     Some(NodeKind::Value(_)) => 4,
                     _ => 5,
                 },
             }
         };
         for op in ops {
-            let key = text_key(&op.op.op_type);
+            let key = text_key(op.op.op_type);
             let key = op.op.domain().map_or(key, |d| mix(key, text_key(d)));
             self.kind.push(mix(key, op.op.outputs().len() as u64));
         }

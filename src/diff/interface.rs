@@ -61,7 +61,7 @@ fn ports(graph: Option<&Graph>, list: fn(&Graph) -> &[NodeId]) -> Ports<'_> {
             NodeKind::Value(v) => Some((
                 node.name.as_bytes(),
                 (
-                    &node.name,
+                    node.name,
                     Port {
                         dtype: v.dtype,
                         shape: v.shape.clone(),

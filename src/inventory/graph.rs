@@ -1,5 +1,6 @@
 //! Graphs, nodes and attributes.
 
+use super::nodes::{Node, Nodes, Rare};
 use super::{DType, Name, Symbol, TensorId};
 use serde::Serialize;
 
@@ -20,7 +21,7 @@ pub struct Graph {
     /// The operator node that owns this subgraph, and the attribute holding it.
     pub parent: Option<SubgraphOf>,
     /// Nodes in order.
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
     /// Graph inputs.
     pub inputs: Vec<NodeId>,
     /// Graph outputs.
@@ -56,13 +57,8 @@ pub struct SubgraphOf {
 
 impl Graph {
     /// The node at `id`, if it exists.
-    pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(usize::try_from(id).ok()?)
-    }
-
-    /// The node at `id` to change, if it exists.
-    pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
-        self.nodes.get_mut(usize::try_from(id).ok()?)
+    pub fn node(&self, id: NodeId) -> Option<Node<'_>> {
+        self.nodes.get(id)
     }
 
     /// The id the next node pushed will have. Readers pay every node from the budget, which
@@ -72,101 +68,44 @@ impl Graph {
     }
 
     /// The nodes with their ids.
-    pub fn nodes_with_ids(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+    pub fn nodes_with_ids(&self) -> impl Iterator<Item = (NodeId, Node<'_>)> {
         (0..).zip(&self.nodes)
     }
 }
 
-/// One node of a graph.
-#[derive(Debug, Clone, Serialize)]
-pub struct Node {
-    /// Node name (may be empty).
-    pub name: Name,
-    /// What the node is.
-    #[serde(flatten)]
-    pub kind: NodeKind,
-    /// Absolute offset of the node's declaration in the model file.
-    pub offset: super::Offset,
-}
-
-/// The kinds of graph node.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum NodeKind {
-    /// An operation.
-    Operator(Operator),
-    /// A runtime value: graph input, output or intermediate.
-    Value(Value),
-    /// A constant; its data is described by the tensor.
-    Constant {
-        /// Index into [`super::Inventory::tensors`].
-        tensor: TensorId,
-    },
-    /// A node type this reader does not know.
-    Unknown {
-        /// The raw type tag.
-        tag: u32,
-    },
-}
-
-/// An operation and its connections.
-///
-/// A node holds its operator inline, so the fields every operator has come first and what
-/// few have (a domain, subgraphs) lives out of line: on a million-node graph, each byte of
-/// `Operator` is a megabyte. Inputs and outputs share one allocation.
+/// An operation and its connections, as a reader builds it (see [`super::NewKind`]).
 #[derive(Debug, Clone)]
 pub struct Operator {
-    /// Operator type, such as `Conv`; unknown types read as `#<number>`.
-    pub op_type: Symbol,
-    /// Decoded attributes.
-    pub attrs: Box<[Attr]>,
-    /// Input nodes, then output nodes; `None` for an omitted input or an unused output.
-    links: Box<[Option<NodeId>]>,
+    pub(super) op_type: Symbol,
+    pub(super) attrs: Box<[Attr]>,
+    /// Input nodes, then output nodes.
+    pub(super) links: Vec<Option<NodeId>>,
     /// How many of `links` are inputs.
-    input_count: u32,
-    rare: Option<Box<Rare>>,
-}
-
-/// The fields of an [`Operator`] that most operators leave empty.
-#[derive(Debug, Clone, Default)]
-struct Rare {
-    domain: Option<Symbol>,
-    subgraphs: Box<[super::GraphId]>,
+    pub(super) inputs: usize,
+    pub(super) rare: Option<Rare>,
 }
 
 impl Operator {
-    /// An operator with no domain and no subgraphs. Readers pay every link from the budget,
-    /// which keeps the count of inputs far below `u32::MAX`.
+    /// An operator of type `op_type` (unknown types read as `#<number>`) with its decoded
+    /// attributes, its input nodes (`None` for an omitted optional input) and its output
+    /// nodes (`None` for an unused output); no domain and no subgraphs. The inputs are taken
+    /// by value and the outputs appended to them, so that a node with millions of inputs is
+    /// not copied on its way into the graph.
     pub fn new(
         op_type: Symbol,
         attrs: Box<[Attr]>,
-        inputs: &[Option<NodeId>],
+        mut inputs: Vec<Option<NodeId>>,
         outputs: &[Option<NodeId>],
     ) -> Self {
-        let links = [inputs, outputs].concat().into_boxed_slice();
-        let input_count = u32::try_from(inputs.len()).unwrap_or(u32::MAX);
-        let rare = None;
+        let count = inputs.len();
+        inputs.extend_from_slice(outputs);
         Operator {
             op_type,
             attrs,
-            links,
-            input_count,
-            rare,
+            links: inputs,
+            inputs: count,
+            rare: None,
         }
-    }
-
-    /// Input nodes in order; `None` for an omitted optional input.
-    pub fn inputs(&self) -> &[Option<NodeId>] {
-        self.links.split_at(self.split()).0
-    }
-
-    /// Output nodes in order; `None` for an unused output.
-    pub fn outputs(&self) -> &[Option<NodeId>] {
-        self.links.split_at(self.split()).1
-    }
-
-    fn split(&self) -> usize {
-        usize::try_from(self.input_count).map_or(self.links.len(), |n| n.min(self.links.len()))
     }
 
     /// The operator in `domain` (an operator set or dialect), if it has one.
@@ -184,33 +123,6 @@ impl Operator {
         }
         self
     }
-
-    /// Operator domain or namespace, if the format has one.
-    pub fn domain(&self) -> Option<&str> {
-        self.rare.as_ref()?.domain.as_deref()
-    }
-
-    /// Subgraphs owned by this operator.
-    pub fn subgraphs(&self) -> &[super::GraphId] {
-        self.rare.as_ref().map_or(&[], |r| &r.subgraphs)
-    }
-}
-
-impl Serialize for Operator {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let domain = self.domain();
-        let mut st = s.serialize_struct("Operator", 5 + usize::from(domain.is_some()))?;
-        st.serialize_field("op_type", &self.op_type)?;
-        if let Some(domain) = domain {
-            st.serialize_field("domain", domain)?;
-        }
-        st.serialize_field("attrs", &self.attrs)?;
-        st.serialize_field("inputs", self.inputs())?;
-        st.serialize_field("outputs", self.outputs())?;
-        st.serialize_field("subgraphs", self.subgraphs())?;
-        st.end()
-    }
 }
 
 /// A runtime value's type.
@@ -223,43 +135,59 @@ pub struct Value {
     /// A type that is not a tensor, as text, such as `seq(map(string, f32))` (ONNX
     /// sequences, maps and optionals).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub composite: Option<Box<str>>,
+    pub composite: Option<Box<Composite>>,
+}
+
+/// The text of a type that is not a tensor. A value holds it behind one pointer, since
+/// few values have one and every value pays for the field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Composite(pub Box<str>);
+
+impl std::fmt::Display for Composite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// A value's dimensions: a shared handle, since many values of a graph have one shape and
-/// readers keep one copy of each (see the formats' `Interner`).
+/// readers keep one copy of each (see the formats' `Interner`). The handle is one pointer,
+/// as every value pays for it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Shape(std::sync::Arc<[Dim]>);
+pub struct Shape(std::sync::Arc<Dims>);
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Dims(Box<[Dim]>);
 
 impl std::ops::Deref for Shape {
     type Target = [Dim];
 
     fn deref(&self) -> &[Dim] {
-        &self.0
+        &self.0 .0
     }
 }
 
 impl std::borrow::Borrow<[Dim]> for Shape {
     fn borrow(&self) -> &[Dim] {
-        &self.0
+        self
     }
 }
 
 impl From<Vec<Dim>> for Shape {
     fn from(dims: Vec<Dim>) -> Self {
-        Shape(dims.into())
+        Shape(Dims(dims.into()).into())
     }
 }
 
 impl From<&[Dim]> for Shape {
     fn from(dims: &[Dim]) -> Self {
-        Shape(dims.into())
+        Shape(Dims(dims.into()).into())
     }
 }
 
 impl Serialize for Shape {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        (**self).serialize(s)
     }
 }
 
@@ -333,34 +261,4 @@ pub struct TensorRef {
 pub struct GraphRef {
     /// Index into [`super::Inventory::graphs`].
     pub graph: super::GraphId,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A node is paid for once per node of the largest graphs: growing it is a decision.
-    #[test]
-    fn nodes_stay_small() {
-        assert_eq!(std::mem::size_of::<Operator>(), 72);
-        assert_eq!(std::mem::size_of::<Node>(), 96);
-    }
-
-    #[test]
-    fn rare_fields_serialize_as_before() {
-        let op = Operator::new("If".into(), Box::new([]), &[Some(0)], &[]);
-        let plain = serde_json::to_string(&op).unwrap();
-        assert_eq!(
-            plain,
-            r#"{"op_type":"If","attrs":[],"inputs":[0],"outputs":[],"subgraphs":[]}"#
-        );
-        let op = op
-            .with_domain(Some("ai.onnx.ml".into()))
-            .with_subgraphs(Box::new([2, 3]));
-        assert_eq!(op.domain(), Some("ai.onnx.ml"));
-        assert_eq!(
-            serde_json::to_string(&op).unwrap(),
-            r#"{"op_type":"If","domain":"ai.onnx.ml","attrs":[],"inputs":[0],"outputs":[],"subgraphs":[2,3]}"#
-        );
-    }
 }

@@ -12,6 +12,7 @@ mod imports;
 mod layout;
 mod list;
 mod name;
+mod nodes;
 mod offset;
 mod overlaps;
 mod scope;
@@ -21,13 +22,14 @@ mod tensor;
 
 pub use dtype::{BlockType, DType, Decode};
 pub use graph::{
-    Attr, AttrValue, Dim, EnumValue, Graph, GraphId, GraphRef, Node, NodeId, NodeKind, Operator,
+    Attr, AttrValue, Composite, Dim, EnumValue, Graph, GraphId, GraphRef, NodeId, Operator,
     RecordedScope, Shape, SubgraphOf, TensorRef, Value,
 };
 pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use list::{ItemKind, ListValue};
 pub use name::Name;
+pub use nodes::{NewKind, NewNode, Node, NodeKind, Nodes, OpRef};
 pub use offset::Offset;
 pub use overlaps::Overlap;
 pub use scope::{Scope, ScopeId, ScopeTree};

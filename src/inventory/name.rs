@@ -10,69 +10,130 @@ use std::sync::Arc;
 /// Files may hold names that are not UTF-8, so the bytes are kept as they are. JSON output
 /// writes UTF-8 names as strings and any other name as `{"bytes_base64": "..."}`.
 ///
-/// A name is a shared handle: cloning it copies no bytes, so a string that a file refers to
-/// a thousand times costs one copy and a thousand handles, once readers share it.
-#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Name(Arc<[u8]>);
+/// A short name is kept inline, with no allocation: most names of the largest graphs
+/// (`v123`, `onnx::MatMul_1234`, `blk.7.ffn_up.weight`) are short. A longer one is a shared
+/// handle: cloning it copies no bytes, so a string that a file refers to a thousand times
+/// costs one copy and a thousand handles, once readers share it.
+#[derive(Clone)]
+pub struct Name(Repr);
+
+/// The bytes a name keeps inline: as many as fit beside a length in the 24 bytes a handle to
+/// shared bytes takes anyway.
+const INLINE: usize = 22;
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Shared(Arc<[u8]>),
+}
+
+impl Default for Name {
+    fn default() -> Self {
+        Name(Repr::Inline {
+            len: 0,
+            bytes: [0; INLINE],
+        })
+    }
+}
 
 impl Name {
+    fn new(text: &[u8]) -> Self {
+        let mut bytes = [0; INLINE];
+        match (u8::try_from(text.len()), bytes.get_mut(..text.len())) {
+            (Ok(len), Some(inline)) => {
+                inline.copy_from_slice(text);
+                Name(Repr::Inline { len, bytes })
+            }
+            _ => Name(Repr::Shared(text.into())),
+        }
+    }
+
     /// The name as UTF-8, if it is.
     pub fn as_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.0).ok()
+        std::str::from_utf8(self.as_bytes()).ok()
     }
 
     /// The raw bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Repr::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or(bytes),
+            Repr::Shared(shared) => shared,
+        }
     }
 
     /// True for the empty name.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.as_bytes().is_empty()
     }
 
     /// The name as text for display: invalid UTF-8 is replaced, control characters are
     /// escaped, and a name over 500 characters is cut, so the result is safe to print on a
     /// terminal. JSON output keeps the whole name.
     pub fn display(&self) -> Cow<'_, str> {
-        crate::escape::excerpt(&self.0, 500)
+        crate::escape::excerpt(self.as_bytes(), 500)
     }
 }
 
 /// Names hash and compare as their bytes, so a set of names can be searched by bytes.
 impl std::borrow::Borrow<[u8]> for Name {
     fn borrow(&self) -> &[u8] {
-        &self.0
+        self.as_bytes()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
     }
 }
 
 impl From<&str> for Name {
     fn from(s: &str) -> Self {
-        Name(s.as_bytes().into())
+        Name::new(s.as_bytes())
     }
 }
 
 impl From<String> for Name {
     fn from(s: String) -> Self {
-        Name(s.into_bytes().into())
+        Name::new(s.as_bytes())
     }
 }
 
 impl From<Vec<u8>> for Name {
     fn from(b: Vec<u8>) -> Self {
-        Name(b.into())
+        Name::new(&b)
     }
 }
 
 impl From<&[u8]> for Name {
     fn from(b: &[u8]) -> Self {
-        Name(b.into())
+        Name::new(b)
     }
 }
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", String::from_utf8_lossy(&self.0))
+        write!(f, "{:?}", String::from_utf8_lossy(self.as_bytes()))
     }
 }
 
@@ -90,7 +151,7 @@ impl Serialize for Name {
             Some(text) => s.serialize_str(text),
             None => {
                 let mut map = s.serialize_map(Some(1))?;
-                let encoded = base64::engine::general_purpose::STANDARD.encode(&self.0);
+                let encoded = base64::engine::general_purpose::STANDARD.encode(self.as_bytes());
                 map.serialize_entry("bytes_base64", &encoded)?;
                 map.end()
             }
@@ -109,6 +170,21 @@ mod tests {
         let json = serde_json::to_string(&name).unwrap();
         assert_eq!(json, r#"{"bytes_base64":"Yf9i"}"#);
         assert_eq!(serde_json::to_string(&Name::from("x")).unwrap(), r#""x""#);
+    }
+
+    #[test]
+    fn short_names_are_inline_and_long_ones_shared() {
+        assert_eq!(std::mem::size_of::<Name>(), 24);
+        let short = Name::from(&[7u8; INLINE][..]);
+        assert!(matches!(short.0, Repr::Inline { len: 22, .. }));
+        let long = Name::from(vec![7u8; INLINE + 1]);
+        let copy = long.clone();
+        assert!(
+            matches!((&long.0, &copy.0), (Repr::Shared(a), Repr::Shared(b)) if Arc::ptr_eq(a, b))
+        );
+        assert_eq!((short.as_bytes().len(), copy.as_bytes().len()), (22, 23));
+        assert!(short < long && Name::default().is_empty());
+        assert_eq!(Name::from("layers.0"), Name::from(b"layers.0".to_vec()));
     }
 
     #[test]

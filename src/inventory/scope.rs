@@ -14,7 +14,7 @@
 //! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
 //! names' bytes; each scope's own part is copied once, whatever the number of names in it.
 
-use super::{Inventory, Name, NodeId, NodeKind};
+use super::{Inventory, Name, NodeId, NodeKind, Nodes};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -67,8 +67,8 @@ impl ScopeTree {
             scopes: vec![scope(Name::default(), None, 0)],
             index: HashMap::new(),
         };
-        let nodes = inv.graphs.first().map_or(&[][..], |g| &g.nodes[..]);
-        let nodes = &nodes[..nodes.len().min(u32::MAX as usize)];
+        let none = Nodes::default();
+        let nodes = inv.graphs.first().map_or(&none, |g| &g.nodes);
         let recorded = inv.graphs.first().map_or(&[][..], |g| &g.scopes[..]);
         // The scope each node is in by what the file records: its own, or for a value or
         // constant, that of the first operator with one that reads it, else writes it.
@@ -87,7 +87,7 @@ impl ScopeTree {
                     };
                     let values = if outputs { op.outputs() } else { op.inputs() };
                     for &value in values.iter().flatten() {
-                        let kind = nodes.get(value as usize).map(|n| &n.kind);
+                        let kind = nodes.get(value).map(|n| n.kind);
                         if matches!(kind, Some(NodeKind::Operator(_)) | None) {
                             continue;
                         }
@@ -387,14 +387,14 @@ fn slice<'a>(starts: &[u32], items: &'a [u32], key: ScopeId) -> &'a [u32] {
 mod tests {
     use super::{parts, ScopeTree};
     use crate::inventory::{
-        FileEntry, FileFormat, Graph, Inventory, Node, NodeKind, Operator, Storage, Tensor,
+        FileEntry, FileFormat, Graph, Inventory, NewKind, NewNode, Operator, Storage, Tensor,
     };
 
-    fn operator(name: &[u8]) -> Node {
-        let op = Operator::new("Op".into(), Box::new([]), &[], &[]);
-        Node {
+    fn operator(name: &[u8]) -> NewNode {
+        let op = Operator::new("Op".into(), Box::new([]), vec![], &[]);
+        NewNode {
             name: name.into(),
-            kind: NodeKind::Operator(op),
+            kind: NewKind::Operator(op),
             offset: crate::inventory::Offset::NONE,
         }
     }
@@ -484,17 +484,17 @@ mod tests {
         use crate::inventory::{RecordedScope, Value};
         let file = FileEntry::model("m", 0);
         let mut inv = Inventory::new(FileFormat::Read("paddle"), "", file);
-        let value = |name: &str| Node {
+        let value = |name: &str| NewNode {
             name: name.into(),
-            kind: NodeKind::Value(Value::default()),
+            kind: NewKind::Value(Value::default()),
             offset: crate::inventory::Offset::NONE,
         };
         let reads = |inputs: &[u32]| {
             let inputs: Box<[Option<u32>]> = inputs.iter().map(|&i| Some(i)).collect();
-            let op = Operator::new("Op".into(), Box::new([]), &inputs, &[]);
-            Node {
+            let op = Operator::new("Op".into(), Box::new([]), inputs.into_vec(), &[]);
+            NewNode {
                 name: "".into(),
-                kind: NodeKind::Operator(op),
+                kind: NewKind::Operator(op),
                 offset: crate::inventory::Offset::NONE,
             }
         };
@@ -512,7 +512,7 @@ mod tests {
             (77, "/out/of/range/"),
         ];
         inv.graphs.push(Graph {
-            nodes,
+            nodes: nodes.into_iter().collect(),
             scopes: (scopes.iter())
                 .map(|&(node, path)| RecordedScope {
                     node,

@@ -178,10 +178,10 @@ impl Inventory {
                     continue;
                 };
                 for input in op.inputs().iter().flatten() {
-                    if let Some(NodeKind::Constant { tensor }) = graph.node(*input).map(|n| &n.kind)
+                    if let Some(NodeKind::Constant { tensor }) = graph.node(*input).map(|n| n.kind)
                     {
-                        if let Some(slot @ None) = readers.get_mut(*tensor) {
-                            *slot = Some(&*op.op_type);
+                        if let Some(slot @ None) = readers.get_mut(tensor) {
+                            *slot = Some(&**op.op_type);
                         }
                     }
                 }
@@ -189,8 +189,8 @@ impl Inventory {
         }
         for (t, slot) in self.tensors.iter().zip(&mut readers) {
             let holder = t.node.and_then(|n| self.graphs.get(t.graph)?.node(n));
-            if let (None, Some(NodeKind::Operator(op))) = (&slot, holder.map(|n| &n.kind)) {
-                *slot = Some(&*op.op_type);
+            if let (None, Some(NodeKind::Operator(op))) = (&slot, holder.map(|n| n.kind)) {
+                *slot = Some(&**op.op_type);
             }
         }
         readers

@@ -238,6 +238,12 @@ impl ModelFile {
         let _ = inside;
     }
 
+    /// Releases the whole map (see [`ModelFile::release`]): a reader that has walked a large
+    /// structure keeps only the pages it reads next in memory, not every page it has read.
+    pub fn release_all(&self) {
+        self.release(&self.bytes);
+    }
+
     /// Up to `len` bytes from `offset`, fewer at the end of the file. They are read from the
     /// open file rather than the map: a reader that looks at a few bytes every megabyte
     /// (Paddle's record headers) would otherwise map the pages around each of them. A file

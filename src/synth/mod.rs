@@ -33,28 +33,29 @@ pub fn bench_data(name: &str, write: impl FnOnce(&Path) -> io::Result<()>) -> Pa
 /// the graph input and the last value the graph output.
 pub fn chain_in_one_scope(layers: u32) -> crate::analysis::Analysis {
     use crate::inventory::{
-        FileEntry, FileFormat, Graph, Inventory, Node, NodeKind, Operator, Value,
+        FileEntry, FileFormat, Graph, Inventory, NewKind, NewNode, Nodes, Operator, Value,
     };
-    let node = |name: String, kind: NodeKind| Node {
+    let node = |name: String, kind: NewKind| NewNode {
         name: name.as_str().into(),
         kind,
         offset: crate::inventory::Offset::NONE,
     };
-    let mut nodes = vec![node("input".into(), NodeKind::Value(Value::default()))];
+    let mut nodes = Nodes::default();
+    nodes.push(node("input".into(), NewKind::Value(Value::default())));
     for i in 0..layers {
         let name = format!("/model/layer.{}/Relu_{}", i / 50, i % 50);
         let out = 2 * i + 1;
         nodes.push(node(
             format!("{name}_output_0"),
-            NodeKind::Value(Value::default()),
+            NewKind::Value(Value::default()),
         ));
         let op = Operator::new(
             "Relu".into(),
             Box::new([]),
-            &[Some(out.saturating_sub(2))],
+            vec![Some(out.saturating_sub(2))],
             &[Some(out)],
         );
-        nodes.push(node(name, NodeKind::Operator(op)));
+        nodes.push(node(name, NewKind::Operator(op)));
     }
     let file = FileEntry::model("chain", 0);
     let mut inventory = Inventory::new(FileFormat::Read("rten"), "", file);

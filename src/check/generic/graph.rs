@@ -70,14 +70,14 @@ fn duplicates(graph_id: usize, graph: &Graph, out: &mut Findings) {
 }
 
 /// Operators and values are named apart.
-fn class(node: &Node) -> bool {
+fn class(node: Node<'_>) -> bool {
     matches!(node.kind, NodeKind::Operator(_))
 }
 
 /// Each named node whose name an earlier node of its class has, with the first such node,
 /// in node order; `key` hashes a node's class and name. Each named node takes 8 bytes: 32
 /// bits of its hash above its id, so one sort of integers groups equal hashes in node order.
-fn repeats(graph: &Graph, key: impl Fn(&Node) -> u64) -> Vec<(u32, u32)> {
+fn repeats(graph: &Graph, key: impl Fn(Node<'_>) -> u64) -> Vec<(u32, u32)> {
     let mut named: Vec<u64> = (0u32..)
         .zip(&graph.nodes)
         .filter(|(_, n)| !n.name.is_empty() && !matches!(n.kind, NodeKind::Unknown { .. }))
@@ -94,7 +94,7 @@ fn repeats(graph: &Graph, key: impl Fn(&Node) -> u64) -> Vec<(u32, u32)> {
         let ids = run.iter().map(|&entry| entry as u32); // the low 32 bits: the id
         let nodes = ids.filter_map(|id| Some((graph.node(id)?, id)));
         clash.clear();
-        clash.extend(nodes.map(|(n, id)| (class(n), &n.name, id)));
+        clash.extend(nodes.map(|(n, id)| (class(n), n.name, id)));
         clash.sort_unstable_by(|a, b| {
             (a.0.cmp(&b.0))
                 .then_with(|| by_text(a.1, b.1))
@@ -114,7 +114,7 @@ fn repeats(graph: &Graph, key: impl Fn(&Node) -> u64) -> Vec<(u32, u32)> {
 fn captured_names(inv: &Inventory) -> Vec<&Name> {
     let mut names: Vec<&Name> = (inv.graphs.iter())
         .flat_map(|g| g.captures.iter().filter_map(|&id| g.node(id)))
-        .map(|n| &n.name)
+        .map(|n| n.name)
         .collect();
     names.sort_unstable_by(|a, b| by_text(a, b));
     names.dedup_by(|a, b| by_text(a, b) == Ordering::Equal);
@@ -148,10 +148,7 @@ fn unused_constants<'a>(
             continue;
         }
         let captured = captured.get_or_insert_with(|| captured_names(inv));
-        if captured
-            .binary_search_by(|c| by_text(c, &node.name))
-            .is_ok()
-        {
+        if captured.binary_search_by(|c| by_text(c, node.name)).is_ok() {
             continue;
         }
         out.add(
@@ -171,18 +168,18 @@ fn unused_constants<'a>(
 #[cfg(test)]
 mod tests {
     use super::repeats;
-    use crate::inventory::{Graph, Node, NodeKind, Offset, Operator};
+    use crate::inventory::{Graph, NewKind, NewNode, Offset, Operator};
 
     /// Colliding hashes fall back to comparing names: with every hash equal, the same repeats
     /// are found as with a seeded hash.
     #[test]
     fn repeats_are_found_by_name_where_hashes_collide() {
-        let node = |name: &str, op: bool| Node {
+        let node = |name: &str, op: bool| NewNode {
             name: name.into(),
             kind: if op {
-                NodeKind::Operator(Operator::new("Op".into(), Box::new([]), &[], &[]))
+                NewKind::Operator(Operator::new("Op".into(), Box::new([]), vec![], &[]))
             } else {
-                NodeKind::Value(Default::default())
+                NewKind::Value(Default::default())
             },
             offset: Offset::NONE,
         };

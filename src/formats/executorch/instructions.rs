@@ -8,7 +8,7 @@ use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::numbers::{bits64, narrow};
 use crate::inventory::{
-    Attr, AttrValue, EnumValue, GraphId, Name, Node, NodeId, NodeKind, Operator, Symbol,
+    Attr, AttrValue, EnumValue, GraphId, Name, NewKind, NewNode, NodeId, Operator, Symbol,
 };
 use std::rc::Rc;
 
@@ -115,7 +115,7 @@ impl Walk<'_, '_> {
                 if !self.budget.spend(NODE_ENTRIES, place, self.out) {
                     return false;
                 }
-                let kind = NodeKind::Unknown {
+                let kind = NewKind::Unknown {
                     tag: u32::from(other.0),
                 };
                 self.push_node(method.graph, kind, at);
@@ -129,17 +129,17 @@ impl Walk<'_, '_> {
         let moves = op_type == "move";
         let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
         attrs.shrink_to_fit();
-        let operator = Operator::new(op_type, attrs.into(), &inputs, &outputs);
-        self.push_node(method.graph, NodeKind::Operator(operator), at);
+        let operator = Operator::new(op_type, attrs.into(), inputs, &outputs);
+        self.push_node(method.graph, NewKind::Operator(operator), at);
         true
     }
 
     /// Adds a nameless node at `at` to `graph`.
-    fn push_node(&mut self, graph: GraphId, kind: NodeKind, at: u64) {
+    fn push_node(&mut self, graph: GraphId, kind: NewKind, at: u64) {
         if let Some(graph) = self.inv.graphs.get_mut(graph) {
             let name = Name::default();
             let offset = at.into();
-            graph.nodes.push(Node { name, kind, offset });
+            graph.nodes.push(NewNode { name, kind, offset });
         }
     }
 

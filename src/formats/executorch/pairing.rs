@@ -17,7 +17,7 @@ use crate::check::{Finding, Findings, Item, Place, Severity};
 use crate::formats::shared::budget::Budget;
 use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
 use crate::formats::ReadOptions;
-use crate::inventory::{FileEntry, FileFormat, FileId, FileRole, Inventory, NodeKind};
+use crate::inventory::{FileEntry, FileFormat, FileId, FileRole, Inventory, NewKind};
 use crate::source::ModelFile;
 use ahash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -348,14 +348,9 @@ fn link(
             }
             Some(_) => {}
         }
-        if let Some(node) = inv
-            .graphs
-            .get_mut(ext.graph)
-            .and_then(|g| g.nodes.get_mut(ext.node as usize))
-        {
-            node.kind = NodeKind::Constant {
-                tensor: entry.tensor,
-            };
+        if let Some(g) = inv.graphs.get_mut(ext.graph) {
+            let tensor = entry.tensor;
+            g.nodes.set_kind(ext.node, NewKind::Constant { tensor });
         }
     }
     for p in paired {

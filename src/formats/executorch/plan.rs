@@ -7,7 +7,7 @@ use super::rules::{out_of_range, INDEX_OUT_OF_RANGE, METHOD_INCOMPLETE};
 use super::schema::program as fb;
 use crate::check::{Item, Place};
 use crate::formats::shared::bytes::offset_in;
-use crate::inventory::{Dim, Graph, Name, Node, NodeId, NodeKind, Symbol, Tensor, Value};
+use crate::inventory::{Dim, Graph, Name, NewKind, NewNode, NodeId, Symbol, Tensor, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -83,7 +83,7 @@ impl Walk<'_, '_> {
         let count = instructions.fold(method.value_count(), usize::saturating_add);
         let affordable = usize::try_from(self.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
         if let Some(g) = self.inv.graphs.get_mut(graph) {
-            g.nodes.reserve_exact(count.min(affordable));
+            g.nodes.reserve(count.min(affordable));
         }
         if !self.values(&mut method) {
             return false;
@@ -184,7 +184,7 @@ impl Walk<'_, '_> {
             let name = match &kind {
                 // The exporter stores equal constants once; a second value of this method
                 // holding one is named for itself, as a value.
-                NodeKind::Constant { tensor } => match self.inv.tensors.get(*tensor) {
+                NewKind::Constant { tensor } => match self.inv.tensors.get(*tensor) {
                     Some(t) if t.graph == method.graph && t.node.is_some_and(|n| n != i) => {
                         Name::from(format!("%{i}"))
                     }
@@ -197,7 +197,7 @@ impl Walk<'_, '_> {
                 },
             };
             if let Some(g) = self.inv.graphs.get_mut(method.graph) {
-                g.nodes.push(Node {
+                g.nodes.push(NewNode {
                     name,
                     kind,
                     offset: at.into(),
@@ -214,10 +214,10 @@ impl Walk<'_, '_> {
         node: NodeId,
         value: fb::EValue<'_>,
         at: u64,
-    ) -> (NodeKind, bool) {
+    ) -> (NewKind, bool) {
         let scalar = |dtype, shape: Vec<crate::inventory::Dim>| {
             (
-                NodeKind::Value(Value {
+                NewKind::Value(Value {
                     dtype: Some(dtype),
                     shape: Some(shape.into()),
                     composite: None,
@@ -229,7 +229,7 @@ impl Walk<'_, '_> {
         match value.val_type() {
             fb::KernelTypes::Tensor => match value.val_as_tensor() {
                 Some(t) => self.tensor(method, node, t),
-                None => (NodeKind::Value(Value::default()), false),
+                None => (NewKind::Value(Value::default()), false),
             },
             fb::KernelTypes::Int => scalar(DType::I64, vec![]),
             fb::KernelTypes::Double => scalar(DType::F64, vec![]),
@@ -281,11 +281,11 @@ impl Walk<'_, '_> {
                     value.val_as_tensor_list().and_then(|l| l.items())
                 };
                 self.check_tensor_list(method, items, optional, at);
-                (NodeKind::Value(Value::default()), false)
+                (NewKind::Value(Value::default()), false)
             }
-            fb::KernelTypes::Null => (NodeKind::Value(Value::default()), true),
+            fb::KernelTypes::Null => (NewKind::Value(Value::default()), true),
             other => (
-                NodeKind::Unknown {
+                NewKind::Unknown {
                     tag: u32::from(other.0),
                 },
                 true,
@@ -335,7 +335,7 @@ impl Walk<'_, '_> {
     }
 
     /// A tensor value: a constant, an initial state, an external tensor or a runtime value.
-    fn tensor(&mut self, method: &Method<'_>, node: NodeId, t: fb::Tensor<'_>) -> (NodeKind, bool) {
+    fn tensor(&mut self, method: &Method<'_>, node: NodeId, t: fb::Tensor<'_>) -> (NewKind, bool) {
         let at = t._tab.loc() as u64;
         let desc = Desc::new(
             t.scalar_type().0,
@@ -363,7 +363,7 @@ impl Walk<'_, '_> {
         let becomes_tensor = !external && index > 0 && (!planned || initial_state);
         let shape = desc.check(&what, place, !becomes_tensor, self.out);
         let fqn = extra.and_then(|e| e.fully_qualified_name());
-        let value = NodeKind::Value(Value {
+        let value = NewKind::Value(Value {
             dtype: shape.dtype,
             shape: Some(
                 self.names
@@ -388,7 +388,7 @@ impl Walk<'_, '_> {
         let which = extra.map_or(0, |e| e.mutable_data_segments_idx());
         let state = planned.then_some(which);
         if let Some(tensor) = self.known_tensor(index, state).filter(|_| becomes_tensor) {
-            return (NodeKind::Constant { tensor }, true);
+            return (NewKind::Constant { tensor }, true);
         }
         let name = match fqn {
             Some(_) => self.name(fqn),
@@ -413,7 +413,7 @@ impl Walk<'_, '_> {
             None
         };
         match id {
-            Some(tensor) => (NodeKind::Constant { tensor }, true),
+            Some(tensor) => (NewKind::Constant { tensor }, true),
             None => (value, planned),
         }
     }

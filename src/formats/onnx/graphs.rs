@@ -20,8 +20,8 @@ use super::{dtypes::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
 use crate::inventory::{
-    Attr, AttrValue, Dim, Graph, GraphId, GraphRef, Name, Node, NodeId, NodeKind, Operator,
-    RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
+    Attr, AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId,
+    NodeKind, Operator, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -195,10 +195,10 @@ impl<'b> GraphReader<'_, 'b> {
         self.r.offset(bytes)
     }
 
-    fn push(&mut self, name: Name, kind: NodeKind, offset: Option<u64>) -> NodeId {
+    fn push(&mut self, name: Name, kind: NewKind, offset: Option<u64>) -> NodeId {
         let graph = self.graph();
         let id = graph.next_id();
-        graph.nodes.push(Node {
+        graph.nodes.push(NewNode {
             name,
             kind,
             offset: offset.into(),
@@ -208,7 +208,7 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn is_constant(&mut self, id: NodeId) -> bool {
         let node = self.graph().node(id);
-        matches!(node.map(|n| &n.kind), Some(NodeKind::Constant { .. }))
+        matches!(node.map(|n| n.kind), Some(NodeKind::Constant { .. }))
     }
 
     fn define(&mut self, name: &[u8], id: NodeId) {
@@ -403,7 +403,7 @@ impl<'b> GraphReader<'_, 'b> {
             );
             return;
         }
-        let id = self.push(Name::from(name), NodeKind::Constant { tensor }, at);
+        let id = self.push(Name::from(name), NewKind::Constant { tensor }, at);
         self.define(name, id);
     }
 
@@ -425,7 +425,7 @@ impl<'b> GraphReader<'_, 'b> {
                 }
                 Some(constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
-                    let kind = NodeKind::Value(value(ty, &mut self.r.symbols));
+                    let kind = NewKind::Value(value(ty, &mut self.r.symbols));
                     let id = self.push(Name::from(name), kind, None);
                     self.define(name, id);
                     id
@@ -487,7 +487,7 @@ impl<'b> GraphReader<'_, 'b> {
             return Some(id);
         }
         if self.enclosing_defines(name, false) {
-            let id = self.push(Name::from(name), NodeKind::Value(Value::default()), None);
+            let id = self.push(Name::from(name), NewKind::Value(Value::default()), None);
             self.graph().captures.push(id);
             self.define(name, id);
             return Some(id);
@@ -572,7 +572,7 @@ impl<'b> GraphReader<'_, 'b> {
         }
         // The operator's index moves if lookups captured values; take it again.
         let op_id = self.graph().next_id();
-        self.push(Name::from(n.name), NodeKind::Unknown { tag: 0 }, at);
+        self.push(Name::from(n.name), NewKind::Unknown { tag: 0 }, at);
         if !n.module.is_empty() {
             if let Some(path) = self.r.module(n.module, at) {
                 let scope = RecordedScope { node: op_id, path };
@@ -624,7 +624,7 @@ impl<'b> GraphReader<'_, 'b> {
                     .push(Finding::new(&NOT_SSA, Place::at(at).item(item), message));
             }
             let ty = types.get(self.in_file(name)).copied();
-            let kind = NodeKind::Value(value(ty, &mut self.r.symbols));
+            let kind = NewKind::Value(value(ty, &mut self.r.symbols));
             let id = self.push(Name::from(name), kind, None);
             self.define(name, id);
             outputs.push(Some(id));
@@ -636,12 +636,10 @@ impl<'b> GraphReader<'_, 'b> {
             Some(schema) => Symbol::Static(schema.name),
             None => self.r.symbol(n.op_type, at),
         };
-        let operator = Operator::new(op_type, attrs, &inputs, &outputs)
+        let operator = Operator::new(op_type, attrs, inputs, &outputs)
             .with_domain(domain)
             .with_subgraphs(subgraphs.into());
-        if let Some(node) = self.graph().node_mut(op_id) {
-            node.kind = NodeKind::Operator(operator);
-        }
+        (self.graph().nodes).set_kind(op_id, NewKind::Operator(operator));
     }
 
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
@@ -825,6 +823,6 @@ fn value(ty: Option<&TypeView>, shared: &mut Interner) -> Value {
     Value {
         dtype: t.elem_type.and_then(from_onnx),
         shape,
-        composite: t.composite.as_deref().map(Box::from),
+        composite: (t.composite.as_deref()).map(|c| Box::new(Composite(c.into()))),
     }
 }

@@ -8,7 +8,7 @@
 
 use super::rules::SHAPE_INPUT_EXTERNAL;
 use crate::check::{Findings, Item, Place};
-use crate::inventory::{Graph, GraphId, Inventory, Name, NodeId, NodeKind, Operator, Storage};
+use crate::inventory::{Graph, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, Storage};
 use std::collections::HashMap;
 
 /// Input indices with their names in the operator's schema.
@@ -87,7 +87,7 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
             if op.domain().is_some_and(|d| d != "ai.onnx") {
                 continue;
             }
-            let inputs = read_as_data(&op.op_type, opset);
+            let inputs = read_as_data(op.op_type, opset);
             if inputs.is_empty() {
                 continue;
             }
@@ -111,14 +111,14 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
                 out.add(
                     &SHAPE_INPUT_EXTERNAL,
                     Place::at(node.offset).item(item),
-                    message(op, &node.name, &external),
+                    message(op, node.name, &external),
                 );
             }
         }
     }
 }
 
-fn message(op: &Operator, node: &Name, external: &[(&str, &Name)]) -> String {
+fn message(op: &OpRef, node: &Name, external: &[(&str, &Name)]) -> String {
     let list = |f: &dyn Fn(&(&str, &Name)) -> String| {
         external.iter().map(f).collect::<Vec<_>>().join(", ")
     };

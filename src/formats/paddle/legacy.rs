@@ -13,7 +13,7 @@ use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::numbers::{low32, narrow, signed64};
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
 use crate::inventory::{
-    Attr, AttrValue, DType, GraphId, GraphRef, Name, NodeId, NodeKind, Operator, Value,
+    Attr, AttrValue, DType, GraphId, GraphRef, Name, NewKind, NodeId, Operator, Value,
 };
 use std::collections::HashMap;
 
@@ -251,7 +251,7 @@ impl<'b> Reader<'_, 'b, '_> {
         let shared = self.b.name(self.file, name);
         let Some(node) = self
             .b
-            .node(graph, shared.clone(), NodeKind::Value(value), at, 0)
+            .node(graph, shared.clone(), NewKind::Value(value), at, 0)
         else {
             return;
         };
@@ -376,11 +376,11 @@ impl<'b> Reader<'_, 'b, '_> {
             }
         }
         let scope = self.b.op_scope(&attrs, at);
-        let operator = Operator::new(op_type.clone(), attrs.into(), &inputs, &outputs)
+        let operator = Operator::new(op_type.clone(), attrs.into(), inputs.clone(), &outputs)
             .with_subgraphs(subgraphs.clone().into());
         let Some(node) = self
             .b
-            .node(graph, Name::default(), NodeKind::Operator(operator), at, 0)
+            .node(graph, Name::default(), NewKind::Operator(operator), at, 0)
         else {
             return;
         };
@@ -423,7 +423,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 let home = (graph - position).checked_add(ancestor)?;
                 let home = self.b.inv.graphs.get(home)?;
                 let shared = home.node(declared)?.name.clone();
-                let kind = NodeKind::Value(Value::default());
+                let kind = NewKind::Value(Value::default());
                 let id = self.b.node(graph, shared, kind, None, 0)?;
                 self.b.inv.graphs.get_mut(graph)?.captures.push(id);
                 self.names.get_mut(position)?.insert(name, id);

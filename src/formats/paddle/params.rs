@@ -12,7 +12,7 @@ use crate::check::{Findings, Item, Place};
 use crate::formats::registry::{self, Detected};
 use crate::formats::shared::bytes::head;
 use crate::inventory::{
-    ByteRange, DType, DataRange, FileId, Inventory, Name, NodeKind, Section, SectionKind, Storage,
+    ByteRange, DType, DataRange, FileId, Inventory, Name, NewKind, Section, SectionKind, Storage,
     Tensor,
 };
 use crate::source::ModelFile;
@@ -242,9 +242,8 @@ fn add_tensor(
         Some(data) => tensor.stored(Storage::External, data),
         None => tensor,
     });
-    let node = param.and_then(|p| inv.graphs.first_mut()?.nodes.get_mut(p.node as usize));
-    if let Some(node) = node {
-        node.kind = NodeKind::Constant { tensor: id };
+    if let Some((p, g)) = param.zip(inv.graphs.first_mut()) {
+        g.nodes.set_kind(p.node, NewKind::Constant { tensor: id });
     }
     id
 }

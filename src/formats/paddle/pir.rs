@@ -19,7 +19,7 @@ use crate::check::{Item, Place};
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
 use crate::inventory::{
-    Attr, AttrValue, DType, GraphId, Name, NodeId, NodeKind, Operator, SubgraphOf, Symbol, Value,
+    Attr, AttrValue, DType, GraphId, Name, NewKind, NodeId, Operator, SubgraphOf, Symbol, Value,
 };
 use std::collections::HashMap;
 
@@ -609,7 +609,7 @@ impl<'a> Reader<'_, '_> {
     /// Adds the value node for a result or block argument.
     fn define(&mut self, graph: GraphId, value: &Defined, name: Option<Name>) -> Option<NodeId> {
         let id = value.id?;
-        let kind = NodeKind::Value(Value {
+        let kind = NewKind::Value(Value {
             dtype: value.dtype,
             shape: value.dims.as_deref().map(|d| self.b.shape(d)),
             composite: None,
@@ -630,7 +630,7 @@ impl<'a> Reader<'_, '_> {
             return Some(capture);
         }
         let name = self.b.inv.graphs.get(defined_in)?.node(node)?.name.clone();
-        let kind = NodeKind::Value(Value::default());
+        let kind = NewKind::Value(Value::default());
         let capture = self.b.node(graph, name, kind, None, 0)?;
         self.b.inv.graphs.get_mut(graph)?.captures.push(capture);
         self.captured.insert((graph, id), capture);
@@ -659,7 +659,7 @@ impl<'a> Reader<'_, '_> {
         let operator = Operator::new(
             self.b.symbol(op_type, Some(at)),
             op.attrs.into(),
-            &op.inputs,
+            op.inputs.clone(),
             &outputs,
         )
         .with_domain(domain)
@@ -669,7 +669,7 @@ impl<'a> Reader<'_, '_> {
             .node(
                 graph,
                 Name::default(),
-                NodeKind::Operator(operator),
+                NewKind::Operator(operator),
                 Some(at),
                 0,
             )

@@ -5,7 +5,7 @@ use crate::check::{Findings, Place};
 use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
 use crate::formats::shared::stack;
 use crate::inventory::{
-    Attr, AttrValue, DType, Dim, Graph, GraphId, Inventory, Name, Node, NodeId, NodeKind,
+    Attr, AttrValue, DType, Dim, Graph, GraphId, Inventory, Name, NewKind, NewNode, NodeId,
     RecordedScope, Shape, Symbol,
 };
 
@@ -95,7 +95,7 @@ impl Builder<'_> {
         &mut self,
         graph: GraphId,
         name: Name,
-        kind: NodeKind,
+        kind: NewKind,
         offset: Option<u64>,
         extra: u64,
     ) -> Option<NodeId> {
@@ -104,7 +104,7 @@ impl Builder<'_> {
         }
         let nodes = &mut self.inv.graphs.get_mut(graph)?.nodes;
         let id = NodeId::try_from(nodes.len()).ok()?;
-        nodes.push(Node {
+        nodes.push(NewNode {
             name,
             kind,
             offset: offset.into(),

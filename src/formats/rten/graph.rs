@@ -15,8 +15,9 @@ use crate::formats::shared::bytes::len;
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
     Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
-    Name, Node, NodeKind, Operator, Storage, SubgraphOf, Symbol, Tensor, Value,
+    Name, NewKind, NewNode, NodeKind, Nodes, Operator, Storage, SubgraphOf, Symbol, Tensor, Value,
 };
+use crate::source::ModelFile;
 use std::collections::VecDeque;
 
 /// Vtable slots of `Graph` fields (4 + 2 * field id).
@@ -25,9 +26,13 @@ const GRAPH_OUTPUTS: u16 = 8;
 const GRAPH_CAPTURES: u16 = 10;
 /// Vtable slot of `Model.schema_version`.
 const MODEL_SCHEMA_VERSION: u16 = 4;
+/// Nodes walked between releases of the file's pages: a few megabytes of a large graph.
+const RELEASE_EVERY: u32 = 1 << 16;
 
 /// Walks a verified model into `inv`.
 pub struct Walker<'a, 'i> {
+    /// The model file, whose pages the walk releases as it goes.
+    file: &'i ModelFile,
     /// The FlatBuffer bytes.
     buf: &'a [u8],
     layout: &'i Container,
@@ -42,14 +47,16 @@ pub struct Walker<'a, 'i> {
 }
 
 impl<'a, 'i> Walker<'a, 'i> {
-    /// A walker over `buf`, the FlatBuffer described by `layout`.
+    /// A walker over `buf`, the FlatBuffer of `file` described by `layout`.
     pub fn new(
+        file: &'i ModelFile,
         buf: &'a [u8],
         layout: &'i Container,
         inv: &'i mut Inventory,
         out: &'i mut Findings,
     ) -> Self {
         Walker {
+            file,
             buf,
             layout,
             inv,
@@ -121,7 +128,8 @@ impl<'a, 'i> Walker<'a, 'i> {
         let raw = RawTable::new(self.buf, g._tab.loc());
         let nodes = g.nodes();
         let count = nodes.map_or(0, |n| n.len());
-        let mut out_nodes = Vec::with_capacity(count);
+        let mut out_nodes = Nodes::default();
+        out_nodes.reserve(count);
         for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
             let op = node.data_as_operator_node();
             let links = op.map_or(0, |op| {
@@ -132,8 +140,11 @@ impl<'a, 'i> Walker<'a, 'i> {
             if !self.budget.spend(1 + links as u64, at, self.out) {
                 break;
             }
+            if index % RELEASE_EVERY == RELEASE_EVERY - 1 {
+                self.file.release_all();
+            }
             let kind = self.node(node, id, index, queue);
-            out_nodes.push(Node {
+            out_nodes.push(NewNode {
                 name: node.name().map(Name::from).unwrap_or_default(),
                 kind,
                 offset: self.abs(node._tab.loc()).into(),
@@ -176,13 +187,13 @@ impl<'a, 'i> Walker<'a, 'i> {
         for (index, &node_id) in ids.iter().enumerate().take(len) {
             let at = self.abs(start + 4 * index);
             let item = Item::GraphRef { graph, list, index };
-            let nodes = self.inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes);
-            let problem = match nodes.get(node_id as usize).map(|n| &n.kind) {
+            let nodes = self.inv.graphs.get(graph).map(|g| &g.nodes);
+            let problem = match nodes.and_then(|n| n.get(node_id)).map(|n| n.kind) {
                 None => Some((
                     &GRAPH_REF_OUT_OF_RANGE,
                     format!(
                         "graph {list}[{index}] = {node_id}, but the graph has {} nodes{}",
-                        nodes.len(),
+                        nodes.map_or(0, |n| n.len()),
                         if node_id > i32::MAX as u32 {
                             " (rten panics on indices above i32::MAX)"
                         } else {
@@ -218,17 +229,17 @@ impl<'a, 'i> Walker<'a, 'i> {
         graph: GraphId,
         index: u32,
         queue: &mut VecDeque<(fb::Graph<'a>, GraphId)>,
-    ) -> NodeKind {
+    ) -> NewKind {
         let at = self.abs(node._tab.loc());
         let item = Item::Node { graph, node: index };
         if let Some(op) = node.data_as_operator_node() {
-            return NodeKind::Operator(self.operator(op, graph, index, at, queue));
+            return NewKind::Operator(self.operator(op, graph, index, at, queue));
         }
         if let Some(c) = node.data_as_constant_node() {
             return self.constant(c, node, graph, index, at);
         }
         if let Some(v) = node.data_as_value_node() {
-            return NodeKind::Value(self.value(v, item, at));
+            return NewKind::Value(self.value(v, item, at));
         }
         let tag = node.data_type().0;
         self.out.add(
@@ -236,7 +247,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             Place::at(at).item(item),
             format!("node kind tag {tag} is not Operator (1), Constant (2) or Value (3)"),
         );
-        NodeKind::Unknown {
+        NewKind::Unknown {
             tag: u32::from(tag),
         }
     }
@@ -272,7 +283,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         graph: GraphId,
         index: u32,
         at: u64,
-    ) -> NodeKind {
+    ) -> NewKind {
         let item = Item::Node { graph, node: index };
         let shape: Vec<u64> = c.shape().iter().map(u64::from).collect();
         let declared = c.dtype().map(|d| (d.0, constant_dtype(d.0)));
@@ -338,7 +349,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             node: Some(index),
             ..Tensor::declared(name, dtype, shape, at)
         });
-        NodeKind::Constant { tensor }
+        NewKind::Constant { tensor }
     }
 
     /// The absolute range of an external constant, or `None` if it cannot be computed.
@@ -459,7 +470,8 @@ impl<'a, 'i> Walker<'a, 'i> {
                 ),
             }
         }
-        Operator::new(op_type, attrs.into(), &inputs, &outputs).with_subgraphs(subgraphs.into())
+        Operator::new(op_type, attrs.into(), inputs.into_vec(), &outputs)
+            .with_subgraphs(subgraphs.into())
     }
 
     /// Decodes the attribute table and checks that it is the one the operator reads.

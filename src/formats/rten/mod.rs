@@ -58,7 +58,7 @@ impl Format for Rten {
         let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
         inv.preferred_alignment = Some(TENSOR_ALIGNMENT);
         if let Some(layout) = header::read(bytes, &mut inv, out) {
-            let walked = read_model(bytes, &layout, &mut inv, out);
+            let walked = read_model(file, &layout, &mut inv, out);
             declare_tensor_section(&layout, &mut inv);
             // Unused bytes can only be told apart once every tensor has been located.
             if walked && (layout.v1 || layout.tensor_data_offset.is_some()) {
@@ -77,11 +77,12 @@ fn v1_identifier(bytes: &[u8]) -> bool {
 
 /// Verifies and walks the FlatBuffer; false if it could not be read.
 fn read_model(
-    bytes: &[u8],
+    file: &ModelFile,
     layout: &header::Container,
     inv: &mut Inventory,
     out: &mut Findings,
 ) -> bool {
+    let bytes = file.bytes();
     let range = usize::try_from(layout.model_offset)
         .ok()
         .zip(usize::try_from(layout.model_len).ok())
@@ -90,7 +91,9 @@ fn read_model(
     let Some(root) = verify::verify(model, layout.model_offset, out) else {
         return false;
     };
-    graph::Walker::new(model, layout, inv, out).run(root);
+    // The verifier has paged in the whole FlatBuffer; the walk pages in what it reads.
+    file.release_all();
+    graph::Walker::new(file, model, layout, inv, out).run(root);
     true
 }
 

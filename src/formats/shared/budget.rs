@@ -280,8 +280,8 @@ mod tests {
 
     #[test]
     fn a_string_referred_to_many_times_is_copied_once() {
-        let file = b"....a-long-shared-name....".to_vec();
-        let name = &file[4..22];
+        let file = b"....a-long-shared-name-past-the-inline....".to_vec();
+        let name = &file[4..38];
         let mut out = Findings::default();
         let mut budget = Budget::for_file(0);
         let mut interner = Interner::default();
@@ -292,11 +292,11 @@ mod tests {
             assert!(std::ptr::eq(again.as_bytes(), first.as_bytes()));
         }
         assert_eq!((budget.left(), budget.bytes), left, "repeats cost nothing");
-        assert_eq!(first.as_bytes(), b"a-long-shared-name");
+        assert_eq!(first.as_bytes(), b"a-long-shared-name-past-the-inline");
         // A slice that is not part of the file is copied and paid for each time.
-        let elsewhere = b"a-long-shared-name".to_vec();
+        let elsewhere = b"a-long-shared-name-past-the-inline".to_vec();
         interner.name(&file, &elsewhere, &mut budget, &mut out);
-        assert_eq!(budget.bytes, left.1 - 18);
+        assert_eq!(budget.bytes, left.1 - 34);
         assert!(out.is_empty());
     }
 

@@ -23,7 +23,7 @@ impl<'i> Outer<'i> {
         };
         let mut found = Vec::new();
         for &capture in &graph.captures {
-            let Some(name) = graph.node(capture).map(|n| &n.name) else {
+            let Some(name) = graph.node(capture).map(|n| n.name) else {
                 continue;
             };
             let mut scope = graph.parent.map(|p| p.graph);
@@ -52,10 +52,9 @@ impl<'i> Outer<'i> {
 
 /// The values graph `id` defines, by name: inputs, initializers and node outputs.
 fn defined(inv: &Inventory, id: GraphId) -> HashMap<&Name, NodeId, ahash::RandomState> {
-    let nodes = inv.graphs.get(id).map_or(&[][..], |g| &g.nodes[..]);
-    (0..)
-        .zip(nodes)
+    let nodes = inv.graphs.get(id).map(|g| g.nodes_with_ids());
+    (nodes.into_iter().flatten())
         .filter(|(_, n)| matches!(n.kind, NodeKind::Value(_) | NodeKind::Constant { .. }))
-        .map(|(i, n)| (&n.name, i))
+        .map(|(i, n)| (n.name, i))
         .collect()
 }

@@ -16,7 +16,7 @@ use super::rules::{TYPE_CONSTRAINT, TYPE_MISMATCH};
 use super::schema::table::{Arity, ParamType, Schema};
 use super::schema::Context;
 use crate::check::{Findings, Item, Place};
-use crate::inventory::{DType, Graph, GraphId, Inventory, NodeId, NodeKind, Operator};
+use crate::inventory::{DType, Graph, GraphId, Inventory, NodeId, NodeKind, OpRef};
 
 /// Infers element types through every graph of `inv` and reports where they disagree.
 pub(super) fn check(inv: &Inventory, cx: &Context, out: &mut Findings) {
@@ -117,7 +117,7 @@ impl<'i> GraphTypes<'i> {
 
     /// Binds the schema's type variables to the known input types; the first input that
     /// breaks a constraint, described.
-    fn bind(&self, op: &Operator, schema: &Schema, bound: &mut [Option<DType>]) -> Option<String> {
+    fn bind(&self, op: &OpRef, schema: &Schema, bound: &mut [Option<DType>]) -> Option<String> {
         let mut broken = None;
         for (i, &input) in op.inputs().iter().enumerate() {
             let (Some(ty), Some(formal)) = (

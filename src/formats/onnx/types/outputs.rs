@@ -3,7 +3,7 @@
 use super::GraphTypes;
 use crate::formats::onnx::dtypes::from_onnx;
 use crate::formats::onnx::schema::table::{Arity, ParamType, Schema};
-use crate::inventory::{AttrValue, DType, Inventory, Operator};
+use crate::inventory::{AttrValue, DType, Inventory, OpRef};
 
 /// The type of each output of `op`, as far as it is known, into `computed`: from an
 /// attribute that names it, from a control-flow body's declared outputs, or from the schema
@@ -11,7 +11,7 @@ use crate::inventory::{AttrValue, DType, Inventory, Operator};
 pub(super) fn computed(
     inv: &Inventory,
     types: &GraphTypes<'_>,
-    op: &Operator,
+    op: &OpRef,
     schema: &Schema,
     bound: &[Option<DType>],
     computed: &mut Vec<Option<DType>>,
@@ -33,7 +33,7 @@ pub(super) fn computed(
     // An attribute's type code, where 0 (UNDEFINED) means "not set".
     let named = |name: &str| int(name).filter(|&c| c != 0).and_then(from_onnx);
     let input = |i: usize| types.type_of(op.inputs().get(i).copied().flatten());
-    let first = match &*op.op_type {
+    let first = match &**op.op_type {
         "Cast" | "BitCast" => named("to"),
         "RandomNormal" | "RandomUniform" => named("dtype").or(Some(DType::F32)),
         "Multinomial" => named("dtype").or(Some(DType::I32)),
@@ -82,8 +82,8 @@ fn tensor_type(inv: &Inventory, value: &AttrValue) -> Option<DType> {
 }
 
 /// A Constant's type: from whichever value attribute it has.
-fn constant(inv: &Inventory, op: &Operator) -> Option<DType> {
-    let [a] = &op.attrs[..] else {
+fn constant(inv: &Inventory, op: &OpRef) -> Option<DType> {
+    let [a] = op.attrs else {
         return None;
     };
     match (a.name.as_ref(), &a.value) {
@@ -102,13 +102,13 @@ fn constant(inv: &Inventory, op: &Operator) -> Option<DType> {
 /// If, Loop and Scan outputs take the types their body declares for its outputs: If's
 /// from its then branch when the else branch agrees, Loop's from the body's outputs after
 /// the condition. `None` when the node has no body to read.
-fn control_flow(inv: &Inventory, op: &Operator) -> Option<Vec<Option<DType>>> {
+fn control_flow(inv: &Inventory, op: &OpRef) -> Option<Vec<Option<DType>>> {
     let declared = |graph: usize| -> Option<Vec<Option<DType>>> {
         let g = inv.graphs.get(graph)?;
         Some(
             g.outputs
                 .iter()
-                .map(|&o| match g.node(o).map(|n| &n.kind) {
+                .map(|&o| match g.node(o).map(|n| n.kind) {
                     Some(crate::inventory::NodeKind::Value(v)) => v.dtype,
                     _ => None,
                 })

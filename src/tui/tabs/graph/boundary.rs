@@ -36,7 +36,7 @@ impl Boundary {
             ..Boundary::default()
         };
         for id in tree.operators_within(scope) {
-            let Some(NodeKind::Operator(op)) = graph.node(id).map(|n| &n.kind) else {
+            let Some(NodeKind::Operator(op)) = graph.node(id).map(|n| n.kind) else {
                 continue;
             };
             for &input in op.inputs().iter().flatten() {
@@ -44,7 +44,7 @@ impl Boundary {
                     Some(p) if inside(p) => continue,
                     Some(p) => p,
                     // A value nothing writes is a graph input; weights are the scope's own.
-                    None => match graph.node(input).map(|n| &n.kind) {
+                    None => match graph.node(input).map(|n| n.kind) {
                         Some(NodeKind::Value(_)) => input,
                         _ => continue,
                     },
@@ -77,27 +77,27 @@ impl Boundary {
 mod tests {
     use super::super::index::tests::{inventory, node, op};
     use super::*;
-    use crate::inventory::{Inventory, Value};
+    use crate::inventory::{Inventory, NewKind, Value};
 
     /// `x → /a/A → /a/B → /b/C → y`, `/a/B` also read by `/c/D` (its output nothing reads), and
     /// a weight read by `/a/A`.
     fn chain() -> Inventory {
-        let named = |mut n: crate::inventory::Node, name: &str| {
+        let named = |mut n: crate::inventory::NewNode, name: &str| {
             n.name = name.into();
             n
         };
-        let value = || node(NodeKind::Value(Value::default()));
+        let value = || node(NewKind::Value(Value::default()));
         let nodes = vec![
-            named(value(), "x"),                    // 0
-            named(op(&[0, 2], &[3]), "/a/A"),       // 1
-            node(NodeKind::Constant { tensor: 0 }), // 2
-            named(value(), "/a/A_out"),             // 3
-            named(op(&[3], &[5]), "/a/inner/B"),    // 4
-            named(value(), "/a/B_out"),             // 5
-            named(op(&[5], &[7]), "/b/C"),          // 6
-            named(value(), "y"),                    // 7
-            named(op(&[5], &[9]), "/c/D"),          // 8
-            named(value(), "/c/D_out"),             // 9
+            named(value(), "x"),                   // 0
+            named(op(&[0, 2], &[3]), "/a/A"),      // 1
+            node(NewKind::Constant { tensor: 0 }), // 2
+            named(value(), "/a/A_out"),            // 3
+            named(op(&[3], &[5]), "/a/inner/B"),   // 4
+            named(value(), "/a/B_out"),            // 5
+            named(op(&[5], &[7]), "/b/C"),         // 6
+            named(value(), "y"),                   // 7
+            named(op(&[5], &[9]), "/c/D"),         // 8
+            named(value(), "/c/D_out"),            // 9
         ];
         inventory(nodes)
     }

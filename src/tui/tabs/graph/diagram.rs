@@ -122,7 +122,7 @@ fn text(
             let mark = marks.node(gid, id, theme);
             let width =
                 usize::from(placed.rect.width.saturating_sub(2)).saturating_sub(mark.width());
-            let (first, second) = match graph.node(id).map(|n| &n.kind) {
+            let (first, second) = match graph.node(id).map(|n| n.kind) {
                 Some(NodeKind::Operator(_)) => (kind(graph, id), name(graph, id)),
                 _ => (name(graph, id), type_text(inv, graph, id)),
             };
@@ -176,7 +176,7 @@ fn subgraph_name(inv: &Inventory, id: GraphId, sub: &Graph) -> String {
     let owner = sub
         .parent
         .and_then(|p| inv.graphs.get(p.graph)?.node(p.node));
-    let Some(NodeKind::Operator(op)) = owner.map(|n| &n.kind) else {
+    let Some(NodeKind::Operator(op)) = owner.map(|n| n.kind) else {
         return String::new();
     };
     let holds = |value: &AttrValue| match value {
@@ -194,7 +194,7 @@ fn subgraph_name(inv: &Inventory, id: GraphId, sub: &Graph) -> String {
 /// value's type and readers.
 fn centre_text(inv: &Inventory, graph: &Graph, id: NodeId) -> Vec<Line<'static>> {
     let mut lines = vec![Line::raw(label(graph, id))];
-    match graph.node(id).map(|n| &n.kind) {
+    match graph.node(id).map(|n| n.kind) {
         Some(NodeKind::Operator(op)) => {
             let (ins, outs) = flow(inv, graph, op);
             lines.push(Line::raw(format!("in  {ins}")));

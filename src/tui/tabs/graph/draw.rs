@@ -169,7 +169,7 @@ fn details(
     };
     let mut lines = vec![Line::styled(label(graph, id), theme.heading())];
     let index = tab.index.as_ref();
-    match graph.node(id).map(|node| &node.kind) {
+    match graph.node(id).map(|node| node.kind) {
         Some(NodeKind::Operator(op)) => {
             if let Some(domain) = op.domain() {
                 let domain = crate::escape::sanitize(domain);
@@ -230,7 +230,7 @@ fn details(
             }))
         }
         Some(NodeKind::Constant { tensor }) => {
-            if let Some(t) = inv.tensors.get(*tensor) {
+            if let Some(t) = inv.tensors.get(tensor) {
                 lines.push(Line::raw(format!(
                     "weight {} {} {:?}, {} bytes",
                     dtype_text(t.dtype),

@@ -1,7 +1,7 @@
 //! Who produces and who consumes each node of a graph, built once per graph as compact arrays
 //! of `u32` (compressed sparse rows): 8 bytes a node and 4 a link.
 
-use crate::inventory::{GraphId, Inventory, NodeId, NodeKind};
+use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, Nodes};
 
 /// No producer.
 const NONE: u32 = u32::MAX;
@@ -53,13 +53,14 @@ impl GraphIndex {
     /// Indexes graph `graph` of `inv` (an empty index if it does not exist). Links past
     /// `u32::MAX` in all are left out, so no count can overflow.
     pub fn build(inv: &Inventory, graph: GraphId) -> Self {
-        let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
+        let none = Nodes::default();
+        let nodes = inv.graphs.get(graph).map_or(&none, |g| &g.nodes);
         let n = nodes.len().min(NONE as usize - 1);
         let mut producer = vec![NONE; n];
         let mut counts = vec![0u32; n];
         let ops = (0u32..)
-            .zip(&nodes[..n])
-            .filter_map(|(id, node)| match &node.kind {
+            .zip(nodes.iter().take(n))
+            .filter_map(|(id, node)| match node.kind {
                 NodeKind::Operator(op) => Some((id, op)),
                 _ => None,
             });
@@ -121,7 +122,7 @@ impl GraphIndex {
             return Origin::Operator(p);
         }
         let kind = inv.graphs.get(self.graph).and_then(|g| g.node(node));
-        if let Some(NodeKind::Constant { .. }) = kind.map(|n| &n.kind) {
+        if let Some(NodeKind::Constant { .. }) = kind.map(|n| n.kind) {
             Origin::Weight
         } else if self.inputs.binary_search(&node).is_ok() {
             Origin::GraphInput
@@ -159,31 +160,31 @@ impl GraphIndex {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::inventory::{FileEntry, FileFormat, Graph, Node, Operator, Value};
+    use crate::inventory::{FileEntry, FileFormat, Graph, NewKind, NewNode, Operator, Value};
 
-    pub fn node(kind: NodeKind) -> Node {
-        Node {
+    pub fn node(kind: NewKind) -> NewNode {
+        NewNode {
             name: "n".into(),
             kind,
             offset: crate::inventory::Offset::NONE,
         }
     }
 
-    pub fn op(inputs: &[u32], outputs: &[u32]) -> Node {
-        node(NodeKind::Operator(Operator::new(
+    pub fn op(inputs: &[u32], outputs: &[u32]) -> NewNode {
+        node(NewKind::Operator(Operator::new(
             "Op".into(),
             Box::new([]),
-            &inputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
+            inputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
             &outputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
         )))
     }
 
     /// An inventory whose main graph is `nodes`.
-    pub fn inventory(nodes: Vec<Node>) -> Inventory {
+    pub fn inventory(nodes: Vec<NewNode>) -> Inventory {
         let file = FileEntry::model("m", 0);
         let mut inv = Inventory::new(FileFormat::Read("rten"), "", file);
         inv.graphs.push(Graph {
-            nodes,
+            nodes: nodes.into_iter().collect(),
             ..Graph::default()
         });
         inv
@@ -192,17 +193,17 @@ pub(super) mod tests {
     /// x -> a -> y; x -> b -> z; (y, z, c) -> m -> w -> r; 30 more readers of w; and an
     /// operator reading node 99, which does not exist. Returns the inventory and m.
     pub fn diamond() -> (Inventory, NodeId) {
-        let value = || node(NodeKind::Value(Value::default()));
+        let value = || node(NewKind::Value(Value::default()));
         let mut nodes = vec![
-            value(),                                // 0 x
-            op(&[0], &[3]),                         // 1 a
-            op(&[0], &[4]),                         // 2 b
-            value(),                                // 3 y
-            value(),                                // 4 z
-            op(&[3, 4, 8], &[6]),                   // 5 m
-            value(),                                // 6 w
-            op(&[6], &[]),                          // 7 r
-            node(NodeKind::Constant { tensor: 0 }), // 8 c
+            value(),                               // 0 x
+            op(&[0], &[3]),                        // 1 a
+            op(&[0], &[4]),                        // 2 b
+            value(),                               // 3 y
+            value(),                               // 4 z
+            op(&[3, 4, 8], &[6]),                  // 5 m
+            value(),                               // 6 w
+            op(&[6], &[]),                         // 7 r
+            node(NewKind::Constant { tensor: 0 }), // 8 c
         ];
         nodes.extend((0..30).map(|_| op(&[6], &[])));
         nodes.push(op(&[99], &[]));

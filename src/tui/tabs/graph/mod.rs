@@ -222,7 +222,7 @@ impl GraphTab {
         self.list.clear_filter();
         self.op_filter = None;
         self.tree = false;
-        if !matches!(g.node(node).map(|n| &n.kind), Some(NodeKind::Operator(_))) {
+        if !matches!(g.node(node).map(|n| n.kind), Some(NodeKind::Operator(_))) {
             self.all_nodes = true;
         }
         self.graph = graph;

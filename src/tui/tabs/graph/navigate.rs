@@ -275,9 +275,8 @@ impl GraphTab {
 
 /// The first operator of `graph`, or its first node if it has none.
 fn first_operator(inv: &Inventory, graph: GraphId) -> NodeId {
-    let nodes = inv.graphs.get(graph).map_or(&[][..], |g| &g.nodes[..]);
-    (0u32..)
-        .zip(nodes)
+    let nodes = inv.graphs.get(graph).map(|g| g.nodes_with_ids());
+    (nodes.into_iter().flatten())
         .find(|(_, n)| matches!(n.kind, NodeKind::Operator(_)))
         .map_or(0, |(i, _)| i)
 }

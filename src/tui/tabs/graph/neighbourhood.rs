@@ -96,7 +96,7 @@ pub fn neighbours(
     dir: Dir,
     limit: usize,
 ) -> (Vec<NodeId>, More) {
-    let op = match graph.node(id).map(|n| &n.kind) {
+    let op = match graph.node(id).map(|n| n.kind) {
         Some(NodeKind::Operator(op)) => Some(op),
         Some(_) => None,
         None => return (Vec::new(), More::default()),
@@ -104,7 +104,7 @@ pub fn neighbours(
     // Every neighbour found, repeats too, in order; each costs one of the `SCAN` looked at.
     let candidates: Box<dyn Iterator<Item = NodeId>> = match (op, dir) {
         (Some(op), Dir::Up) => Box::new(op.inputs().iter().flatten().filter_map(|&input| {
-            let kind = graph.node(input).map(|n| &n.kind);
+            let kind = graph.node(input).map(|n| n.kind);
             match index.producer(input) {
                 Some(p) => Some(p),
                 None => matches!(kind, Some(NodeKind::Value(_))).then_some(input),
@@ -202,7 +202,7 @@ pub fn layout(graph: &Graph, index: &GraphIndex, centre: Centre, area: Rect) -> 
     let mut out = Layout::default();
     let centre_y = area.y + hops * (BOX_H + 1);
     let (item, subgraphs): (Item, &[GraphId]) = match centre {
-        Centre::Node(id) => match graph.node(id).map(|n| &n.kind) {
+        Centre::Node(id) => match graph.node(id).map(|n| n.kind) {
             Some(NodeKind::Operator(op)) => (Item::Node(id), op.subgraphs()),
             _ => (Item::Node(id), &[]),
         },
@@ -400,7 +400,8 @@ mod tests {
     #[test]
     fn a_node_with_many_readers_costs_a_bounded_look() {
         use super::super::index::tests::{inventory, node, op};
-        let mut nodes = vec![node(NodeKind::Value(Default::default()))];
+        use crate::inventory::NewKind;
+        let mut nodes = vec![node(NewKind::Value(Default::default()))];
         nodes.extend((0..10_000).map(|_| op(&[0], &[])));
         let inv = inventory(nodes);
         let index = GraphIndex::build(&inv, 0);

@@ -125,11 +125,11 @@ fn shape(text: &str) -> Result<Vec<Option<u64>>, String> {
 }
 
 impl Term {
-    fn matches(&self, inv: &Inventory, graph: &Graph, node: &Node) -> bool {
+    fn matches(&self, inv: &Inventory, graph: &Graph, node: Node<'_>) -> bool {
         match self {
             Term::Text(text) => {
                 contains(&node.name.display(), text)
-                    || matches!(&node.kind, NodeKind::Operator(op) if contains(&op.op_type, text))
+                    || matches!(&node.kind, NodeKind::Operator(op) if contains(op.op_type, text))
             }
             Term::Op(op_type) => {
                 matches!(&node.kind, NodeKind::Operator(op) if op.op_type.eq_ignore_ascii_case(op_type))
@@ -156,7 +156,7 @@ impl Term {
     }
 
     /// For a value or constant node: true if its element type or shape matches.
-    fn matches_type(&self, inv: &Inventory, node: &Node) -> bool {
+    fn matches_type(&self, inv: &Inventory, node: Node<'_>) -> bool {
         let (dtype, dims): (Option<DType>, Vec<Option<u64>>) = match &node.kind {
             NodeKind::Value(v) => (
                 v.dtype,

@@ -4,7 +4,7 @@
 
 use crate::escape::sanitize;
 use crate::inventory::display::dtype_text;
-use crate::inventory::{Dim, Graph, Inventory, NodeId, NodeKind, Operator, Tensor};
+use crate::inventory::{Dim, Graph, Inventory, NodeId, NodeKind, OpRef, Tensor};
 use std::fmt::Write;
 
 /// Characters of a name shown in a row.
@@ -16,8 +16,8 @@ const LINKS: usize = 3;
 
 /// One-word description of a node: its op type, `value`, `weight` or `?tag`.
 pub fn kind(graph: &Graph, id: NodeId) -> String {
-    match graph.node(id).map(|n| &n.kind) {
-        Some(NodeKind::Operator(op)) => tail(&sanitize(&op.op_type), NAME_CHARS),
+    match graph.node(id).map(|n| n.kind) {
+        Some(NodeKind::Operator(op)) => tail(&sanitize(op.op_type), NAME_CHARS),
         Some(NodeKind::Value(_)) => "value".into(),
         Some(NodeKind::Constant { .. }) => "weight".into(),
         Some(NodeKind::Unknown { tag }) => format!("?{tag}"),
@@ -55,7 +55,7 @@ pub fn label(graph: &Graph, id: NodeId) -> String {
 /// A value's or constant's element type and shape, such as `f32[1,3,32,32]`; empty for an
 /// operator or a value of unknown type.
 pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
-    match graph.node(id).map(|n| &n.kind) {
+    match graph.node(id).map(|n| n.kind) {
         Some(NodeKind::Value(v)) => {
             let dims = v.shape.as_deref().map(|dims| {
                 dims.iter().map(|d| match d {
@@ -71,7 +71,7 @@ pub fn type_text(inv: &Inventory, graph: &Graph, id: NodeId) -> String {
             }
         }
         Some(NodeKind::Constant { tensor }) => {
-            inv.tensors.get(*tensor).map_or_else(String::new, |t| {
+            inv.tensors.get(tensor).map_or_else(String::new, |t| {
                 let dims = t.shape.iter().map(|&d| match d {
                     Tensor::NOT_A_SIZE => "invalid".to_owned(),
                     d => d.to_string(),
@@ -129,10 +129,10 @@ fn links(
 }
 
 /// What flows in and out of `op`: its inputs that are not constants, then its outputs.
-pub fn flow(inv: &Inventory, graph: &Graph, op: &Operator) -> (String, String) {
+pub fn flow(inv: &Inventory, graph: &Graph, op: OpRef<'_>) -> (String, String) {
     let constant = |id| {
         matches!(
-            graph.node(id).map(|n| &n.kind),
+            graph.node(id).map(|n| n.kind),
             Some(NodeKind::Constant { .. })
         )
     };
@@ -145,7 +145,7 @@ pub fn flow(inv: &Inventory, graph: &Graph, op: &Operator) -> (String, String) {
 /// An operator's row: `Conv conv1  x f32[1,3,32,32] → c1 f32[1,8,32,32]`; for any other node,
 /// its kind, name and type.
 pub fn summary(inv: &Inventory, graph: &Graph, id: NodeId) -> (String, String, String) {
-    match graph.node(id).map(|n| &n.kind) {
+    match graph.node(id).map(|n| n.kind) {
         Some(NodeKind::Operator(op)) => {
             let (ins, outs) = flow(inv, graph, op);
             (kind(graph, id), name(graph, id), format!("{ins} → {outs}"))
@@ -158,12 +158,12 @@ pub fn summary(inv: &Inventory, graph: &Graph, id: NodeId) -> (String, String, S
 mod tests {
     use super::super::index::tests::{inventory, node, op};
     use super::*;
-    use crate::inventory::Value;
+    use crate::inventory::{NewKind, Value};
 
     #[test]
     fn a_row_lists_what_flows_in_and_out_with_long_lists_cut() {
         let value = |shape: Vec<u64>| {
-            node(NodeKind::Value(Value {
+            node(NewKind::Value(Value {
                 dtype: Some(crate::inventory::DType::F16),
                 shape: Some(shape.into_iter().map(Dim::Fixed).collect::<Vec<_>>().into()),
                 composite: None,

@@ -36,10 +36,10 @@ pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory
 fn what(inv: &Inventory, id: usize) -> String {
     let t = &inv.tensors[id];
     let graph = inv.graphs.get(t.graph);
-    let holder = t.node.and_then(|n| Some((n, &graph?.node(n)?.kind)));
+    let holder = t.node.and_then(|n| Some((n, graph?.node(n)?.kind)));
     match holder {
         Some((n, NodeKind::Operator(op))) => {
-            format!("constant in an attribute of #{n} {}", sanitize(&op.op_type))
+            format!("constant in an attribute of #{n} {}", sanitize(op.op_type))
         }
         _ if graph.is_some() => "weight (initializer)".into(),
         _ => "tensor".into(),

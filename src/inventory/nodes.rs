@@ -1,0 +1,477 @@
+//! A graph's nodes, kept as columns.
+//!
+//! A model can have millions of nodes, so none is an object of its own: a node is a name, an
+//! offset and a slot, and the slot points into the column of its kind. Operators keep their
+//! type as an index into the graph's distinct types, and their links and attributes as ranges
+//! of one array per graph. Readers push owned [`NewNode`]s; everything else reads [`Node`]
+//! views, which borrow the columns.
+
+use super::{Attr, GraphId, Name, NodeId, Offset, Operator, Symbol, TensorId, Value};
+use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+
+/// A node as a reader builds it, before [`Nodes::push`] stores it as columns.
+#[derive(Debug, Clone)]
+pub struct NewNode {
+    /// Node name (may be empty).
+    pub name: Name,
+    /// What the node is.
+    pub kind: NewKind,
+    /// Absolute offset of the node's declaration in the model file.
+    pub offset: Offset,
+}
+
+/// What a [`NewNode`] is.
+#[derive(Debug, Clone)]
+pub enum NewKind {
+    /// An operation.
+    Operator(Operator),
+    /// A runtime value.
+    Value(Value),
+    /// A constant, described by a tensor.
+    Constant {
+        /// Index into [`super::Inventory::tensors`].
+        tensor: TensorId,
+    },
+    /// A node type this reader does not know.
+    Unknown {
+        /// The raw type tag.
+        tag: u32,
+    },
+}
+
+/// One node of a graph, borrowed from its columns.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Node<'a> {
+    /// Node name (may be empty).
+    pub name: &'a Name,
+    /// What the node is.
+    #[serde(flatten)]
+    pub kind: NodeKind<'a>,
+    /// Absolute offset of the node's declaration in the model file.
+    pub offset: Offset,
+}
+
+/// The kinds of graph node.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NodeKind<'a> {
+    /// An operation.
+    Operator(OpRef<'a>),
+    /// A runtime value: graph input, output or intermediate.
+    Value(&'a Value),
+    /// A constant; its data is described by the tensor.
+    Constant {
+        /// Index into [`super::Inventory::tensors`].
+        tensor: TensorId,
+    },
+    /// A node type this reader does not know.
+    Unknown {
+        /// The raw type tag.
+        tag: u32,
+    },
+}
+
+/// An operation and its connections, borrowed from the graph's columns.
+#[derive(Clone, Copy)]
+pub struct OpRef<'a> {
+    /// Operator type, such as `Conv`; unknown types read as `#<number>`.
+    pub op_type: &'a Symbol,
+    /// Decoded attributes.
+    pub attrs: &'a [Attr],
+    links: &'a [Option<NodeId>],
+    inputs: usize,
+    rare: Option<&'a Rare>,
+}
+
+impl<'a> OpRef<'a> {
+    /// Input nodes in order; `None` for an omitted optional input.
+    pub fn inputs(&self) -> &'a [Option<NodeId>] {
+        self.links.split_at(self.inputs).0
+    }
+
+    /// Output nodes in order; `None` for an unused output.
+    pub fn outputs(&self) -> &'a [Option<NodeId>] {
+        self.links.split_at(self.inputs).1
+    }
+
+    /// Operator domain or namespace, if the format has one.
+    pub fn domain(&self) -> Option<&'a str> {
+        self.rare?.domain.as_deref()
+    }
+
+    /// Subgraphs owned by this operator.
+    pub fn subgraphs(&self) -> &'a [GraphId] {
+        self.rare.map_or(&[], |r| &r.subgraphs)
+    }
+}
+
+impl std::fmt::Debug for OpRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operator")
+            .field("op_type", self.op_type)
+            .field("domain", &self.domain())
+            .field("attrs", &self.attrs)
+            .field("inputs", &self.inputs())
+            .field("outputs", &self.outputs())
+            .field("subgraphs", &self.subgraphs())
+            .finish()
+    }
+}
+
+impl Serialize for OpRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let domain = self.domain();
+        let mut st = s.serialize_struct("Operator", 5 + usize::from(domain.is_some()))?;
+        st.serialize_field("op_type", self.op_type)?;
+        if let Some(domain) = domain {
+            st.serialize_field("domain", domain)?;
+        }
+        st.serialize_field("attrs", self.attrs)?;
+        st.serialize_field("inputs", self.inputs())?;
+        st.serialize_field("outputs", self.outputs())?;
+        st.serialize_field("subgraphs", self.subgraphs())?;
+        st.end()
+    }
+}
+
+/// The fields of an operator that most operators leave empty.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Rare {
+    pub(super) domain: Option<Symbol>,
+    pub(super) subgraphs: Box<[GraphId]>,
+}
+
+/// Where a node's kind is kept: an index into the column of that kind.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Operator(u32),
+    Value(u32),
+    Constant(u32),
+    Unknown(u32),
+}
+
+/// An operator as stored: ranges of the graph's link and attribute arrays.
+#[derive(Debug, Clone, Copy)]
+struct OpRecord {
+    op_type: u32,
+    attrs: u32,
+    attr_count: u32,
+    links: u32,
+    inputs: u32,
+    outputs: u32,
+    rare: u32,
+}
+
+/// [`OpRecord::rare`] of an operator with no rare fields.
+const NO_RARE: u32 = u32::MAX;
+
+/// The nodes of a graph, in order, as columns.
+///
+/// Indices into the columns are `u32`: readers pay every node, link and attribute from the
+/// budget, which keeps each column far below `u32::MAX` entries.
+#[derive(Debug, Clone, Default)]
+pub struct Nodes {
+    names: Vec<Name>,
+    offsets: Vec<Offset>,
+    slots: Vec<Slot>,
+    ops: Vec<OpRecord>,
+    values: Vec<Value>,
+    links: Vec<Option<NodeId>>,
+    attrs: Vec<Attr>,
+    rare: Vec<Rare>,
+    op_types: Vec<Symbol>,
+    /// Each type's index, by the address and length of its text.
+    op_type_ids: HashMap<(usize, usize), u32>,
+}
+
+/// `n` as a column index; see [`Nodes`] for why it fits.
+fn index(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Nodes {
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True for a graph without nodes.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Makes room for `n` more nodes, for a reader that knows how many it will push.
+    pub fn reserve(&mut self, n: usize) {
+        self.names.reserve_exact(n);
+        self.offsets.reserve_exact(n);
+        self.slots.reserve_exact(n);
+    }
+
+    /// The node at `id`, if it exists.
+    pub fn get(&self, id: NodeId) -> Option<Node<'_>> {
+        let i = usize::try_from(id).ok()?;
+        Some(Node {
+            name: self.names.get(i)?,
+            kind: self.kind(*self.slots.get(i)?),
+            offset: self.offsets.get(i).copied().unwrap_or_default(),
+        })
+    }
+
+    /// The nodes in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            nodes: self,
+            ids: 0..index(self.len()),
+        }
+    }
+
+    fn kind(&self, slot: Slot) -> NodeKind<'_> {
+        let at = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
+        match slot {
+            Slot::Operator(i) => match self.ops.get(at(i)) {
+                Some(op) => NodeKind::Operator(self.op(op)),
+                None => NodeKind::Unknown { tag: 0 },
+            },
+            Slot::Value(i) => match self.values.get(at(i)) {
+                Some(value) => NodeKind::Value(value),
+                None => NodeKind::Unknown { tag: 0 },
+            },
+            Slot::Constant(tensor) => NodeKind::Constant {
+                tensor: usize::try_from(tensor).unwrap_or(usize::MAX),
+            },
+            Slot::Unknown(tag) => NodeKind::Unknown { tag },
+        }
+    }
+
+    fn op(&self, op: &OpRecord) -> OpRef<'_> {
+        let range = |start: u32, len: u32| {
+            let start = usize::try_from(start).unwrap_or(usize::MAX);
+            start..start.saturating_add(usize::try_from(len).unwrap_or(0))
+        };
+        let links = self
+            .links
+            .get(range(op.links, op.inputs.saturating_add(op.outputs)))
+            .unwrap_or(&[]);
+        OpRef {
+            op_type: self
+                .op_types
+                .get(range(op.op_type, 1).start)
+                .unwrap_or(&EMPTY),
+            attrs: self
+                .attrs
+                .get(range(op.attrs, op.attr_count))
+                .unwrap_or(&[]),
+            inputs: usize::try_from(op.inputs).map_or(0, |n| n.min(links.len())),
+            links,
+            rare: self.rare.get(range(op.rare, 1).start),
+        }
+    }
+
+    /// Appends `node`; its id is the count of nodes before it.
+    pub fn push(&mut self, node: NewNode) {
+        let slot = self.store(node.kind);
+        self.names.push(node.name);
+        self.offsets.push(node.offset);
+        self.slots.push(slot);
+    }
+
+    /// Replaces the kind of the node at `id`, such as a placeholder a reader pushed to give an
+    /// operator its id before reading its outputs. A node that does not exist is left alone.
+    pub fn set_kind(&mut self, id: NodeId, kind: NewKind) {
+        let Some(i) = usize::try_from(id).ok().filter(|&i| i < self.slots.len()) else {
+            return;
+        };
+        let slot = self.store(kind);
+        if let Some(s) = self.slots.get_mut(i) {
+            *s = slot;
+        }
+    }
+
+    /// The value of the node at `id` to change, if it is a value.
+    pub fn value_mut(&mut self, id: NodeId) -> Option<&mut Value> {
+        match self.slots.get(usize::try_from(id).ok()?)? {
+            Slot::Value(i) => self.values.get_mut(usize::try_from(*i).ok()?),
+            _ => None,
+        }
+    }
+
+    fn store(&mut self, kind: NewKind) -> Slot {
+        match kind {
+            NewKind::Operator(op) => {
+                let Operator {
+                    op_type,
+                    attrs,
+                    links,
+                    inputs,
+                    rare,
+                } = op;
+                let op_type = self.op_type(op_type);
+                let record = OpRecord {
+                    op_type,
+                    attrs: index(self.attrs.len()),
+                    attr_count: index(attrs.len()),
+                    links: index(self.links.len()),
+                    inputs: index(inputs.min(links.len())),
+                    outputs: index(links.len().saturating_sub(inputs)),
+                    rare: match rare {
+                        Some(rare) => {
+                            self.rare.push(rare);
+                            index(self.rare.len() - 1)
+                        }
+                        None => NO_RARE,
+                    },
+                };
+                self.attrs.extend(attrs.into_vec());
+                if self.links.is_empty() {
+                    self.links = links;
+                } else {
+                    self.links.extend_from_slice(&links);
+                }
+                self.ops.push(record);
+                Slot::Operator(index(self.ops.len() - 1))
+            }
+            NewKind::Value(value) => {
+                self.values.push(value);
+                Slot::Value(index(self.values.len() - 1))
+            }
+            NewKind::Constant { tensor } => Slot::Constant(index(tensor)),
+            NewKind::Unknown { tag } => Slot::Unknown(tag),
+        }
+    }
+
+    /// The index of `op_type` among the graph's operator types. Types are told apart by
+    /// where their text is, not by the text: readers share one copy of each type they read,
+    /// and a type a megabyte long, named by a million operators, is then never hashed.
+    fn op_type(&mut self, op_type: Symbol) -> u32 {
+        let key = (op_type.as_ptr() as usize, op_type.len());
+        if let Some(&id) = self.op_type_ids.get(&key) {
+            return id;
+        }
+        let id = index(self.op_types.len());
+        self.op_types.push(op_type);
+        self.op_type_ids.insert(key, id);
+        id
+    }
+}
+
+/// The type an operator record whose index is out of range reads as; never stored.
+static EMPTY: Symbol = Symbol::Static("");
+
+impl FromIterator<NewNode> for Nodes {
+    fn from_iter<I: IntoIterator<Item = NewNode>>(nodes: I) -> Self {
+        let mut all = Nodes::default();
+        nodes.into_iter().for_each(|node| all.push(node));
+        all
+    }
+}
+
+/// The nodes of a graph in order: see [`Nodes::iter`].
+#[derive(Clone)]
+pub struct Iter<'a> {
+    nodes: &'a Nodes,
+    ids: std::ops::Range<NodeId>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Node<'a>;
+
+    fn next(&mut self) -> Option<Node<'a>> {
+        self.nodes.get(self.ids.next()?)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ids.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.nodes.get(self.ids.next_back()?)
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a Nodes {
+    type Item = Node<'a>;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl Serialize for Nodes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every node pays for a name, an offset and a slot; every operator for a record.
+    #[test]
+    fn columns_stay_small() {
+        assert_eq!(std::mem::size_of::<Slot>(), 8);
+        assert_eq!(std::mem::size_of::<OpRecord>(), 28);
+    }
+
+    fn push(nodes: &mut Nodes, op: Operator) {
+        let (name, offset) = (Name::from("n"), Offset::NONE);
+        let kind = NewKind::Operator(op);
+        nodes.push(NewNode { name, kind, offset });
+    }
+
+    #[test]
+    fn operators_read_back_and_serialize_as_before() {
+        let mut nodes = Nodes::default();
+        let shared = Symbol::from("If".to_owned());
+        push(
+            &mut nodes,
+            Operator::new(shared.clone(), Box::new([]), vec![Some(0)], &[]),
+        );
+        let op = Operator::new(shared, Box::new([]), vec![None], &[Some(1)])
+            .with_domain(Some("ai.onnx.ml".into()))
+            .with_subgraphs(Box::new([2, 3]));
+        push(&mut nodes, op);
+        let json = serde_json::to_string(&nodes).unwrap();
+        assert_eq!(
+            json,
+            concat!(
+                r#"[{"name":"n","kind":"operator","op_type":"If","attrs":[],"inputs":[0],"#,
+                r#""outputs":[],"subgraphs":[],"offset":null},"#,
+                r#"{"name":"n","kind":"operator","op_type":"If","domain":"ai.onnx.ml","#,
+                r#""attrs":[],"inputs":[null],"outputs":[1],"subgraphs":[2,3],"offset":null}]"#
+            )
+        );
+        let Some(NodeKind::Operator(op)) = nodes.get(1).map(|n| n.kind) else {
+            panic!("not an operator")
+        };
+        assert_eq!((op.inputs(), op.outputs()), (&[None][..], &[Some(1)][..]));
+        assert_eq!(nodes.op_types.len(), 1, "one copy of a shared type");
+        assert!(nodes.get(2).is_none());
+    }
+
+    #[test]
+    fn a_placeholder_takes_its_kind_later() {
+        let mut nodes = Nodes::default();
+        let (name, offset) = (Name::from("op"), Offset::from(7));
+        nodes.push(NewNode {
+            name,
+            kind: NewKind::Unknown { tag: 0 },
+            offset,
+        });
+        nodes.set_kind(
+            0,
+            NewKind::Operator(Operator::new("Add".into(), Box::new([]), vec![], &[])),
+        );
+        nodes.set_kind(5, NewKind::Unknown { tag: 1 });
+        let node = nodes.get(0).unwrap();
+        assert!(matches!(node.kind, NodeKind::Operator(op) if *op.op_type == *"Add"));
+        assert_eq!((node.offset.get(), nodes.len()), (Some(7), 1));
+    }
+}
