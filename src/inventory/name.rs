@@ -61,6 +61,16 @@ impl Name {
         }
     }
 
+    /// Where the bytes of a name kept out of line are, and how many: equal for the clones of
+    /// one handle, and never reused while one of them lives. `None` for a short name, which
+    /// has no such place and is quicker to compare by its bytes.
+    pub fn shared_at(&self) -> Option<(usize, usize)> {
+        match &self.0 {
+            Repr::Shared(shared) => Some((shared.as_ptr() as usize, shared.len())),
+            Repr::Inline { .. } => None,
+        }
+    }
+
     /// True for the empty name.
     pub fn is_empty(&self) -> bool {
         self.as_bytes().is_empty()

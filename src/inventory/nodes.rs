@@ -143,13 +143,30 @@ pub(super) struct Rare {
     pub(super) subgraphs: Box<[GraphId]>,
 }
 
-/// Where a node's kind is kept: an index into the column of that kind.
+/// Where a node's kind is kept, in four bytes: the kind in the top two bits, and below them
+/// the index into the column of that kind (the tensor, for a constant). Readers pay every
+/// node and tensor from the budget, far below the 2^30 indices this leaves.
 #[derive(Debug, Clone, Copy)]
-enum Slot {
-    Operator(u32),
-    Value(u32),
-    Constant(u32),
-    Unknown(u32),
+struct Slot(u32);
+
+impl Slot {
+    const OPERATOR: u32 = 0;
+    const VALUE: u32 = 1;
+    const CONSTANT: u32 = 2;
+    const UNKNOWN: u32 = 3;
+    const INDEX: u32 = (1 << 30) - 1;
+
+    fn new(kind: u32, index: usize) -> Self {
+        Slot(kind << 30 | u32::try_from(index).unwrap_or(Self::INDEX).min(Self::INDEX))
+    }
+
+    fn kind(self) -> u32 {
+        self.0 >> 30
+    }
+
+    fn index(self) -> usize {
+        usize::try_from(self.0 & Self::INDEX).unwrap_or(usize::MAX)
+    }
 }
 
 /// An operator as stored: ranges of the graph's link and attribute arrays.
@@ -181,6 +198,7 @@ pub struct Nodes {
     links: Vec<Option<NodeId>>,
     attrs: Vec<Attr>,
     rare: Vec<Rare>,
+    unknown: Vec<u32>,
     op_types: Vec<Symbol>,
     /// Each type's index, by the address and length of its text.
     op_type_ids: HashMap<(usize, usize), u32>,
@@ -202,11 +220,16 @@ impl Nodes {
         self.slots.is_empty()
     }
 
-    /// Makes room for `n` more nodes, for a reader that knows how many it will push.
+    /// Makes room for `n` more nodes, for a reader that knows how many it will push: half of
+    /// them operators and half values, as most graphs have about one value per operator. A
+    /// column that grows instead copies itself as it doubles, and on a million-node graph the
+    /// copies left behind cost as much memory as the columns.
     pub fn reserve(&mut self, n: usize) {
         self.names.reserve_exact(n);
         self.offsets.reserve_exact(n);
         self.slots.reserve_exact(n);
+        self.ops.reserve_exact(n.div_ceil(2));
+        self.values.reserve_exact(n.div_ceil(2));
     }
 
     /// The node at `id`, if it exists.
@@ -228,21 +251,21 @@ impl Nodes {
     }
 
     fn kind(&self, slot: Slot) -> NodeKind<'_> {
-        let at = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-        match slot {
-            Slot::Operator(i) => match self.ops.get(at(i)) {
-                Some(op) => NodeKind::Operator(self.op(op)),
-                None => NodeKind::Unknown { tag: 0 },
-            },
-            Slot::Value(i) => match self.values.get(at(i)) {
-                Some(value) => NodeKind::Value(value),
-                None => NodeKind::Unknown { tag: 0 },
-            },
-            Slot::Constant(tensor) => NodeKind::Constant {
-                tensor: usize::try_from(tensor).unwrap_or(usize::MAX),
-            },
-            Slot::Unknown(tag) => NodeKind::Unknown { tag },
-        }
+        let found = match slot.kind() {
+            Slot::OPERATOR => self
+                .ops
+                .get(slot.index())
+                .map(|op| NodeKind::Operator(self.op(op))),
+            Slot::VALUE => self.values.get(slot.index()).map(NodeKind::Value),
+            Slot::CONSTANT => Some(NodeKind::Constant {
+                tensor: slot.index(),
+            }),
+            _ => self
+                .unknown
+                .get(slot.index())
+                .map(|&tag| NodeKind::Unknown { tag }),
+        };
+        found.unwrap_or(NodeKind::Unknown { tag: 0 })
     }
 
     fn op(&self, op: &OpRecord) -> OpRef<'_> {
@@ -289,14 +312,6 @@ impl Nodes {
         }
     }
 
-    /// The value of the node at `id` to change, if it is a value.
-    pub fn value_mut(&mut self, id: NodeId) -> Option<&mut Value> {
-        match self.slots.get(usize::try_from(id).ok()?)? {
-            Slot::Value(i) => self.values.get_mut(usize::try_from(*i).ok()?),
-            _ => None,
-        }
-    }
-
     fn store(&mut self, kind: NewKind) -> Slot {
         match kind {
             NewKind::Operator(op) => {
@@ -330,14 +345,17 @@ impl Nodes {
                     self.links.extend_from_slice(&links);
                 }
                 self.ops.push(record);
-                Slot::Operator(index(self.ops.len() - 1))
+                Slot::new(Slot::OPERATOR, self.ops.len() - 1)
             }
             NewKind::Value(value) => {
                 self.values.push(value);
-                Slot::Value(index(self.values.len() - 1))
+                Slot::new(Slot::VALUE, self.values.len() - 1)
             }
-            NewKind::Constant { tensor } => Slot::Constant(index(tensor)),
-            NewKind::Unknown { tag } => Slot::Unknown(tag),
+            NewKind::Constant { tensor } => Slot::new(Slot::CONSTANT, tensor),
+            NewKind::Unknown { tag } => {
+                self.unknown.push(tag);
+                Slot::new(Slot::UNKNOWN, self.unknown.len() - 1)
+            }
         }
     }
 
@@ -416,7 +434,7 @@ mod tests {
     /// Every node pays for a name, an offset and a slot; every operator for a record.
     #[test]
     fn columns_stay_small() {
-        assert_eq!(std::mem::size_of::<Slot>(), 8);
+        assert_eq!(std::mem::size_of::<Slot>(), 4);
         assert_eq!(std::mem::size_of::<OpRecord>(), 28);
     }
 
@@ -473,5 +491,21 @@ mod tests {
         let node = nodes.get(0).unwrap();
         assert!(matches!(node.kind, NodeKind::Operator(op) if *op.op_type == *"Add"));
         assert_eq!((node.offset.get(), nodes.len()), (Some(7), 1));
+        // Every kind reads back whole, whatever a file puts in a tag.
+        for kind in [
+            NewKind::Unknown { tag: u32::MAX },
+            NewKind::Constant { tensor: 5 },
+        ] {
+            let name = Name::from("k");
+            nodes.push(NewNode { name, kind, offset });
+        }
+        let kinds: Vec<_> = nodes.iter().skip(1).map(|n| n.kind).collect();
+        assert!(matches!(
+            kinds[..],
+            [
+                NodeKind::Unknown { tag: u32::MAX },
+                NodeKind::Constant { tensor: 5 }
+            ]
+        ));
     }
 }

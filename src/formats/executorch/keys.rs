@@ -19,14 +19,15 @@ pub struct KeyIds {
 impl KeyIds {
     /// The number of `key`: the same for every key with the same bytes, counting from 0.
     pub fn id(&mut self, key: &Name) -> u32 {
-        let bytes = key.as_bytes();
-        let handle = (bytes.as_ptr() as usize, bytes.len());
-        if let Some((id, _)) = self.handles.get(&handle) {
+        let handle = key.shared_at();
+        if let Some((id, _)) = handle.and_then(|h| self.handles.get(&h)) {
             return *id;
         }
         let next = u32::try_from(self.contents.len()).unwrap_or(u32::MAX);
         let id = *self.contents.entry(key.clone()).or_insert(next);
-        self.handles.insert(handle, (id, key.clone()));
+        if let Some(handle) = handle {
+            self.handles.insert(handle, (id, key.clone()));
+        }
         id
     }
 }
@@ -38,12 +39,18 @@ mod tests {
     #[test]
     fn equal_bytes_get_one_number_whatever_the_handle() {
         let mut ids = KeyIds::default();
-        let (a, b) = (Name::from("linear.weight"), Name::from("linear.bias"));
-        let copy = Name::from("linear.weight");
+        let long = "encoder.layers.0.self_attn.q_proj.weight";
+        let (a, b) = (Name::from(long), Name::from("linear.bias"));
+        let copy = Name::from(long);
         assert_eq!(ids.id(&a), 0);
         assert_eq!(ids.id(&b), 1);
         assert_eq!(ids.id(&a.clone()), 0);
         assert_eq!(ids.id(&copy), 0);
         assert_eq!(ids.id(&Name::from("other")), 2);
+        // Short names are kept inline, and one address can hold two of them in turn.
+        for (i, text) in ["first", "second", "first"].into_iter().enumerate() {
+            let name = Name::from(text);
+            assert_eq!(ids.id(&name), [3, 4, 3][i]);
+        }
     }
 }
