@@ -126,7 +126,7 @@ impl Operator {
 }
 
 /// A runtime value's type.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Value {
     /// Element type, if known.
     pub dtype: Option<DType>,
@@ -134,7 +134,6 @@ pub struct Value {
     pub shape: Option<Shape>,
     /// A type that is not a tensor, as text, such as `seq(map(string, f32))` (ONNX
     /// sequences, maps and optionals).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub composite: Option<Box<Composite>>,
 }
 

@@ -41,20 +41,18 @@ pub enum NewKind {
 }
 
 /// One node of a graph, borrowed from its columns.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
     /// Node name (may be empty).
     pub name: &'a Name,
     /// What the node is.
-    #[serde(flatten)]
     pub kind: NodeKind<'a>,
     /// Absolute offset of the node's declaration in the model file.
     pub offset: Offset,
 }
 
 /// The kinds of graph node.
-#[derive(Debug, Clone, Copy, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy)]
 pub enum NodeKind<'a> {
     /// An operation.
     Operator(OpRef<'a>),
@@ -119,20 +117,43 @@ impl std::fmt::Debug for OpRef<'_> {
     }
 }
 
-impl Serialize for OpRef<'_> {
+/// A node as one JSON object: its name, its kind and the kind's fields, its offset.
+impl Serialize for Node<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let domain = self.domain();
-        let mut st = s.serialize_struct("Operator", 5 + usize::from(domain.is_some()))?;
-        st.serialize_field("op_type", self.op_type)?;
-        if let Some(domain) = domain {
-            st.serialize_field("domain", domain)?;
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", self.name)?;
+        match self.kind {
+            NodeKind::Operator(op) => {
+                m.serialize_entry("kind", "operator")?;
+                m.serialize_entry("op_type", op.op_type)?;
+                if let Some(domain) = op.domain() {
+                    m.serialize_entry("domain", domain)?;
+                }
+                m.serialize_entry("attrs", op.attrs)?;
+                m.serialize_entry("inputs", op.inputs())?;
+                m.serialize_entry("outputs", op.outputs())?;
+                m.serialize_entry("subgraphs", op.subgraphs())?;
+            }
+            NodeKind::Value(v) => {
+                m.serialize_entry("kind", "value")?;
+                m.serialize_entry("dtype", &v.dtype)?;
+                m.serialize_entry("shape", &v.shape)?;
+                if let Some(composite) = &v.composite {
+                    m.serialize_entry("composite", composite)?;
+                }
+            }
+            NodeKind::Constant { tensor } => {
+                m.serialize_entry("kind", "constant")?;
+                m.serialize_entry("tensor", &tensor)?;
+            }
+            NodeKind::Unknown { tag } => {
+                m.serialize_entry("kind", "unknown")?;
+                m.serialize_entry("tag", &tag)?;
+            }
         }
-        st.serialize_field("attrs", self.attrs)?;
-        st.serialize_field("inputs", self.inputs())?;
-        st.serialize_field("outputs", self.outputs())?;
-        st.serialize_field("subgraphs", self.subgraphs())?;
-        st.end()
+        m.serialize_entry("offset", &self.offset)?;
+        m.end()
     }
 }
 
@@ -221,15 +242,17 @@ impl Nodes {
     }
 
     /// Makes room for `n` more nodes, for a reader that knows how many it will push: half of
-    /// them operators and half values, as most graphs have about one value per operator. A
-    /// column that grows instead copies itself as it doubles, and on a million-node graph the
-    /// copies left behind cost as much memory as the columns.
+    /// them operators and half values, with two links an operator, as most graphs have about
+    /// one value per operator, written once and read once. A column that grows instead copies
+    /// itself as it doubles, and on a million-node graph the copies left behind cost as much
+    /// memory as the columns.
     pub fn reserve(&mut self, n: usize) {
         self.names.reserve_exact(n);
         self.offsets.reserve_exact(n);
         self.slots.reserve_exact(n);
         self.ops.reserve_exact(n.div_ceil(2));
         self.values.reserve_exact(n.div_ceil(2));
+        self.links.reserve_exact(n);
     }
 
     /// The node at `id`, if it exists.
@@ -339,7 +362,9 @@ impl Nodes {
                     },
                 };
                 self.attrs.extend(attrs.into_vec());
-                if self.links.is_empty() {
+                if self.links.is_empty() && self.links.capacity() < links.len() {
+                    // A first operator with more links than the room made: its own list
+                    // becomes the array, uncopied.
                     self.links = links;
                 } else {
                     self.links.extend_from_slice(&links);

@@ -14,9 +14,9 @@ static RULES: VerifyRules = VerifyRules {
 
 /// Verifies `buf`, a FlatBuffer that starts at byte 0 of its file, with `root`, a generated
 /// `root_as_*_with_opts` function; its root if it can be read.
-pub fn verify<'a, T>(
+pub fn verify<'a, T: Send>(
     buf: &'a [u8],
-    root: impl Fn(&VerifierOptions, &'a [u8]) -> Result<T, InvalidFlatbuffer>,
+    root: impl Fn(&VerifierOptions, &'a [u8]) -> Result<T, InvalidFlatbuffer> + Sync,
     out: &mut Findings,
 ) -> Option<T> {
     flatbuffer::verify_reporting(buf, root, 0, &RULES, out)
