@@ -105,13 +105,13 @@ fn methods_constants_and_delegates_are_read_as_the_exporter_wrote_them() {
         .nodes
         .iter()
         .find_map(|n| match n.kind {
-            NodeKind::Operator(op) if op.op_type.starts_with("delegate") => Some(op),
+            NodeKind::Operator(op) if op.op_type().starts_with("delegate") => Some(op),
             _ => None,
         })
         .expect("a delegate call");
     let attr = |name: &str| {
         delegate
-            .attrs
+            .attrs()
             .iter()
             .find(|a| a.name == name)
             .map(|a| a.value.clone())

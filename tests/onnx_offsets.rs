@@ -86,7 +86,7 @@ fn every_node_and_tensor_points_at_its_own_declaration() {
                 );
                 assert_eq!(
                     decoded.op_type.as_deref().unwrap_or_default(),
-                    op.op_type.as_bytes()
+                    op.op_type().as_bytes()
                 );
                 nodes += 1;
             }

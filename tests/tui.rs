@@ -833,7 +833,7 @@ fn the_search_finds_ops_attributes_types_and_shapes_and_n_steps_through() {
     let op_of = |a: &App, id: u32| {
         let node = a.analysis.inventory.graphs[0].node(id).unwrap();
         match node.kind {
-            rtenx::inventory::NodeKind::Operator(op) => op.op_type.to_string(),
+            rtenx::inventory::NodeKind::Operator(op) => op.op_type().to_string(),
             _ => "not an operator".into(),
         }
     };
@@ -966,7 +966,7 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
             "Sum".into(),
             Box::new([]),
             inputs.into_vec(),
-            &[],
+            vec![],
         )))
     };
     // Node 0, a value, is read a million times by node 1 and once by each of nodes 2 to 4.
@@ -1131,7 +1131,7 @@ fn the_graph_opens_on_the_scope_tree_and_a_search_opens_the_path_to_each_match()
         if let Row::Operator(n) = row {
             operators += 1;
             let kind = &graph.node(n).unwrap().kind;
-            assert!(matches!(kind, NodeKind::Operator(op) if op.op_type == "Softmax"));
+            assert!(matches!(kind, NodeKind::Operator(op) if op.op_type() == "Softmax"));
             on_paths.extend(tree.path(tree.scope_of(n)));
         }
     }

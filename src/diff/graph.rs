@@ -97,7 +97,7 @@ pub(super) fn compare(a: &Inventory, b: &Inventory) -> GraphDiff {
         let change = NodeChange {
             a: x.reference(),
             b: y.reference(),
-            op_type: Change::of(x.op.op_type.clone(), y.op.op_type.clone()),
+            op_type: Change::of(x.op.op_type().clone(), y.op.op_type().clone()),
             inputs: Change::of(x.op.inputs().len(), y.op.inputs().len()),
             attributes: if attributes_compared {
                 attribute_changes(x.op, y.op)
@@ -147,10 +147,10 @@ fn op_counts(a: &Inventory, b: &Inventory) -> Vec<OpCount> {
 /// compared by kind only: their indices mean nothing across files.
 fn attribute_changes(a: OpRef<'_>, b: OpRef<'_>) -> Vec<Symbol> {
     let mut names: BTreeMap<&str, (Option<&AttrValue>, Option<&AttrValue>)> = BTreeMap::new();
-    for attr in a.attrs.iter() {
+    for attr in a.attrs().iter() {
         names.entry(&attr.name).or_default().0 = Some(&attr.value);
     }
-    for attr in b.attrs.iter() {
+    for attr in b.attrs().iter() {
         names.entry(&attr.name).or_default().1 = Some(&attr.value);
     }
     let same = |x: &AttrValue, y: &AttrValue| match (x, y) {
@@ -180,7 +180,7 @@ impl Op<'_> {
             graph: self.graph,
             node: self.id,
             name: self.name.clone(),
-            op_type: self.op.op_type.clone(),
+            op_type: self.op.op_type().clone(),
         }
     }
 }
@@ -248,7 +248,7 @@ impl<'a> Ops<'a> {
             }
         };
         for op in ops {
-            let key = text_key(op.op.op_type);
+            let key = text_key(op.op.op_type());
             let key = op.op.domain().map_or(key, |d| mix(key, text_key(d)));
             self.kind.push(mix(key, op.op.outputs().len() as u64));
         }

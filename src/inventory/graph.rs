@@ -78,32 +78,27 @@ impl Graph {
 pub struct Operator {
     pub(super) op_type: Symbol,
     pub(super) attrs: Box<[Attr]>,
-    /// Input nodes, then output nodes.
-    pub(super) links: Vec<Option<NodeId>>,
-    /// How many of `links` are inputs.
-    pub(super) inputs: usize,
+    pub(super) inputs: Vec<Option<NodeId>>,
+    pub(super) outputs: Vec<Option<NodeId>>,
     pub(super) rare: Option<Rare>,
 }
 
 impl Operator {
     /// An operator of type `op_type` (unknown types read as `#<number>`) with its decoded
     /// attributes, its input nodes (`None` for an omitted optional input) and its output
-    /// nodes (`None` for an unused output); no domain and no subgraphs. The inputs are taken
-    /// by value and the outputs appended to them, so that a node with millions of inputs is
-    /// not copied on its way into the graph.
+    /// nodes (`None` for an unused output); no domain and no subgraphs. The lists are taken
+    /// by value, so that a node with millions of inputs is copied once, into the graph.
     pub fn new(
         op_type: Symbol,
         attrs: Box<[Attr]>,
-        mut inputs: Vec<Option<NodeId>>,
-        outputs: &[Option<NodeId>],
+        inputs: Vec<Option<NodeId>>,
+        outputs: Vec<Option<NodeId>>,
     ) -> Self {
-        let count = inputs.len();
-        inputs.extend_from_slice(outputs);
         Operator {
             op_type,
             attrs,
-            links: inputs,
-            inputs: count,
+            inputs,
+            outputs,
             rare: None,
         }
     }

@@ -236,7 +236,7 @@ impl Inventory {
             });
         let floats = (self.graphs.iter().flat_map(|g| &g.nodes))
             .filter_map(|n| match &n.kind {
-                NodeKind::Operator(op) => Some(op.attrs.iter()),
+                NodeKind::Operator(op) => Some(op.attrs().iter()),
                 _ => None,
             })
             .flatten()
@@ -255,7 +255,7 @@ impl Inventory {
         let mut counts = std::collections::HashMap::<&str, u64>::new();
         for node in self.graphs.iter().flat_map(|g| &g.nodes) {
             if let NodeKind::Operator(op) = &node.kind {
-                *counts.entry(op.op_type.as_ref()).or_default() += 1;
+                *counts.entry(op.op_type().as_ref()).or_default() += 1;
             }
         }
         let mut counts: Vec<_> = counts.into_iter().collect();

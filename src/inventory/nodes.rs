@@ -7,8 +7,8 @@
 //! views, which borrow the columns.
 
 use super::{Attr, GraphId, Name, NodeId, Offset, Operator, Symbol, TensorId, Value};
+use ahash::HashMap;
 use serde::{Serialize, Serializer};
-use std::collections::HashMap;
 
 /// A node as a reader builds it, before [`Nodes::push`] stores it as columns.
 #[derive(Debug, Clone)]
@@ -70,46 +70,74 @@ pub enum NodeKind<'a> {
     },
 }
 
-/// An operation and its connections, borrowed from the graph's columns.
+/// An operation and its connections, borrowed from the graph's columns. Each part is looked
+/// up when asked for: most lookups of a node only want to know what kind it is.
 #[derive(Clone, Copy)]
 pub struct OpRef<'a> {
-    /// Operator type, such as `Conv`; unknown types read as `#<number>`.
-    pub op_type: &'a Symbol,
-    /// Decoded attributes.
-    pub attrs: &'a [Attr],
-    links: &'a [Option<NodeId>],
-    inputs: usize,
-    rare: Option<&'a Rare>,
+    nodes: &'a Nodes,
+    record: &'a OpRecord,
+}
+
+/// `len` items of a column from `start`.
+fn range(start: u32, len: u32) -> std::ops::Range<usize> {
+    let start = usize::try_from(start).unwrap_or(usize::MAX);
+    start..start.saturating_add(usize::try_from(len).unwrap_or(0))
 }
 
 impl<'a> OpRef<'a> {
+    /// Operator type, such as `Conv`; unknown types read as `#<number>`.
+    pub fn op_type(&self) -> &'a Symbol {
+        let at = range(self.record.op_type, 1).start;
+        self.nodes.op_types.get(at).unwrap_or(&EMPTY)
+    }
+
+    /// Decoded attributes.
+    pub fn attrs(&self) -> &'a [Attr] {
+        let at = range(self.record.attrs, self.record.attr_count);
+        self.nodes.attrs.get(at).unwrap_or(&[])
+    }
+
+    fn links(&self) -> (&'a [Option<NodeId>], usize) {
+        let op = self.record;
+        let links = range(op.links, op.inputs.saturating_add(op.outputs));
+        let links = self.nodes.links.get(links).unwrap_or(&[]);
+        let inputs = usize::try_from(op.inputs).map_or(0, |n| n.min(links.len()));
+        (links, inputs)
+    }
+
     /// Input nodes in order; `None` for an omitted optional input.
     pub fn inputs(&self) -> &'a [Option<NodeId>] {
-        self.links.split_at(self.inputs).0
+        let (links, inputs) = self.links();
+        links.split_at(inputs).0
     }
 
     /// Output nodes in order; `None` for an unused output.
     pub fn outputs(&self) -> &'a [Option<NodeId>] {
-        self.links.split_at(self.inputs).1
+        let (links, inputs) = self.links();
+        links.split_at(inputs).1
+    }
+
+    fn rare(&self) -> Option<&'a Rare> {
+        self.nodes.rare.get(range(self.record.rare, 1).start)
     }
 
     /// Operator domain or namespace, if the format has one.
     pub fn domain(&self) -> Option<&'a str> {
-        self.rare?.domain.as_deref()
+        self.rare()?.domain.as_deref()
     }
 
     /// Subgraphs owned by this operator.
     pub fn subgraphs(&self) -> &'a [GraphId] {
-        self.rare.map_or(&[], |r| &r.subgraphs)
+        self.rare().map_or(&[], |r| &r.subgraphs)
     }
 }
 
 impl std::fmt::Debug for OpRef<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Operator")
-            .field("op_type", self.op_type)
+            .field("op_type", self.op_type())
             .field("domain", &self.domain())
-            .field("attrs", &self.attrs)
+            .field("attrs", &self.attrs())
             .field("inputs", &self.inputs())
             .field("outputs", &self.outputs())
             .field("subgraphs", &self.subgraphs())
@@ -126,11 +154,11 @@ impl Serialize for Node<'_> {
         match self.kind {
             NodeKind::Operator(op) => {
                 m.serialize_entry("kind", "operator")?;
-                m.serialize_entry("op_type", op.op_type)?;
+                m.serialize_entry("op_type", op.op_type())?;
                 if let Some(domain) = op.domain() {
                     m.serialize_entry("domain", domain)?;
                 }
-                m.serialize_entry("attrs", op.attrs)?;
+                m.serialize_entry("attrs", op.attrs())?;
                 m.serialize_entry("inputs", op.inputs())?;
                 m.serialize_entry("outputs", op.outputs())?;
                 m.serialize_entry("subgraphs", op.subgraphs())?;
@@ -267,18 +295,21 @@ impl Nodes {
 
     /// The nodes in order.
     pub fn iter(&self) -> Iter<'_> {
+        let columns = self.names.iter().zip(&self.offsets).zip(&self.slots);
         Iter {
             nodes: self,
-            ids: 0..index(self.len()),
+            columns,
         }
     }
 
     fn kind(&self, slot: Slot) -> NodeKind<'_> {
         let found = match slot.kind() {
-            Slot::OPERATOR => self
-                .ops
-                .get(slot.index())
-                .map(|op| NodeKind::Operator(self.op(op))),
+            Slot::OPERATOR => self.ops.get(slot.index()).map(|op| {
+                NodeKind::Operator(OpRef {
+                    nodes: self,
+                    record: op,
+                })
+            }),
             Slot::VALUE => self.values.get(slot.index()).map(NodeKind::Value),
             Slot::CONSTANT => Some(NodeKind::Constant {
                 tensor: slot.index(),
@@ -289,30 +320,6 @@ impl Nodes {
                 .map(|&tag| NodeKind::Unknown { tag }),
         };
         found.unwrap_or(NodeKind::Unknown { tag: 0 })
-    }
-
-    fn op(&self, op: &OpRecord) -> OpRef<'_> {
-        let range = |start: u32, len: u32| {
-            let start = usize::try_from(start).unwrap_or(usize::MAX);
-            start..start.saturating_add(usize::try_from(len).unwrap_or(0))
-        };
-        let links = self
-            .links
-            .get(range(op.links, op.inputs.saturating_add(op.outputs)))
-            .unwrap_or(&[]);
-        OpRef {
-            op_type: self
-                .op_types
-                .get(range(op.op_type, 1).start)
-                .unwrap_or(&EMPTY),
-            attrs: self
-                .attrs
-                .get(range(op.attrs, op.attr_count))
-                .unwrap_or(&[]),
-            inputs: usize::try_from(op.inputs).map_or(0, |n| n.min(links.len())),
-            links,
-            rare: self.rare.get(range(op.rare, 1).start),
-        }
     }
 
     /// Appends `node`; its id is the count of nodes before it.
@@ -341,8 +348,8 @@ impl Nodes {
                 let Operator {
                     op_type,
                     attrs,
-                    links,
                     inputs,
+                    outputs,
                     rare,
                 } = op;
                 let op_type = self.op_type(op_type);
@@ -351,8 +358,8 @@ impl Nodes {
                     attrs: index(self.attrs.len()),
                     attr_count: index(attrs.len()),
                     links: index(self.links.len()),
-                    inputs: index(inputs.min(links.len())),
-                    outputs: index(links.len().saturating_sub(inputs)),
+                    inputs: index(inputs.len()),
+                    outputs: index(outputs.len()),
                     rare: match rare {
                         Some(rare) => {
                             self.rare.push(rare);
@@ -362,13 +369,14 @@ impl Nodes {
                     },
                 };
                 self.attrs.extend(attrs.into_vec());
-                if self.links.is_empty() && self.links.capacity() < links.len() {
-                    // A first operator with more links than the room made: its own list
+                if self.links.is_empty() && self.links.capacity() < inputs.len() {
+                    // A first operator with more inputs than the room made: its own list
                     // becomes the array, uncopied.
-                    self.links = links;
+                    self.links = inputs;
                 } else {
-                    self.links.extend_from_slice(&links);
+                    self.links.extend_from_slice(&inputs);
                 }
+                self.links.extend_from_slice(&outputs);
                 self.ops.push(record);
                 Slot::new(Slot::OPERATOR, self.ops.len() - 1)
             }
@@ -410,28 +418,43 @@ impl FromIterator<NewNode> for Nodes {
     }
 }
 
-/// The nodes of a graph in order: see [`Nodes::iter`].
+/// The nodes of a graph in order: see [`Nodes::iter`]. It walks the columns side by side.
 #[derive(Clone)]
 pub struct Iter<'a> {
     nodes: &'a Nodes,
-    ids: std::ops::Range<NodeId>,
+    columns: Columns<'a>,
+}
+
+type Columns<'a> = std::iter::Zip<
+    std::iter::Zip<std::slice::Iter<'a, Name>, std::slice::Iter<'a, Offset>>,
+    std::slice::Iter<'a, Slot>,
+>;
+
+impl<'a> Iter<'a> {
+    fn node(&self, ((name, &offset), &slot): ((&'a Name, &Offset), &Slot)) -> Node<'a> {
+        Node {
+            name,
+            kind: self.nodes.kind(slot),
+            offset,
+        }
+    }
 }
 
 impl<'a> Iterator for Iter<'a> {
     type Item = Node<'a>;
 
     fn next(&mut self) -> Option<Node<'a>> {
-        self.nodes.get(self.ids.next()?)
+        self.columns.next().map(|c| self.node(c))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ids.size_hint()
+        self.columns.size_hint()
     }
 }
 
 impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.nodes.get(self.ids.next_back()?)
+        self.columns.next_back().map(|c| self.node(c))
     }
 }
 
@@ -475,9 +498,9 @@ mod tests {
         let shared = Symbol::from("If".to_owned());
         push(
             &mut nodes,
-            Operator::new(shared.clone(), Box::new([]), vec![Some(0)], &[]),
+            Operator::new(shared.clone(), Box::new([]), vec![Some(0)], vec![]),
         );
-        let op = Operator::new(shared, Box::new([]), vec![None], &[Some(1)])
+        let op = Operator::new(shared, Box::new([]), vec![None], vec![Some(1)])
             .with_domain(Some("ai.onnx.ml".into()))
             .with_subgraphs(Box::new([2, 3]));
         push(&mut nodes, op);
@@ -510,11 +533,11 @@ mod tests {
         });
         nodes.set_kind(
             0,
-            NewKind::Operator(Operator::new("Add".into(), Box::new([]), vec![], &[])),
+            NewKind::Operator(Operator::new("Add".into(), Box::new([]), vec![], vec![])),
         );
         nodes.set_kind(5, NewKind::Unknown { tag: 1 });
         let node = nodes.get(0).unwrap();
-        assert!(matches!(node.kind, NodeKind::Operator(op) if *op.op_type == *"Add"));
+        assert!(matches!(node.kind, NodeKind::Operator(op) if *op.op_type() == *"Add"));
         assert_eq!((node.offset.get(), nodes.len()), (Some(7), 1));
         // Every kind reads back whole, whatever a file puts in a tag.
         for kind in [

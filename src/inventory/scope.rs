@@ -391,7 +391,7 @@ mod tests {
     };
 
     fn operator(name: &[u8]) -> NewNode {
-        let op = Operator::new("Op".into(), Box::new([]), vec![], &[]);
+        let op = Operator::new("Op".into(), Box::new([]), vec![], vec![]);
         NewNode {
             name: name.into(),
             kind: NewKind::Operator(op),
@@ -491,7 +491,7 @@ mod tests {
         };
         let reads = |inputs: &[u32]| {
             let inputs: Box<[Option<u32>]> = inputs.iter().map(|&i| Some(i)).collect();
-            let op = Operator::new("Op".into(), Box::new([]), inputs.into_vec(), &[]);
+            let op = Operator::new("Op".into(), Box::new([]), inputs.into_vec(), vec![]);
             NewNode {
                 name: "".into(),
                 kind: NewKind::Operator(op),

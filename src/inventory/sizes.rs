@@ -181,7 +181,7 @@ impl Inventory {
                     if let Some(NodeKind::Constant { tensor }) = graph.node(*input).map(|n| n.kind)
                     {
                         if let Some(slot @ None) = readers.get_mut(tensor) {
-                            *slot = Some(&**op.op_type);
+                            *slot = Some(&**op.op_type());
                         }
                     }
                 }
@@ -190,7 +190,7 @@ impl Inventory {
         for (t, slot) in self.tensors.iter().zip(&mut readers) {
             let holder = t.node.and_then(|n| self.graphs.get(t.graph)?.node(n));
             if let (None, Some(NodeKind::Operator(op))) = (&slot, holder.map(|n| n.kind)) {
-                *slot = Some(&**op.op_type);
+                *slot = Some(&**op.op_type());
             }
         }
         readers

@@ -53,7 +53,7 @@ pub fn chain_in_one_scope(layers: u32) -> crate::analysis::Analysis {
             "Relu".into(),
             Box::new([]),
             vec![Some(out.saturating_sub(2))],
-            &[Some(out)],
+            vec![Some(out)],
         );
         nodes.push(node(name, NewKind::Operator(op)));
     }

@@ -177,7 +177,7 @@ mod tests {
         let node = |name: &str, op: bool| NewNode {
             name: name.into(),
             kind: if op {
-                NewKind::Operator(Operator::new("Op".into(), Box::new([]), vec![], &[]))
+                NewKind::Operator(Operator::new("Op".into(), Box::new([]), vec![], vec![]))
             } else {
                 NewKind::Value(Default::default())
             },

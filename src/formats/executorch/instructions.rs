@@ -129,7 +129,7 @@ impl Walk<'_, '_> {
         let moves = op_type == "move";
         let (inputs, outputs, mut attrs) = self.connect(method, &args, moves, place, attrs);
         attrs.shrink_to_fit();
-        let operator = Operator::new(op_type, attrs.into(), inputs, &outputs);
+        let operator = Operator::new(op_type, attrs.into(), inputs, outputs);
         self.push_node(method.graph, NewKind::Operator(operator), at);
         true
     }

@@ -636,7 +636,7 @@ impl<'b> GraphReader<'_, 'b> {
             Some(schema) => Symbol::Static(schema.name),
             None => self.r.symbol(n.op_type, at),
         };
-        let operator = Operator::new(op_type, attrs, inputs, &outputs)
+        let operator = Operator::new(op_type, attrs, inputs, outputs)
             .with_domain(domain)
             .with_subgraphs(subgraphs.into());
         (self.graph().nodes).set_kind(op_id, NewKind::Operator(operator));

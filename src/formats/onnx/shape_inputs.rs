@@ -87,12 +87,12 @@ pub(super) fn check(inv: &Inventory, opset: Option<i64>, out: &mut Findings) {
             if op.domain().is_some_and(|d| d != "ai.onnx") {
                 continue;
             }
-            let inputs = read_as_data(op.op_type, opset);
+            let inputs = read_as_data(op.op_type(), opset);
             if inputs.is_empty() {
                 continue;
             }
             let mut constant = |i: usize| scopes.constant(inv, g, op.inputs().get(i).copied()??);
-            let all_constant = op.op_type != "Slice"
+            let all_constant = op.op_type() != "Slice"
                 || inputs.iter().all(|&(i, _)| match op.inputs().get(i) {
                     Some(Some(_)) => constant(i).is_some(),
                     _ => true,
@@ -133,7 +133,7 @@ fn message(op: &OpRef, node: &Name, external: &[(&str, &Name)]) -> String {
         "{} node \"{node}\" reads its {inputs} input{s} from initializer{s} {tensors}, which \
 {are} stored as external data; onnxruntime's shape inference reads {} while loading and \
 refuses the model (\"Cannot parse data from external tensors\"): keep {} inside the .onnx file",
-        op.op_type,
+        op.op_type(),
         if s.is_empty() {
             "that input"
         } else {

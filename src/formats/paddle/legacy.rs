@@ -376,8 +376,13 @@ impl<'b> Reader<'_, 'b, '_> {
             }
         }
         let scope = self.b.op_scope(&attrs, at);
-        let operator = Operator::new(op_type.clone(), attrs.into(), inputs.clone(), &outputs)
-            .with_subgraphs(subgraphs.clone().into());
+        let operator = Operator::new(
+            op_type.clone(),
+            attrs.into(),
+            inputs.clone(),
+            outputs.clone(),
+        )
+        .with_subgraphs(subgraphs.clone().into());
         let Some(node) = self
             .b
             .node(graph, Name::default(), NewKind::Operator(operator), at, 0)

@@ -660,7 +660,7 @@ impl<'a> Reader<'_, '_> {
             self.b.symbol(op_type, Some(at)),
             op.attrs.into(),
             op.inputs.clone(),
-            &outputs,
+            outputs.clone(),
         )
         .with_domain(domain)
         .with_subgraphs(op.subgraphs.clone().into());

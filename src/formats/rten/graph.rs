@@ -205,7 +205,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                     &GRAPH_REF_WRONG_KIND,
                     format!(
                         "graph {list}[{index}] = {node_id} is a {} operator, not a value",
-                        op.op_type
+                        op.op_type()
                     ),
                 )),
                 Some(NodeKind::Constant { .. }) if list == "inputs" => Some((
@@ -470,7 +470,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 ),
             }
         }
-        Operator::new(op_type, attrs.into(), inputs.into_vec(), &outputs)
+        Operator::new(op_type, attrs.into(), inputs.into_vec(), outputs.into_vec())
             .with_subgraphs(subgraphs.into())
     }
 

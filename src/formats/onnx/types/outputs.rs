@@ -22,7 +22,7 @@ pub(super) fn computed(
         return;
     }
     let int = |name: &str| {
-        op.attrs
+        op.attrs()
             .iter()
             .find(|a| a.name == name)
             .and_then(|a| match a.value {
@@ -33,7 +33,7 @@ pub(super) fn computed(
     // An attribute's type code, where 0 (UNDEFINED) means "not set".
     let named = |name: &str| int(name).filter(|&c| c != 0).and_then(from_onnx);
     let input = |i: usize| types.type_of(op.inputs().get(i).copied().flatten());
-    let first = match &**op.op_type {
+    let first = match &**op.op_type() {
         "Cast" | "BitCast" => named("to"),
         "RandomNormal" | "RandomUniform" => named("dtype").or(Some(DType::F32)),
         "Multinomial" => named("dtype").or(Some(DType::I32)),
@@ -46,7 +46,7 @@ pub(super) fn computed(
         }),
         "DequantizeLinear" => named("output_dtype").or(computed.first().copied().flatten()),
         "Constant" => constant(inv, op),
-        "ConstantOfShape" => match op.attrs.iter().find(|a| a.name == "value") {
+        "ConstantOfShape" => match op.attrs().iter().find(|a| a.name == "value") {
             Some(a) => tensor_type(inv, &a.value),
             None => Some(DType::F32),
         },
@@ -83,7 +83,7 @@ fn tensor_type(inv: &Inventory, value: &AttrValue) -> Option<DType> {
 
 /// A Constant's type: from whichever value attribute it has.
 fn constant(inv: &Inventory, op: &OpRef) -> Option<DType> {
-    let [a] = op.attrs else {
+    let [a] = op.attrs() else {
         return None;
     };
     match (a.name.as_ref(), &a.value) {
@@ -115,7 +115,7 @@ fn control_flow(inv: &Inventory, op: &OpRef) -> Option<Vec<Option<DType>>> {
                 .collect(),
         )
     };
-    let skip = usize::from(op.op_type == "Loop");
+    let skip = usize::from(op.op_type() == "Loop");
     let mut bodies = op.subgraphs().iter().map(|&g| declared(g));
     let mut outputs: Vec<Option<DType>> = bodies.next()??.into_iter().skip(skip).collect();
     for other in bodies {

@@ -184,7 +184,7 @@ fn subgraph_name(inv: &Inventory, id: GraphId, sub: &Graph) -> String {
         AttrValue::Graphs(rs) => rs.iter().any(|r| r.graph == id),
         _ => false,
     };
-    op.attrs
+    op.attrs()
         .iter()
         .find(|a| holds(&a.value))
         .map_or_else(String::new, |a| tail(&sanitize(&a.name), 32))

@@ -176,14 +176,14 @@ fn details(
                 lines.push(Line::raw(format!("domain {domain}")));
             }
             lines.push(Line::styled("attributes", theme.dim()));
-            for a in op.attrs.iter().take(SHOWN) {
+            for a in op.attrs().iter().take(SHOWN) {
                 lines.push(Line::raw(format!(
                     "  {} = {}",
                     a.name,
                     attr_text(inv, &a.value)
                 )));
             }
-            lines.extend(more(op.attrs.len(), theme));
+            lines.extend(more(op.attrs().len(), theme));
             lines.push(Line::styled("inputs (produced by)", theme.dim()));
             for &input in op.inputs().iter().flatten().take(SHOWN) {
                 let by = match index.map(|i| i.origin(inv, input)) {

@@ -175,7 +175,7 @@ pub(super) mod tests {
             "Op".into(),
             Box::new([]),
             inputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
-            &outputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
+            outputs.iter().map(|&i| Some(i)).collect::<Vec<_>>(),
         )))
     }
 

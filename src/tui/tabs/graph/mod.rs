@@ -269,7 +269,7 @@ fn node_rows(
     (0u32..)
         .zip(&g.nodes)
         .filter(|(_, n)| match (op_filter, &n.kind) {
-            (Some(op), NodeKind::Operator(o)) => o.op_type == op,
+            (Some(op), NodeKind::Operator(o)) => o.op_type() == op,
             (None, NodeKind::Operator(_)) => true,
             _ => all_nodes && op_filter.is_none(),
         })
@@ -298,7 +298,7 @@ impl Component for GraphTab {
         };
         let node = graph.node(node)?;
         match (&node.kind, node.name.is_empty()) {
-            (crate::inventory::NodeKind::Operator(op), true) => Some(op.op_type.to_string()),
+            (crate::inventory::NodeKind::Operator(op), true) => Some(op.op_type().to_string()),
             _ => Some(String::from_utf8_lossy(node.name.as_bytes()).into_owned()),
         }
     }

@@ -129,10 +129,10 @@ impl Term {
         match self {
             Term::Text(text) => {
                 contains(&node.name.display(), text)
-                    || matches!(&node.kind, NodeKind::Operator(op) if contains(op.op_type, text))
+                    || matches!(&node.kind, NodeKind::Operator(op) if contains(op.op_type(), text))
             }
             Term::Op(op_type) => {
-                matches!(&node.kind, NodeKind::Operator(op) if op.op_type.eq_ignore_ascii_case(op_type))
+                matches!(&node.kind, NodeKind::Operator(op) if op.op_type().eq_ignore_ascii_case(op_type))
             }
             Term::DType(_) | Term::Shape(_) => match &node.kind {
                 NodeKind::Operator(op) => op
@@ -146,7 +146,7 @@ impl Term {
             },
             Term::Attr { name, cmp, value } => match &node.kind {
                 NodeKind::Operator(op) => op
-                    .attrs
+                    .attrs()
                     .iter()
                     .filter(|a| a.name.eq_ignore_ascii_case(name))
                     .any(|a| compare(inv, &a.value, *cmp, value)),

@@ -17,7 +17,7 @@ const LINKS: usize = 3;
 /// One-word description of a node: its op type, `value`, `weight` or `?tag`.
 pub fn kind(graph: &Graph, id: NodeId) -> String {
     match graph.node(id).map(|n| n.kind) {
-        Some(NodeKind::Operator(op)) => tail(&sanitize(op.op_type), NAME_CHARS),
+        Some(NodeKind::Operator(op)) => tail(&sanitize(op.op_type()), NAME_CHARS),
         Some(NodeKind::Value(_)) => "value".into(),
         Some(NodeKind::Constant { .. }) => "weight".into(),
         Some(NodeKind::Unknown { tag }) => format!("?{tag}"),

@@ -39,7 +39,10 @@ fn what(inv: &Inventory, id: usize) -> String {
     let holder = t.node.and_then(|n| Some((n, graph?.node(n)?.kind)));
     match holder {
         Some((n, NodeKind::Operator(op))) => {
-            format!("constant in an attribute of #{n} {}", sanitize(op.op_type))
+            format!(
+                "constant in an attribute of #{n} {}",
+                sanitize(op.op_type())
+            )
         }
         _ if graph.is_some() => "weight (initializer)".into(),
         _ => "tensor".into(),
