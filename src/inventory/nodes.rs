@@ -269,18 +269,20 @@ impl Nodes {
         self.slots.is_empty()
     }
 
-    /// Makes room for `n` more nodes, for a reader that knows how many it will push: half of
-    /// them operators and half values, with two links an operator, as most graphs have about
-    /// one value per operator, written once and read once. A column that grows instead copies
+    /// Makes room for the `operators`, `values` and `others` (constants, unknown nodes) a
+    /// reader is about to push, and for two links an operator: most graphs have about one
+    /// value per operator, written once and read once. A column that grows instead copies
     /// itself as it doubles, and on a million-node graph the copies left behind cost as much
-    /// memory as the columns.
-    pub fn reserve(&mut self, n: usize) {
-        self.names.reserve_exact(n);
-        self.offsets.reserve_exact(n);
-        self.slots.reserve_exact(n);
-        self.ops.reserve_exact(n.div_ceil(2));
-        self.values.reserve_exact(n.div_ceil(2));
-        self.links.reserve_exact(n);
+    /// memory as the columns; room made and not used costs memory too, once the allocator
+    /// backs it with huge pages, so a reader that cannot count asks for what it expects.
+    pub fn reserve(&mut self, operators: usize, values: usize, others: usize) {
+        let nodes = operators.saturating_add(values).saturating_add(others);
+        self.names.reserve_exact(nodes);
+        self.offsets.reserve_exact(nodes);
+        self.slots.reserve_exact(nodes);
+        self.ops.reserve_exact(operators);
+        self.values.reserve_exact(values);
+        self.links.reserve_exact(operators.saturating_mul(2));
     }
 
     /// The node at `id`, if it exists.

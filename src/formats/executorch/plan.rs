@@ -80,10 +80,15 @@ impl Walk<'_, '_> {
         // growing the list never holds two copies of it.
         let chains = plan.chains().into_iter().flatten();
         let instructions = chains.map(|c| c.instructions().map_or(0, |i| i.len()));
-        let count = instructions.fold(method.value_count(), usize::saturating_add);
+        let instructions = instructions.fold(0, usize::saturating_add);
         let affordable = usize::try_from(self.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
+        let values = method.value_count().min(affordable);
         if let Some(g) = self.inv.graphs.get_mut(graph) {
-            g.nodes.reserve(count.min(affordable));
+            g.nodes.reserve(
+                instructions.min(affordable.saturating_sub(values)),
+                values,
+                0,
+            );
         }
         if !self.values(&mut method) {
             return false;

@@ -346,7 +346,7 @@ impl<'b> GraphReader<'_, 'b> {
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &GraphView<'b>) {
         let mut seen = HashSet::with_hasher(ahash::RandomState::new());
-        self.graph().nodes.reserve(g.initializers.len());
+        self.graph().nodes.reserve(0, 0, g.initializers.len());
         self.r.inv.tensors.reserve(g.initializers.len());
         for bytes in &g.initializers {
             if !self.r.spend(1, self.offset(bytes)) {
@@ -434,10 +434,9 @@ impl<'b> GraphReader<'_, 'b> {
             self.graph().inputs.push(id);
         }
         self.producers = None;
-        // Each node adds itself and its output values, usually one or two: reserve once,
-        // rather than grow and copy a million-node vector. Capacity that is never used costs
-        // nothing, as its pages are never touched.
-        self.graph().nodes.reserve(nodes.len().saturating_mul(3));
+        // Each node adds itself and its output values, usually one: reserve once, rather than
+        // grow and copy million-entry columns.
+        self.graph().nodes.reserve(nodes.len(), nodes.len(), 0);
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(nodes.len());
         }

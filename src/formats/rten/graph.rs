@@ -129,7 +129,8 @@ impl<'a, 'i> Walker<'a, 'i> {
         let nodes = g.nodes();
         let count = nodes.map_or(0, |n| n.len());
         let mut out_nodes = Nodes::default();
-        out_nodes.reserve(count);
+        // A graph's nodes are about half operators and half values.
+        out_nodes.reserve(count / 2, count - count / 2, 0);
         for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
             let op = node.data_as_operator_node();
             let links = op.map_or(0, |op| {
