@@ -3,8 +3,9 @@
 //!
 //! An operator is inside when its scope is the scope or below it; values belong to the
 //! operator that writes them. One pass over the links of the operators inside, each end
-//! placed with a walk up the tree of at most its depth, then a sort: O(n log n) in the links
-//! of the scope's operators, computed once when the view opens, not per frame.
+//! placed with a walk up the tree of at most its depth, each value written inside followed
+//! to its readers once, then a sort: O(n log n) in the links of the graph, computed once when
+//! the view opens, not per frame.
 
 use super::index::GraphIndex;
 use crate::inventory::{Graph, NodeId, NodeKind, ScopeId, ScopeTree};
@@ -35,10 +36,14 @@ impl Boundary {
             scope,
             ..Boundary::default()
         };
+        // Values written inside: a value listed by several writers is followed once, so a
+        // file whose operators all write one value read a million times stays linear.
+        let mut written = Vec::new();
         for id in tree.operators_within(scope) {
             let Some(NodeKind::Operator(op)) = graph.node(id).map(|n| n.kind) else {
                 continue;
             };
+            written.extend(op.outputs().iter().flatten());
             for &input in op.inputs().iter().flatten() {
                 let from = match index.producer(input) {
                     Some(p) if inside(p) => continue,
@@ -52,16 +57,18 @@ impl Boundary {
                 out.producers.push(from);
                 out.edges_in += 1;
             }
-            for &output in op.outputs().iter().flatten() {
-                let readers = index.consumers(output);
-                if readers.is_empty() {
-                    out.consumers.push(output);
-                    out.edges_out += 1;
-                }
-                for &reader in readers.iter().filter(|&&r| !inside(r)) {
-                    out.consumers.push(reader);
-                    out.edges_out += 1;
-                }
+        }
+        written.sort_unstable();
+        written.dedup();
+        for output in written {
+            let readers = index.consumers(output);
+            if readers.is_empty() {
+                out.consumers.push(output);
+                out.edges_out += 1;
+            }
+            for &reader in readers.iter().filter(|&&r| !inside(r)) {
+                out.consumers.push(reader);
+                out.edges_out += 1;
             }
         }
         for ends in [&mut out.producers, &mut out.consumers] {
@@ -136,5 +143,26 @@ mod tests {
         assert_eq!((root.producers, root.consumers), (vec![0], vec![7, 9]));
         let none = Boundary::of(g, &index, &tree, 999);
         assert_eq!((none.edges_in, none.edges_out), (0, 0));
+    }
+
+    /// Operators inside that all list one output: its readers are counted once, not once per
+    /// writer (a file can make that a million writers of a value read a million times).
+    #[test]
+    fn a_value_written_many_times_inside_is_followed_once() {
+        let named = |mut n: crate::inventory::NewNode, name: &str| {
+            n.name = name.into();
+            n
+        };
+        let mut nodes = vec![named(node(NewKind::Value(Value::default())), "/a/v")];
+        nodes.extend((0..1000).map(|_| named(op(&[], &[0]), "/a/W")));
+        nodes.extend((0..1000).map(|_| named(op(&[0], &[]), "/b/R")));
+        let inv = inventory(nodes);
+        let (index, tree) = (GraphIndex::build(&inv, 0), ScopeTree::build(&inv));
+        let a = tree
+            .scopes
+            .iter()
+            .position(|s| s.name.as_str() == Some("a"));
+        let b = Boundary::of(&inv.graphs[0], &index, &tree, a.unwrap() as ScopeId);
+        assert_eq!((b.edges_out, b.consumers.len()), (1000, 1000));
     }
 }
