@@ -346,8 +346,9 @@ impl<'b> GraphReader<'_, 'b> {
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &GraphView<'b>) {
         let mut seen = HashSet::with_hasher(ahash::RandomState::new());
-        self.graph().nodes.reserve(0, 0, g.initializers.len());
-        self.r.inv.tensors.reserve(g.initializers.len());
+        let n = self.r.affordable(g.initializers.len());
+        self.graph().nodes.reserve(0, 0, n);
+        self.r.inv.tensors.reserve(n);
         for bytes in &g.initializers {
             if !self.r.spend(1, self.offset(bytes)) {
                 return;
@@ -436,9 +437,10 @@ impl<'b> GraphReader<'_, 'b> {
         self.producers = None;
         // Each node adds itself and its output values, usually one: reserve once, rather than
         // grow and copy million-entry columns.
-        self.graph().nodes.reserve(nodes.len(), nodes.len(), 0);
+        let n = self.r.affordable(nodes.len());
+        self.graph().nodes.reserve(n, n, 0);
         if let Some(scope) = self.scopes.get_mut(self.id) {
-            scope.names.reserve(nodes.len());
+            scope.names.reserve(n);
         }
         // Reused from node to node, so that reading a node allocates nothing of its own.
         let mut view = NodeView::default();

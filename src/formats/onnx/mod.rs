@@ -88,6 +88,12 @@ impl<'a> Reader<'a> {
         self.budget.spend(n, Place::at(at), self.out)
     }
 
+    /// `n` entries the file declares, at most as many as the budget can still pay for: what
+    /// room to make for them, each entry costing at least one.
+    fn affordable(&self, n: usize) -> usize {
+        n.min(usize::try_from(self.budget.left()).unwrap_or(usize::MAX))
+    }
+
     /// The module path `path` (a slice of the file) as a shared name, copied and paid for the
     /// first time it is met; `None` once the budget has run out.
     fn module(&mut self, path: &[u8], at: Option<u64>) -> Option<Name> {

@@ -129,8 +129,10 @@ impl<'a, 'i> Walker<'a, 'i> {
         let nodes = g.nodes();
         let count = nodes.map_or(0, |n| n.len());
         let mut out_nodes = Nodes::default();
-        // A graph's nodes are about half operators and half values.
-        out_nodes.reserve(count / 2, count - count / 2, 0);
+        // A graph's nodes are about half operators and half values; room is made for no more
+        // than the budget can pay for, as graphs can share one vector of a million nodes.
+        let room = count.min(usize::try_from(self.budget.left()).unwrap_or(usize::MAX));
+        out_nodes.reserve(room / 2, room - room / 2, 0);
         for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
             let op = node.data_as_operator_node();
             let links = op.map_or(0, |op| {
