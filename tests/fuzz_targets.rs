@@ -5,17 +5,23 @@
 //! build's, so the nested cargo never waits for this one's lock.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
-#[test]
-fn the_fuzz_targets_compile() {
+/// `cargo <args> --manifest-path fuzz/Cargo.toml`, building apart from this build.
+fn cargo_on_fuzz(args: &[&str]) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(env!("CARGO"))
-        .args(["check", "--quiet", "--bins", "--manifest-path"])
+    Command::new(env!("CARGO"))
+        .args(args)
+        .arg("--manifest-path")
         .arg(root.join("fuzz/Cargo.toml"))
         .env("CARGO_TARGET_DIR", root.join("target/fuzz-check"))
         .output()
-        .expect("cargo runs");
+        .expect("cargo runs")
+}
+
+#[test]
+fn the_fuzz_targets_compile() {
+    let output = cargo_on_fuzz(&["check", "--quiet", "--bins"]);
     assert!(
         output.status.success(),
         "cargo check of fuzz/ failed:\n{}",
@@ -25,12 +31,7 @@ fn the_fuzz_targets_compile() {
 
 #[test]
 fn the_fuzz_targets_are_formatted() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(env!("CARGO"))
-        .args(["fmt", "--check", "--manifest-path"])
-        .arg(root.join("fuzz/Cargo.toml"))
-        .output()
-        .expect("cargo runs");
+    let output = cargo_on_fuzz(&["fmt", "--check"]);
     assert!(
         output.status.success(),
         "fuzz/ is not formatted (`cargo fmt --manifest-path fuzz/Cargo.toml`):\n{}",
