@@ -1,7 +1,7 @@
 //! ModelProto and FunctionProto read in place, with their lists kept within a budget.
 
 use crate::formats::shared::numbers::signed64;
-use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
+use crate::formats::shared::protobuf::{fields, varint, Field, Value, WireError};
 
 /// An optional bytes field and an optional varint field of a small message, such as
 /// OperatorSetIdProto (domain, version).
@@ -91,12 +91,38 @@ fn pair(bytes: &[u8]) -> Result<Pair<'_>, WireError> {
 
 /// StringStringEntryProto (key, value) or TrainingInfoProto (initialization, algorithm).
 pub(super) fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
+    if let Some((first, second)) = canonical_strings(bytes) {
+        return Ok((Some(first), Some(second)));
+    }
     let (first, second) = small_message(bytes, false)?;
     let second = second.and_then(|v| match v {
         Value::Bytes(b) => Some(b),
         _ => None,
     });
     Ok((first, second))
+}
+
+/// Fields 1 and 2 of `bytes` if it holds exactly them, once each and in that order, with a
+/// field 1 under 128 bytes: how every writer encodes a metadata entry. Anything else is
+/// `None`, for [`small_message`] to read field by field. Exporters put several entries on
+/// every node (a stack trace, the module path), so this is most of reading a node.
+fn canonical_strings(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (&[0x0a, len], rest) = bytes.split_first_chunk::<2>()? else {
+        return None;
+    };
+    if len >= 0x80 {
+        return None;
+    }
+    let (first, rest) = rest.split_at_checked(usize::from(len))?;
+    let (&0x12, rest) = rest.split_first()? else {
+        return None;
+    };
+    let mut at = 0;
+    // Nine bytes hold 63 bits: a longer length is left to the full reader, which refuses
+    // what overflows.
+    let len = varint(rest, &mut at).filter(|_| at < 10)?;
+    let second = rest.get(at..)?;
+    (second.len() as u64 == len).then_some((first, second))
 }
 
 impl<'b> ModelView<'b> {
@@ -312,5 +338,40 @@ mod tests {
         );
         let function = |rng: &mut Rng| random_function(rng).encode_to_vec();
         differential(0xf0de_0000_0000_0001, function, agree_function);
+    }
+
+    /// The shortcut for entries as writers encode them reads what the full reader reads,
+    /// and leaves every other encoding to it.
+    #[test]
+    fn canonical_entries_read_as_the_full_reader_reads_them() {
+        use super::{canonical_strings, small_message, strings, Value};
+        let long = [&[0x0a, 3][..], b"key", &[0x12, 0x81, 0x01], &[b'v'; 129]].concat();
+        let overlong = [&[0x0a, 0, 0x12], &[0xff; 9][..], &[0x7f]].concat();
+        let cases: &[&[u8]] = &[
+            &[0x0a, 1, b'k', 0x12, 1, b'v'],
+            &[0x0a, 0, 0x12, 0],
+            &long,
+            // Cut short, one byte over, value first, a key of 128 bytes, a third field,
+            // a length over 63 bits.
+            &[0x0a, 1, b'k', 0x12, 2, b'v'],
+            &[0x0a, 1, b'k', 0x12, 1, b'v', b'w'],
+            &[0x12, 1, b'v', 0x0a, 1, b'k'],
+            &[0x0a, 0x80, 0x01],
+            &[0x0a, 1, b'k', 0x12, 1, b'v', 0x18, 1],
+            &overlong,
+        ];
+        for &case in cases {
+            let full = small_message(case, false).map(|(k, v)| {
+                let v = v.and_then(|v| match v {
+                    Value::Bytes(b) => Some(b),
+                    _ => None,
+                });
+                (k, v)
+            });
+            assert_eq!(strings(case).ok(), full.ok(), "{case:02x?}");
+        }
+        assert_eq!(canonical_strings(&long).map(|(_, v)| v.len()), Some(129));
+        assert_eq!(canonical_strings(&overlong), None);
+        assert_eq!(canonical_strings(&[0x12, 1, b'v', 0x0a, 1, b'k']), None);
     }
 }

@@ -72,7 +72,13 @@ const NAME_SCOPES: &[u8] = b"pkg.torch.onnx.name_scopes";
 /// `layers.0.attn`); empty for anything else.
 fn innermost(scopes: &[u8]) -> &[u8] {
     let list = scopes.strip_prefix(b"[").and_then(|l| l.strip_suffix(b"]"));
-    let module = list.and_then(|l| l.rsplit(|&b| b == b',').nth(1));
+    // The entry before the last comma; searched for with memchr, as deep modules make long
+    // lists and every node of an export has one.
+    let before = list.and_then(|l| l.split_at_checked(memchr::memrchr(b',', l)?));
+    let module = before.map(|(head, _)| match memchr::memrchr(b',', head) {
+        Some(comma) => head.split_at(comma).1.get(1..).unwrap_or_default(),
+        None => head,
+    });
     let module = module.map(|m| m.trim_ascii());
     let unquoted = module.and_then(|m| m.strip_prefix(b"'")?.strip_suffix(b"'"));
     unquoted.unwrap_or_default()
