@@ -15,6 +15,7 @@ mod name;
 mod nodes;
 mod offset;
 mod overlaps;
+mod repeats;
 mod scope;
 mod sizes;
 mod symbol;

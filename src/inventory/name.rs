@@ -91,9 +91,12 @@ impl std::borrow::Borrow<[u8]> for Name {
     }
 }
 
+/// Two handles to one shared copy are equal without reading it, so a name shared by a
+/// million nodes is compared once per distinct copy, not per byte.
 impl PartialEq for Name {
     fn eq(&self, other: &Self) -> bool {
-        self.as_bytes() == other.as_bytes()
+        let (a, b) = (self.as_bytes(), other.as_bytes());
+        std::ptr::eq(a, b) || a == b
     }
 }
 
@@ -111,9 +114,15 @@ impl PartialOrd for Name {
     }
 }
 
+/// Orders names by their bytes; equal handles, as for [`PartialEq`], without reading them.
 impl Ord for Name {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_bytes().cmp(other.as_bytes())
+        let (a, b) = (self.as_bytes(), other.as_bytes());
+        if std::ptr::eq(a, b) {
+            std::cmp::Ordering::Equal
+        } else {
+            a.cmp(b)
+        }
     }
 }
 

@@ -10,7 +10,6 @@
 use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
 use super::model_view::{FunctionView, ModelView};
-use super::node_names::NodeNames;
 use super::node_view::NodeView;
 use super::rules::*;
 use super::schema::{self, Schema};
@@ -120,6 +119,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
         label.push(b':');
         label.extend_from_slice(f.name.unwrap_or_default());
         let id = new_graph(r, Name::from(&label[..]));
+        r.function_bodies.push(id);
         let functions = &mut r.schemas.functions;
         let domain = schema::canonical(f.domain.unwrap_or_default());
         functions.insert((domain.into(), f.name.unwrap_or_default().into()));
@@ -147,7 +147,6 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             scopes: &mut scopes,
             queue: &mut queue,
             producers: None,
-            node_names: None,
         };
         match job.body {
             Body::Graph(g) => reader.graph_body(g),
@@ -174,8 +173,6 @@ struct GraphReader<'a, 'b> {
     /// Which node produces each name: built only when a lookup fails, to tell a forward
     /// reference from an undefined name.
     producers: Option<NameMap<'b, usize>>,
-    /// Operator names seen so far, in a graph but not in a function body.
-    node_names: Option<NodeNames<'b>>,
 }
 
 impl<'b> GraphReader<'_, 'b> {
@@ -211,11 +208,11 @@ impl<'b> GraphReader<'_, 'b> {
         matches!(node.map(|n| n.kind), Some(NodeKind::Constant { .. }))
     }
 
-    fn define(&mut self, name: &[u8], id: NodeId) {
+    /// Makes `name` name node `id` in this graph; whether it named another node before.
+    fn define(&mut self, name: &[u8], id: NodeId) -> bool {
         let key = self.in_file(name);
-        if let Some(scope) = self.scopes.get_mut(self.id) {
-            scope.names.insert(key, id);
-        }
+        let scope = self.scopes.get_mut(self.id);
+        scope.is_some_and(|scope| scope.names.insert(key, id).is_some())
     }
 
     /// The node `name` names in this graph's own scope.
@@ -234,18 +231,6 @@ impl<'b> GraphReader<'_, 'b> {
             s.parent.and_then(|p| self.scopes.get(p))
         });
         chain.any(|s| s.names.contains_key(key))
-    }
-
-    /// Where `name` is already defined, as onnx's checker sees it: in this graph, or in a
-    /// graph enclosing this subgraph (training graphs and functions see only their own).
-    fn defined(&self, name: &[u8]) -> Option<&'static str> {
-        if self.own(name).is_some() {
-            Some("in this graph")
-        } else if self.enclosing_defines(name, true) {
-            Some("in an enclosing graph")
-        } else {
-            None
-        }
     }
 
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
@@ -291,7 +276,6 @@ impl<'b> GraphReader<'_, 'b> {
             .filter_map(|v| Some((v.name?, v.ty.as_ref())))
             .collect();
         let outputs: Vec<&[u8]> = outputs.iter().filter_map(|v| v.name).collect();
-        self.node_names = Some(NodeNames::with_capacity(g.nodes.len()));
         self.nodes_and_io(&g.nodes, inputs, outputs, &types);
     }
 
@@ -588,11 +572,6 @@ impl<'b> GraphReader<'_, 'b> {
         if let Some(schema) = schema {
             self.r.schemas.found(self.id, op_id, schema);
         }
-        if let Some(names) = &mut self.node_names {
-            if let Some(twice) = names.see(n, self.id, op_id, at) {
-                self.r.out.push(twice);
-            }
-        }
         let attrs: Box<[Attr]> = attributes
             .drain(..)
             .map(|a| self.attribute(a, op_id, schema))
@@ -611,7 +590,18 @@ impl<'b> GraphReader<'_, 'b> {
                 outputs.push(None);
                 continue;
             }
-            if let Some(place) = self.defined(name) {
+            let ty = types.get(self.in_file(name)).copied();
+            let kind = NewKind::Value(value(ty, &mut self.r.symbols));
+            let id = self.push(Name::from(name), kind, None);
+            // Defined before, as onnx's checker sees it: in this graph, or in a graph
+            // enclosing this subgraph (training graphs and functions see only their own).
+            let earlier = if self.define(name, id) {
+                Some("in this graph")
+            } else {
+                self.enclosing_defines(name, true)
+                    .then_some("in an enclosing graph")
+            };
+            if let Some(place) = earlier {
                 let message = format!(
                     "output \"{}\" of node {index} is already defined {place}; each name is assigned once",
                     Name::from(name)
@@ -624,10 +614,6 @@ impl<'b> GraphReader<'_, 'b> {
                     .out
                     .push(Finding::new(&NOT_SSA, Place::at(at).item(item), message));
             }
-            let ty = types.get(self.in_file(name)).copied();
-            let kind = NewKind::Value(value(ty, &mut self.r.symbols));
-            let id = self.push(Name::from(name), kind, None);
-            self.define(name, id);
             outputs.push(Some(id));
         }
         let at = self.offset(n.op_type);
@@ -690,7 +676,11 @@ impl<'b> GraphReader<'_, 'b> {
     /// holds, whatever its declared type. A tensor without a name of its own, such as a
     /// Constant's value, is named after where it is: `node.attribute`, then `[i]` in a list
     /// and `.values` or `.indices` in a sparse tensor.
-    fn attribute_tensors(&mut self, a: &AttributeView<'b>, op: Option<NodeId>) -> Vec<TensorRef> {
+    fn attribute_tensors<'a>(
+        &mut self,
+        a: &'a AttributeView<'b>,
+        op: Option<NodeId>,
+    ) -> Vec<TensorRef> {
         let sparse = a.sparse_tensor.is_some() || !a.sparse_tensors.is_empty();
         if a.t.is_none() && a.tensors.is_empty() && !sparse {
             return Vec::new();
@@ -699,27 +689,25 @@ impl<'b> GraphReader<'_, 'b> {
         // pay for then runs it out below.
         let affordable =
             usize::try_from(self.r.budget.left() / TENSOR_ENTRIES + 1).unwrap_or(usize::MAX);
-        let listed = |list: &[&'b [u8]]| -> Vec<(&'b [u8], String)> {
-            (0..)
-                .zip(list)
-                .take(affordable)
-                .map(|(i, &t)| (t, format!("[{i}]")))
-                .collect()
+        let listed = |list: &'a [&'b [u8]]| {
+            (0..).zip(list).take(affordable).map(|(i, &t)| {
+                let at = Within {
+                    index: Some(i),
+                    part: "",
+                };
+                (t, at)
+            })
         };
-        let mut found: Vec<(&'b [u8], String)> =
-            a.t.map(|t| (t, String::new())).into_iter().collect();
-        found.extend(listed(&a.tensors));
-        let mut sparse: Vec<(&'b [u8], String)> = a
-            .sparse_tensor
-            .map(|s| (s, String::new()))
-            .into_iter()
-            .collect();
-        sparse.extend(listed(&a.sparse_tensors));
-        for (bytes, at) in sparse {
+        let whole = |t: &'b [u8]| (t, Within::WHOLE);
+        let dense = a.t.map(whole).into_iter().chain(listed(&a.tensors));
+        let mut sparse_parts_found = Vec::new();
+        for (bytes, at) in (a.sparse_tensor.map(whole).into_iter()).chain(listed(&a.sparse_tensors))
+        {
             match sparse_parts(bytes) {
                 Ok((values, indices)) => {
-                    found.extend(values.map(|t| (t, format!("{at}.values"))));
-                    found.extend(indices.map(|t| (t, format!("{at}.indices"))));
+                    let part = |part| Within { part, ..at };
+                    sparse_parts_found.extend(values.map(|t| (t, part(".values"))));
+                    sparse_parts_found.extend(indices.map(|t| (t, part(".indices"))));
                 }
                 Err(e) => {
                     self.r
@@ -728,7 +716,7 @@ impl<'b> GraphReader<'_, 'b> {
             }
         }
         let mut refs = Vec::new();
-        for (bytes, suffix) in found {
+        for (bytes, within) in dense.chain(sparse_parts_found) {
             if !self.r.spend(1, self.offset(bytes)) {
                 break;
             }
@@ -744,7 +732,10 @@ impl<'b> GraphReader<'_, 'b> {
                 };
                 label.push(b'.');
                 label.extend_from_slice(a.name);
-                label.extend_from_slice(suffix.as_bytes());
+                if let Some(i) = within.index {
+                    label.extend_from_slice(format!("[{i}]").as_bytes());
+                }
+                label.extend_from_slice(within.part.as_bytes());
                 Name::from(&label[..])
             } else {
                 Name::from(t.name)
@@ -792,6 +783,22 @@ impl<'b> GraphReader<'_, 'b> {
         };
         Attr { name, value }
     }
+}
+
+/// Where a tensor is in an attribute, for naming one without a name of its own: its index
+/// in a list, and which part of a sparse tensor it is.
+#[derive(Clone, Copy)]
+struct Within {
+    index: Option<usize>,
+    part: &'static str,
+}
+
+impl Within {
+    /// The attribute's single tensor, or all of a sparse one.
+    const WHOLE: Within = Within {
+        index: None,
+        part: "",
+    };
 }
 
 /// Types declared for a graph's values (inputs, outputs, others), by name.

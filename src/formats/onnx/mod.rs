@@ -36,7 +36,7 @@ use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::datafiles::{self, DataFiles};
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{
-    ByteRange, FileFormat, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
+    ByteRange, FileFormat, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
@@ -64,6 +64,8 @@ struct Reader<'a> {
     /// Operator types, attribute names and domains the schemas do not name, and the module
     /// paths nodes record, each copied once.
     symbols: Interner,
+    /// The graphs that are function bodies, in the order they were added.
+    function_bodies: Vec<GraphId>,
 }
 
 impl<'a> Reader<'a> {
@@ -179,8 +181,10 @@ impl Format for Onnx {
             budget,
             schemas: schema::Context::default(),
             symbols: Interner::default(),
+            function_bodies: Vec::new(),
         };
         graphs::read(&model, &mut reader);
+        node_names::check(reader.inv, &reader.function_bodies, reader.out);
         shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);
         initializer_inputs::check(reader.inv, model.ir_version, reader.out);
         let schemas = std::mem::take(&mut reader.schemas);

@@ -1,54 +1,43 @@
 //! Node names that onnxruntime refuses to see twice in one graph.
 
-use super::node_view::NodeView;
 use super::rules::DUPLICATE_NODE_NAME;
-use crate::check::{Finding, Item, Place};
-use crate::inventory::{GraphId, Name, NodeId};
-use std::collections::HashMap;
+use crate::check::{Findings, Item, Place};
+use crate::inventory::{GraphId, Inventory, Node, NodeKind};
 
-/// The operator names of one graph seen so far. onnxruntime refuses a graph in which two
-/// nodes share a non-empty name ("two nodes with same node name"); onnx's checker and
-/// function bodies do not care, and Constant nodes are exempt, as onnxruntime turns them
-/// into initializers first. Names are slices of the mapped file, checked while each node is
-/// read, so the check costs one hash per node.
-#[derive(Default)]
-pub(super) struct NodeNames<'b> {
-    first: HashMap<&'b [u8], NodeId, ahash::RandomState>,
-}
-
-impl<'b> NodeNames<'b> {
-    /// Room for `nodes` names.
-    pub(super) fn with_capacity(nodes: usize) -> Self {
-        NodeNames {
-            first: HashMap::with_capacity_and_hasher(nodes, Default::default()),
+/// Reports each operator whose name an earlier operator of its graph has. onnxruntime
+/// refuses a graph in which two nodes share a non-empty name ("two nodes with same node
+/// name"); onnx's checker and function bodies (`function_bodies`, ascending) do not care, and
+/// Constant nodes are exempt, as onnxruntime turns them into initializers first.
+pub(super) fn check(inv: &Inventory, function_bodies: &[GraphId], out: &mut Findings) {
+    for (graph_id, graph) in inv.graphs.iter().enumerate() {
+        if function_bodies.binary_search(&graph_id).is_ok() {
+            continue;
         }
-    }
-
-    /// Records node `id` of `graph` (read as `n`, at `at`), or reports it if an earlier
-    /// operator has its name.
-    pub(super) fn see(
-        &mut self,
-        n: &NodeView<'b>,
-        graph: GraphId,
-        id: NodeId,
-        at: Option<u64>,
-    ) -> Option<Finding> {
-        let standard = matches!(n.domain, b"" | b"ai.onnx");
-        if n.name.is_empty() || (n.op_type == b"Constant" && standard) {
-            return None;
-        }
-        let earlier = *self.first.entry(n.name).or_insert(id);
-        (earlier != id).then(|| {
+        for (id, earlier) in graph.repeated_names(named) {
+            let Some(node) = graph.node(id) else { continue };
             let message = format!(
                 "node name \"{}\" is also the name of node {earlier}; onnxruntime refuses a \
 graph with two nodes of one name",
-                Name::from(n.name)
+                node.name
             );
-            Finding::new(
+            let item = Item::Node {
+                graph: graph_id,
+                node: id,
+            };
+            out.add(
                 &DUPLICATE_NODE_NAME,
-                Place::at(at).item(Item::Node { graph, node: id }),
+                Place::at(node.offset).item(item),
                 message,
-            )
-        })
+            );
+        }
     }
+}
+
+/// Operators other than the standard domain's Constant are held to unique names.
+fn named(node: Node<'_>) -> Option<u8> {
+    let NodeKind::Operator(op) = node.kind else {
+        return None;
+    };
+    let standard = matches!(op.domain(), None | Some("" | "ai.onnx"));
+    (!(op.op_type() == "Constant" && standard)).then_some(0)
 }

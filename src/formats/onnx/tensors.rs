@@ -73,11 +73,17 @@ impl Reader<'_> {
         id
     }
 
-    /// The names of the value fields `t` sets.
-    fn value_fields(t: &TensorView<'_>) -> Vec<&'static str> {
+    /// The names of the value fields `t` sets; nothing is allocated unless a finding lists
+    /// them.
+    fn value_fields<'t>(t: &'t TensorView<'_>) -> impl Iterator<Item = &'static str> + Clone + 't {
         let raw = t.raw_data.is_some().then_some("raw_data");
         let typed = Typed::ALL.into_iter().filter(|&f| t.count(f) > 0);
-        raw.into_iter().chain(typed.map(Typed::name)).collect()
+        raw.into_iter().chain(typed.map(Typed::name))
+    }
+
+    /// The names of `fields`, separated by commas.
+    fn listed(fields: impl Iterator<Item = &'static str>) -> String {
+        fields.collect::<Vec<_>>().join(", ")
     }
 
     fn inline(
@@ -88,17 +94,17 @@ impl Reader<'_> {
         place: Place,
     ) -> (Storage, Option<DataRange>) {
         let fields = Self::value_fields(t);
-        if fields.len() > 1 {
+        let count = fields.clone().count();
+        if count > 1 {
             self.out.add(
                 &TENSOR_VALUE_FIELDS,
                 place,
                 format!(
-                    "inline tensor sets {} value fields ({}); exactly one is allowed",
-                    fields.len(),
-                    fields.join(", ")
+                    "inline tensor sets {count} value fields ({}); exactly one is allowed",
+                    Self::listed(fields)
                 ),
             );
-        } else if fields.is_empty() && elements.is_some_and(|n| n > 0) {
+        } else if count == 0 && elements.is_some_and(|n| n > 0) {
             self.out.add(
                 &TENSOR_VALUE_FIELDS,
                 place,
@@ -160,8 +166,8 @@ impl Reader<'_> {
         id: TensorId,
         place: Place,
     ) -> Option<DataRange> {
-        let inline = Self::value_fields(t);
-        if !inline.is_empty() {
+        let mut inline = Self::value_fields(t).peekable();
+        if inline.peek().is_some() {
             self.out.add(
                 &EXTERNAL_WITH_INLINE_DATA,
                 place,
@@ -170,7 +176,7 @@ impl Reader<'_> {
 ignore it, but rten reads the empty raw_data instead of the external data and refuses the model"
                         .to_owned()
                 } else {
-                    format!("EXTERNAL tensor also sets {}", inline.join(", "))
+                    format!("EXTERNAL tensor also sets {}", Self::listed(inline))
                 },
             );
         }

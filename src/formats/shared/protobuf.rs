@@ -186,13 +186,17 @@ impl<'b> Fields<'b> {
     }
 
     /// A base-128 varint of at most 10 bytes whose value fits 64 bits. Most keys and
-    /// lengths are one byte, which takes the short path.
+    /// lengths are one or two bytes, which take the short paths.
     #[inline(always)]
     fn varint(&mut self) -> Result<u64, WireError> {
-        match self.buf.get(self.pos) {
-            Some(&byte) if byte < 0x80 => {
+        match self.buf.get(self.pos..).and_then(<[u8]>::first_chunk::<2>) {
+            Some(&[byte, _]) if byte < 0x80 => {
                 self.pos += 1;
                 Ok(u64::from(byte))
+            }
+            Some(&[low, high]) if high < 0x80 => {
+                self.pos += 2;
+                Ok(u64::from(low & 0x7f) | u64::from(high) << 7)
             }
             _ => self.long_varint(),
         }
