@@ -7,13 +7,17 @@ use super::{
 use crate::check::{Findings, Item, Place};
 use crate::inventory::display::dims_text;
 use crate::inventory::{Inventory, Storage, Tensor, TensorId};
-use std::collections::HashSet;
 
 pub(super) fn check(inv: &Inventory, out: &mut Findings) {
     // A view's data is its whole storage; the reader checks that the view fits in it.
-    let views: HashSet<TensorId> = inv.views.iter().map(|v| v.tensor).collect();
-    for (id, tensor) in inv.tensors.iter().enumerate() {
-        each_tensor(inv, id, tensor, views.contains(&id), out);
+    let mut views = vec![false; inv.tensors.len()];
+    for v in &inv.views {
+        if let Some(view) = views.get_mut(v.tensor) {
+            *view = true;
+        }
+    }
+    for ((id, tensor), &view) in inv.tensors.iter().enumerate().zip(&views) {
+        each_tensor(inv, id, tensor, view, out);
     }
     overlaps(inv, &views, out);
 }
@@ -109,10 +113,12 @@ fn dtype_name(t: &Tensor) -> String {
 
 /// Reports tensors whose data starts before an earlier tensor's data (in offset order) ends;
 /// two views of one storage share its bytes, which is no overlap.
-fn overlaps(inv: &Inventory, views: &HashSet<TensorId>, out: &mut Findings) {
+/// `views` tells, by tensor id, which tensors are views.
+fn overlaps(inv: &Inventory, views: &[bool], out: &mut Findings) {
     let data = |t: TensorId| inv.tensors.get(t).and_then(|t| t.data);
     for o in inv.tensor_overlaps() {
-        let shared = views.contains(&o.tensor) && views.contains(&o.earlier);
+        let view = |id: TensorId| views.get(id).copied().unwrap_or(false);
+        let shared = view(o.tensor) && view(o.earlier);
         if shared && data(o.tensor) == data(o.earlier) {
             continue;
         }

@@ -9,7 +9,7 @@
 use super::rules::SHAPE_INPUT_EXTERNAL;
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{Graph, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, Storage};
-use std::collections::HashMap;
+use ahash::HashMap;
 
 /// Input indices with their names in the operator's schema.
 type Inputs = &'static [(usize, &'static str)];
@@ -178,7 +178,7 @@ impl<'i> Scopes<'i> {
     fn names(&mut self, inv: &'i Inventory, g: GraphId) -> &HashMap<&'i [u8], NodeId> {
         self.names
             .entry(g)
-            .or_insert_with(|| inv.graphs.get(g).map_or_else(HashMap::new, definitions))
+            .or_insert_with(|| inv.graphs.get(g).map_or_else(HashMap::default, definitions))
     }
 }
 
