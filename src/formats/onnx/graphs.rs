@@ -419,10 +419,11 @@ impl<'b> GraphReader<'_, 'b> {
             self.graph().inputs.push(id);
         }
         self.producers = None;
-        // Each node adds itself and its output values, usually one: reserve once, rather than
-        // grow and copy million-entry columns.
+        // Each node adds itself and its output values, usually one and now and then more
+        // (Split, LSTM): reserve once, with an eighth to spare, rather than grow and copy
+        // million-entry columns when a few nodes have a second output.
         let n = self.r.affordable(nodes.len());
-        self.graph().nodes.reserve(n, n, 0);
+        self.graph().nodes.reserve(n, n.saturating_add(n / 8), 0);
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(n);
         }
