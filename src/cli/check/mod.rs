@@ -243,7 +243,12 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         lone: jobs.len() == 1,
     };
     // Hashing already uses every core within a file; otherwise files are checked side by side.
-    let workers = if args.verify_checksums { 1 } else { workers() };
+    // One file needs no count of the cores, which reads the cgroup's quota.
+    let workers = if args.verify_checksums || jobs.len() < 2 {
+        1
+    } else {
+        workers()
+    };
     let outcomes = parallel_map(jobs, workers, |(target, settings)| {
         file::check(target, settings, &run)
     });
