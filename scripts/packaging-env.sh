@@ -11,6 +11,7 @@ out="$repo/target/packaging"
 export CARGO_TARGET_DIR="$out/cargo"
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 CARGO_PROFILE_RELEASE_INCREMENTAL=true
+export CARGO_PROFILE_RELEASE_LTO=false
 
 python=${PYTHON:-python3}
 command -v "$python" >/dev/null || {
