@@ -334,12 +334,22 @@ impl Nodes {
 
     /// Replaces the kind of the node at `id`, such as a placeholder a reader pushed to give an
     /// operator its id before reading its outputs. A node that does not exist is left alone.
+    /// An unknown node's tag, the last of its column, goes with it: a placeholder for every
+    /// operator leaves nothing behind.
     pub fn set_kind(&mut self, id: NodeId, kind: NewKind) {
-        let Some(i) = usize::try_from(id).ok().filter(|&i| i < self.slots.len()) else {
+        let Some(old) = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.slots.get(i))
+            .copied()
+        else {
             return;
         };
+        let last_tag = self.unknown.len().checked_sub(1);
+        if old.kind() == Slot::UNKNOWN && Some(old.index()) == last_tag {
+            self.unknown.pop();
+        }
         let slot = self.store(kind);
-        if let Some(s) = self.slots.get_mut(i) {
+        if let Some(s) = usize::try_from(id).ok().and_then(|i| self.slots.get_mut(i)) {
             *s = slot;
         }
     }
@@ -541,6 +551,10 @@ mod tests {
         let node = nodes.get(0).unwrap();
         assert!(matches!(node.kind, NodeKind::Operator(op) if *op.op_type() == *"Add"));
         assert_eq!((node.offset.get(), nodes.len()), (Some(7), 1));
+        assert!(
+            nodes.unknown.is_empty(),
+            "the placeholder's tag went with it"
+        );
         // Every kind reads back whole, whatever a file puts in a tag.
         for kind in [
             NewKind::Unknown { tag: u32::MAX },

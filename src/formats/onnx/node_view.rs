@@ -76,7 +76,7 @@ fn innermost(scopes: &[u8]) -> &[u8] {
     // lists and every node of an export has one.
     let before = list.and_then(|l| l.split_at_checked(memchr::memrchr(b',', l)?));
     let module = before.map(|(head, _)| match memchr::memrchr(b',', head) {
-        Some(comma) => head.split_at(comma).1.get(1..).unwrap_or_default(),
+        Some(comma) => head.get(comma + 1..).unwrap_or_default(),
         None => head,
     });
     let module = module.map(|m| m.trim_ascii());
