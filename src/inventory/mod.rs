@@ -30,7 +30,7 @@ pub use imports::{Call, Import, Trust};
 pub use layout::{ByteRange, FileEntry, FileId, FileRole, Section, SectionKind};
 pub use list::{ItemKind, ListValue};
 pub use name::Name;
-pub use nodes::{NewKind, NewNode, Node, NodeKind, Nodes, OpRef};
+pub use nodes::{NewKind, NewNode, Node, NodeKind, Nodes, OpRef, OperatorParts};
 pub use offset::Offset;
 pub use overlaps::Overlap;
 pub use scope::{Scope, ScopeId, ScopeTree};

@@ -192,6 +192,30 @@ pub(super) struct Rare {
     pub(super) subgraphs: Box<[GraphId]>,
 }
 
+impl Rare {
+    /// The rare fields, unless both are empty.
+    pub(super) fn of(domain: Option<Symbol>, subgraphs: Box<[GraphId]>) -> Option<Rare> {
+        (domain.is_some() || !subgraphs.is_empty()).then_some(Rare { domain, subgraphs })
+    }
+}
+
+/// An operator as [`Nodes::set_operator`] takes it: its lists borrowed from buffers a reader
+/// reuses from node to node, so that storing it allocates nothing of its own.
+pub struct OperatorParts<'p> {
+    /// Operator type; unknown types read as `#<number>`.
+    pub op_type: Symbol,
+    /// Decoded attributes, taken out of the buffer.
+    pub attrs: &'p mut Vec<Attr>,
+    /// Input nodes in order; `None` for an omitted optional input.
+    pub inputs: &'p [Option<NodeId>],
+    /// Output nodes in order; `None` for an unused output.
+    pub outputs: &'p [Option<NodeId>],
+    /// Operator domain or namespace, if the format has one.
+    pub domain: Option<Symbol>,
+    /// Subgraphs owned by the operator.
+    pub subgraphs: Box<[GraphId]>,
+}
+
 /// Where a node's kind is kept, in four bytes: the kind in the top two bits, and below them
 /// the index into the column of that kind (the tensor, for a constant). Readers pay every
 /// node and tensor from the budget, far below the 2^30 indices this leaves.
@@ -228,6 +252,13 @@ struct OpRecord {
     inputs: u32,
     outputs: u32,
     rare: u32,
+}
+
+/// An operator's inputs as a reader hands them over: a list of its own, which can become
+/// the links column of an empty graph, or a borrowed buffer.
+enum Inputs<'a> {
+    Owned(Vec<Option<NodeId>>),
+    Borrowed(&'a [Option<NodeId>]),
 }
 
 /// [`OpRecord::rare`] of an operator with no rare fields.
@@ -337,6 +368,23 @@ impl Nodes {
     /// An unknown node's tag, the last of its column, goes with it: a placeholder for every
     /// operator leaves nothing behind.
     pub fn set_kind(&mut self, id: NodeId, kind: NewKind) {
+        self.replace(id, |nodes| nodes.store(kind));
+    }
+
+    /// Makes the node at `id`, such as a placeholder, the operator `parts` describes, as
+    /// [`Nodes::set_kind`] does; the attributes are taken out of their buffer.
+    pub fn set_operator(&mut self, id: NodeId, parts: OperatorParts<'_>) {
+        self.replace(id, |nodes| {
+            let rare = Rare::of(parts.domain, parts.subgraphs);
+            let attrs = parts.attrs.drain(..);
+            let inputs = Inputs::Borrowed(parts.inputs);
+            nodes.store_operator(parts.op_type, attrs, inputs, parts.outputs, rare)
+        });
+    }
+
+    /// Gives the node at `id` the slot `store` makes, dropping a replaced unknown node's
+    /// tag if it is the last of its column; a node that does not exist is left alone.
+    fn replace(&mut self, id: NodeId, store: impl FnOnce(&mut Self) -> Slot) {
         let Some(old) = usize::try_from(id)
             .ok()
             .and_then(|i| self.slots.get(i))
@@ -348,10 +396,59 @@ impl Nodes {
         if old.kind() == Slot::UNKNOWN && Some(old.index()) == last_tag {
             self.unknown.pop();
         }
-        let slot = self.store(kind);
+        let slot = store(self);
         if let Some(s) = usize::try_from(id).ok().and_then(|i| self.slots.get_mut(i)) {
             *s = slot;
         }
+    }
+
+    /// Stores an operator's record, appending its attributes and links to the columns.
+    fn store_operator(
+        &mut self,
+        op_type: Symbol,
+        attrs: impl ExactSizeIterator<Item = Attr>,
+        inputs: Inputs<'_>,
+        outputs: &[Option<NodeId>],
+        rare: Option<Rare>,
+    ) -> Slot {
+        let op_type = self.op_type(op_type);
+        let (links, attr_count) = (index(self.links.len()), index(attrs.len()));
+        let attrs_at = index(self.attrs.len());
+        self.attrs.extend(attrs);
+        let inputs = match inputs {
+            Inputs::Owned(list) if self.links.is_empty() && self.links.capacity() < list.len() => {
+                // A first operator with more inputs than the room made: its own list becomes
+                // the array, uncopied.
+                self.links = list;
+                self.links.len()
+            }
+            Inputs::Owned(list) => self.extend_links(&list),
+            Inputs::Borrowed(list) => self.extend_links(list),
+        };
+        self.links.extend_from_slice(outputs);
+        let rare = match rare {
+            Some(rare) => {
+                self.rare.push(rare);
+                index(self.rare.len() - 1)
+            }
+            None => NO_RARE,
+        };
+        self.ops.push(OpRecord {
+            op_type,
+            attrs: attrs_at,
+            attr_count,
+            links,
+            inputs: index(inputs),
+            outputs: index(outputs.len()),
+            rare,
+        });
+        Slot::new(Slot::OPERATOR, self.ops.len() - 1)
+    }
+
+    /// Appends `list` to the links; its length.
+    fn extend_links(&mut self, list: &[Option<NodeId>]) -> usize {
+        self.links.extend_from_slice(list);
+        list.len()
     }
 
     fn store(&mut self, kind: NewKind) -> Slot {
@@ -364,33 +461,8 @@ impl Nodes {
                     outputs,
                     rare,
                 } = op;
-                let op_type = self.op_type(op_type);
-                let record = OpRecord {
-                    op_type,
-                    attrs: index(self.attrs.len()),
-                    attr_count: index(attrs.len()),
-                    links: index(self.links.len()),
-                    inputs: index(inputs.len()),
-                    outputs: index(outputs.len()),
-                    rare: match rare {
-                        Some(rare) => {
-                            self.rare.push(rare);
-                            index(self.rare.len() - 1)
-                        }
-                        None => NO_RARE,
-                    },
-                };
-                self.attrs.extend(attrs.into_vec());
-                if self.links.is_empty() && self.links.capacity() < inputs.len() {
-                    // A first operator with more inputs than the room made: its own list
-                    // becomes the array, uncopied.
-                    self.links = inputs;
-                } else {
-                    self.links.extend_from_slice(&inputs);
-                }
-                self.links.extend_from_slice(&outputs);
-                self.ops.push(record);
-                Slot::new(Slot::OPERATOR, self.ops.len() - 1)
+                let attrs = attrs.into_vec().into_iter();
+                self.store_operator(op_type, attrs, Inputs::Owned(inputs), &outputs, rare)
             }
             NewKind::Value(value) => {
                 self.values.push(value);

@@ -20,7 +20,7 @@ use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
 use crate::inventory::{
     Attr, AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId,
-    NodeKind, Operator, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
+    NodeKind, OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -224,9 +224,11 @@ impl<'b> GraphReader<'_, 'b> {
     /// Whether a graph enclosing this one defines `name`; `depth_only` looks only when this
     /// is a subgraph (training graphs and functions see only their own scope).
     fn enclosing_defines(&self, name: &[u8], depth_only: bool) -> bool {
+        if depth_only && self.depth == 0 {
+            return false;
+        }
         let key = self.in_file(name);
         let parent = (self.scopes.get(self.id)).and_then(|s| s.parent);
-        let parent = parent.filter(|_| !depth_only || self.depth > 0);
         let mut chain = std::iter::successors(parent.and_then(|p| self.scopes.get(p)), |s| {
             s.parent.and_then(|p| self.scopes.get(p))
         });
@@ -427,16 +429,15 @@ impl<'b> GraphReader<'_, 'b> {
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(n);
         }
-        // Reused from node to node, so that reading a node allocates nothing of its own.
-        let mut view = NodeView::default();
-        let mut attributes = Vec::new();
+        let mut buffers = Buffers::default();
         for (index, &bytes) in nodes.iter().enumerate() {
             if let Some(next) = nodes.get(index + 1) {
                 crate::source::prefetch(next);
             }
             let at = self.offset(bytes);
-            match self.read_node(bytes, &mut view, &mut attributes) {
+            match self.read_node(bytes, &mut buffers.view, &mut buffers.attributes) {
                 Ok(()) => {
+                    let (view, attributes) = (&buffers.view, &buffers.attributes);
                     let lists: usize = attributes
                         .iter()
                         .map(|a| a.floats.len() + a.ints.len() + a.strings.len())
@@ -448,7 +449,8 @@ impl<'b> GraphReader<'_, 'b> {
                         self.r.spend(u64::MAX, at);
                         break;
                     }
-                    self.node(&view, &mut attributes, index, nodes, types, at)
+                    self.node(&mut buffers, index, nodes, types, at);
+                    buffers.trim();
                 }
                 Err(e) => self.r.malformed("node", e, at),
             }
@@ -535,19 +537,24 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn node(
         &mut self,
-        n: &NodeView<'b>,
-        attributes: &mut Vec<AttributeView<'b>>,
+        buffers: &mut Buffers<'b>,
         index: usize,
         nodes: &[&'b [u8]],
         types: &NameMap<'b, &TypeView>,
         at: Option<u64>,
     ) {
+        let Buffers {
+            view: n,
+            attributes,
+            inputs,
+            outputs,
+            attrs,
+        } = buffers;
         let op_id = self.graph().next_id();
         let item = Item::Node {
             graph: self.id,
             node: op_id,
         };
-        let mut inputs = Vec::with_capacity(n.inputs.len());
         for &name in &n.inputs {
             let id = if name.is_empty() {
                 None
@@ -573,10 +580,10 @@ impl<'b> GraphReader<'_, 'b> {
         if let Some(schema) = schema {
             self.r.schemas.found(self.id, op_id, schema);
         }
-        let attrs: Box<[Attr]> = attributes
-            .drain(..)
-            .map(|a| self.attribute(a, op_id, schema))
-            .collect();
+        for a in attributes.drain(..) {
+            let attr = self.attribute(a, op_id, schema);
+            attrs.push(attr);
+        }
         let subgraphs = attrs
             .iter()
             .flat_map(|a| match &a.value {
@@ -585,7 +592,6 @@ impl<'b> GraphReader<'_, 'b> {
                 _ => Vec::new(),
             })
             .collect::<Vec<_>>();
-        let mut outputs = Vec::with_capacity(n.outputs.len());
         for &name in &n.outputs {
             if name.is_empty() {
                 outputs.push(None);
@@ -624,10 +630,15 @@ impl<'b> GraphReader<'_, 'b> {
             Some(schema) => Symbol::Static(schema.name),
             None => self.r.symbol(n.op_type, at),
         };
-        let operator = Operator::new(op_type, attrs, inputs, outputs)
-            .with_domain(domain)
-            .with_subgraphs(subgraphs.into());
-        (self.graph().nodes).set_kind(op_id, NewKind::Operator(operator));
+        let parts = OperatorParts {
+            op_type,
+            attrs,
+            inputs,
+            outputs,
+            domain,
+            subgraphs: subgraphs.into(),
+        };
+        (self.graph().nodes).set_operator(op_id, parts);
     }
 
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
@@ -783,6 +794,36 @@ impl<'b> GraphReader<'_, 'b> {
             }
         };
         Attr { name, value }
+    }
+}
+
+/// Buffers reused from node to node, so that reading a node allocates nothing of its own:
+/// the node and its attributes as read, and its inputs, outputs and attributes as stored.
+#[derive(Default)]
+struct Buffers<'b> {
+    view: NodeView<'b>,
+    attributes: Vec<AttributeView<'b>>,
+    inputs: Vec<Option<NodeId>>,
+    outputs: Vec<Option<NodeId>>,
+    attrs: Vec<Attr>,
+}
+
+impl Buffers<'_> {
+    /// Lists longer than this are given back after their node rather than kept for the next.
+    const KEPT: usize = 1024;
+
+    /// Empties the lists a node was stored from, and gives back any that one large node grew.
+    fn trim(&mut self) {
+        for list in [&mut self.inputs, &mut self.outputs] {
+            list.clear();
+            if list.capacity() > Self::KEPT {
+                *list = Vec::new();
+            }
+        }
+        self.attrs.clear();
+        if self.attrs.capacity() > Self::KEPT {
+            self.attrs = Vec::new();
+        }
     }
 }
 
