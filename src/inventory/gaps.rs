@@ -16,7 +16,7 @@ impl Inventory {
         let all_claims = self.claims();
         for ((file, entry), mut claims) in self.files.iter().enumerate().zip(all_claims) {
             let Some(size) = entry.size else { continue };
-            claims.sort_unstable_by_key(|r| r.start);
+            claims.sort_by_key(|r| r.start);
             let mut cursor = 0u64;
             for claim in claims {
                 if claim.start > cursor {

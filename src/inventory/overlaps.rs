@@ -38,7 +38,7 @@ impl Inventory {
                 Some((data.file, data.offset, data.end()?, id)).filter(|_| data.len > 0)
             })
             .collect();
-        ranges.sort_unstable();
+        ranges.sort();
         let mut found = Vec::new();
         // The earlier range of the current file that reaches furthest: (file, end, tensor).
         let mut widest: Option<(FileId, u64, TensorId)> = None;

@@ -20,7 +20,7 @@ pub(super) fn check(inv: &Inventory, bytes: &[u8], out: &mut Findings) {
         .filter(|c| c.file == 0 && c.kind == SectionKind::TensorData)
         .map(|c| (c.range.start, c.range.end()))
         .collect();
-    containers.sort_unstable();
+    containers.sort();
     let mut furthest = 0;
     for (_, end) in &mut containers {
         furthest = furthest.max(*end);
