@@ -1,6 +1,7 @@
 //! Nodes named like an earlier node of their class, found by sorting rather than hashing.
 
 use super::{Graph, Name, Node, NodeId};
+use std::hash::BuildHasher;
 
 impl Graph {
     /// Each node that `class` puts in a class and whose non-empty name an earlier node of
@@ -13,7 +14,7 @@ impl Graph {
     /// process, so a file cannot choose collisions; where hashes meet, the nodes are sorted by
     /// name, which keeps the worst case at O(n log n) comparisons.
     pub fn repeated_names(&self, class: impl Fn(Node<'_>) -> Option<u8>) -> Vec<(NodeId, NodeId)> {
-        let seed = ahash::RandomState::new();
+        let seed = foldhash::fast::RandomState::default();
         repeats(self, class, |class, name| seed.hash_one((class, name)))
     }
 }
@@ -84,6 +85,7 @@ fn sort_by_high_half(entries: &mut Vec<u64>) {
 mod tests {
     use super::repeats;
     use crate::inventory::{Graph, NewKind, NewNode, Node, NodeKind, Offset, Operator};
+    use std::hash::BuildHasher;
 
     fn class(n: Node<'_>) -> Option<u8> {
         Some(matches!(n.kind, NodeKind::Operator(_)).into())
@@ -129,7 +131,7 @@ mod tests {
     /// sort does, on few and many distinct hashes.
     #[test]
     fn the_radix_sort_agrees_with_a_full_sort() {
-        let seed = ahash::RandomState::new();
+        let seed = foldhash::fast::RandomState::default();
         for (len, distinct) in [(10, 3), (300, 7), (5000, 1 << 32), (5000, 50)] {
             let entries: Vec<u64> = (0..len)
                 .map(|id: u64| (seed.hash_one(id) % distinct) << 32 | id)

@@ -77,7 +77,9 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
             let key = format!("{}\0{path}\0{}", f.rule.code, place.identity);
             let rank = seen.entry(key.clone()).or_default();
             *rank += 1;
-            place.fingerprint = format!("{}:{rank}", &sha256_hex(key.as_bytes())[..32]);
+            let mut fingerprint = sha256_hex(key.as_bytes());
+            fingerprint.truncate(32);
+            place.fingerprint = format!("{fingerprint}:{rank}");
         }
     }
 }

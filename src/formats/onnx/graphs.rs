@@ -17,7 +17,7 @@ use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtypes::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
-use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
+use crate::formats::shared::budget::{Interner, Seeded, SUBGRAPH_ENTRIES};
 use crate::inventory::{
     Attr, AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId,
     NodeKind, OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
@@ -51,9 +51,9 @@ struct Job<'b> {
     scope: Option<GraphId>,
 }
 
-/// Maps keyed by names from the file: ahash is seeded at random per process, so names from a
-/// hostile file cannot be chosen to collide, and it is much faster than SipHash.
-type NameMap<'b, V> = HashMap<&'b [u8], V, ahash::RandomState>;
+/// Maps keyed by names from the file, hashed as the interner hashes them: seeded at random
+/// per process, so names from a hostile file cannot be chosen to collide.
+type NameMap<'b, V> = HashMap<&'b [u8], V, Seeded>;
 
 /// Names each graph defines, for lookups from its subgraphs. Keys borrow from the file.
 #[derive(Default)]
