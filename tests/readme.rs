@@ -23,17 +23,20 @@ fn readme_lists_every_format_rtenx_reads() {
             format.about().name
         );
     }
-    let cargo = read("Cargo.toml").to_lowercase();
-    let description = cargo
-        .lines()
-        .find(|l| l.starts_with("description"))
-        .unwrap();
-    for format in rtenx::formats::registry::FORMATS {
-        assert!(
-            description.contains(format.about().name),
-            "Cargo.toml's description lacks {}",
-            format.about().name
-        );
+    // The crate's description, and the wheel's on PyPI.
+    for manifest in ["Cargo.toml", "pyproject.toml"] {
+        let text = read(manifest).to_lowercase();
+        let description = text
+            .lines()
+            .find(|l| l.starts_with("description"))
+            .unwrap();
+        for format in rtenx::formats::registry::FORMATS {
+            assert!(
+                description.contains(format.about().name),
+                "{manifest}'s description lacks {}",
+                format.about().name
+            );
+        }
     }
 }
 
