@@ -26,10 +26,7 @@ fn readme_lists_every_format_rtenx_reads() {
     // The crate's description, and the wheel's on PyPI.
     for manifest in ["Cargo.toml", "pyproject.toml"] {
         let text = read(manifest).to_lowercase();
-        let description = text
-            .lines()
-            .find(|l| l.starts_with("description"))
-            .unwrap();
+        let description = text.lines().find(|l| l.starts_with("description")).unwrap();
         for format in rtenx::formats::registry::FORMATS {
             assert!(
                 description.contains(format.about().name),

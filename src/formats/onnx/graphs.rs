@@ -147,6 +147,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             scopes: &mut scopes,
             queue: &mut queue,
             producers: None,
+            label: Vec::new(),
         };
         match job.body {
             Body::Graph(g) => reader.graph_body(g),
@@ -173,6 +174,8 @@ struct GraphReader<'a, 'b> {
     /// Which node produces each name: built only when a lookup fails, to tell a forward
     /// reference from an undefined name.
     producers: Option<NameMap<'b, usize>>,
+    /// A buffer for the names of tensors without one (see [`GraphReader::label_of`]).
+    label: Vec<u8>,
 }
 
 impl<'b> GraphReader<'_, 'b> {
@@ -568,6 +571,11 @@ impl<'b> GraphReader<'_, 'b> {
         self.push(Name::from(n.name), NewKind::Unknown { tag: 0 }, at);
         if !n.module.is_empty() {
             if let Some(path) = self.r.module(n.module, at) {
+                if self.graph().scopes.is_empty() {
+                    // An exporter that records one node's module records every node's.
+                    let rest = self.r.affordable(nodes.len().saturating_sub(index));
+                    self.graph().scopes.reserve(rest);
+                }
                 let scope = RecordedScope { node: op_id, path };
                 self.graph().scopes.push(scope);
             }
@@ -736,19 +744,7 @@ impl<'b> GraphReader<'_, 'b> {
                 continue;
             };
             let name = if t.name.is_empty() {
-                let graph = self.graph();
-                let mut label = match op.and_then(|id| graph.node(id)) {
-                    Some(node) if !node.name.is_empty() => node.name.as_bytes().to_vec(),
-                    Some(_) => format!("node {}", op.unwrap_or_default()).into_bytes(),
-                    None => graph.name.as_bytes().to_vec(),
-                };
-                label.push(b'.');
-                label.extend_from_slice(a.name);
-                if let Some(i) = within.index {
-                    label.extend_from_slice(format!("[{i}]").as_bytes());
-                }
-                label.extend_from_slice(within.part.as_bytes());
-                Name::from(&label[..])
+                self.label_of(op, a.name, within)
             } else {
                 Name::from(t.name)
             };
@@ -757,6 +753,31 @@ impl<'b> GraphReader<'_, 'b> {
             });
         }
         refs
+    }
+
+    /// The name of a tensor without one of its own, `within` attribute `attribute` of node
+    /// `op` (of the graph, for `None`), built in a buffer kept from tensor to tensor.
+    fn label_of(&mut self, op: Option<NodeId>, attribute: &[u8], within: Within) -> Name {
+        use std::io::Write;
+        let mut label = std::mem::take(&mut self.label);
+        label.clear();
+        let graph = self.graph();
+        match op.and_then(|id| graph.node(id)) {
+            Some(node) if !node.name.is_empty() => label.extend_from_slice(node.name.as_bytes()),
+            Some(_) => {
+                let _ = write!(label, "node {}", op.unwrap_or_default());
+            }
+            None => label.extend_from_slice(graph.name.as_bytes()),
+        }
+        label.push(b'.');
+        label.extend_from_slice(attribute);
+        if let Some(i) = within.index {
+            let _ = write!(label, "[{i}]");
+        }
+        label.extend_from_slice(within.part.as_bytes());
+        let name = Name::from(&label[..]);
+        self.label = label;
+        name
     }
 
     /// Decodes attribute `a` of node `op`, which follows `schema` if it is known.
