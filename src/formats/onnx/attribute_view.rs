@@ -41,7 +41,8 @@ impl<'b> AttributeView<'b> {
             *dropped += u64::from(!ok);
             ok
         };
-        for field in fields(bytes) {
+        let mut wire = fields(bytes);
+        while let Some(field) = wire.next_field() {
             let Field { at, number, value } = field?;
             let fail = |what: String| WireError::in_field(number, at, what);
             match (number, value) {

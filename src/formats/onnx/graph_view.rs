@@ -28,7 +28,8 @@ impl<'b> GraphView<'b> {
     pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut g = GraphView::default();
         let mut room = keep;
-        for field in fields(bytes) {
+        let mut wire = fields(bytes);
+        while let Some(field) = wire.next_field() {
             let Field { at, number, value } = field?;
             let list = match number {
                 1 => &mut g.nodes,

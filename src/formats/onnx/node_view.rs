@@ -30,7 +30,8 @@ impl<'b> NodeView<'b> {
         (self.name, self.op_type, self.domain, self.dropped) = (&[], &[], &[], 0);
         self.module = &[];
         let mut room = keep;
-        for field in fields(bytes) {
+        let mut wire = fields(bytes);
+        while let Some(field) = wire.next_field() {
             let Field { at, number, value } = field?;
             if let (9, Value::Bytes(entry)) = (number, &value) {
                 // metadata_props, which prost's NodeProto skips: so does a malformed entry.

@@ -74,7 +74,8 @@ impl<'b> TensorView<'b> {
     pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut t = TensorView::default();
         let mut room = keep;
-        for field in fields(bytes) {
+        let mut wire = fields(bytes);
+        while let Some(field) = wire.next_field() {
             let Field { at, number, value } = field?;
             let fail = |what: String| WireError::in_field(number, at, what);
             match (number, value) {

@@ -40,7 +40,8 @@ impl<'b> ValueView<'b> {
         let mut room = keep;
         // TypeProto's oneof, as prost holds it: the kind read last, tensor or sparse tensor.
         let mut kind: Option<TypeView<'b>> = None;
-        for field in fields(bytes) {
+        let mut wire = fields(bytes);
+        while let Some(field) = wire.next_field() {
             let Field { at, number, value } = field?;
             match (number, value) {
                 (1, Value::Bytes(b)) => v.name = Some(b),
@@ -173,7 +174,8 @@ fn merge_shape<'b>(
     room: &mut u64,
     dropped: &mut u64,
 ) -> Result<(), WireError> {
-    for field in fields(bytes) {
+    let mut wire = fields(bytes);
+    while let Some(field) = wire.next_field() {
         let Field { at, number, value } = field?;
         let dim = match (number, value) {
             (1, Value::Bytes(b)) => b,
