@@ -54,25 +54,32 @@ fn repeats(
 }
 
 /// Sorts `entries` by their high 32 bits, keeping entries with equal high halves in the
-/// order they came in: a radix sort, four passes of one byte each, which on a graph's nodes
-/// (ids ascending in the low halves) gives what a full sort would, in a fraction of the
-/// comparisons.
+/// order they came in: a radix sort of three 11-bit digits, counted in one pass and placed in
+/// three, which on a graph's nodes (ids ascending in the low halves) gives what a full sort
+/// would, in a fraction of the comparisons.
 fn sort_by_high_half(entries: &mut Vec<u64>) {
-    if entries.len() < 256 {
+    const BITS: u32 = 11;
+    const DIGITS: usize = 3; // 33 bits cover the high half
+    if entries.len() < 1 << (BITS + 1) {
         return entries.sort_unstable();
+    }
+    let digit =
+        |entry: u64, d: usize| (entry >> (32 + BITS * d as u32) & ((1 << BITS) - 1)) as usize;
+    let mut starts = vec![[0usize; 1 << BITS]; DIGITS];
+    for &e in entries.iter() {
+        for (d, counts) in starts.iter_mut().enumerate() {
+            counts[digit(e, d)] += 1;
+        }
     }
     let mut from = std::mem::take(entries);
     let mut to = vec![0u64; from.len()];
-    for shift in [32, 40, 48, 56] {
-        let digit = |entry: u64| (entry >> shift & 0xff) as usize;
-        let mut starts = [0usize; 256];
-        from.iter().for_each(|&e| starts[digit(e)] += 1);
+    for (d, starts) in starts.iter_mut().enumerate() {
         let mut next = 0;
-        for slot in &mut starts {
+        for slot in starts.iter_mut() {
             (*slot, next) = (next, next + *slot);
         }
         for &e in &from {
-            let at = &mut starts[digit(e)];
+            let at = &mut starts[digit(e, d)];
             to[*at] = e;
             *at += 1;
         }
@@ -132,7 +139,13 @@ mod tests {
     #[test]
     fn the_radix_sort_agrees_with_a_full_sort() {
         let seed = foldhash::fast::RandomState::default();
-        for (len, distinct) in [(10, 3), (300, 7), (5000, 1 << 32), (5000, 50)] {
+        for (len, distinct) in [
+            (10, 3),
+            (300, 7),
+            (5000, 1 << 32),
+            (5000, 50),
+            (70_000, 1 << 32),
+        ] {
             let entries: Vec<u64> = (0..len)
                 .map(|id: u64| (seed.hash_one(id) % distinct) << 32 | id)
                 .collect();
