@@ -206,8 +206,9 @@ pub struct OperatorParts<'p> {
     pub op_type: Symbol,
     /// Decoded attributes, taken out of the buffer.
     pub attrs: &'p mut Vec<Attr>,
-    /// Input nodes in order; `None` for an omitted optional input.
-    pub inputs: &'p [Option<NodeId>],
+    /// Input nodes in order; `None` for an omitted optional input. A graph's first operator
+    /// with more inputs than its links have room for takes the buffer itself, uncopied.
+    pub inputs: &'p mut Vec<Option<NodeId>>,
     /// Output nodes in order; `None` for an unused output.
     pub outputs: &'p [Option<NodeId>],
     /// Operator domain or namespace, if the format has one.
@@ -377,7 +378,11 @@ impl Nodes {
         self.replace(id, |nodes| {
             let rare = Rare::of(parts.domain, parts.subgraphs);
             let attrs = parts.attrs.drain(..);
-            let inputs = Inputs::Borrowed(parts.inputs);
+            let inputs = if nodes.links.is_empty() && nodes.links.capacity() < parts.inputs.len() {
+                Inputs::Owned(std::mem::take(parts.inputs))
+            } else {
+                Inputs::Borrowed(parts.inputs)
+            };
             nodes.store_operator(parts.op_type, attrs, inputs, parts.outputs, rare)
         });
     }

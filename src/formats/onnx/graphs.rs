@@ -558,6 +558,7 @@ impl<'b> GraphReader<'_, 'b> {
             graph: self.id,
             node: op_id,
         };
+        inputs.reserve(n.inputs.len());
         for &name in &n.inputs {
             let id = if name.is_empty() {
                 None
@@ -572,8 +573,9 @@ impl<'b> GraphReader<'_, 'b> {
         if !n.module.is_empty() {
             if let Some(path) = self.r.module(n.module, at) {
                 if self.graph().scopes.is_empty() {
-                    // An exporter that records one node's module records every node's.
-                    let rest = self.r.affordable(nodes.len().saturating_sub(index));
+                    // An exporter that records one node's module records every node's; past
+                    // the first 65,536, the list grows as it must.
+                    let rest = nodes.len().saturating_sub(index).min(1 << 16);
                     self.graph().scopes.reserve(rest);
                 }
                 let scope = RecordedScope { node: op_id, path };
@@ -588,6 +590,7 @@ impl<'b> GraphReader<'_, 'b> {
         if let Some(schema) = schema {
             self.r.schemas.found(self.id, op_id, schema);
         }
+        attrs.reserve(attributes.len());
         for a in attributes.drain(..) {
             let attr = self.attribute(a, op_id, schema);
             attrs.push(attr);
@@ -600,6 +603,7 @@ impl<'b> GraphReader<'_, 'b> {
                 _ => Vec::new(),
             })
             .collect::<Vec<_>>();
+        outputs.reserve(n.outputs.len());
         for &name in &n.outputs {
             if name.is_empty() {
                 outputs.push(None);
