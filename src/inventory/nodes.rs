@@ -255,11 +255,11 @@ struct OpRecord {
     rare: u32,
 }
 
-/// An operator's inputs as a reader hands them over: a list of its own, which can become
-/// the links column of an empty graph, or a borrowed buffer.
+/// An operator's inputs as a reader hands them over: a list of its own, or a buffer it
+/// reuses. Either can become the links column of an empty graph.
 enum Inputs<'a> {
     Owned(Vec<Option<NodeId>>),
-    Borrowed(&'a [Option<NodeId>]),
+    Buffer(&'a mut Vec<Option<NodeId>>),
 }
 
 /// [`OpRecord::rare`] of an operator with no rare fields.
@@ -378,11 +378,7 @@ impl Nodes {
         self.replace(id, |nodes| {
             let rare = Rare::of(parts.domain, parts.subgraphs);
             let attrs = parts.attrs.drain(..);
-            let inputs = if nodes.links.is_empty() && nodes.links.capacity() < parts.inputs.len() {
-                Inputs::Owned(std::mem::take(parts.inputs))
-            } else {
-                Inputs::Borrowed(parts.inputs)
-            };
+            let inputs = Inputs::Buffer(parts.inputs);
             nodes.store_operator(parts.op_type, attrs, inputs, parts.outputs, rare)
         });
     }
@@ -420,15 +416,21 @@ impl Nodes {
         let (links, attr_count) = (index(self.links.len()), index(attrs.len()));
         let attrs_at = index(self.attrs.len());
         self.attrs.extend(attrs);
+        // A first operator with more inputs than the room made: its list becomes the array,
+        // uncopied.
+        let adopt =
+            |nodes: &Self, inputs: usize| nodes.links.is_empty() && nodes.links.capacity() < inputs;
         let inputs = match inputs {
-            Inputs::Owned(list) if self.links.is_empty() && self.links.capacity() < list.len() => {
-                // A first operator with more inputs than the room made: its own list becomes
-                // the array, uncopied.
+            Inputs::Owned(list) if adopt(self, list.len()) => {
                 self.links = list;
                 self.links.len()
             }
+            Inputs::Buffer(buffer) if adopt(self, buffer.len()) => {
+                self.links = std::mem::take(buffer);
+                self.links.len()
+            }
             Inputs::Owned(list) => self.extend_links(&list),
-            Inputs::Borrowed(list) => self.extend_links(list),
+            Inputs::Buffer(buffer) => self.extend_links(buffer),
         };
         self.links.extend_from_slice(outputs);
         let rare = match rare {
@@ -648,5 +650,54 @@ mod tests {
                 NodeKind::Constant { tensor: 5 }
             ]
         ));
+    }
+
+    /// An operator stored from a reader's buffers reads back as one pushed whole; a graph's
+    /// first operator takes its input buffer as the links column, and later ones copy theirs.
+    #[test]
+    fn operators_stored_from_buffers_read_back_whole() {
+        let mut nodes = Nodes::default();
+        let mut inputs: Vec<Option<NodeId>> = vec![Some(4), None, Some(5)];
+        let (mut attrs, outputs) = (Vec::new(), [Some(1)]);
+        for id in [0, 1] {
+            let (name, offset) = (Name::from("op"), Offset::NONE);
+            let kind = NewKind::Unknown { tag: 0 };
+            nodes.push(NewNode { name, kind, offset });
+            attrs.push(Attr {
+                name: "axis".into(),
+                value: crate::inventory::AttrValue::Int(id.into()),
+            });
+            let parts = OperatorParts {
+                op_type: "Concat".into(),
+                attrs: &mut attrs,
+                inputs: &mut inputs,
+                outputs: &outputs,
+                domain: None,
+                subgraphs: Box::new([]),
+            };
+            nodes.set_operator(id, parts);
+            if id == 0 {
+                assert_eq!(inputs.capacity(), 0, "the first buffer became the links");
+                assert!(attrs.is_empty(), "the attributes were taken out");
+                inputs.extend([Some(6), Some(7)]);
+            }
+        }
+        let ops: Vec<_> = (nodes.iter())
+            .filter_map(|n| match n.kind {
+                NodeKind::Operator(op) => Some((op.inputs(), op.outputs(), op.attrs().len())),
+                _ => None,
+            })
+            .collect();
+        let first: &[Option<NodeId>] = &[Some(4), None, Some(5)];
+        let second: &[Option<NodeId>] = &[Some(6), Some(7)];
+        assert_eq!(ops, [(first, &outputs[..], 1), (second, &outputs[..], 1)]);
+        assert_eq!(
+            inputs, second,
+            "a later buffer is copied and stays the reader's"
+        );
+        assert!(
+            nodes.unknown.is_empty(),
+            "each placeholder's tag went with it"
+        );
     }
 }
