@@ -83,7 +83,7 @@ fn every_fixture_validates_against_the_schemas() {
     assert!(byte_names > 0 || cfg!(not(unix)));
 
     let mut out = Vec::new();
-    report::write(ReportFormat::Json, &mut out, &results).unwrap();
+    report::write(ReportFormat::Json, &mut out, &mut results).unwrap();
     let report: Value = serde_json::from_slice(&out).unwrap();
     assert_valid(&check_schema, &report, "check report of every fixture");
     let summary = &report["summary"];

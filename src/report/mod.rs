@@ -58,7 +58,8 @@ pub struct Place {
     /// The item by what identifies it across unrelated edits (names, not indices or offsets),
     /// for fingerprints.
     pub identity: String,
-    /// The finding's fingerprint, once [`baseline::fingerprint`] has set it.
+    /// The finding's fingerprint, once [`baseline::fingerprint`] has set it: for a baseline,
+    /// or for a report that shows it.
     pub fingerprint: String,
 }
 
@@ -80,13 +81,11 @@ impl FileResult {
             }
             Err(e) => (Err(e), None),
         };
-        let mut result = FileResult {
+        let result = FileResult {
             path,
             outcome,
             hashes: Vec::new(),
         };
-        // Relative to the working directory until a baseline names another root.
-        baseline::fingerprint(std::slice::from_mut(&mut result), Path::new("."));
         (result, inventory)
     }
 
@@ -156,17 +155,30 @@ pub enum ReportFormat {
 }
 
 /// Writes the report for `results` in `format`.
-pub fn write(format: ReportFormat, w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+pub fn write(
+    format: ReportFormat,
+    w: &mut dyn Write,
+    results: &mut [FileResult],
+) -> io::Result<()> {
     write_with(format, w, results, None)
 }
 
-/// Like [`write`], with what comparing the findings with a baseline gave.
+/// Like [`write`], with what comparing the findings with a baseline gave. The JSON and SARIF
+/// reports carry fingerprints: findings that no baseline has fingerprinted get theirs here,
+/// relative to the working directory. Text and GitHub reports need none, and skip the cost
+/// (a SHA-256 per finding).
 pub fn write_with(
     format: ReportFormat,
     w: &mut dyn Write,
-    results: &[FileResult],
+    results: &mut [FileResult],
     baseline: Option<&baseline::Compared>,
 ) -> io::Result<()> {
+    if matches!(format, ReportFormat::Json | ReportFormat::Sarif) {
+        let unset = |r: &&mut FileResult| r.placed().any(|(_, place)| place.fingerprint.is_empty());
+        for result in results.iter_mut().filter(unset) {
+            baseline::fingerprint(std::slice::from_mut(result), Path::new("."));
+        }
+    }
     match format {
         ReportFormat::Text { color, all } => text::write(w, results, color, all, baseline),
         ReportFormat::Json => json::write(w, results, baseline),

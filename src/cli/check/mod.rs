@@ -271,7 +271,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         compared = Some(baseline::apply(baseline, &mut results, &root(path)));
     }
     Ok(
-        write_report(&args, format, &results, compared.as_ref()).map(|()| {
+        write_report(&args, format, &mut results, compared.as_ref()).map(|()| {
             let summary = Summary::of(&results);
             super::release_at_exit(results);
             if summary.unreadable > 0 || summary.unchecked > 0 || usage_problem || over_budget {
@@ -289,7 +289,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
 fn write_report(
     args: &CheckArgs,
     format: Format,
-    results: &[report::FileResult],
+    results: &mut [report::FileResult],
     compared: Option<&baseline::Compared>,
 ) -> io::Result<()> {
     let stdout = io::stdout().lock();

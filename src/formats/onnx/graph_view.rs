@@ -1,6 +1,7 @@
 //! GraphProto read in place: every node, initializer and value declaration stays a slice of
 //! the file until the walk reads it, so a graph costs 16 bytes per node before that.
 
+use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// The fields of a GraphProto, as slices of the encoded messages.
@@ -52,12 +53,34 @@ impl<'b> GraphView<'b> {
                 Value::Bytes(_) if room == 0 => g.dropped += 1,
                 Value::Bytes(b) => {
                     room -= 1;
+                    prefetch_ahead(bytes, b);
                     list.push(b);
                 }
                 other => return Err(WireError::unexpected(number, other, at)),
             }
         }
         Ok(g)
+    }
+}
+
+/// Asks for the cache lines one and two pages past `field`, a slice of `bytes`.
+///
+/// This walk hops from key to key, each position depending on the length before it, over
+/// nodes of a kilobyte or two: every hop waits for a line, often on a page the processor
+/// has no translation for yet. Asking early for the pages ahead overlaps those waits; it
+/// takes 5% off checking a Llama export (BENCHMARKS.md).
+fn prefetch_ahead(bytes: &[u8], field: &[u8]) {
+    let start = offset_in(bytes, field).and_then(|at| usize::try_from(at).ok());
+    let Some(end) = start.map(|at| at.saturating_add(field.len())) else {
+        return;
+    };
+    for ahead in [4096, 8192] {
+        if let Some(line) = bytes
+            .get(end.saturating_add(ahead)..)
+            .and_then(|b| b.get(..1))
+        {
+            crate::source::prefetch(line);
+        }
     }
 }
 
