@@ -1,11 +1,11 @@
 //! Benchmarks on large synthetic model files (written once, as sparse files, under
 //! `target/bench-data/`). The `check/` ones run the analysis as `rtenx check` does, without
-//! the size tables that only `inspect` and `dump` show:
+//! what only `inspect` and `dump` show (`ReadOptions::views`):
 //! - `check/4gib-12k-nodes`: rtenx's check of a 4 GiB V2 file with 12k nodes,
 //!   beside `rten::Model::load_mmap` on the same file;
 //! - `dump/1m-nodes`: `dump --json` of a 1M-node graph into a sink;
 //! - `diff/1m-nodes`: `rtenx diff` of the 1M-node graph and one a layer shorter (both read
-//!   side by side without size tables, as the command does), beside checking one of them,
+//!   side by side, as the command reads them), beside checking one of them,
 //!   and the comparison alone;
 //! - `check/onnx-20k-nodes`: an ONNX chain of 20,000 Add nodes, each with a 4 KiB external weight;
 //! - `check/executorch-100k-instructions`: a `.pte` of 100,000 kernel calls whose 1,024
@@ -34,7 +34,7 @@ use std::path::Path;
 /// The analysis `rtenx check` runs.
 fn as_check(path: &Path) -> Analysis {
     let options = ReadOptions {
-        size_tables: false,
+        views: false,
         ..ReadOptions::default()
     };
     rtenx::analyze_with(path, &options).unwrap()

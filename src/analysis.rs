@@ -79,7 +79,7 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
             // The structure is read: the checks below touch few of its pages again.
             file.release_all();
             inventory.sort_sections();
-            if options.size_tables {
+            if options.views {
                 let standard = inventory.standard_sizes();
                 inventory.sizes.extend(standard);
             }
@@ -168,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn size_tables_are_built_unless_turned_off_and_change_no_finding() {
+    fn views_are_built_unless_turned_off_and_change_no_finding() {
         let path = fixture("onnx/external_one_file/model.onnx");
         let full = analyze(&path).unwrap();
         let titles: Vec<&str> = full.inventory.sizes.iter().map(|t| t.title).collect();
@@ -184,12 +184,26 @@ mod tests {
             ]
         );
         let options = ReadOptions {
-            size_tables: false,
+            views: false,
             ..ReadOptions::default()
         };
         let lean = analyze_with(&path, &options).unwrap();
         assert!(lean.inventory.sizes.is_empty());
-        let codes = |a: &Analysis| a.findings.iter().map(|f| f.rule.code).collect::<Vec<_>>();
-        assert_eq!(codes(&full), codes(&lean));
+        let findings = |a: &Analysis| {
+            let all = a.findings.iter();
+            all.map(|f| (f.rule.code, f.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(findings(&full), findings(&lean));
+
+        // The module paths a PyTorch export records on each node are left out as well.
+        let path = fixture("onnx/torch_encoder/model.onnx");
+        let (full, lean) = (
+            analyze(&path).unwrap(),
+            analyze_with(&path, &options).unwrap(),
+        );
+        assert!(!full.inventory.graphs[0].scopes.is_empty());
+        assert!(lean.inventory.graphs[0].scopes.is_empty());
+        assert_eq!(findings(&full), findings(&lean));
     }
 }

@@ -62,11 +62,11 @@ fn tolerance(s: &str) -> Result<f64, String> {
 /// [`super::analyze_one`] does; either failing fails both.
 pub(super) fn analyze_two(
     sides: [(&Path, &DataArgs); 2],
-    size_tables: bool,
+    views: bool,
 ) -> Result<[Analysis; 2], Outcome> {
     let [a, b] = std::thread::scope(|scope| {
         sides
-            .map(|(path, data)| scope.spawn(move || super::analyze_one(path, data, size_tables)))
+            .map(|(path, data)| scope.spawn(move || super::analyze_one(path, data, views)))
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
     Ok([a?, b?])

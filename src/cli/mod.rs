@@ -157,17 +157,14 @@ impl DataArgs {
     }
 }
 
-/// Opens and analyses one named model, printing the error if it cannot be read; with the
-/// size tables that `inspect` and `dump` show, or without.
-fn analyze_one(
-    path: &Path,
-    data: &DataArgs,
-    size_tables: bool,
-) -> Result<rtenx::Analysis, Outcome> {
+/// Opens and analyses one named model, printing the error if it cannot be read; with what
+/// only `inspect` and `dump` show ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or
+/// without.
+fn analyze_one(path: &Path, data: &DataArgs, views: bool) -> Result<rtenx::Analysis, Outcome> {
     data.readable()?;
     let options = rtenx::formats::ReadOptions {
         data: &data.files,
-        size_tables,
+        views,
         ..Default::default()
     };
     rtenx::analyze_with(path, &options).map_err(|e| {

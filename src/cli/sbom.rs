@@ -40,7 +40,7 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
     }
     let options = ReadOptions {
         data: &args.data.files,
-        size_tables: false,
+        views: false,
         ..ReadOptions::default()
     };
     let models = parallel_map(targets, workers(), |target| {

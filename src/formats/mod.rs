@@ -117,10 +117,12 @@ pub struct ReadOptions<'a> {
     /// record where its data lives (ExecuTorch `.ptd`, Paddle `.pdiparams`). Readers use
     /// the ones they need and report the rest; without any, they look beside the model.
     pub data: &'a [PathBuf],
-    /// Break tensor bytes down into the standard size tables of [`Inventory::sizes`] (by
-    /// element type, file, operator type, layer, ...), which the browser and `dump` show.
-    /// On by default; `check`, whose reports do not show them, turns it off.
-    pub size_tables: bool,
+    /// Build what only the browser and `dump` show: the size tables of [`Inventory::sizes`]
+    /// (by element type, file, operator type, layer, ...), and the module paths that PyTorch
+    /// records in the metadata of every ONNX node ([`Graph::scopes`](crate::inventory::Graph)).
+    /// On by default; `check`, `diff` and `sbom`, whose reports show neither, turn it off. No
+    /// finding depends on it, short of the budget that copying module paths spends.
+    pub views: bool,
 }
 
 impl Default for ReadOptions<'_> {
@@ -129,7 +131,7 @@ impl Default for ReadOptions<'_> {
             verify_checksums: false,
             progress: None,
             data: &[],
-            size_tables: true,
+            views: true,
         }
     }
 }

@@ -104,7 +104,7 @@ fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> F
         verify_checksums: run.verify_checksums,
         progress: Some(&report),
         data: &settings.data,
-        size_tables: false,
+        views: false,
     };
     let mut outcome = rtenx::analyze_opened(file, &options);
     let mut hashes = Ok(Vec::new());

@@ -121,7 +121,7 @@ impl Format for ExecuTorch {
             if data_file::read(bytes, &mut inv, &mut Budget::for_file(len(bytes)), out).is_some() {
                 inv.fill_gaps();
             }
-            if options.size_tables {
+            if options.views {
                 inv.sizes = breakdown::data(&inv);
             }
             return inv;
@@ -134,7 +134,7 @@ impl Format for ExecuTorch {
         if program.complete {
             inv.fill_gaps();
         }
-        if options.size_tables {
+        if options.views {
             inv.sizes = breakdown::program(&inv, &program);
         }
         inv

@@ -66,6 +66,9 @@ struct Reader<'a> {
     symbols: Interner,
     /// The graphs that are function bodies, in the order they were added.
     function_bodies: Vec<GraphId>,
+    /// Whether to record the module paths nodes carry in their metadata
+    /// ([`ReadOptions::views`]).
+    modules: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -182,6 +185,7 @@ impl Format for Onnx {
             schemas: schema::Context::default(),
             symbols: Interner::default(),
             function_bodies: Vec::new(),
+            modules: options.views,
         };
         graphs::read(&model, &mut reader);
         node_names::check(reader.inv, &reader.function_bodies, reader.out);

@@ -13,8 +13,11 @@ pub(super) struct NodeView<'b> {
     pub(super) domain: &'b [u8],
     pub(super) attributes: Vec<&'b [u8]>,
     /// The innermost module of the node's `pkg.torch.onnx.name_scopes` metadata (field 9),
-    /// such as `layers.0.attn`; empty without one.
+    /// such as `layers.0.attn`; empty without one, or unless [`NodeView::modules`] is set.
     pub(super) module: &'b [u8],
+    /// Whether to read [`NodeView::module`]. Metadata is most of an exported node's bytes,
+    /// and reading it a tenth of the work of checking a PyTorch export: `check` skips it.
+    pub(super) modules: bool,
     /// Inputs, outputs and attributes beyond the budget: counted, not kept.
     pub(super) dropped: u64,
 }
@@ -35,6 +38,9 @@ impl<'b> NodeView<'b> {
             let Field { at, number, value } = field?;
             if let (9, Value::Bytes(entry)) = (number, &value) {
                 // metadata_props, which prost's NodeProto skips: so does a malformed entry.
+                if !self.modules {
+                    continue;
+                }
                 if let Ok((Some(NAME_SCOPES), Some(scopes))) = super::model_view::strings(entry) {
                     self.module = innermost(scopes);
                 }
@@ -146,6 +152,25 @@ mod tests {
             .collect();
         assert_eq!(attributes, node.attribute);
         true
+    }
+
+    #[test]
+    fn the_module_is_read_only_when_asked_for() {
+        let scopes = b"['', 'layers.0', 'linear_1']";
+        let mut entry = vec![0x0a, 26];
+        entry.extend_from_slice(super::NAME_SCOPES);
+        entry.extend_from_slice(&[0x12, scopes.len() as u8]);
+        entry.extend_from_slice(scopes);
+        let mut node = vec![0x22, 3];
+        node.extend_from_slice(b"Add");
+        node.extend_from_slice(&[0x4a, entry.len() as u8]);
+        node.extend_from_slice(&entry);
+        let mut view = NodeView::default();
+        view.read(&node, u64::MAX).unwrap();
+        assert_eq!((view.op_type, view.module), (&b"Add"[..], &b""[..]));
+        view.modules = true;
+        view.read(&node, u64::MAX).unwrap();
+        assert_eq!((view.op_type, view.module), (&b"Add"[..], &b"layers.0"[..]));
     }
 
     #[test]

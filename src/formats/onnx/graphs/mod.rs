@@ -435,6 +435,7 @@ impl<'b> GraphReader<'_, 'b> {
             scope.names.reserve(n);
         }
         let mut buffers = Buffers::default();
+        buffers.view.modules = self.r.modules;
         for (index, &bytes) in nodes.iter().enumerate() {
             if let Some(next) = nodes.get(index + 1) {
                 crate::source::prefetch(next);
