@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
     common::check_text("summary", &out, false);
 
     let (result, _inventory) = FileResult::new(path, Ok(analysis));
-    let results = [result];
+    let mut results = [result];
     let formats = [
         ReportFormat::Text {
             color: false,
@@ -68,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
     ];
     for format in formats {
         out.clear();
-        report::write(format, &mut out, &results).expect("report");
+        report::write(format, &mut out, &mut results).expect("report");
         let what = format!("{format:?}");
         match format {
             ReportFormat::Text { color, .. } => common::check_text(&what, &out, color),
