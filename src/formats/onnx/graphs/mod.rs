@@ -336,7 +336,7 @@ impl<'b> GraphReader<'_, 'b> {
 
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &GraphView<'b>) {
-        let mut seen = HashSet::with_hasher(ahash::RandomState::new());
+        let mut seen = HashSet::with_hasher(Seeded::default());
         let n = self.r.affordable(g.initializers.len());
         self.graph().nodes.reserve(0, 0, n);
         self.r.inv.tensors.reserve(n);
@@ -375,7 +375,7 @@ impl<'b> GraphReader<'_, 'b> {
         &mut self,
         (t, at): (TensorView<'b>, Option<u64>),
         indices: Option<(TensorView<'b>, Option<u64>)>,
-        seen: &mut HashSet<&'b [u8], ahash::RandomState>,
+        seen: &mut HashSet<&'b [u8], Seeded>,
     ) {
         let name = t.name;
         let node = self.graph().next_id();
