@@ -10,7 +10,7 @@ use std::path::Path;
 /// Escapes what [`needs_escape`] names as `\u{..}`, so that text from a model file cannot
 /// move the cursor, clear the screen, reorder what is printed or hide characters in it.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_escape) {
+    if plain(s.as_bytes()) || !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -48,6 +48,11 @@ pub fn column(text: &str, width: usize) -> String {
 /// be shown are decoded (a character takes at most four). Borrowed when the bytes are already
 /// short, safe UTF-8.
 pub fn excerpt(bytes: &[u8], max: usize) -> Cow<'_, str> {
+    if bytes.len() <= max && plain(bytes) {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return Cow::Borrowed(text);
+        }
+    }
     let mut end = bytes.len().min(max.saturating_mul(4).saturating_add(4));
     // Not inside a character, which continues for at most 3 bytes (0b10xxxxxx).
     for _ in 0..3 {
@@ -66,6 +71,12 @@ pub fn excerpt(bytes: &[u8], max: usize) -> Cow<'_, str> {
             Cow::Owned(sanitize(&format!("{}… ({more} more bytes)", &text[..cut])).into_owned())
         }
     }
+}
+
+/// Whether `bytes` are all printable ASCII, which needs no escape, as most names are: told
+/// at once, without decoding characters.
+fn plain(bytes: &[u8]) -> bool {
+    bytes.iter().all(|b| (b' '..=b'~').contains(b))
 }
 
 /// `path` as printable text: invalid UTF-8 replaced, control characters escaped.
@@ -175,6 +186,7 @@ impl<F: Formatter> Formatter for SafeJson<F> {
 #[cfg(test)]
 mod tests {
     use super::{clip, column, excerpt, sanitize, write_json};
+    use std::borrow::Cow;
 
     #[test]
     fn long_labels_are_cut_to_their_column() {
@@ -230,6 +242,18 @@ mod tests {
     fn clips_long_text_on_a_character_boundary() {
         assert_eq!(clip("short".into(), 5), "short");
         assert_eq!(clip("ééééé".into(), 2), "éé… (6 more bytes)");
+    }
+
+    #[test]
+    fn plain_ascii_is_borrowed_and_ascii_controls_are_not() {
+        assert!(matches!(
+            excerpt(b"h.0.attn ~!", 500),
+            Cow::Borrowed("h.0.attn ~!")
+        ));
+        assert!(matches!(sanitize("conv/1.weight"), Cow::Borrowed(_)));
+        assert_eq!(excerpt(b"a\x7fb\x1b", 500), "a\\u{7f}b\\u{1b}");
+        assert_eq!(sanitize("a\tb"), "a\\u{9}b");
+        assert_eq!(excerpt(b"abcdef", 3), "abc… (3 more bytes)");
     }
 
     #[test]

@@ -317,6 +317,14 @@ impl Nodes {
         self.links.reserve_exact(operators.saturating_mul(2));
     }
 
+    /// Makes room for `links` operator inputs and outputs and `attrs` attributes, for a
+    /// reader whose operators have more of them than [`Nodes::reserve`] makes room for; called
+    /// first, so that the links are allocated once.
+    pub fn reserve_lists(&mut self, links: usize, attrs: usize) {
+        self.links.reserve_exact(links);
+        self.attrs.reserve_exact(attrs);
+    }
+
     /// The node at `id`, if it exists.
     pub fn get(&self, id: NodeId) -> Option<Node<'_>> {
         let i = usize::try_from(id).ok()?;

@@ -98,11 +98,11 @@ impl<'b> GraphReader<'_, 'b> {
     /// Decodes attribute `a` of node `op`, which follows `schema` if it is known.
     pub(super) fn attribute(
         &mut self,
-        mut a: AttributeView<'b>,
+        a: &mut AttributeView<'b>,
         op: NodeId,
         schema: Option<&Schema>,
     ) -> Attr {
-        let mut tensors = self.attribute_tensors(&a, Some(op));
+        let mut tensors = self.attribute_tensors(a, Some(op));
         let mut graphs: Vec<GraphRef> =
             a.g.iter()
                 .chain(&a.graphs)

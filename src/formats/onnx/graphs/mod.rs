@@ -428,9 +428,14 @@ impl<'b> GraphReader<'_, 'b> {
         self.producers = None;
         // Each node adds itself and its output values, usually one and now and then more
         // (Split, LSTM): reserve once, with an eighth to spare, rather than grow and copy
-        // million-entry columns when a few nodes have a second output.
+        // million-entry columns when a few nodes have a second output. Exported graphs have
+        // more than two inputs and outputs a node, three attributes for every four nodes,
+        // and a Constant, with a tensor, for every third.
         let n = self.r.affordable(nodes.len());
+        self.graph().nodes.reserve_lists(n.saturating_mul(5) / 2, n);
         self.graph().nodes.reserve(n, n.saturating_add(n / 8), 0);
+        self.r.inv.tensors.reserve(n / 2);
+        self.r.schemas.reserve(self.id, n);
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(n);
         }
@@ -594,10 +599,11 @@ impl<'b> GraphReader<'_, 'b> {
             self.r.schemas.found(self.id, op_id, schema);
         }
         attrs.reserve(attributes.len());
-        for a in attributes.drain(..) {
+        for a in attributes.iter_mut() {
             let attr = self.attribute(a, op_id, schema);
             attrs.push(attr);
         }
+        attributes.clear();
         let subgraphs = attrs
             .iter()
             .flat_map(|a| match &a.value {
