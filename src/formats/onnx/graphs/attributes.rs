@@ -8,17 +8,18 @@ use crate::inventory::{Attr, AttrValue, GraphRef, Name, NodeId, Symbol, TensorRe
 
 impl<'b> GraphReader<'_, 'b> {
     /// Registers every tensor an attribute of node `op` (or of the function, for `None`)
-    /// holds, whatever its declared type. A tensor without a name of its own, such as a
-    /// Constant's value, is named after where it is: `node.attribute`, then `[i]` in a list
-    /// and `.values` or `.indices` in a sparse tensor.
+    /// holds, whatever its declared type, adding a reference to each to `refs`. A tensor
+    /// without a name of its own, such as a Constant's value, is named after where it is:
+    /// `node.attribute`, then `[i]` in a list and `.values` or `.indices` in a sparse tensor.
     pub(super) fn attribute_tensors<'a>(
         &mut self,
         a: &'a AttributeView<'b>,
         op: Option<NodeId>,
-    ) -> Vec<TensorRef> {
+        refs: &mut Vec<TensorRef>,
+    ) {
         let sparse = a.sparse_tensor.is_some() || !a.sparse_tensors.is_empty();
         if a.t.is_none() && a.tensors.is_empty() && !sparse {
-            return Vec::new();
+            return;
         }
         // No more tensors are listed than the budget can pay for; the first one it cannot
         // pay for then runs it out below.
@@ -50,7 +51,6 @@ impl<'b> GraphReader<'_, 'b> {
                 }
             }
         }
-        let mut refs = Vec::new();
         for (bytes, within) in dense.chain(sparse_parts_found) {
             if !self.r.spend(1, self.offset(bytes)) {
                 break;
@@ -67,7 +67,6 @@ impl<'b> GraphReader<'_, 'b> {
                 tensor: self.r.tensor(&t, name, self.id, op, at),
             });
         }
-        refs
     }
 
     /// The name of a tensor without one of its own, `within` attribute `attribute` of node
@@ -102,7 +101,11 @@ impl<'b> GraphReader<'_, 'b> {
         op: NodeId,
         schema: Option<&Schema>,
     ) -> Attr {
-        let mut tensors = self.attribute_tensors(a, Some(op));
+        // Most attributes hold no tensor and a Constant's one: the list is a buffer kept
+        // from attribute to attribute, copied only for an attribute with several.
+        let mut tensors = std::mem::take(&mut self.tensors);
+        tensors.clear();
+        self.attribute_tensors(a, Some(op), &mut tensors);
         let mut graphs: Vec<GraphRef> =
             a.g.iter()
                 .chain(&a.graphs)
@@ -123,7 +126,7 @@ impl<'b> GraphReader<'_, 'b> {
             8 => AttrValue::Strs(a.strings.iter().map(|&s| Name::from(s)).collect()),
             4 | 11 if tensors.len() == 1 => AttrValue::Tensor(tensors.remove(0)),
             _ if !graphs.is_empty() => AttrValue::Graphs(graphs),
-            _ if !tensors.is_empty() => AttrValue::Tensors(tensors),
+            _ if !tensors.is_empty() => AttrValue::Tensors(tensors.clone()),
             _ => AttrValue::Str(Name::from("<unsupported attribute type>")),
         };
         // An attribute the schema knows is named by the table: no copy for each node.
@@ -134,6 +137,7 @@ impl<'b> GraphReader<'_, 'b> {
                 self.r.symbol(a.name, at)
             }
         };
+        self.tensors = tensors;
         Attr { name, value }
     }
 }

@@ -22,7 +22,7 @@ use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::{Interner, Seeded, SUBGRAPH_ENTRIES};
 use crate::inventory::{
     Attr, AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId,
-    NodeKind, OperatorParts, RecordedScope, SubgraphOf, Symbol, Value,
+    NodeKind, OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -150,6 +150,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             queue: &mut queue,
             producers: None,
             label: Vec::new(),
+            tensors: Vec::new(),
         };
         match job.body {
             Body::Graph(g) => reader.graph_body(g),
@@ -178,6 +179,8 @@ struct GraphReader<'a, 'b> {
     producers: Option<NameMap<'b, usize>>,
     /// A buffer for the names of tensors without one (see [`GraphReader::label_of`]).
     label: Vec<u8>,
+    /// The tensors of the attribute being read (see [`GraphReader::attribute`]).
+    tensors: Vec<TensorRef>,
 }
 
 impl<'b> GraphReader<'_, 'b> {
@@ -322,7 +325,7 @@ impl<'b> GraphReader<'_, 'b> {
         for &bytes in &f.attributes {
             match AttributeView::read(bytes, self.r.budget.left()) {
                 Ok(a) => {
-                    self.attribute_tensors(&a, None);
+                    self.attribute_tensors(&a, None, &mut Vec::new());
                 }
                 Err(e) => {
                     self.r
