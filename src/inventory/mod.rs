@@ -174,7 +174,22 @@ pub struct Totals {
     pub external: u64,
 }
 
+/// Gives `list`, if it is full, room for `expected` more entries, or as many as it holds if
+/// that is more. A reader that cannot count what it will add, but can guess it once the
+/// first one comes, calls this before each: a list that is never added to takes no memory,
+/// and one that outgrows the guess still grows geometrically, copied a few times at most.
+fn make_room<T>(list: &mut Vec<T>, expected: usize) {
+    if list.len() == list.capacity() {
+        list.reserve_exact(expected.max(list.len()));
+    }
+}
+
 impl Inventory {
+    /// Makes room for `expected` more tensors if there is none left (see [`make_room`]).
+    pub fn room_for_tensors(&mut self, expected: usize) {
+        make_room(&mut self.tensors, expected);
+    }
+
     /// An inventory with one file and nothing else, for `format` at `version`.
     pub fn new(format: FileFormat, format_version: impl Into<String>, main: FileEntry) -> Self {
         Inventory {
@@ -262,5 +277,26 @@ impl Inventory {
         let mut counts: Vec<_> = counts.into_iter().collect();
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::make_room;
+
+    #[test]
+    fn room_is_made_only_when_full_and_at_least_doubles() {
+        let mut list: Vec<u32> = Vec::new();
+        make_room(&mut list, 10);
+        assert_eq!(list.capacity(), 10);
+        list.extend(0..5);
+        make_room(&mut list, 100);
+        assert_eq!(list.capacity(), 10, "not full: left alone");
+        list.extend(5..10);
+        make_room(&mut list, 3);
+        assert_eq!(list.capacity(), 20, "a guess below the length doubles it");
+        list.extend(10..20);
+        make_room(&mut list, 50);
+        assert_eq!(list.capacity(), 70);
     }
 }

@@ -317,12 +317,18 @@ impl Nodes {
         self.links.reserve_exact(operators.saturating_mul(2));
     }
 
-    /// Makes room for `links` operator inputs and outputs and `attrs` attributes, for a
-    /// reader whose operators have more of them than [`Nodes::reserve`] makes room for; called
-    /// first, so that the links are allocated once.
-    pub fn reserve_lists(&mut self, links: usize, attrs: usize) {
+    /// Makes room for `links` operator inputs and outputs, for a reader whose operators have
+    /// more than the two each that [`Nodes::reserve`] makes room for; called first, so that
+    /// the links are allocated once.
+    pub fn reserve_links(&mut self, links: usize) {
         self.links.reserve_exact(links);
-        self.attrs.reserve_exact(attrs);
+    }
+
+    /// Makes room for `expected` more attributes if there is none left (see
+    /// [`super::make_room`]): a reader calls this at each operator that has attributes, with
+    /// the number of operators still to come.
+    pub fn room_for_attrs(&mut self, expected: usize) {
+        super::make_room(&mut self.attrs, expected);
     }
 
     /// The node at `id`, if it exists.

@@ -432,12 +432,11 @@ impl<'b> GraphReader<'_, 'b> {
         // Each node adds itself and its output values, usually one and now and then more
         // (Split, LSTM): reserve once, with an eighth to spare, rather than grow and copy
         // million-entry columns when a few nodes have a second output. Exported graphs have
-        // more than two inputs and outputs a node, three attributes for every four nodes,
-        // and a Constant, with a tensor, for every third.
+        // more than two inputs and outputs a node; room for their attributes and Constant
+        // tensors is made when the first comes (see `node`).
         let n = self.r.affordable(nodes.len());
-        self.graph().nodes.reserve_lists(n.saturating_mul(5) / 2, n);
+        self.graph().nodes.reserve_links(n.saturating_mul(5) / 2);
         self.graph().nodes.reserve(n, n.saturating_add(n / 8), 0);
-        self.r.inv.tensors.reserve(n / 2);
         self.r.schemas.reserve(self.id, n);
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(n);
@@ -600,6 +599,15 @@ impl<'b> GraphReader<'_, 'b> {
         let schema = schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out);
         if let Some(schema) = schema {
             self.r.schemas.found(self.id, op_id, schema);
+        }
+        if !attributes.is_empty() {
+            // Exported graphs have three attributes for every four operators, and a Constant,
+            // with a tensor, for every third.
+            let rest = self.r.affordable(nodes.len().saturating_sub(index));
+            self.graph().nodes.room_for_attrs(rest);
+            if attributes.iter().any(|a| a.t.is_some()) {
+                self.r.inv.room_for_tensors(rest / 2);
+            }
         }
         attrs.reserve(attributes.len());
         for a in attributes.iter_mut() {
