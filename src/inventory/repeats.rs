@@ -25,11 +25,13 @@ fn repeats(
     class: impl Fn(Node<'_>) -> Option<u8>,
     hash: impl Fn(u8, &[u8]) -> u64,
 ) -> Vec<(NodeId, NodeId)> {
-    let mut named: Vec<u64> = (0u32..)
-        .zip(&graph.nodes)
-        .filter(|(_, n)| !n.name.is_empty())
-        .filter_map(|(id, n)| Some(hash(class(n)?, n.name.as_bytes()) << 32 | u64::from(id)))
-        .collect();
+    let mut named: Vec<u64> = Vec::with_capacity(graph.nodes.len());
+    for (id, n) in (0u32..).zip(&graph.nodes) {
+        let name = n.name.as_bytes();
+        if let (false, Some(class)) = (name.is_empty(), class(n)) {
+            named.push(hash(class, name) << 32 | u64::from(id));
+        }
+    }
     sort_by_high_half(&mut named);
     let high = |entry: &u64| entry >> 32;
     let mut repeats: Vec<(NodeId, NodeId)> = Vec::new();
