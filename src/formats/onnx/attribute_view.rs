@@ -34,6 +34,39 @@ impl<'b> AttributeView<'b> {
     /// be packed or not, and unknown fields are skipped.
     pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut a = AttributeView::default();
+        a.read_into(bytes, keep)?;
+        Ok(a)
+    }
+
+    /// How many entries the view's lists have room for, kept from attribute to attribute.
+    pub(super) fn room(&self) -> usize {
+        let lists = [
+            &self.strings,
+            &self.tensors,
+            &self.graphs,
+            &self.sparse_tensors,
+        ];
+        lists.iter().map(|l| l.capacity()).sum::<usize>()
+            + self.floats.capacity()
+            + self.ints.capacity()
+    }
+
+    /// [`AttributeView::read`] into `self`, replacing what was there and reusing its lists:
+    /// a node's attributes are read into the views of the node before.
+    pub(super) fn read_into(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
+        let a = self;
+        (a.name, a.ref_attr_name, a.r#type, a.f, a.i) = (&[], None, None, None, None);
+        (a.s, a.t, a.g, a.sparse_tensor, a.dropped) = (None, None, None, None, 0);
+        a.floats.clear();
+        a.ints.clear();
+        for list in [
+            &mut a.strings,
+            &mut a.tensors,
+            &mut a.graphs,
+            &mut a.sparse_tensors,
+        ] {
+            list.clear();
+        }
         let mut room = keep;
         let mut take = |dropped: &mut u64| {
             let ok = room > 0;
@@ -84,7 +117,7 @@ impl<'b> AttributeView<'b> {
                 _ => {}
             }
         }
-        Ok(a)
+        Ok(())
     }
 }
 
@@ -187,6 +220,25 @@ mod tests {
             |rng| random_attribute(rng).encode_to_vec(),
             agree,
         );
+    }
+
+    /// A view read into again holds what a fresh one would: nothing of the attribute before.
+    #[test]
+    fn reading_into_a_used_view_reads_as_a_fresh_one() {
+        let mut rng = Rng::new(0xa77e_0000_0000_0002);
+        let messages: Vec<Vec<u8>> = (0..300)
+            .map(|_| random_attribute(&mut rng).encode_to_vec())
+            .collect();
+        let mut used = AttributeView::default();
+        for bytes in &messages {
+            let fresh = AttributeView::read(bytes, 5);
+            let again = used.read_into(bytes, 5);
+            assert_eq!(fresh.is_ok(), again.is_ok());
+            if let Ok(fresh) = fresh {
+                assert_eq!(rebuilt(&used), rebuilt(&fresh));
+                assert_eq!(used.dropped, fresh.dropped);
+            }
+        }
     }
 
     #[test]

@@ -532,19 +532,28 @@ impl<'b> GraphReader<'_, 'b> {
     ) -> Result<(), String> {
         view.read(bytes, self.r.budget.left())
             .map_err(|e| e.to_string())?;
-        attributes.clear();
         let mut keep = self.r.budget.left();
-        for (i, &a) in view.attributes.iter().enumerate() {
+        let mut read = 0;
+        for (i, &bytes) in view.attributes.iter().enumerate() {
             // A decoded attribute is far larger than its entry in the node: past what the
             // budget pays for, the node is dropped as over budget.
             let Some(left) = keep.checked_sub(ATTRIBUTE_ENTRIES) else {
                 view.dropped += 1;
                 break;
             };
-            let a = AttributeView::read(a, left).map_err(|e| format!("attribute {i}: {e}"))?;
+            // The views of the node before are read into, keeping their lists' room.
+            if attributes.len() == read {
+                attributes.push(AttributeView::default());
+            }
+            let Some(a) = attributes.get_mut(read) else {
+                break;
+            };
+            a.read_into(bytes, left)
+                .map_err(|e| format!("attribute {i}: {e}"))?;
             keep = left.saturating_sub((a.floats.len() + a.ints.len() + a.strings.len()) as u64);
-            attributes.push(a);
+            read += 1;
         }
+        attributes.truncate(read);
         Ok(())
     }
 
@@ -614,7 +623,6 @@ impl<'b> GraphReader<'_, 'b> {
             let attr = self.attribute(a, op_id, schema);
             attrs.push(attr);
         }
-        attributes.clear();
         let subgraphs = attrs
             .iter()
             .flat_map(|a| match &a.value {
@@ -743,6 +751,15 @@ impl Buffers<'_> {
         self.attrs.clear();
         if self.attrs.capacity() > Self::KEPT {
             self.attrs = Vec::new();
+        }
+        if self
+            .attributes
+            .iter()
+            .map(AttributeView::room)
+            .sum::<usize>()
+            > Self::KEPT
+        {
+            self.attributes = Vec::new();
         }
     }
 }
