@@ -1,11 +1,11 @@
 //! ONNX models (`.onnx`) and their external data files.
 //!
 //! The model is read in place from the memory map by small views over the protobuf wire
-//! format (`shared/protobuf.rs`, `*_view.rs`): names and `raw_data` are slices of the map, never copies,
-//! and what the reader keeps is bounded (RX016). The views are held to prost's decoding of
-//! `schema/onnx.proto` by differential tests. Every TensorProto, wherever it lives, becomes
-//! an inventory tensor; external data locations are checked lexically and on the file system
-//! before any data file is touched, and only `--verify-checksums` reads tensor bytes.
+//! format (`shared/protobuf.rs`, `*_view.rs`): names and `raw_data` are slices of the map,
+//! never copies, and what the reader keeps is bounded (RX016). The views are held to prost's
+//! decoding of `schema/onnx.proto` by differential tests. Every TensorProto, wherever it lives,
+//! becomes an inventory tensor; external data locations are checked lexically and on the file
+//! system before any data file is touched, and only `--verify-checksums` reads tensor bytes.
 
 mod attribute_view;
 mod detect;

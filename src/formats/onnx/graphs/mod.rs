@@ -8,6 +8,7 @@
 //! in rten.
 
 mod attributes;
+mod buffers;
 
 use super::attribute_view::AttributeView;
 use super::graph_view::GraphView;
@@ -21,9 +22,10 @@ use super::{dtypes::from_onnx, Reader};
 use crate::check::{Finding, Item, Place};
 use crate::formats::shared::budget::{Interner, Seeded, SUBGRAPH_ENTRIES};
 use crate::inventory::{
-    Attr, AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId,
-    NodeKind, OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
+    AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId, NodeKind,
+    OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
 };
+use buffers::Buffers;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A graph-like body: an encoded GraphProto in the file, or a function.
@@ -722,45 +724,6 @@ impl<'b> GraphReader<'_, 'b> {
             depth: self.depth + 1,
         });
         Some(GraphRef { graph: id })
-    }
-}
-
-/// Buffers reused from node to node, so that reading a node allocates nothing of its own:
-/// the node and its attributes as read, and its inputs, outputs and attributes as stored.
-#[derive(Default)]
-struct Buffers<'b> {
-    view: NodeView<'b>,
-    attributes: Vec<AttributeView<'b>>,
-    inputs: Vec<Option<NodeId>>,
-    outputs: Vec<Option<NodeId>>,
-    attrs: Vec<Attr>,
-}
-
-impl Buffers<'_> {
-    /// Lists longer than this are given back after their node rather than kept for the next.
-    const KEPT: usize = 1024;
-
-    /// Empties the lists a node was stored from, and gives back any that one large node grew.
-    fn trim(&mut self) {
-        for list in [&mut self.inputs, &mut self.outputs] {
-            list.clear();
-            if list.capacity() > Self::KEPT {
-                *list = Vec::new();
-            }
-        }
-        self.attrs.clear();
-        if self.attrs.capacity() > Self::KEPT {
-            self.attrs = Vec::new();
-        }
-        if self
-            .attributes
-            .iter()
-            .map(AttributeView::room)
-            .sum::<usize>()
-            > Self::KEPT
-        {
-            self.attributes = Vec::new();
-        }
     }
 }
 
