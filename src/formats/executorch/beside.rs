@@ -4,7 +4,7 @@
 //! checked: a file swapped meanwhile is refused and reported, never followed.
 
 use crate::check::{Finding, Findings, Place};
-use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
+use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::shared::datafiles::{DataFiles, LocationRules};
 use crate::inventory::{FileFormat, FileId, Inventory};
 use crate::source::ModelFile;
@@ -74,11 +74,7 @@ pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
                     notes,
                 },
             )),
-            Err(e) => {
-                let shown = crate::escape::path(&shown);
-                let message = format!("cannot open data file {shown} beside the program: {e}");
-                out.add(&DATA_FILE_MISSING, Place::FILE, message);
-            }
+            Err(e) => out.add(&DATA_FILE_MISSING, Place::FILE, cannot_open(&shown, &e)),
         }
     }
     found.into_iter().map(|(_, f)| f).collect()

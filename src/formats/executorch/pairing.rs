@@ -15,7 +15,7 @@ use super::rules::{
 };
 use crate::check::{Finding, Findings, Item, Place, Severity};
 use crate::formats::shared::budget::Budget;
-use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
+use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::ReadOptions;
 use crate::inventory::{FileEntry, FileFormat, FileId, FileRole, Inventory, NewKind};
 use crate::source::ModelFile;
@@ -85,12 +85,10 @@ pub fn resolve(
 
 /// Opens a data file named with `--data`; reports one that cannot be opened.
 fn given(path: &Path, model: &ModelFile, out: &mut Findings) -> Option<ModelFile> {
-    let shown = crate::escape::path(path);
     let data = match ModelFile::open(path) {
         Ok(data) => data,
         Err(e) => {
-            let message = format!("cannot open data file {shown}: {e}");
-            out.add(&DATA_FILE_MISSING, Place::FILE, message);
+            out.add(&DATA_FILE_MISSING, Place::FILE, cannot_open(path, &e));
             return None;
         }
     };

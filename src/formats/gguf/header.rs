@@ -1,6 +1,6 @@
 //! The header: magic, version and byte order, tensor and key-value counts.
 
-use super::rules::{BYTE_ORDER, COUNT_TOO_LARGE, TRUNCATED, UNSUPPORTED_VERSION};
+use super::rules::{truncated, BYTE_ORDER, COUNT_TOO_LARGE, TRUNCATED, UNSUPPORTED_VERSION};
 use super::wire::Wire;
 use crate::check::{Findings, Place};
 use crate::inventory::{ByteRange, FileId, Inventory, Section, SectionKind};
@@ -61,11 +61,7 @@ pub fn read(bytes: &[u8], file: FileId, inv: &mut Inventory, out: &mut Findings)
     let mut count = |wire: &mut Wire<'_>, field: &'static str| {
         let at = wire.pos();
         wire.u64().map_err(|short| {
-            let message = format!(
-                "{field} needs {} bytes at offset {at}; the file has {} left",
-                short.needed, short.left
-            );
-            out.add(&TRUNCATED, place(at, field), message);
+            out.add(&TRUNCATED, place(at, field), truncated(field, &short));
         })
     };
     let tensors = count(&mut wire, "tensor_count").ok()?;

@@ -2,7 +2,8 @@
 //! the rest of the reader needs picked out.
 
 use super::rules::{
-    BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY, TRUNCATED, UNKNOWN_VALUE_TYPE,
+    truncated, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY, TRUNCATED,
+    UNKNOWN_VALUE_TYPE,
 };
 use super::wire::{Short, Wire};
 use crate::check::Place;
@@ -110,12 +111,9 @@ pub fn read<'a>(
         let pair = match pair(cx, &mut wire, file) {
             Ok(pair) => pair,
             Err(Stop::Short(field, short)) => {
-                let message = format!(
-                    "the {field} of key-value pair {index} needs {} bytes at offset {}; the file has {} left",
-                    short.needed, short.at, short.left
-                );
+                let what = format!("the {field} of key-value pair {index}");
                 let place = Place::field("kv", short.at).in_file(file);
-                cx.report(&TRUNCATED, place, message);
+                cx.report(&TRUNCATED, place, truncated(what, &short));
                 return Pairs { pairs, end: None };
             }
             Err(Stop::Reported) => return Pairs { pairs, end: None },
@@ -269,11 +267,9 @@ fn array(
         None => {
             for index in 0..count {
                 if let Err(short) = wire.string() {
-                    let message = format!(
-                        "string {index} of array \"{key}\" needs {} bytes at offset {}; the file has {} left",
-                        short.needed, short.at, short.left
-                    );
-                    cx.report(&TRUNCATED, Place::at(short.at).in_file(file), message);
+                    let what = format!("string {index} of array \"{key}\"");
+                    let place = Place::at(short.at).in_file(file);
+                    cx.report(&TRUNCATED, place, truncated(what, &short));
                     return Err(Stop::Reported);
                 }
             }

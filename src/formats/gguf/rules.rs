@@ -354,3 +354,12 @@ crate::rules! {
     /// Set the name the converter uses for the architecture, such as `llama`.
     ARCHITECTURE_INVALID = ("GG028", "architecture-invalid", Error);
 }
+
+/// The message of [`TRUNCATED`] for a read that ran out of file, in one wording wherever it
+/// is raised: `what` needed `short.needed` bytes at `short.at`, where `short.left` remain.
+pub(super) fn truncated(what: impl std::fmt::Display, short: &super::wire::Short) -> String {
+    format!(
+        "{what} needs {} bytes at offset {}; the file has {} left",
+        short.needed, short.at, short.left
+    )
+}

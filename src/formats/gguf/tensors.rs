@@ -5,9 +5,9 @@ use super::dtypes::{block_elements, ggml, Ggml};
 use super::header::Header;
 use super::model::Seen;
 use super::rules::{
-    COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED, OFFSET_UNEXPECTED,
-    REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, TENSOR_NAME_TOO_LONG, TOO_MANY_DIMS, TRUNCATED,
-    UNKNOWN_TYPE,
+    truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
+    OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, TENSOR_NAME_TOO_LONG, TOO_MANY_DIMS,
+    TRUNCATED, UNKNOWN_TYPE,
 };
 use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
@@ -152,11 +152,12 @@ fn info<'a>(
     index: u64,
 ) -> Option<Info<'a>> {
     let truncated = |cx: &mut Context<'_>, field: &str, short: Short| {
-        let message = format!(
-            "the {field} of tensor info {index} needs {} bytes at offset {}; the file has {} left",
-            short.needed, short.at, short.left
+        let what = format!("the {field} of tensor info {index}");
+        cx.report(
+            &TRUNCATED,
+            Place::at(short.at).in_file(file),
+            truncated(what, &short),
         );
-        cx.report(&TRUNCATED, Place::at(short.at).in_file(file), message);
     };
     let at = wire.pos();
     let name = wire.string().map_err(|s| truncated(cx, "name", s)).ok()?;

@@ -11,7 +11,7 @@ use super::params::{self, Stream};
 use super::program::{Builder, Param};
 use super::rules::DATA_FILE_UNUSED;
 use crate::check::{Item, Place};
-use crate::formats::shared::datafiles::rules::DATA_FILE_MISSING;
+use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::shared::datafiles::{DataFiles, LocationRules};
 use crate::inventory::{FileEntry, FileId, FileRole, SectionKind};
 use crate::source::ModelFile;
@@ -144,15 +144,9 @@ fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut
     {
         s.kind = SectionKind::ModelData;
     }
-    let Some(path) = b.inv.files.get(id).map(|f| f.path.clone()) else {
-        return;
-    };
-    match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
-        Ok(file) => {
-            super::info::read(file.bytes(), id, b);
-            changed(&file, id, b);
-        }
-        Err(e) => cannot_open(id, &e, b),
+    if let Some(file) = files.open(id, b.inv, b.out) {
+        super::info::read(file.bytes(), id, b);
+        DataFiles::report_change(&file, id, b.out);
     }
 }
 
@@ -162,8 +156,9 @@ fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
     let file = match ModelFile::open(path) {
         Ok(f) => f,
         Err(e) => {
-            let message = format!("--data {}: {e}", crate::escape::path(path));
-            return b.out.add(&DATA_FILE_MISSING, Place::FILE, message);
+            return b
+                .out
+                .add(&DATA_FILE_MISSING, Place::FILE, cannot_open(path, &e));
         }
     };
     b.inv.files.push(FileEntry {
@@ -177,26 +172,8 @@ fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
 
 /// Opens the checked data file `id` and reads its records.
 fn open(files: &DataFiles, id: FileId, params: &[Param], b: &mut Builder<'_>) {
-    let Some(path) = b.inv.files.get(id).map(|f| f.path.clone()) else {
-        return;
-    };
-    match ModelFile::open_checked(&path, files.identities().get(&id).copied()) {
-        Ok(file) => stream(&file, id, params, b),
-        Err(e) => cannot_open(id, &e, b),
-    }
-}
-
-fn cannot_open(id: FileId, e: &crate::source::OpenError, b: &mut Builder<'_>) {
-    let place = Place::FILE.in_file(id);
-    let message = format!("cannot open the data file: {e}");
-    b.out.add(&DATA_FILE_MISSING, place, message);
-}
-
-/// Reports a data file that changed while it was read.
-fn changed(file: &ModelFile, id: FileId, b: &mut Builder<'_>) {
-    if let Some(change) = file.changed() {
-        let place = Place::FILE.in_file(id);
-        b.out.add(&DATA_FILE_MISSING, place, change.to_string());
+    if let Some(file) = files.open(id, b.inv, b.out) {
+        stream(&file, id, params, b);
     }
 }
 
@@ -211,5 +188,5 @@ fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
         label: crate::escape::sanitize(&label).into_owned(),
     };
     params::read(&stream, Some(params), b);
-    changed(file, id, b);
+    DataFiles::report_change(file, id, b.out);
 }

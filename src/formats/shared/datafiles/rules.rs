@@ -105,3 +105,9 @@ crate::rules! {
     /// Write the checksum again with the digest of the data file.
     CHECKSUM_INVALID = ("DX010", "checksum-invalid", Warning);
 }
+
+/// The message of [`DATA_FILE_MISSING`] for a data file named outside the model (`--data`,
+/// or found beside it) that cannot be opened, in one wording for every format.
+pub fn cannot_open(path: &std::path::Path, e: &crate::source::OpenError) -> String {
+    format!("cannot open data file {}: {e}", crate::escape::path(path))
+}

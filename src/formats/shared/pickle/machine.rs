@@ -183,13 +183,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 };
                 let start = cursor.pos();
                 if cursor.take(len).is_none() {
-                    let message = format!(
-                        "{} at {} declares {len} bytes; {} are left",
-                        opcode.name,
-                        self.src.at(at),
-                        cursor.remaining()
-                    );
-                    return self.fail(&PICKLE_TRUNCATED, at, message);
+                    return self.past_end(opcode.name, at, len, cursor.remaining());
                 }
                 Ok(Argument::Span(Span { start, len }))
             }
@@ -204,6 +198,15 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 self.fail(&PICKLE_TRUNCATED, at, message)
             }
         }
+    }
+
+    /// Opcode `name` at `at` declares `len` bytes where `left` remain.
+    fn past_end<T>(&mut self, name: &str, at: u64, len: u64, left: u64) -> Step<T> {
+        let message = format!(
+            "{name} at {} declares {len} bytes; {left} are left",
+            self.src.at(at)
+        );
+        self.fail(&PICKLE_TRUNCATED, at, message)
     }
 
     fn unterminated<T>(&mut self, opcode: op::Op, at: u64) -> Step<T> {
@@ -232,11 +235,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::FRAME, Argument::Word(len)) => {
                 let left = bytes::len(self.src.bytes).saturating_sub(self.pos);
                 if len > left {
-                    let message = format!(
-                        "FRAME at {} declares {len} bytes; {left} are left",
-                        self.src.at(at)
-                    );
-                    return self.fail(&PICKLE_TRUNCATED, at, message);
+                    return self.past_end("FRAME", at, len, left);
                 }
             }
             (op::MARK, _) => self.marks.push(self.stack.len()),
