@@ -151,7 +151,7 @@ fn info<'a>(
     file: FileId,
     index: u64,
 ) -> Option<Info<'a>> {
-    let truncated = |cx: &mut Context<'_>, field: &str, short: Short| {
+    let short_read = |cx: &mut Context<'_>, field: &str, short: Short| {
         let what = format!("the {field} of tensor info {index}");
         cx.report(
             &TRUNCATED,
@@ -160,9 +160,9 @@ fn info<'a>(
         );
     };
     let at = wire.pos();
-    let name = wire.string().map_err(|s| truncated(cx, "name", s)).ok()?;
+    let name = wire.string().map_err(|s| short_read(cx, "name", s)).ok()?;
     let n_dims_at = wire.pos();
-    let n_dims = wire.u32().map_err(|s| truncated(cx, "n_dims", s)).ok()?;
+    let n_dims = wire.u32().map_err(|s| short_read(cx, "n_dims", s)).ok()?;
     let dims_at = wire.pos();
     if n_dims > MAX_DIMS && u64::from(n_dims) * 8 > wire.left() {
         let message = format!(
@@ -183,12 +183,12 @@ fn info<'a>(
     let dims = (0..n_dims)
         .map(|_| wire.u64())
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|s| truncated(cx, "dimensions", s))
+        .map_err(|s| short_read(cx, "dimensions", s))
         .ok()?;
     let type_at = wire.pos();
-    let ty = wire.u32().map_err(|s| truncated(cx, "type", s)).ok()?;
+    let ty = wire.u32().map_err(|s| short_read(cx, "type", s)).ok()?;
     let offset_at = wire.pos();
-    let offset = wire.u64().map_err(|s| truncated(cx, "offset", s)).ok()?;
+    let offset = wire.u64().map_err(|s| short_read(cx, "offset", s)).ok()?;
     Some(Info {
         name,
         at,

@@ -439,7 +439,6 @@ impl<'b> GraphReader<'_, 'b> {
         let n = self.r.affordable(nodes.len());
         self.graph().nodes.reserve_links(n.saturating_mul(5) / 2);
         self.graph().nodes.reserve(n, n.saturating_add(n / 8), 0);
-        self.r.schemas.reserve(self.id, n);
         if let Some(scope) = self.scopes.get_mut(self.id) {
             scope.names.reserve(n);
         }

@@ -168,26 +168,14 @@ impl Context {
         self.opsets.get(index).unwrap_or(&NONE)
     }
 
-    /// Makes room for the schemas of `n` operators of graph `graph`.
-    pub fn reserve(&mut self, graph: usize, n: usize) {
-        if let Some(found) = self.found_in(graph) {
-            found.reserve(n);
-        }
-    }
-
     /// Records that node `node` of graph `graph` follows `schema`.
     pub fn found(&mut self, graph: usize, node: NodeId, schema: &'static Schema) {
-        if let Some(found) = self.found_in(graph) {
-            found.push((node, schema));
-        }
-    }
-
-    /// The list of the schemas found in graph `graph`, to add to.
-    fn found_in(&mut self, graph: usize) -> Option<&mut Vec<(NodeId, &'static Schema)>> {
         if self.found.len() <= graph {
             self.found.resize_with(graph + 1, Vec::new);
         }
-        self.found.get_mut(graph)
+        if let Some(found) = self.found.get_mut(graph) {
+            found.push((node, schema));
+        }
     }
 
     /// The schemas the operators of graph `graph` follow, in node order.
