@@ -45,6 +45,9 @@ pub enum Trust {
     /// A form the reader knows as its format's own (Paddle's bare-tensor `eval`, a TorchScript
     /// class compiled from the archive).
     Recognised,
+    /// A standard-library type or builtin that runs nothing when called with data
+    /// (`decimal.Decimal`, `builtins.len`), outside the safe loader's allowlist.
+    Inert,
     /// A framework class: loading it imports module code (a whole `nn.Module`).
     Module,
     /// Source code the loader compiles and runs.
@@ -60,6 +63,7 @@ impl Trust {
             Trust::Safe => "safe",
             Trust::Data => "data",
             Trust::Recognised => "recognised",
+            Trust::Inert => "inert",
             Trust::Module => "module",
             Trust::Code => "code",
             Trust::Unsafe => "unsafe",

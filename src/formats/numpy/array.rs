@@ -64,13 +64,11 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
             start: header.data,
             located: at.located.clone(),
             item: at.about_tensor.then_some(item),
+            nth: 0,
         };
-        let options = Options {
-            report: true,
-            persistent_ids: false,
-        };
+        let options = Options::reporting(false);
         let p = pickle::read(cx, &src, options);
-        pickle::judge(cx, &src, &p, &|_| None);
+        pickle::judge(cx, &src, &p, options, &|_| None);
         end = Some(p.end);
         tensor.byte_size = None;
         tensor.storage = Storage::Inline;

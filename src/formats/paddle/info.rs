@@ -48,11 +48,9 @@ pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
         start: 0,
         located,
         item: None,
+        nth: 0,
     };
-    let options = Options {
-        report: true,
-        persistent_ids: false,
-    };
+    let options = Options::reporting(false);
     let mut damage = Findings::default();
     let mut sink = Sink {
         inv: &mut *b.inv,
@@ -74,7 +72,7 @@ pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
         budget: &mut *b.budget,
         out: &mut *b.out,
     };
-    pickle::judge_into(&mut sink, &src, &p, &|_| None);
+    pickle::judge_into(&mut sink, &src, &p, options, &|_| None);
     let Some(root) = p.root else {
         return; // the machine said where and why it stopped
     };

@@ -15,16 +15,13 @@ use std::collections::HashSet;
 pub fn read(cx: &mut Context<'_>) {
     let bytes = cx.bytes;
     let src = Source::file(bytes, 0);
-    let options = Options {
-        report: true,
-        persistent_ids: false,
-    };
+    let options = Options::reporting(false);
     let first = pickle::read(cx, &src, options);
     cx.inv.format_version = match first.protocol {
         Some(p) => format!("protocol {p}"),
         None => "protocol 0 or 1".to_owned(),
     };
-    let evals = paddle::eval_imports(&first, &first.values);
+    let evals = paddle::eval_imports(&first, &first.values, first.root);
     let known = |i: usize| {
         evals.get(&i).map(|&paddle| {
             if paddle {
@@ -34,14 +31,12 @@ pub fn read(cx: &mut Context<'_>) {
             }
         })
     };
-    pickle::judge(cx, &src, &first, &known);
+    pickle::judge(cx, &src, &first, options, &known);
     if evals.values().any(|&paddle| paddle) {
         let form = "a bare tensor saved by paddle.save: builtins.eval('data', {'data': array}) evaluates only the name of its array";
         cx.inv.property("paddle form", form, None);
     }
-    if let Some(second) = pickle::after_stop(cx, &src, &first, options) {
-        pickle::judge(cx, &src, &second, &|_| None);
-    }
+    pickle::read_rest(cx, &src, &first, options);
     let mut reported = HashSet::new();
     if let Some(root) = first.root {
         tensors(cx, &src, &first, root, &mut reported);

@@ -4,7 +4,7 @@
 
 use crate::formats::shared::pickle::ndarray::{array, Array};
 use crate::formats::shared::pickle::{Id, Tree, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The global Paddle's bare-tensor form calls.
 const EVAL: &str = "builtins.eval";
@@ -60,34 +60,54 @@ fn eval<T: Tree>(tree: &T, id: Id) -> Option<Option<Array>> {
     Some(paddle)
 }
 
-/// The `builtins.eval` imports and how they are called, in one pass over the values: `true`
-/// for an import called only in Paddle's own form, `false` if some call is an
-/// `eval(expression, namespace)` of another kind (which the format reports). Imports called
-/// in any other way are left out, for the safe set to judge.
-pub fn eval_imports<T: Tree>(tree: &T, values: &[Value]) -> HashMap<usize, bool> {
-    let mut found: HashMap<usize, Option<bool>> = HashMap::new();
+/// The `builtins.eval` imports and how they are used, in one pass over the values: `true` for
+/// an import used only as the callable of Paddle's own form, `false` if some call of it is an
+/// `eval(expression, namespace)` of another kind (which the format reports). An import used
+/// any other way (stored as a `__setstate__` that `BUILD` calls, passed as an argument,
+/// returned) is left out, for the safe set to judge.
+pub fn eval_imports<T: Tree>(tree: &T, values: &[Value], root: Option<Id>) -> HashMap<usize, bool> {
+    let evals: HashMap<Id, usize> = (0..)
+        .zip(values)
+        .filter_map(|(id, value)| match value {
+            Value::Global(index) => {
+                let import = tree.imports().get(*index)?;
+                (tree.resolved(import) == EVAL).then_some((id, *index))
+            }
+            _ => None,
+        })
+        .collect();
+    if evals.is_empty() {
+        return HashMap::new();
+    }
+    // For each eval global: how often it is referred to, and how often called in Paddle's form.
+    let mut uses: HashMap<Id, (u64, u64)> = HashMap::new();
+    let mut other = HashSet::new();
     for (id, value) in (0..).zip(values) {
-        let Value::Call(call) = value else { continue };
-        let Some(&Value::Global(index)) = tree.value(call.func) else {
-            continue;
-        };
-        let entry = found.entry(index).or_insert_with(|| {
-            let import = tree.imports().get(index);
-            import
-                .is_some_and(|i| tree.resolved(i) == EVAL)
-                .then_some(true)
+        value.each_ref(|child| {
+            if evals.contains_key(&child) {
+                uses.entry(child).or_default().0 += 1;
+            }
         });
-        if entry.is_none() {
+        let Value::Call(call) = value else { continue };
+        if !evals.contains_key(&call.func) {
             continue;
         }
-        *entry = match (eval(tree, id), *entry) {
-            (Some(Some(_)), seen) => seen,
-            (Some(None), Some(_)) => Some(false),
-            _ => None,
-        };
+        match eval(tree, id) {
+            Some(Some(_)) => uses.entry(call.func).or_default().1 += 1,
+            Some(None) => {
+                other.insert(call.func);
+            }
+            None => {}
+        }
     }
-    found
+    evals
         .into_iter()
-        .filter_map(|(i, paddle)| Some((i, paddle?)))
+        .filter_map(|(global, index)| {
+            if other.contains(&global) {
+                return Some((index, false));
+            }
+            let (refs, paddle) = uses.get(&global).copied().unwrap_or_default();
+            (paddle > 0 && refs == paddle && root != Some(global)).then_some((index, true))
+        })
         .collect()
 }

@@ -4,7 +4,7 @@
 
 use super::rules::{COMPRESSED_PICKLE, DATA_PKL_MISSING, MEMBER_OUTSIDE_FOLDER, TORCHSCRIPT_CODE};
 use super::tensors::{self, Stored};
-use super::{export, weights_only};
+use super::{export, torchscript, weights_only};
 use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::bytes;
@@ -59,7 +59,8 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
     };
     let kind = if has(b"archive_format") || starts(b"models/") {
         Kind::Export
-    } else if starts(b"code/") {
+    } else if has(b"constants.pkl") {
+        // torch.load hands an archive to torch.jit.load only when it has this record.
         Kind::TorchScript
     } else {
         Kind::Checkpoint
@@ -206,23 +207,19 @@ pub fn read_pickle(
                 name: Name::from(member.name),
             },
             item: None,
+            nth: 0,
         }
     };
-    let options = Options {
-        report: true,
-        persistent_ids: true,
-    };
+    let options = Options::reporting(true);
     let p = pickle::read(cx, &src, options);
     let torchscript = kind == Kind::TorchScript;
     let known = |i: usize| {
-        let path = p.imports.get(i).map(|import| p.resolved(import))?;
-        let own = path.starts_with("__torch__.") || path.starts_with("torch.jit._pickle.");
-        (torchscript && own).then_some(Trust::Recognised)
+        let import = p.imports.get(i)?;
+        let resolved = p.resolution(import)?;
+        (torchscript && torchscript::resolves(&resolved)).then_some(Trust::Recognised)
     };
-    let trusts = pickle::judge(cx, &src, &p, &known);
-    if let Some(second) = pickle::after_stop(cx, &src, &p, options) {
-        pickle::judge(cx, &src, &second, &|_| None);
-    }
+    let trusts = pickle::judge(cx, &src, &p, options, &known);
+    pickle::read_rest(cx, &src, &p, options);
     if kind == Kind::Checkpoint {
         weights_only::check(cx, &src, &p, &trusts);
     }

@@ -43,12 +43,9 @@ pub fn read(cx: &mut Context<'_>) {
     let mut pickles: Vec<(Source<'_>, Pickle<'_>)> = Vec::new();
     for index in 0..5 {
         let src = Source::file(bytes, pos);
-        let options = Options {
-            report: true,
-            persistent_ids: index == 3,
-        };
+        let options = Options::reporting(index == 3);
         let p = pickle::read(cx, &src, options);
-        let trusts = pickle::judge(cx, &src, &p, &|_| None);
+        let trusts = pickle::judge(cx, &src, &p, options, &|_| None);
         if index == 3 {
             weights_only::check(cx, &src, &p, &trusts);
         }

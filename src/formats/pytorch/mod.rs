@@ -14,6 +14,7 @@ mod export;
 mod legacy;
 pub mod rules;
 mod tensors;
+mod torchscript;
 mod weights_only;
 
 use crate::check::Findings;

@@ -39,7 +39,7 @@ impl ImportsTab {
 fn line(import: &Import, theme: Theme) -> Line<'static> {
     let color = match import.trust {
         Trust::Unsafe => Color::Red,
-        Trust::Module | Trust::Code => Color::Yellow,
+        Trust::Module | Trust::Code | Trust::Inert => Color::Yellow,
         _ => Color::Green,
     };
     let call = import.call.map_or_else(String::new, |c| match c.count {

@@ -1,7 +1,11 @@
 //! The stack machine: `pickle.Unpickler.load` with every import recorded and every call turned
 //! into a node. Each opcode pays one budget entry, which covers the value, memo entry or item
-//! it adds; strings and bytes stay in the buffer as spans.
+//! it adds; strings and bytes stay in the buffer as spans. Arguments are read and checked as
+//! CPython's C unpickler reads them ([`super::numbers`], [`super::text`]), so that reading stops
+//! where `pickle.load` fails and nowhere else.
 
+use super::input::Input;
+use super::numbers::{self, Int};
 use super::opcodes::{self as op, Arg};
 use super::rules::{
     MEMO_EXPANSION, NESTING_TOO_DEEP, OUT_OF_BAND_DATA, PICKLE_INVALID, PICKLE_TRUNCATED,
@@ -9,10 +13,10 @@ use super::rules::{
 };
 use super::text;
 use super::value::{Call, Id, Span, Text, Value};
-use super::{joblib, Import, Options, Pickle, Sink, Source, Tree};
+use super::{joblib, Import, Mutation, Options, Pickle, Sink, Source, Tree};
 use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
-use crate::formats::shared::bytes::{self, Cursor};
+use crate::formats::shared::bytes;
 use crate::formats::shared::numbers::{bits64, id32};
 use crate::inventory::Name;
 use std::collections::HashMap;
@@ -31,14 +35,18 @@ pub struct Machine<'m, 's, 'c, 'x> {
     src: &'m Source<'s>,
     sink: &'c mut Sink<'x>,
     options: Options,
-    pos: u64,
+    input: Input<'s>,
     pub(super) values: Vec<Value>,
     depth: Vec<u32>,
     pub(super) imports: Vec<Import>,
+    mutations: Vec<Mutation>,
     stack: Vec<Id>,
     marks: Vec<usize>,
     memo: HashMap<u64, Id>,
+    /// The protocol the first `PROTO` declared.
     protocol: Option<u8>,
+    /// The protocol the last `PROTO` set, which `find_class` goes by (0 before any).
+    proto: u8,
     used: Vec<(u8, u64)>,
     seen: [bool; 256],
     fetched: u64,
@@ -55,14 +63,16 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             src,
             sink,
             options,
-            pos: src.start,
+            input: Input::new(src.bytes, src.start, options.frames),
             values: Vec::new(),
             depth: Vec::new(),
             imports: Vec::new(),
+            mutations: Vec::new(),
             stack: Vec::new(),
             marks: Vec::new(),
             memo: HashMap::new(),
             protocol: None,
+            proto: 0,
             used: Vec::new(),
             seen: [false; 256],
             fetched: 0,
@@ -79,26 +89,28 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         Pickle {
             bytes: self.src.bytes,
             start: self.src.start,
-            end: self.pos,
+            end: self.input.pos,
             root,
             values: self.values,
             imports: self.imports,
+            mutations: self.mutations,
             protocol: self.protocol,
             used: self.used,
+            straddle: self.input.straddle,
         }
     }
 
     /// One `load`: opcodes up to `STOP`, whose value it returns.
     fn load(&mut self) -> Step<Id> {
         loop {
-            let at = self.pos;
-            let Some(code) = bytes::u8_at(self.src.bytes, at) else {
-                let message = format!(
-                    "the pickle ends at {} without STOP",
-                    self.src.at(at.min(bytes::len(self.src.bytes)))
-                );
+            let at = self.input.pos;
+            let Some(code) = self.input.opcode() else {
+                let end = at.min(bytes::len(self.src.bytes));
+                let message = format!("the pickle ends at {} without STOP", self.src.at(end));
                 return self.fail(&PICKLE_TRUNCATED, at, message);
             };
+            // A read from a frame's end on (Frames::Discard) may have moved the opcode.
+            let at = self.input.pos - 1;
             let Some(opcode) = op::op(code) else {
                 let message = format!(
                     "0x{code:02x} at {} is no pickle opcode (protocols 0 to 5)",
@@ -113,7 +125,6 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             if !self.sink.budget.spend(1, self.src.place(at), self.sink.out) {
                 return Err(Stopped);
             }
-            self.pos = at + 1;
             let arg = self.argument(opcode, at)?;
             if code == op::STOP {
                 return self.pop(at);
@@ -124,48 +135,63 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
 
     /// Reads the argument of `opcode` at `at`.
     fn argument(&mut self, opcode: op::Op, at: u64) -> Step<Argument> {
-        let bytes = self.src.bytes;
-        let mut cursor = Cursor::new(bytes, self.pos);
-        let short = |what: &str, need: u64, left: u64| {
-            format!(
-                "{} at {} needs {need} bytes of {what}; {left} are left",
-                opcode.name,
-                self.src.at(at)
-            )
+        let word = |machine: &mut Self, n: u64| -> Step<[u8; 8]> {
+            let left = machine.input.left();
+            let Some(span) = machine.input.take(n) else {
+                let message = format!(
+                    "{} at {} needs {n} bytes of argument; {left} are left",
+                    opcode.name,
+                    machine.src.at(at)
+                );
+                return machine.fail(&PICKLE_TRUNCATED, at, message);
+            };
+            let mut word = [0u8; 8];
+            let got = bytes::range(machine.src.bytes, span.start, span.len).unwrap_or_default();
+            for (slot, &b) in word.iter_mut().zip(got) {
+                *slot = b;
+            }
+            Ok(word)
         };
-        let left = cursor.remaining();
-        let arg = match opcode.arg {
+        match opcode.arg {
             Arg::None => Ok(Argument::None),
-            Arg::U8 => cursor.u8().map(|v| Argument::Int(v.into())).ok_or(1u64),
-            Arg::U16 => cursor.le_u16().map(|v| Argument::Int(v.into())).ok_or(2),
-            Arg::I32 => (cursor.array::<4>())
-                .map(|b| Argument::Int(i32::from_le_bytes(b).into()))
-                .ok_or(4),
-            Arg::U32 => cursor.le_u32().map(|v| Argument::Int(v.into())).ok_or(4),
-            Arg::U64 => cursor.le_u64().map(Argument::Word).ok_or(8),
-            Arg::Line => match line(bytes, self.pos) {
-                Some(span) => {
-                    self.pos = span.end() + 1;
-                    return Ok(Argument::Line(span));
-                }
-                None => return self.unterminated(opcode, at),
+            Arg::U8 => Ok(Argument::Int(word(self, 1)?[0].into())),
+            Arg::U16 => {
+                let [a, b, ..] = word(self, 2)?;
+                Ok(Argument::Int(u16::from_le_bytes([a, b]).into()))
+            }
+            Arg::I32 => {
+                let [a, b, c, d, ..] = word(self, 4)?;
+                Ok(Argument::Int(i32::from_le_bytes([a, b, c, d]).into()))
+            }
+            Arg::U32 => {
+                let [a, b, c, d, ..] = word(self, 4)?;
+                Ok(Argument::Int(u32::from_le_bytes([a, b, c, d]).into()))
+            }
+            Arg::U64 => Ok(Argument::Word(u64::from_le_bytes(word(self, 8)?))),
+            Arg::Line => match self.input.line() {
+                Some(span) => Ok(Argument::Line(span)),
+                None => self.unterminated(opcode, at),
             },
             Arg::Lines => {
-                let Some(first) = line(bytes, self.pos) else {
+                let Some(first) = self.input.line() else {
                     return self.unterminated(opcode, at);
                 };
-                let Some(second) = line(bytes, first.end() + 1) else {
+                let Some(second) = self.input.line() else {
                     return self.unterminated(opcode, at);
                 };
-                self.pos = second.end() + 1;
-                return Ok(Argument::Lines(first, second));
+                Ok(Argument::Lines(first, second))
             }
             Arg::Bytes8 | Arg::Bytes32 | Arg::SignedBytes32 | Arg::Bytes64 => {
                 let len = match opcode.arg {
-                    Arg::Bytes8 => cursor.u8().map(u64::from),
-                    Arg::Bytes32 => cursor.le_u32().map(u64::from),
-                    Arg::SignedBytes32 => match cursor.array::<4>().map(i32::from_le_bytes) {
-                        Some(n) if n < 0 => {
+                    Arg::Bytes8 => u64::from(word(self, 1)?[0]),
+                    Arg::Bytes32 => {
+                        let [a, b, c, d, ..] = word(self, 4)?;
+                        u32::from_le_bytes([a, b, c, d]).into()
+                    }
+                    Arg::SignedBytes32 => {
+                        let [a, b, c, d, ..] = word(self, 4)?;
+                        let n = i32::from_le_bytes([a, b, c, d]);
+                        if n < 0 {
                             let message = format!(
                                 "{} at {} declares a negative length {n}; Python refuses it",
                                 opcode.name,
@@ -173,29 +199,15 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                             );
                             return self.fail(&PICKLE_INVALID, at, message);
                         }
-                        n => n.and_then(|n| u64::try_from(n).ok()),
-                    },
-                    _ => cursor.le_u64(),
+                        n.unsigned_abs().into()
+                    }
+                    _ => u64::from_le_bytes(word(self, 8)?),
                 };
-                let Some(len) = len else {
-                    let message = short("length", 1, left);
-                    return self.fail(&PICKLE_TRUNCATED, at, message);
-                };
-                let start = cursor.pos();
-                if cursor.take(len).is_none() {
-                    return self.past_end(opcode.name, at, len, cursor.remaining());
+                let left = self.input.left();
+                match self.input.take(len) {
+                    Some(span) => Ok(Argument::Span(span)),
+                    None => self.past_end(opcode.name, at, len, left),
                 }
-                Ok(Argument::Span(Span { start, len }))
-            }
-        };
-        match arg {
-            Ok(arg) => {
-                self.pos = cursor.pos();
-                Ok(arg)
-            }
-            Err(need) => {
-                let message = short("argument", need, left);
-                self.fail(&PICKLE_TRUNCATED, at, message)
             }
         }
     }
@@ -229,12 +241,13 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                     );
                     return self.fail(&PICKLE_INVALID, at, message);
                 }
-                self.protocol
-                    .get_or_insert(u8::try_from(v).unwrap_or_default());
+                let v = u8::try_from(v).unwrap_or_default();
+                self.protocol.get_or_insert(v);
+                self.proto = v;
             }
             (op::FRAME, Argument::Word(len)) => {
-                let left = bytes::len(self.src.bytes).saturating_sub(self.pos);
-                if len > left {
+                let left = self.input.left();
+                if !self.input.frame(len) {
                     return self.past_end("FRAME", at, len, left);
                 }
             }
@@ -251,33 +264,30 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::BININT | op::BININT1 | op::BININT2, Argument::Int(v)) => {
                 self.push(Value::Int(v));
             }
-            (op::INT, Argument::Line(span)) => {
-                let value = match self.slice(span) {
-                    b"00" => Value::Bool(false),
-                    b"01" => Value::Bool(true),
-                    digits => self.integer(digits, span, at)?,
+            (op::INT | op::LONG, Argument::Line(span)) => {
+                let parsed = if code == op::INT {
+                    numbers::int(self.slice(span))
+                } else {
+                    numbers::long_line(self.slice(span))
                 };
-                self.push(value);
-            }
-            (op::LONG, Argument::Line(span)) => {
-                let digits = self.slice(span);
-                let digits = digits.strip_suffix(b"L").unwrap_or(digits);
-                let value = self.integer(digits, span, at)?;
+                let value = match parsed {
+                    Ok(Int::Small(v)) => Value::Int(v),
+                    Ok(Int::Bool(b)) => Value::Bool(b),
+                    Ok(Int::Big) => Value::BigInt(span),
+                    Err(why) => return self.invalid_text(code, why, span, at),
+                };
                 self.push(value);
             }
             (op::LONG1 | op::LONG4, Argument::Span(span)) => {
                 let value = self.long(code, span, at);
                 self.push(value);
             }
-            (op::FLOAT, Argument::Line(span)) => {
-                let text = std::str::from_utf8(self.slice(span)).unwrap_or("");
-                match text.trim().parse::<f64>() {
-                    Ok(f) => {
-                        self.push(Value::Float(f));
-                    }
-                    Err(_) => return self.invalid_text("FLOAT", "a float", span, at),
+            (op::FLOAT, Argument::Line(span)) => match numbers::float(self.slice(span)) {
+                Ok(f) => {
+                    self.push(Value::Float(f));
                 }
-            }
+                Err(why) => return self.invalid_text(code, why, span, at),
+            },
             (op::BINFLOAT, Argument::Word(raw)) => {
                 // The word was read little-endian; BINFLOAT is big-endian.
                 self.push(Value::Float(f64::from_bits(raw.swap_bytes())));
@@ -285,24 +295,29 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::STRING, Argument::Line(span)) => {
                 let quoted = self.slice(span);
                 let Some(decoded) = text::unquote(quoted) else {
-                    return self.invalid_text("STRING", "a quoted string", span, at);
+                    let why = "the STRING opcode argument must be quoted, with valid escapes";
+                    return self.invalid_text(code, why, span, at);
                 };
                 let name = self.decoded(decoded, at)?;
                 self.push(Value::Str(Text::Decoded(name)));
             }
             (op::UNICODE, Argument::Line(span)) => {
-                let decoded = text::raw_unicode_escape(self.slice(span));
+                let decoded = match text::raw_unicode_escape(self.slice(span)) {
+                    Ok(decoded) => decoded,
+                    Err(why) => return self.invalid_text(code, why, span, at),
+                };
                 let name = self.decoded(decoded, at)?;
                 self.push(Value::Str(Text::Decoded(name)));
             }
-            (
-                op::BINSTRING
-                | op::SHORT_BINSTRING
-                | op::BINUNICODE
-                | op::SHORT_BINUNICODE
-                | op::BINUNICODE8,
-                Argument::Span(span),
-            ) => {
+            (op::BINUNICODE | op::SHORT_BINUNICODE | op::BINUNICODE8, Argument::Span(span)) => {
+                if !text::is_utf8_surrogatepass(self.slice(span)) {
+                    let why = "UTF-8 (UnicodeDecodeError)";
+                    return self.invalid_text(code, why, span, at);
+                }
+                self.push(Value::Str(Text::At(span)));
+            }
+            (op::BINSTRING | op::SHORT_BINSTRING, Argument::Span(span)) => {
+                // Decoded with the loader's encoding: ASCII by default, UTF-8 in torch.load.
                 self.push(Value::Str(Text::At(span)));
             }
             (
@@ -366,23 +381,28 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::APPEND, _) => {
                 let item = self.pop(at)?;
                 let target = self.top(at)?;
+                self.mutated(target, code, at, &[]);
                 self.extend(target, vec![item], at);
             }
             (op::APPENDS | op::ADDITEMS, _) => {
                 let items = self.pop_mark(at)?;
                 let target = self.top(at)?;
+                self.mutated(target, code, at, &[]);
                 self.extend(target, items, at);
             }
             (op::SETITEM, _) => {
                 let value = self.pop(at)?;
                 let key = self.pop(at)?;
                 let target = self.top(at)?;
+                self.mutated(target, code, at, &[key]);
                 self.set_items(target, vec![(key, value)], at);
             }
             (op::SETITEMS, _) => {
                 let items = self.pop_mark(at)?;
                 let pairs = self.pairs(items, "SETITEMS", at)?;
                 let target = self.top(at)?;
+                let keys: Vec<Id> = pairs.iter().map(|&(k, _)| k).collect();
+                self.mutated(target, code, at, &keys);
                 self.set_items(target, pairs, at);
             }
             (op::POP, _) => {
@@ -400,18 +420,18 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 self.stack.push(top);
             }
             (op::PUT | op::BINPUT | op::LONG_BINPUT | op::MEMOIZE, arg) => {
+                let top = self.top(at)?;
                 let key = match arg {
                     Argument::Int(key) => bits64(key),
-                    Argument::Line(span) => self.memo_key(span, at)?,
+                    Argument::Line(span) => self.memo_key(code, span, at)?,
                     _ => self.memo.len() as u64,
                 };
-                let top = self.top(at)?;
                 self.memo.insert(key, top);
             }
             (op::GET | op::BINGET | op::LONG_BINGET, arg) => {
                 let key = match arg {
                     Argument::Int(key) => bits64(key),
-                    Argument::Line(span) => self.memo_key(span, at)?,
+                    Argument::Line(span) => self.memo_key(code, span, at)?,
                     _ => 0,
                 };
                 let Some(&id) = self.memo.get(&key) else {
@@ -426,6 +446,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 self.stack.push(id);
             }
             (op::GLOBAL | op::INST, Argument::Lines(module, name)) => {
+                self.global_lines(code, at, module, name)?;
                 let import = self.import(code, at, Text::At(module), Text::At(name), None);
                 if code == op::INST {
                     let args = self.pop_mark(at)?;
@@ -498,6 +519,8 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::BUILD, _) => {
                 let state = self.pop(at)?;
                 let target = self.top(at)?;
+                let keys = self.state_keys(state);
+                self.mutated(target, code, at, &keys);
                 self.build(target, state, at)?;
             }
             (op::PERSID | op::BINPERSID, arg) => {
@@ -524,6 +547,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             ext,
             op: code,
             at,
+            proto: self.proto,
             calls: 0,
             first_call: None,
         });
@@ -585,45 +609,45 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     /// it writes there for an object array.
     fn joblib_array(&mut self, wrapper: Id, at: u64) -> Step<()> {
         let layout = joblib::layout(self, wrapper);
-        let start = self.pos;
-        let mut cursor = Cursor::new(self.src.bytes, start);
+        let start = self.input.pos;
         let data = match layout {
             Some(joblib::Layout::Raw { bytes, aligned }) => {
+                let left = self.input.left();
                 let padding = if aligned {
-                    cursor.u8().map(u64::from)
+                    let len = self.input.take(1);
+                    len.and_then(|l| bytes::u8_at(self.src.bytes, l.start))
                 } else {
                     Some(0)
                 };
                 let span = padding.and_then(|p| {
-                    cursor.take(p)?;
-                    let data = cursor.pos();
-                    cursor.take(bytes).map(|_| Span {
-                        start: data,
-                        len: bytes,
-                    })
+                    self.input.take(p.into())?;
+                    self.input.take(bytes)
                 });
                 match span {
                     Some(span) => span,
                     None => {
-                        let message = format!("joblib's array wrapper BUILT at {} is followed by {bytes} bytes of array data, but {} are left", self.src.at(at), cursor.remaining());
+                        let message = format!("joblib's array wrapper BUILT at {} is followed by {bytes} bytes of array data, but {left} are left", self.src.at(at));
                         return self.fail(&PICKLE_TRUNCATED, at, message);
                     }
                 }
             }
             Some(joblib::Layout::Pickled) if !self.nested => {
+                // joblib writes the objects with a pickle of their own, read by an unpickler
+                // of its own.
                 let saved = (
                     std::mem::take(&mut self.stack),
                     std::mem::take(&mut self.marks),
                     std::mem::take(&mut self.memo),
+                    std::mem::take(&mut self.proto),
                 );
                 self.nested = true;
                 let inner = self.load();
                 self.nested = false;
-                (self.stack, self.marks, self.memo) = saved;
+                (self.stack, self.marks, self.memo, self.proto) = saved;
                 inner?;
                 Span {
                     start,
-                    len: self.pos - start,
+                    len: self.input.pos - start,
                 }
             }
             _ => {
@@ -631,7 +655,6 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 return self.fail(&PICKLE_INVALID, at, message);
             }
         };
-        self.pos = data.end();
         if let Some(Value::Call(call)) = self.values.get_mut(wrapper as usize) {
             call.trailing = Some(data);
         }
@@ -739,29 +762,67 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         }
     }
 
-    fn integer(&mut self, digits: &'s [u8], span: Span, at: u64) -> Step<Value> {
-        let text = std::str::from_utf8(digits).unwrap_or("").trim();
-        let body = text.strip_prefix(['-', '+']).unwrap_or(text);
-        if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
-            return self.invalid_text("INT", "an integer", span, at);
-        }
-        Ok(text.parse::<i64>().map_or(Value::BigInt(span), Value::Int))
-    }
-
-    fn memo_key(&mut self, span: Span, at: u64) -> Step<u64> {
-        match std::str::from_utf8(self.slice(span)).map(|t| t.trim().parse::<u64>()) {
-            Ok(Ok(key)) => Ok(key),
-            _ => self.invalid_text("memo", "a memo key", span, at),
+    fn memo_key(&mut self, code: u8, span: Span, at: u64) -> Step<u64> {
+        match numbers::memo_key(self.slice(span), code == op::PUT) {
+            Ok(key) => Ok(key),
+            Err(why) => self.invalid_text(code, why, span, at),
         }
     }
 
-    fn invalid_text<T>(&mut self, opcode: &str, what: &str, span: Span, at: u64) -> Step<T> {
+    /// Fails on the text argument `span` of opcode `code`, which Python refuses: `why`.
+    fn invalid_text<T>(&mut self, code: u8, why: &str, span: Span, at: u64) -> Step<T> {
         let shown = crate::escape::excerpt(self.slice(span), 40).into_owned();
         let message = format!(
-            "the {opcode} argument \"{shown}\" at {} is not {what}",
+            "the {} argument \"{shown}\" at {} is refused by pickle.load: {why}",
+            op::name(code),
             self.src.at(at)
         );
         self.fail(&PICKLE_INVALID, at, message)
+    }
+
+    /// Checks the module and name lines of `GLOBAL` (UTF-8) or `INST` (ASCII) as the C
+    /// unpickler decodes them before it imports anything.
+    fn global_lines(&mut self, code: u8, at: u64, module: Span, name: Span) -> Step<()> {
+        for span in [module, name] {
+            let line = self.slice(span);
+            let why = if line.is_empty() {
+                "an empty line (pickle data was truncated)"
+            } else if code == op::INST && !line.is_ascii() {
+                "not ASCII (UnicodeDecodeError), before anything is imported"
+            } else if std::str::from_utf8(line).is_err() {
+                "not UTF-8 (UnicodeDecodeError), before anything is imported"
+            } else {
+                continue;
+            };
+            return self.invalid_text(code, why, span, at);
+        }
+        Ok(())
+    }
+
+    /// Records an opcode that changes `target` if it is an imported object: a module or
+    /// class whose state later imports see. `keys` are the attributes or items it sets.
+    fn mutated(&mut self, target: Id, code: u8, at: u64, keys: &[Id]) {
+        if let Some(&Value::Global(import)) = self.value(target) {
+            self.mutations.push(Mutation {
+                import,
+                op: code,
+                at,
+                keys: keys.to_vec(),
+            });
+        }
+    }
+
+    /// The keys a `BUILD` state sets: a dict's, or those of the dicts of a `(state,
+    /// slotstate)` pair.
+    fn state_keys(&self, state: Id) -> Vec<Id> {
+        let keys = |id: Id| match self.value(id) {
+            Some(Value::Dict(pairs)) => pairs.iter().map(|&(k, _)| k).collect(),
+            _ => Vec::new(),
+        };
+        match self.value(state) {
+            Some(Value::Tuple(parts)) => parts.iter().flat_map(|&p| keys(p)).collect(),
+            _ => keys(state),
+        }
     }
 
     /// A decoded protocol 0 string, paid for from the budget.
@@ -872,11 +933,4 @@ enum Argument {
     Line(Span),
     Lines(Span, Span),
     Span(Span),
-}
-
-/// The line at `start`, without its newline; `None` if no newline follows.
-fn line(bytes: &[u8], start: u64) -> Option<Span> {
-    let rest = bytes::from(bytes, start)?;
-    let len = rest.iter().position(|&b| b == b'\n')? as u64;
-    Some(Span { start, len })
 }

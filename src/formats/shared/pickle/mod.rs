@@ -8,28 +8,34 @@
 //! copies nothing. Every opcode pays one entry of the model's budget. PyTorch, NumPy, the
 //! plain pickle readers and Paddle's `.pdiparams.info` are built on this.
 
+mod compat_generated;
+mod input;
 mod joblib;
 mod machine;
+mod names;
 pub mod ndarray;
+mod numbers;
 pub mod opcodes;
 pub mod rules;
 mod safe_set;
+mod stream;
 mod text;
 mod tree;
 mod value;
 mod verdict;
 pub mod walk;
 
+pub use input::{Frames, Straddle};
 pub use machine::MAX_DEPTH;
+pub use names::{resolve, Resolved};
 pub use opcodes::{name as opcode_name, WEIGHTS_ONLY};
-pub use safe_set::{classify, resolve};
+pub use safe_set::classify;
 pub use tree::Tree;
 pub use value::{Call, Id, Span, Text, Value};
-pub use verdict::{judge as judge_into, Judged};
+pub use verdict::Judged;
 
 use crate::check::{Findings, Item, Place, Rule};
 use crate::formats::shared::budget::Budget;
-use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
 use crate::inventory::{FileId, Inventory, Name, Trust};
 
@@ -54,7 +60,7 @@ impl<'x> Sink<'x> {
         }
     }
 
-    fn report(&mut self, rule: &'static Rule, place: Place, message: String) {
+    pub(super) fn report(&mut self, rule: &'static Rule, place: Place, message: String) {
         self.out.add(rule, place, message);
     }
 }
@@ -90,6 +96,8 @@ pub struct Source<'a> {
     pub located: Located,
     /// The item the findings are about, if the whole pickle is one (an `.npz` member).
     pub item: Option<Item>,
+    /// Which pickle of a stream of pickles back to back this is: 0 for the first.
+    pub nth: u32,
 }
 
 impl<'a> Source<'a> {
@@ -100,6 +108,7 @@ impl<'a> Source<'a> {
             start,
             located: Located::File,
             item: None,
+            nth: 0,
         }
     }
 
@@ -116,11 +125,21 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// Position `pos` in words: `byte 57`, or `byte 13 of archive/data.pkl decompressed`.
+    /// Position `pos` in words: `byte 57`, or `byte 13 of archive/data.pkl decompressed`,
+    /// and for a pickle after the first of a stream, which one (`in pickle 2 of the stream,
+    /// from byte 44`).
     pub fn at(&self, pos: u64) -> String {
-        match &self.located {
+        let at = match &self.located {
             Located::File | Located::Data { .. } => format!("byte {pos}"),
             Located::Member { name, .. } => format!("byte {pos} of {name} decompressed"),
+        };
+        match self.nth {
+            0 => at,
+            n => format!(
+                "{at} (in pickle {} of the stream, from byte {})",
+                u64::from(n) + 1,
+                self.start
+            ),
         }
     }
 
@@ -139,6 +158,19 @@ pub struct Options {
     /// The loader resolves persistent ids (PyTorch's storages); `pickle.load` alone refuses
     /// them.
     pub persistent_ids: bool,
+    /// How a read across a frame's end is taken.
+    pub frames: Frames,
+}
+
+impl Options {
+    /// Reporting everything, with persistent ids as `persistent_ids` says, read linearly.
+    pub fn reporting(persistent_ids: bool) -> Self {
+        Options {
+            report: true,
+            persistent_ids,
+            frames: Frames::Stream,
+        }
+    }
 }
 
 /// A global the pickle imports.
@@ -155,6 +187,9 @@ pub struct Import {
     pub op: u8,
     /// Its position.
     pub at: u64,
+    /// The protocol the last `PROTO` before it set (0 without one), which decides how
+    /// `find_class` resolves the name.
+    pub proto: u8,
     /// How many calls use it.
     pub calls: u64,
     /// The first call's opcode and position.
@@ -176,10 +211,28 @@ pub struct Pickle<'a> {
     pub values: Vec<Value>,
     /// Every import, in file order.
     pub imports: Vec<Import>,
+    /// Opcodes that changed an imported object (`BUILD`, `SETITEM`, ...), in file order.
+    pub mutations: Vec<Mutation>,
     /// The protocol `PROTO` declared.
     pub protocol: Option<u8>,
     /// Each opcode used, with its first position, in order of first use.
     pub used: Vec<(u8, u64)>,
+    /// The first read that crossed a frame's end, if any.
+    pub straddle: Option<Straddle>,
+}
+
+/// An opcode that changes an imported object: `BUILD` sets attributes of a module or class
+/// (`__dict__` or `setattr`), `SETITEM(S)` and `APPEND(S)` change an imported container.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mutation {
+    /// The import whose object it changes, in [`Pickle::imports`].
+    pub import: usize,
+    /// The opcode.
+    pub op: u8,
+    /// Its position.
+    pub at: u64,
+    /// The attribute names or keys it sets.
+    pub keys: Vec<Id>,
 }
 
 /// Reads the pickle of `src`.
@@ -187,50 +240,36 @@ pub fn read<'s>(cx: &mut Context<'_>, src: &Source<'s>, options: Options) -> Pic
     read_into(&mut Sink::of(cx), src, options)
 }
 
-/// Reads the pickle of `src` for a reader that keeps its state elsewhere than a [`Context`].
+/// [`read`] for a reader that keeps its state elsewhere than a [`Context`].
 pub fn read_into<'s>(sink: &mut Sink<'_>, src: &Source<'s>, options: Options) -> Pickle<'s> {
     machine::Machine::new(sink, src, options).run()
 }
 
-/// Judges every import of `pickle` (see [`verdict::judge`]).
+/// Judges every import of `pickle`, read from `src` with `options`, also as a reader that
+/// follows frames differently reads it, and returns each import's trust (see [`stream`]).
 pub fn judge(
     cx: &mut Context<'_>,
     src: &Source<'_>,
     pickle: &Pickle<'_>,
+    options: Options,
     known: Judged<'_>,
 ) -> Vec<Trust> {
-    verdict::judge(&mut Sink::of(cx), src, pickle, known)
+    judge_into(&mut Sink::of(cx), src, pickle, options, known)
 }
 
-/// Reports the bytes after the `STOP` of `first`, if any, and reads them as the second pickle
-/// that a second `pickle.load` on the stream would, without reporting what spoils it: what it
-/// imports is judged like any other import.
-pub fn after_stop<'s>(
-    cx: &mut Context<'_>,
-    src: &Source<'s>,
-    first: &Pickle<'_>,
+/// [`judge`] for a reader that keeps its state elsewhere than a [`Context`].
+pub fn judge_into(
+    sink: &mut Sink<'_>,
+    src: &Source<'_>,
+    pickle: &Pickle<'_>,
     options: Options,
-) -> Option<Pickle<'s>> {
-    let left = bytes::len(src.bytes).saturating_sub(first.end);
-    if first.root.is_none() || left == 0 {
-        return None;
-    }
-    let message = format!(
-        "{left} bytes follow the pickle's STOP at {}: a second pickle.load on the stream reads them",
-        src.at(first.end - 1)
-    );
-    cx.out
-        .add(&rules::DATA_AFTER_STOP, src.place(first.end), message);
-    let rest = Source {
-        start: first.end,
-        ..src.clone()
-    };
-    Some(read(
-        cx,
-        &rest,
-        Options {
-            report: false,
-            ..options
-        },
-    ))
+    known: Judged<'_>,
+) -> Vec<Trust> {
+    stream::judge(sink, src, pickle, options, known)
+}
+
+/// Reports the bytes after the `STOP` of `first`, and reads and judges every pickle in them,
+/// as repeated `pickle.load` calls on the stream would read them (see [`stream`]).
+pub fn read_rest(cx: &mut Context<'_>, src: &Source<'_>, first: &Pickle<'_>, options: Options) {
+    stream::read_rest(&mut Sink::of(cx), src, first, options);
 }

@@ -175,4 +175,85 @@ crate::rules! {
     /// ## How to fix
     /// Pickle with `buffer_callback=None` (the default) so that buffers are written in-band.
     OUT_OF_BAND_DATA = ("PK010", "out-of-band-data", Warning);
+    /// Loading the pickle imports a standard-library type or builtin that runs nothing with
+    /// data, but that no checkpoint of weights needs.
+    ///
+    /// ## What it does
+    /// Reports imports from a short, fixed list of inert globals: calling one with the
+    /// strings, numbers, containers and objects a pickle can pass runs no code beyond its own
+    /// data handling, reaches no file, process or network, and cannot reach an attribute or
+    /// call that the pickle does not import itself (which rtenx judges on its own). Each
+    /// entry and why it is inert:
+    /// - `__future__` features (`annotations`, `division`, ...): constant `_Feature` records.
+    /// - `argparse.Namespace`, `types.SimpleNamespace`: bags of attributes, set from the
+    ///   data `BUILD` passes (PyTorch Lightning checkpoints store hyperparameters this way).
+    /// - `builtins.abs`, `bin`, `bool`, `chr`, `divmod`, `float`, `hex`, `int`, `len`, `max`,
+    ///   `min`, `object`, `oct`, `ord`, `range`, `round`, `str`: pure functions and value
+    ///   types; `REDUCE` passes positional arguments only, so `max` and `min` get no `key`.
+    /// - `collections.UserDict`, `UserList`, `UserString` (Python 2's names for them map
+    ///   here) and the abstract classes of `collections.abc`: containers, and classes that
+    ///   refuse to be instantiated.
+    /// - `copyreg._reconstructor`, `copyreg.__newobj__`, `copyreg.__newobj_ex__`: how
+    ///   protocols 0 to 2 rebuild objects; they call `__new__` and `__init__` of classes the
+    ///   pickle passes them, which it must import, and rtenx judges those imports.
+    /// - `datetime.date`, `datetime`, `time`, `timedelta`, `timezone`, `decimal.Decimal`,
+    ///   `fractions.Fraction`, `uuid.UUID`: value types.
+    /// - `pathlib.Path`, `PosixPath`, `WindowsPath`, `PurePath`, `PurePosixPath`,
+    ///   `PureWindowsPath`: making a path object touches no file.
+    ///
+    /// Names are resolved as `find_class` resolves them first: a dotted name that walks
+    /// attributes through a Python internal (`len.__class__`) is unsafe (PK001), not inert.
+    ///
+    /// ## Why
+    /// `torch.load(weights_only=True)` refuses these globals ("Unsupported global"), so the
+    /// file needs `weights_only=False` to load, which lets any other global run too; but the
+    /// globals themselves run nothing, so calling them an unsafe import (an error) would
+    /// fail healthy files, such as a training checkpoint with an `argparse.Namespace` of
+    /// hyperparameters. picklescan reports most of them as dangerous or suspicious;
+    /// modelscan reports none. `--deny warning` still fails them.
+    ///
+    /// ## How to fix
+    /// Save only tensors and plain containers (a `state_dict`, or safetensors); keep
+    /// hyperparameters in a JSON or YAML file beside the weights.
+    INERT_IMPORT = ("PK011", "inert-import", Warning);
+    /// An opcode reads past the end of its frame, or a frame opens inside another.
+    ///
+    /// ## What it does
+    /// Follows protocol 4's `FRAME` opcodes and reports the first read that crosses a frame's
+    /// end: an opcode whose argument starts inside the frame and ends after it, or a `FRAME`
+    /// before the previous frame's bytes are used up. rtenx then reads the pickle a second
+    /// time as the C unpickler of CPython before 3.13.15 and 3.14.7 reads it, and judges the
+    /// imports that reading reaches too (PK001 and the other import rules name them).
+    ///
+    /// ## Why
+    /// `pickle.dumps` never writes such frames. The pure-Python unpickler and CPython since
+    /// 3.13.15 and 3.14.7 refuse them ("pickle exhausted before end of frame"), `pickletools`
+    /// reads straight on, and the C unpickler of earlier releases drops the frame's last
+    /// bytes and reads the argument from after the frame: a `BINBYTES` that straddles a
+    /// frame is data to a linear reader and hides a `GLOBAL os.system` + `REDUCE` that the
+    /// old C unpickler runs (python/cpython#154848). fickling before its frame fix, picklescan
+    /// and modelscan read linearly and pass such files.
+    ///
+    /// ## How to fix
+    /// The file is made to show scanners another program than the loader runs; do not load
+    /// it.
+    FRAME_CROSSED = ("PK012", "frame-crossed", Error);
+    /// The pickle changes a module or class it imported.
+    ///
+    /// ## What it does
+    /// Reports `BUILD`, `SETITEM`, `SETITEMS`, `APPEND`, `APPENDS` and `ADDITEMS` whose target
+    /// is an object a `GLOBAL`, `STACK_GLOBAL`, `INST` or `EXT` returned, naming the
+    /// attributes or keys set. An import made later that resolves through the changed
+    /// object (its path, or one of its attributes) is unsafe (PK001), whatever its name.
+    ///
+    /// ## Why
+    /// `BUILD` on a module or class updates its `__dict__` or sets its attributes on the live
+    /// object, in the loading process: a pickle can replace `torch._utils._rebuild_tensor`
+    /// with another callable and then import it under its trusted name, so an allowlist of
+    /// names no longer says what runs. No pickle writer changes imported objects; only a
+    /// hand-made file does.
+    ///
+    /// ## How to fix
+    /// Do not load the file.
+    IMPORTED_OBJECT_CHANGED = ("PK013", "imported-object-changed", Error);
 }

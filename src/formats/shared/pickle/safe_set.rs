@@ -4,9 +4,14 @@
 //! torch 2.15.0's `_get_allowed_globals()`, listed in `tests/fixtures/pickle/
 //! torch_safe_globals.txt` by `tests/fixtures/gen/torch_safe_globals.py`), plus what plain data
 //! needs in any pickle (`DATA`): NumPy's array and scalar reconstruction, joblib's array wrapper
-//! and the builtin containers. Classes under the frameworks' module trees (`FRAMEWORK`) load a
-//! whole model object and its module code. Everything else is unsafe.
+//! and the builtin containers. `INERT` lists standard-library types and builtins that
+//! `weights_only` refuses but that run nothing when called with data (each justified in
+//! PK011's documentation). Classes under the frameworks' module trees (`FRAMEWORK`) load a
+//! whole model object and its module code. Everything else is unsafe: names are judged by the
+//! whole path an import resolves to ([`super::names`]), so an attribute walk that passes a
+//! Python internal is unsafe whatever its path, and no prefix of a walk is trusted.
 
+use super::names::Resolved;
 use crate::inventory::Trust;
 
 /// `torch._weights_only_unpickler._get_allowed_globals()` of torch 2.15.0, sorted.
@@ -178,68 +183,100 @@ const DATA: &[&str] = &[
     "numpy.ndarray",
 ];
 
+/// Standard-library types and builtins that run nothing but their own data handling when
+/// called with the values a pickle can pass, sorted; PK011's documentation justifies each.
+const INERT: &[&str] = &[
+    "__future__.absolute_import",
+    "__future__.annotations",
+    "__future__.division",
+    "__future__.generator_stop",
+    "__future__.generators",
+    "__future__.nested_scopes",
+    "__future__.print_function",
+    "__future__.unicode_literals",
+    "__future__.with_statement",
+    "argparse.Namespace",
+    "builtins.abs",
+    "builtins.bin",
+    "builtins.bool",
+    "builtins.chr",
+    "builtins.divmod",
+    "builtins.float",
+    "builtins.hex",
+    "builtins.int",
+    "builtins.len",
+    "builtins.max",
+    "builtins.min",
+    "builtins.object",
+    "builtins.oct",
+    "builtins.ord",
+    "builtins.range",
+    "builtins.round",
+    "builtins.str",
+    "collections.UserDict",
+    "collections.UserList",
+    "collections.UserString",
+    "collections.abc.AsyncGenerator",
+    "collections.abc.AsyncIterable",
+    "collections.abc.AsyncIterator",
+    "collections.abc.Awaitable",
+    "collections.abc.ByteString",
+    "collections.abc.Callable",
+    "collections.abc.Collection",
+    "collections.abc.Container",
+    "collections.abc.Coroutine",
+    "collections.abc.Generator",
+    "collections.abc.Hashable",
+    "collections.abc.ItemsView",
+    "collections.abc.Iterable",
+    "collections.abc.Iterator",
+    "collections.abc.KeysView",
+    "collections.abc.Mapping",
+    "collections.abc.MappingView",
+    "collections.abc.MutableMapping",
+    "collections.abc.MutableSequence",
+    "collections.abc.MutableSet",
+    "collections.abc.Reversible",
+    "collections.abc.Sequence",
+    "collections.abc.Set",
+    "collections.abc.Sized",
+    "collections.abc.ValuesView",
+    "copyreg.__newobj__",
+    "copyreg.__newobj_ex__",
+    "copyreg._reconstructor",
+    "datetime.date",
+    "datetime.datetime",
+    "datetime.time",
+    "datetime.timedelta",
+    "datetime.timezone",
+    "decimal.Decimal",
+    "fractions.Fraction",
+    "pathlib.Path",
+    "pathlib.PosixPath",
+    "pathlib.PurePath",
+    "pathlib.PurePosixPath",
+    "pathlib.PureWindowsPath",
+    "pathlib.WindowsPath",
+    "types.SimpleNamespace",
+    "uuid.UUID",
+];
+
 /// Module trees whose classes are framework objects (a whole `nn.Module`, an optimizer):
 /// loading one imports the framework's module code and needs `weights_only=False`.
 const FRAMEWORK: &[&str] = &["torch.nn.modules.", "torch.nn.parameter.", "torch.optim."];
 
-/// Python 2 module names that Python 3 and torch map on load (`_compat_pickle.IMPORT_MAPPING`,
-/// as `torch._utils.IMPORT_MAPPING` has them).
-const MODULES: &[(&str, &str)] = &[
-    ("Queue", "queue"),
-    ("StringIO", "io"),
-    ("UserDict", "collections"),
-    ("UserList", "collections"),
-    ("UserString", "collections"),
-    ("__builtin__", "builtins"),
-    ("_abcoll", "collections.abc"),
-    ("cStringIO", "io"),
-    ("copy_reg", "copyreg"),
-    ("repr", "reprlib"),
-    ("whichdb", "dbm"),
-];
-
-/// Python 2 globals that Python 3 and torch map on load (`torch._utils.NAME_MAPPING`).
-const NAMES: &[(&str, &str)] = &[
-    ("UserDict.IterableUserDict", "collections.UserDict"),
-    ("UserDict.UserDict", "collections.UserDict"),
-    ("UserList.UserList", "collections.UserList"),
-    ("UserString.UserString", "collections.UserString"),
-    ("__builtin__.basestring", "builtins.str"),
-    ("__builtin__.intern", "sys.intern"),
-    ("__builtin__.long", "builtins.int"),
-    ("__builtin__.reduce", "functools.reduce"),
-    ("__builtin__.unichr", "builtins.chr"),
-    ("__builtin__.unicode", "builtins.str"),
-    ("__builtin__.xrange", "builtins.range"),
-    ("exceptions.StandardError", "builtins.Exception"),
-    ("itertools.ifilter", "builtins.filter"),
-    ("itertools.ifilterfalse", "itertools.filterfalse"),
-    ("itertools.imap", "builtins.map"),
-    ("itertools.izip", "builtins.zip"),
-    ("itertools.izip_longest", "itertools.zip_longest"),
-];
-
-/// The global `module.name` as Python 3 resolves it: Python 2 names mapped.
-pub fn resolve(module: &str, name: &str) -> String {
-    let full = format!("{module}.{name}");
-    let named = NAMES.binary_search_by(|(from, _)| (*from).cmp(&full));
-    if let Some((_, to)) = named.ok().and_then(|i| NAMES.get(i)) {
-        return (*to).to_owned();
-    }
-    let moved = MODULES.binary_search_by(|(from, _)| (*from).cmp(module));
-    match moved.ok().and_then(|i| MODULES.get(i)) {
-        Some((_, to)) => format!("{to}.{name}"),
-        None => full,
-    }
-}
-
-/// How far a resolved global can be trusted.
-pub fn classify(path: &str) -> Trust {
-    if TORCH.binary_search(&path).is_ok() {
+/// How far a resolved import can be trusted.
+pub fn classify(resolved: &Resolved) -> Trust {
+    let path = resolved.path.as_str();
+    if resolved.dunder.is_some() {
+        Trust::Unsafe
+    } else if TORCH.binary_search(&path).is_ok() {
         Trust::Safe
     } else if DATA.binary_search(&path).is_ok() {
         Trust::Data
-    } else if is_framework_class(path) {
+    } else if INERT.binary_search(&path).is_ok() {
+        Trust::Inert
+    } else if !resolved.walk && is_framework_class(path) {
         Trust::Module
     } else {
         Trust::Unsafe
@@ -258,15 +295,14 @@ fn is_framework_class(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::names::resolve;
     use super::*;
 
     #[test]
     fn the_tables_are_sorted_for_binary_search() {
-        for table in [TORCH, DATA] {
+        for table in [TORCH, DATA, INERT] {
             assert!(table.windows(2).all(|w| w[0] < w[1]), "{table:?}");
         }
-        assert!(MODULES.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(NAMES.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]
@@ -282,20 +318,35 @@ mod tests {
     }
 
     #[test]
-    fn globals_are_classified_after_python_2_names_are_mapped() {
-        assert_eq!(resolve("__builtin__", "set"), "builtins.set");
-        assert_eq!(resolve("__builtin__", "eval"), "builtins.eval");
-        assert_eq!(resolve("__builtin__", "xrange"), "builtins.range");
-        assert_eq!(classify(&resolve("__builtin__", "set")), Trust::Safe);
-        assert_eq!(classify("torch._utils._rebuild_tensor_v2"), Trust::Safe);
-        assert_eq!(classify("numpy._core.multiarray._reconstruct"), Trust::Data);
-        assert_eq!(classify("torch.nn.modules.linear.Linear"), Trust::Module);
+    fn globals_are_classified_by_what_they_resolve_to() {
+        let trust = |m, n, p| classify(&resolve(m, n, p));
+        assert_eq!(trust("__builtin__", "set", 2), Trust::Safe);
+        assert_eq!(trust("__builtin__", "eval", 2), Trust::Unsafe);
+        assert_eq!(trust("torch._utils", "_rebuild_tensor_v2", 2), Trust::Safe);
         assert_eq!(
-            classify("torch.nn.modules.module.register_module_forward_hook"),
+            trust("numpy._core.multiarray", "_reconstruct", 2),
+            Trust::Data
+        );
+        assert_eq!(trust("collections.abc", "Iterable", 4), Trust::Inert);
+        assert_eq!(trust("__future__", "annotations", 4), Trust::Inert);
+        assert_eq!(trust("torch.nn.modules.linear", "Linear", 2), Trust::Module);
+        assert_eq!(
+            trust("torch.nn.modules.module", "register_module_forward_hook", 2),
             Trust::Unsafe
         );
-        assert_eq!(classify("torch.hub.load"), Trust::Unsafe);
-        assert_eq!(classify("os.system"), Trust::Unsafe);
-        assert_eq!(classify("posix.system"), Trust::Unsafe);
+        assert_eq!(trust("torch.hub", "load", 2), Trust::Unsafe);
+        assert_eq!(trust("os", "system", 2), Trust::Unsafe);
+        assert_eq!(trust("posix", "system", 2), Trust::Unsafe);
+        // A walk is judged by the whole path it names, never by a prefix...
+        assert_eq!(
+            trust("torch.nn.modules.module", "torch.ctypes.CDLL", 4),
+            Trust::Unsafe
+        );
+        // ...and a walk through a Python internal is unsafe whatever it names.
+        assert_eq!(
+            trust("torch.jit._pickle", "build_intlist.__class__", 4),
+            Trust::Unsafe
+        );
+        assert_eq!(trust("torch", "_utils._rebuild_tensor_v2", 4), Trust::Safe);
     }
 }

@@ -1,5 +1,5 @@
-//! Protocol 0 text arguments: `STRING`'s quoted escapes and `UNICODE`'s raw-unicode-escape,
-//! decoded as Python decodes them.
+//! Text arguments decoded as Python decodes them: `STRING`'s quoted escapes, `UNICODE`'s
+//! raw-unicode-escape, and the UTF-8 (with surrogates) of `BINUNICODE` and its kin.
 
 /// The bytes of a `STRING` argument: quoted with `'` or `"`, backslash escapes as
 /// `codecs.escape_decode` reads them; `None` if it is not quoted or an escape is invalid.
@@ -55,34 +55,64 @@ pub fn unquote(quoted: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// A `UNICODE` argument as UTF-8: `\uXXXX` and `\UXXXXXXXX` escapes, every other byte a
-/// Latin-1 character; a lone surrogate or an incomplete escape becomes U+FFFD.
-pub fn raw_unicode_escape(raw: &[u8]) -> Vec<u8> {
+/// A `UNICODE` argument decoded as `raw-unicode-escape` (CPython's
+/// `_PyUnicode_DecodeRawUnicodeEscapeStateful`), as UTF-8: `\uXXXX` and `\UXXXXXXXX` escapes,
+/// a backslash before any other byte kept with it, every other byte a Latin-1 character. An
+/// escape with too few hex digits or past U+10FFFF is the error `pickle.load` raises; a lone
+/// surrogate, which Python keeps, becomes U+FFFD here (the text is only shown).
+pub fn raw_unicode_escape(raw: &[u8]) -> Result<Vec<u8>, &'static str> {
     let mut out = String::with_capacity(raw.len());
-    let mut i = 0;
-    while let Some(&b) = raw.get(i) {
-        let digits = match (b, raw.get(i + 1)) {
-            (b'\\', Some(b'u')) => 4,
-            (b'\\', Some(b'U')) => 8,
-            _ => 0,
-        };
-        let escaped = (digits > 0)
-            .then(|| raw.get(i + 2..i + 2 + digits))
-            .flatten()
-            .and_then(|d| std::str::from_utf8(d).ok())
-            .and_then(|d| u32::from_str_radix(d, 16).ok());
-        match escaped {
-            Some(code) => {
-                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-                i += 2 + digits;
-            }
+    let mut bytes = raw.iter().copied();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(char::from(b));
+            continue;
+        }
+        let (digits, message) = match bytes.next() {
             None => {
-                out.push(char::from(b));
-                i += 1;
+                out.push('\\');
+                break;
+            }
+            Some(b'u') => (4, "truncated \\uXXXX escape"),
+            Some(b'U') => (8, "truncated \\UXXXXXXXX escape"),
+            Some(other) => {
+                out.push('\\');
+                out.push(char::from(other));
+                continue;
+            }
+        };
+        let mut code: u32 = 0;
+        for _ in 0..digits {
+            let digit = bytes.next().and_then(hex).ok_or(message)?;
+            code = code << 4 | u32::from(digit);
+        }
+        if code > 0x10_ffff {
+            return Err("\\Uxxxxxxxx out of range");
+        }
+        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+    }
+    Ok(out.into_bytes())
+}
+
+/// Whether `bytes` decode as UTF-8 with `surrogatepass`, as `BINUNICODE` and its kin are:
+/// UTF-8 that may also encode the surrogates U+D800 to U+DFFF.
+pub fn is_utf8_surrogatepass(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(_) => return true,
+            Err(e) => {
+                // A surrogate is ED A0..BF 80..BF, which std refuses.
+                let at = e.valid_up_to();
+                match rest.get(at..at + 3) {
+                    Some([0xed, 0xa0..=0xbf, 0x80..=0xbf]) => {
+                        rest = rest.get(at + 3..).unwrap_or_default();
+                    }
+                    _ => return false,
+                }
             }
         }
     }
-    out.into_bytes()
 }
 
 fn hex(b: u8) -> Option<u8> {
@@ -106,10 +136,25 @@ mod tests {
         assert_eq!(unquote(br"'\xZZ'"), None);
     }
 
+    /// `pickle.loads(b"V" + raw + b"\n.")` on CPython 3.11.
     #[test]
-    fn raw_unicode_escape_reads_u_escapes_and_latin_1() {
-        assert_eq!(raw_unicode_escape(br"a\u00e9\U0001F600"), "aé😀".as_bytes());
-        assert_eq!(raw_unicode_escape(b"\xe9"), "é".as_bytes());
-        assert_eq!(raw_unicode_escape(br"\u12"), br"\u12");
+    fn raw_unicode_escape_reads_as_cpython_reads_it() {
+        let ok = |raw: &[u8]| raw_unicode_escape(raw).map(|v| String::from_utf8(v).unwrap());
+        assert_eq!(ok(br"a\u00e9\U0001F600").as_deref(), Ok("aé😀"));
+        assert_eq!(ok(b"\xe9").as_deref(), Ok("é"));
+        assert_eq!(ok(br"ab\x41").as_deref(), Ok(r"ab\x41"));
+        assert_eq!(ok(br"a\\u0041").as_deref(), Ok(r"a\\u0041"));
+        assert_eq!(ok(br"\\\u0041").as_deref(), Ok(r"\\A"));
+        assert_eq!(ok(br"a\").as_deref(), Ok(r"a\"));
+        assert!(raw_unicode_escape(br"ab\u00").is_err());
+        assert!(raw_unicode_escape(br"ab\U00110000").is_err());
+    }
+
+    #[test]
+    fn utf8_with_surrogates_passes_and_invalid_utf8_does_not() {
+        assert!(is_utf8_surrogatepass("aé😀".as_bytes()));
+        assert!(is_utf8_surrogatepass(b"a\xed\xa0\x80b"));
+        assert!(!is_utf8_surrogatepass(b"a\xffb"));
+        assert!(!is_utf8_surrogatepass(b"a\xc3"));
     }
 }

@@ -2,7 +2,7 @@
 //! known global), for the machine while it runs and for a finished [`super::Pickle`] alike.
 
 use super::machine::Machine;
-use super::safe_set::resolve;
+use super::names::{resolve, Resolved};
 use super::value::{Call, Id, Text, Value};
 use super::{Import, Pickle};
 use crate::formats::shared::bytes;
@@ -59,14 +59,19 @@ pub trait Tree {
         }
     }
 
-    /// `module.name` as Python 3 resolves it; empty for an extension code.
-    fn resolved(&self, import: &Import) -> String {
+    /// The import resolved as `find_class` resolves it; `None` for an extension code.
+    fn resolution(&self, import: &Import) -> Option<Resolved> {
         if import.ext.is_some() {
-            return String::new();
+            return None;
         }
         let module = String::from_utf8_lossy(self.text(&import.module));
         let name = String::from_utf8_lossy(self.text(&import.name));
-        resolve(&module, &name)
+        Some(resolve(&module, &name, import.proto))
+    }
+
+    /// `module.name` as Python 3 resolves it; empty for an extension code.
+    fn resolved(&self, import: &Import) -> String {
+        self.resolution(import).map(|r| r.path).unwrap_or_default()
     }
 
     /// The resolved global a value names, if it is one.

@@ -107,4 +107,30 @@ impl Value {
             _ => None,
         }
     }
+
+    /// Calls `f` with each value this one holds or calls: items, keys and values, a call's
+    /// callable, arguments, state and the items given to its result.
+    pub fn each_ref(&self, mut f: impl FnMut(Id)) {
+        match self {
+            Value::Tuple(items) | Value::List(items) | Value::Set(items) => {
+                items.iter().for_each(|&i| f(i));
+            }
+            Value::Dict(pairs) => pairs.iter().for_each(|&(k, v)| {
+                f(k);
+                f(v);
+            }),
+            Value::Call(call) => {
+                f(call.func);
+                f(call.args);
+                call.state.into_iter().for_each(&mut f);
+                call.items.iter().for_each(|&(k, v)| {
+                    f(k);
+                    f(v);
+                });
+                call.list.iter().for_each(|&i| f(i));
+            }
+            Value::Persistent { pid, .. } => f(*pid),
+            _ => {}
+        }
+    }
 }
