@@ -7,18 +7,22 @@
 //! import is judged. NumPy arrays found by key path (a Paddle state dict of names to arrays,
 //! Paddle's `(name, array)` tuples and its bare-tensor `eval` form, joblib's wrapped arrays)
 //! become tensors with the byte range of their raw bytes inside the pickle. Detection is by
-//! content: a `PROTO` opcode, or a start of protocol 0 opcodes.
+//! reading: bytes are a pickle when the unpickler reads their first opcodes without an error,
+//! whatever the first one is ([`pickle::sniff`]).
 
-mod detect;
 mod load;
 mod paddle;
 pub mod rules;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::pickle;
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
+
+/// Opcodes that must read cleanly for bytes to be a pickle: enough to tell one from text.
+const SNIFFED: u64 = 2;
 
 /// Pickle files.
 pub struct Pickles;
@@ -35,7 +39,7 @@ impl Format for Pickles {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if detect::is_pickle(bytes) {
+        if pickle::sniff(bytes, SNIFFED) {
             Detection::Plausible
         } else {
             Detection::No

@@ -13,7 +13,7 @@ use super::rules::{
 };
 use super::text;
 use super::value::{Call, Id, Span, Text, Value};
-use super::{joblib, Import, Mutation, Options, Pickle, Sink, Source, Tree};
+use super::{joblib, Ended, Import, Mutation, Options, Pickle, Sink, Source, Tree};
 use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes;
@@ -54,6 +54,10 @@ pub struct Machine<'m, 's, 'c, 'x> {
     reported_memo: bool,
     reported_buffer: bool,
     nested: bool,
+    /// Opcodes read so far.
+    count: u64,
+    /// How reading ended, once it has.
+    ended: Ended,
 }
 
 impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
@@ -80,6 +84,8 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             reported_memo: false,
             reported_buffer: false,
             nested: false,
+            count: 0,
+            ended: Ended::Stop,
         }
     }
 
@@ -97,6 +103,8 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             protocol: self.protocol,
             used: self.used,
             straddle: self.input.straddle,
+            ended: self.ended,
+            opcodes: self.count,
         }
     }
 
@@ -122,7 +130,13 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 *seen = true;
                 self.used.push((code, at));
             }
+            self.count += 1;
+            if self.count > self.options.most {
+                self.ended = Ended::Enough;
+                return Err(Stopped);
+            }
             if !self.sink.budget.spend(1, self.src.place(at), self.sink.out) {
+                self.ended = Ended::Invalid;
                 return Err(Stopped);
             }
             let arg = self.argument(opcode, at)?;
@@ -777,7 +791,9 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             op::name(code),
             self.src.at(at)
         );
-        self.fail(&PICKLE_INVALID, at, message)
+        self.report(&PICKLE_INVALID, at, message);
+        self.ended = Ended::Refused;
+        Err(Stopped)
     }
 
     /// Checks the module and name lines of `GLOBAL` (UTF-8) or `INST` (ASCII) as the C
@@ -916,6 +932,11 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     }
 
     fn fail<T>(&mut self, rule: &'static Rule, at: u64, message: String) -> Step<T> {
+        self.ended = if std::ptr::eq(rule, &PICKLE_TRUNCATED) {
+            Ended::Truncated
+        } else {
+            Ended::Invalid
+        };
         self.report(rule, at, message);
         Err(Stopped)
     }

@@ -36,6 +36,7 @@ pub use verdict::Judged;
 
 use crate::check::{Findings, Item, Place, Rule};
 use crate::formats::shared::budget::Budget;
+use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
 use crate::inventory::{FileId, Inventory, Name, Trust};
 
@@ -160,6 +161,8 @@ pub struct Options {
     pub persistent_ids: bool,
     /// How a read across a frame's end is taken.
     pub frames: Frames,
+    /// Opcodes read at most: reading ends ([`Ended::Enough`]) after this many.
+    pub most: u64,
 }
 
 impl Options {
@@ -169,6 +172,7 @@ impl Options {
             report: true,
             persistent_ids,
             frames: Frames::Stream,
+            most: u64::MAX,
         }
     }
 }
@@ -219,6 +223,66 @@ pub struct Pickle<'a> {
     pub used: Vec<(u8, u64)>,
     /// The first read that crossed a frame's end, if any.
     pub straddle: Option<Straddle>,
+    /// How reading ended.
+    pub ended: Ended,
+    /// Opcodes read.
+    pub opcodes: u64,
+}
+
+/// How reading a pickle ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// At `STOP`.
+    Stop,
+    /// The bytes ran out first.
+    Truncated,
+    /// At something `pickle.load` refuses, or with the budget spent.
+    Invalid,
+    /// At a whole opcode whose value `pickle.load` refuses (a number or text it cannot
+    /// decode).
+    Refused,
+    /// After [`Options::most`] opcodes.
+    Enough,
+}
+
+/// Opcodes [`sniff`] reads at most.
+const SNIFFED: u64 = 64;
+
+/// Whether `bytes` start as a pickle: `PROTO` followed by an opcode, or bytes the unpickler
+/// reads `opcodes` opcodes of, or all of them up to `STOP`, without an error, whatever the
+/// first opcode is (protocols 0 and 1 need no `PROTO`). Bytes that end after that many clean
+/// opcodes are a pickle cut short, and a whole opcode whose value the unpickler refuses after
+/// them a broken one. Two opcodes tell a pickle from text; a folder scan asks for more.
+pub fn sniff(bytes: &[u8], opcodes: u64) -> bool {
+    if let [0x80, _, next, ..] = bytes {
+        if opcodes::op(*next).is_some() {
+            return true;
+        }
+    }
+    let mut findings = Findings::default();
+    let mut budget = Budget::for_file(bytes::len(bytes).min(1 << 20));
+    let mut inv = Inventory::new(
+        crate::inventory::FileFormat::Unknown,
+        "",
+        crate::inventory::FileEntry::model("", 0),
+    );
+    let mut sink = Sink {
+        inv: &mut inv,
+        budget: &mut budget,
+        out: &mut findings,
+    };
+    let options = Options {
+        report: false,
+        most: SNIFFED.max(opcodes),
+        ..Options::reporting(true)
+    };
+    let p = read_into(&mut sink, &Source::file(bytes, 0), options);
+    match p.ended {
+        Ended::Stop | Ended::Enough => true,
+        Ended::Truncated => p.opcodes > opcodes,
+        Ended::Refused => p.opcodes >= opcodes,
+        Ended::Invalid => false,
+    }
 }
 
 /// An opcode that changes an imported object: `BUILD` sets attributes of a module or class

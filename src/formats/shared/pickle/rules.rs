@@ -175,8 +175,7 @@ crate::rules! {
     /// ## How to fix
     /// Pickle with `buffer_callback=None` (the default) so that buffers are written in-band.
     OUT_OF_BAND_DATA = ("PK010", "out-of-band-data", Warning);
-    /// Loading the pickle imports a standard-library type or builtin that runs nothing with
-    /// data, but that no checkpoint of weights needs.
+    /// Loading the pickle imports an inert standard-library type or builtin.
     ///
     /// ## What it does
     /// Reports imports from a short, fixed list of inert globals: calling one with the
