@@ -2,14 +2,16 @@
 //! folder, `data.pkl` (and `constants.pkl`) read as pickles whose persistent ids name the
 //! storages `data/<key>`, each storage's bytes in place in the file.
 
-use super::rules::{COMPRESSED_PICKLE, DATA_PKL_MISSING, MEMBER_OUTSIDE_FOLDER, TORCHSCRIPT_CODE};
+use super::rules::{
+    COMPRESSED_PICKLE, DATA_PKL_MISSING, MEMBER_OUTSIDE_FOLDER, TORCHSCRIPT_CODE, UNREAD_PICKLE,
+};
 use super::tensors::{self, Stored};
 use super::{export, torchscript, weights_only};
 use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::pickle::{self, Located, Options, Source, Tree};
+use crate::formats::shared::pickle::{self, Located, Options, Pickle, Source, Tree};
 use crate::formats::shared::zip::{self, Archive, Member};
 use crate::inventory::{ByteRange, DataRange, Import, Name, SectionKind, Trust};
 use std::collections::HashSet;
@@ -36,11 +38,12 @@ const RECORDS: &[&[u8]] = &[
     b"archive_format",
 ];
 
-/// Whether an archive's member names are PyTorch's.
+/// Whether an archive's member names are PyTorch's: a record under a folder, in any case,
+/// as torch's reader finds records.
 pub fn is_torch(names: &[&[u8]]) -> bool {
     names.iter().any(|name| {
         let file = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-        name.contains(&b'/') && RECORDS.contains(&file)
+        name.contains(&b'/') && RECORDS.iter().any(|r| r.eq_ignore_ascii_case(file))
     })
 }
 
@@ -52,15 +55,21 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
     let archive = zip::read(cx, file, range)?;
     let prefix = folder(cx, &archive);
     let under = |name: &[u8]| [prefix, name].concat();
-    let has = |name: &[u8]| archive.get(&under(name)).is_some();
+    // torch finds records with miniz, ignoring case.
+    let has = |name: &[u8]| archive.locate(&under(name)).is_some();
     let starts = |dir: &[u8]| {
         let dir = under(dir);
         archive.members.iter().any(|m| m.name.starts_with(&dir))
     };
+    let listed = |name: &[u8]| {
+        let name = under(name);
+        archive.members.iter().any(|m| m.name == name)
+    };
     let kind = if has(b"archive_format") || starts(b"models/") {
         Kind::Export
-    } else if has(b"constants.pkl") {
-        // torch.load hands an archive to torch.jit.load only when it has this record.
+    } else if listed(b"constants.pkl") {
+        // torch.load hands an archive to torch.jit.load only when `get_all_records()` lists
+        // this record, a comparison that does not ignore case.
         Kind::TorchScript
     } else {
         Kind::Checkpoint
@@ -72,12 +81,13 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         export::read(cx, &archive, prefix, nested);
     } else {
         let data = under(b"data.pkl");
-        let last = archive.get(&data).map(|m| m.header);
-        let pickles = archive.members.iter().filter(|m| m.name == data);
+        let loaded = archive.locate(&data).map(|m| m.header);
+        // Every member torch could take for data.pkl is judged; the one it reads is listed.
+        let pickles = (archive.members.iter()).filter(|m| m.name.eq_ignore_ascii_case(&data));
         let mut found = false;
         for member in pickles {
             found = true;
-            let list = !nested && Some(member.header) == last;
+            let list = !nested && Some(member.header) == loaded;
             read_pickle(cx, &archive, member, &under(b"data/"), kind, list);
         }
         if !found {
@@ -88,12 +98,18 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
             );
             cx.report(&DATA_PKL_MISSING, Place::field("data.pkl", first), message);
         }
+        let mut read = (archive.members.iter())
+            .filter(|m| m.name.eq_ignore_ascii_case(&data))
+            .map(|m| m.header)
+            .collect::<HashSet<u64>>();
         if kind == Kind::TorchScript {
-            if let Some(constants) = archive.get(&under(b"constants.pkl")) {
+            if let Some(constants) = archive.locate(&under(b"constants.pkl")) {
+                read.insert(constants.header);
                 read_pickle(cx, &archive, constants, &under(b"constants/"), kind, false);
             }
             code(cx, &archive, &under(b"code/"));
         }
+        unread_pickles(cx, &archive, &under(b"data/"), &read, kind);
     }
     if !nested {
         // Members that hold tensors are tensor data; other data (unused storages, sample
@@ -147,7 +163,7 @@ fn properties(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8]) {
         (b".storage_alignment", "storage alignment"),
         (b"archive_format", "archive format"),
     ] {
-        let Some(member) = archive.get(&[prefix, record].concat()) else {
+        let Some(member) = archive.locate(&[prefix, record].concat()) else {
             continue;
         };
         let Some(text) = member
@@ -188,17 +204,10 @@ pub fn read_pickle(
     } else {
         let message = format!("{} at {} is compressed (method {}): torch.save stores it as is, and a scanner that reads stored members or raw bytes misses it", excerpt(member.name, 200), member.header, member.method);
         cx.report(&COMPRESSED_PICKLE, Place::at(member.header), message);
-        let limit = cx.bytes.len() as u64 + crate::formats::shared::budget::EXTRA_BYTES;
-        let Some(found) = zip::inflate(file, member, limit) else {
+        let Some(found) = zip::inflate_paid(cx, file, member) else {
             return;
         };
-        if !cx
-            .budget
-            .copy(found.bytes.len() as u64, Place::at(member.header), cx.out)
-        {
-            return;
-        }
-        inflated = found.bytes;
+        inflated = found;
         Source {
             bytes: &inflated,
             start: 0,
@@ -228,7 +237,7 @@ pub fn read_pickle(
     };
     let lookup = |key: &[u8]| {
         let name = [storages, key].concat();
-        let m = archive.get(&name)?;
+        let m = archive.locate(&name)?;
         Some(Stored {
             range: m.stored().then_some(DataRange {
                 file: 0,
@@ -240,6 +249,36 @@ pub fn read_pickle(
         })
     };
     tensors::list(cx, &src, &p, root, &lookup);
+}
+
+/// Judges every other member that is a pickle by content, and reports it as one torch never
+/// reads. Storages under `data/` are tensor bytes, never unpickled; TorchScript's `.debug_pkl`
+/// records are its own.
+fn unread_pickles(
+    cx: &mut Context<'_>,
+    archive: &Archive<'_>,
+    storages: &[u8],
+    read: &HashSet<u64>,
+    kind: Kind,
+) {
+    for member in &archive.members {
+        let storage = (member.name.get(..storages.len()))
+            .is_some_and(|dir| dir.eq_ignore_ascii_case(storages));
+        if read.contains(&member.header) || storage {
+            continue;
+        }
+        // TorchScript's debug records are read by its own unpickler, with its own names.
+        let debug = kind == Kind::TorchScript && member.name.ends_with(b".debug_pkl");
+        let known = |p: &Pickle<'_>, i: usize| {
+            let resolved = p.resolution(p.imports.get(i)?)?;
+            (debug && torchscript::resolves(&resolved)).then_some(Trust::Recognised)
+        };
+        if !zip::pickle_member(cx, cx.bytes, member, &known) || debug {
+            continue;
+        }
+        let message = format!("member \"{}\" at {} is a pickle that torch.load never reads (it reads data.pkl): a tool that unpacks the archive, or loads this member, runs what it imports, which rtenx judges", excerpt(member.name, 200), member.header);
+        cx.report(&UNREAD_PICKLE, Place::at(member.header), message);
+    }
 }
 
 /// Lists the TorchScript sources under `code/` as code that loading runs, and reports them.

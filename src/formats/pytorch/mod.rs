@@ -25,9 +25,6 @@ use crate::inventory::{ByteRange, Inventory};
 use crate::source::ModelFile;
 use std::path::Path;
 
-/// Member names looked at to recognise an archive.
-const NAMES_LOOKED_AT: usize = 64;
-
 /// PyTorch files.
 pub struct PyTorch;
 
@@ -43,7 +40,8 @@ impl Format for PyTorch {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        let torch_zip = || archive::is_torch(&zip::peek_names(bytes, NAMES_LOOKED_AT));
+        // Records may be anywhere in the directory, in any case.
+        let torch_zip = || archive::is_torch(&zip::peek_names(bytes, usize::MAX));
         let legacy = || {
             bytes
                 .get(legacy::START.len()..)

@@ -157,4 +157,22 @@ crate::rules! {
     /// ## How to fix
     /// The file is corrupt or hand-made; save it again.
     TENSOR_INVALID = ("PT010", "tensor-invalid", Error);
+    /// A member of a PyTorch archive is a pickle that `torch.load` never reads.
+    ///
+    /// ## What it does
+    /// Reads every member of the archive other than `data.pkl` (and TorchScript's
+    /// `constants.pkl`), outside the storages under `data/`, and reports each that is a
+    /// pickle by content, whatever its name. Its imports are judged like any other (PK001 for
+    /// an unsafe one).
+    ///
+    /// ## Why
+    /// torch reads only its own records, so a payload in `archive/extra.pkl` does not run on
+    /// `torch.load`; but picklescan, modelscan and ModelAudit read every pickle member and
+    /// flag it, and a person or script that unpacks the archive and loads the member runs it.
+    /// `torch.save` writes no other pickle.
+    ///
+    /// ## How to fix
+    /// Remove the member, or keep extra data outside the checkpoint, in a format that runs
+    /// nothing (JSON, safetensors).
+    UNREAD_PICKLE = ("PT011", "unread-pickle", Warning);
 }

@@ -46,7 +46,11 @@ mod tests {
             "__loader__.source_to_code",
             4
         )));
-        assert!(!resolves(&resolve("torch.jit._pickle", "build_intlist.__class__", 4)));
+        assert!(!resolves(&resolve(
+            "torch.jit._pickle",
+            "build_intlist.__class__",
+            4
+        )));
         assert!(!own("os", "system"));
     }
 }

@@ -105,6 +105,15 @@ impl Budget {
         self.entries
     }
 
+    /// Bytes that may still be copied, for decompressors that stop there.
+    pub fn bytes_left(&self) -> u64 {
+        if self.over {
+            0
+        } else {
+            self.bytes
+        }
+    }
+
     /// Whether the budget ran out.
     pub fn exhausted(&self) -> bool {
         self.over

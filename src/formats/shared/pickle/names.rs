@@ -75,12 +75,22 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         for ((m, n), (tm, tn)) in NAMES {
-            assert_eq!(lines.next(), Some(format!("name|{m} {n} -> {tm} {tn}").as_str()));
+            assert_eq!(
+                lines.next(),
+                Some(format!("name|{m} {n} -> {tm} {tn}").as_str())
+            );
         }
         for (from, to) in MODULES {
-            assert_eq!(lines.next(), Some(format!("module|{from} -> {to}").as_str()));
+            assert_eq!(
+                lines.next(),
+                Some(format!("module|{from} -> {to}").as_str())
+            );
         }
-        assert_eq!(lines.next(), None, "run tests/fixtures/gen/pickle_compat.py");
+        assert_eq!(
+            lines.next(),
+            None,
+            "run tests/fixtures/gen/pickle_compat.py"
+        );
     }
 
     #[test]

@@ -87,9 +87,10 @@ fn changed_objects(
         let Some(import) = pickle.imports.get(change.import) else {
             continue;
         };
-        let path = pickle
-            .resolution(import)
-            .map_or_else(|| String::from_utf8_lossy(&pickle.spelled(import)).into_owned(), |r| r.path);
+        let path = pickle.resolution(import).map_or_else(
+            || String::from_utf8_lossy(&pickle.spelled(import)).into_owned(),
+            |r| r.path,
+        );
         if fresh(change.at) {
             report_change(cx, src, pickle, change, import, &path);
         }
@@ -131,11 +132,7 @@ fn report_change(
 
 /// The changed object `path` resolves through, if a change before `at` reached a prefix of it
 /// (the object itself or one of its attributes), with that change.
-fn changed_prefix<'c>(
-    changed: &'c Changed,
-    path: &str,
-    at: u64,
-) -> Option<(&'c str, u64, u8)> {
+fn changed_prefix<'c>(changed: &'c Changed, path: &str, at: u64) -> Option<(&'c str, u64, u8)> {
     let prefixes = path
         .match_indices('.')
         .map(|(i, _)| path.get(..i).unwrap_or(path));

@@ -4,9 +4,14 @@
 //! differently is reported (ZP rules): a local header naming another file than the central
 //! directory, duplicate names, names that escape the extraction folder, encryption flags and
 //! an archive whose records do not fit. Members are found by their central directory entry, as
-//! Python's `zipfile` and torch's miniz find them.
+//! Python's `zipfile` and torch's miniz find them: `zipfile` by the exact name, the last member
+//! of a name winning ([`Archive::get`]); torch through miniz, ignoring case ([`Archive::locate`]).
 
+mod contents;
+mod miniz;
 pub mod rules;
+
+pub use contents::pickle_member;
 
 use crate::check::Place;
 use crate::escape::excerpt;
@@ -96,12 +101,22 @@ pub struct Archive<'a> {
     pub directory: ByteRange,
     /// Each name's last member.
     last: HashMap<&'a [u8], usize>,
+    /// The members' names, in directory order.
+    names: Vec<&'a [u8]>,
+    /// The members' indices sorted as miniz sorts them.
+    sorted: Vec<u32>,
 }
 
 impl<'a> Archive<'a> {
-    /// The last member named `name`: the one `zipfile` and torch read.
+    /// The last member named `name`: the one `zipfile` reads.
     pub fn get(&self, name: &[u8]) -> Option<&Member<'a>> {
         self.members.get(*self.last.get(name)?)
+    }
+
+    /// The member torch reads for `name`: miniz's case-insensitive search ([`miniz`]).
+    pub fn locate(&self, name: &[u8]) -> Option<&Member<'a>> {
+        self.members
+            .get(miniz::locate(&self.names, &self.sorted, name)?)
     }
 }
 
@@ -131,10 +146,14 @@ pub fn read<'a>(cx: &mut Context<'_>, file: &'a [u8], range: ByteRange) -> Optio
     let last = (members.iter().enumerate())
         .map(|(i, m)| (m.name, i))
         .collect();
+    let names: Vec<&[u8]> = members.iter().map(|m| m.name).collect();
+    let sorted = miniz::sorted(&names);
     let archive = Archive {
         directory: ByteRange::between(at.of(end.directory), range.end()),
         members,
         last,
+        names,
+        sorted,
     };
     check_names(cx, &archive);
     Some(archive)
@@ -469,18 +488,48 @@ fn zip64_fields(extra: &[u8]) -> impl Iterator<Item = u64> + '_ {
     std::iter::from_fn(move || cursor.le_u64())
 }
 
-/// Reports duplicate names and names that escape the folder an archive is extracted to.
+/// Reports names a reader cannot tell apart: the same name twice, or names equal but for case,
+/// which torch's reader matches as one. Such names lie next to each other in miniz's order.
+fn check_duplicates(cx: &mut Context<'_>, archive: &Archive<'_>) {
+    let member = |i: &u32| archive.members.get(*i as usize);
+    let name = |i: &u32| member(i).map_or(&b""[..], |m| m.name);
+    let mut start = 0;
+    while let Some(head) = archive.sorted.get(start) {
+        let rest = archive.sorted.get(start..).unwrap_or_default();
+        let len = (rest.iter())
+            .take_while(|i| name(i).eq_ignore_ascii_case(name(head)))
+            .count()
+            .max(1);
+        let mut group: Vec<u32> = rest.get(..len).unwrap_or_default().to_vec();
+        group.sort_unstable();
+        if let Some((first, rest)) = group.split_first() {
+            for later in rest {
+                if let (Some(first), Some(later)) = (member(first), member(later)) {
+                    report_duplicate(cx, first, later);
+                }
+            }
+        }
+        start += len;
+    }
+}
+
+fn report_duplicate(cx: &mut Context<'_>, first: &Member<'_>, later: &Member<'_>) {
+    let shown = excerpt(later.name, 200);
+    let message = if first.name == later.name {
+        format!("a second member named \"{shown}\" at {}, after the one at {}: zipfile reads the last, torch (miniz) the one its sorted search meets first, a tool that takes the first sees another file", later.header, first.header)
+    } else {
+        format!("member \"{shown}\" at {} differs from \"{}\" at {} only in case: torch's reader (miniz) matches names without case and reads one of them for both, zipfile tells them apart, and a case-insensitive file system keeps one", later.header, excerpt(first.name, 200), first.header)
+    };
+    cx.report(&DUPLICATE_MEMBER, Place::at(later.header), message);
+}
+
+/// Reports duplicate names, names that escape the folder an archive is extracted to, and
+/// encrypted members.
 fn check_names(cx: &mut Context<'_>, archive: &Archive<'_>) {
-    let mut first: HashMap<&[u8], u64> = HashMap::new();
+    check_duplicates(cx, archive);
     for member in &archive.members {
         let shown = excerpt(member.name, 200);
         let place = Place::at(member.header);
-        if let Some(&earlier) = first.get(member.name) {
-            let message = format!("a second member named \"{shown}\" at {}, after the one at {earlier}: zipfile and torch read the last, a tool that takes the first sees another file", member.header);
-            cx.report(&DUPLICATE_MEMBER, place, message);
-        } else {
-            first.insert(member.name, member.header);
-        }
         if escapes(member.name) {
             let message = format!("member \"{shown}\" at {} has an absolute name or a .. component: extracting the archive writes outside its folder", member.header);
             cx.report(&MEMBER_NAME_ESCAPES, place, message);
@@ -547,6 +596,19 @@ pub fn inflate(archive: &[u8], member: &Member<'_>, limit: u64) -> Option<Inflat
         }),
         Err(_) => None,
     }
+}
+
+/// A deflated member decompressed and paid for from the model's budget; never more than the
+/// budget has left is inflated, so a member that would pass it costs no more than the budget
+/// (RX016 says where reading stopped). `None` if it is not deflate data or the budget is out.
+pub fn inflate_paid(cx: &mut Context<'_>, archive: &[u8], member: &Member<'_>) -> Option<Vec<u8>> {
+    let place = Place::at(member.header);
+    let left = cx.budget.bytes_left();
+    let found = inflate(archive, member, left.saturating_add(1))?;
+    // One byte past what is left makes the budget refuse it.
+    cx.budget
+        .copy(found.bytes.len() as u64, place, cx.out)
+        .then_some(found.bytes)
 }
 
 /// A member's decompressed bytes.
