@@ -2,6 +2,11 @@
 //! (`numpy.savez_compressed`). A stored member's array is placed in the archive; a deflated
 //! one's header is read from its first decompressed bytes, and an object array's pickle from
 //! the whole member, within the budget.
+//!
+//! Members are taken as `numpy.load` serves them (`NpzFile.__getitem__`): by `zipfile`, so the
+//! last of a name; every member that starts with the `.npy` magic is an array, whatever its
+//! name, under the key `np.load` gives it (its name without `.npy`); any other member is
+//! returned as bytes, and judged only if it is a pickle by content.
 
 use super::array::{self, Where};
 use super::header::{self, MAX_HEADER};
@@ -24,8 +29,18 @@ pub fn read(cx: &mut Context<'_>) {
         return;
     };
     cx.inv.format_version = "npz".to_owned();
-    for member in archive.members.iter().filter(|m| m.name.ends_with(b".npy")) {
-        let name = cx.name(member.name);
+    let served = (archive.members.iter()).filter(|m| {
+        archive
+            .get(m.name)
+            .is_some_and(|last| last.header == m.header)
+    });
+    for member in served {
+        if !is_array(file, member) {
+            zip::pickle_member(cx, file, member, &|_, _| None);
+            continue;
+        }
+        let key = member.name.strip_suffix(b".npy").unwrap_or(member.name);
+        let name = cx.name(key);
         if member.stored() {
             let at = Where {
                 bytes: bytes::range(file, 0, member.range().end()).unwrap_or_default(),
@@ -40,6 +55,16 @@ pub fn read(cx: &mut Context<'_>) {
         }
     }
     zip::declare(cx, &archive, |_| SectionKind::ModelData);
+}
+
+/// Whether a member starts with the `.npy` magic, as `numpy.load` tells arrays from bytes.
+fn is_array(file: &[u8], member: &Member<'_>) -> bool {
+    let magic = header::MAGIC;
+    if member.stored() {
+        member.raw(file).is_some_and(|raw| raw.starts_with(magic))
+    } else {
+        zip::inflate(file, member, magic.len() as u64).is_some_and(|h| h.bytes.starts_with(magic))
+    }
 }
 
 /// A deflated member: its header from the first bytes, all of it for an object array.

@@ -23,6 +23,8 @@ pub enum Dtype {
     Structured {
         /// Bytes per element.
         itemsize: u64,
+        /// Whether a field, at any depth, holds objects (numpy's `hasobject`).
+        object: bool,
     },
 }
 
@@ -52,16 +54,20 @@ impl Header {
         }
     }
 
-    /// Whether the data is a pickle of objects.
+    /// Whether the data is a pickle of objects: numpy pickles any array whose dtype holds an
+    /// object anywhere (`hasobject`), a field of a structured dtype included.
     pub fn is_object(&self) -> bool {
-        matches!(&self.dtype, Dtype::Simple(d) if d.is_object())
+        match &self.dtype {
+            Dtype::Simple(d) => d.is_object(),
+            Dtype::Structured { object, .. } => *object,
+        }
     }
 
     /// Bytes of data the shape and dtype need; `None` on overflow.
     pub fn data_len(&self) -> Option<u64> {
         let itemsize = match &self.dtype {
             Dtype::Simple(d) => d.itemsize,
-            Dtype::Structured { itemsize } => *itemsize,
+            Dtype::Structured { itemsize, .. } => *itemsize,
         };
         self.shape
             .iter()
@@ -153,7 +159,9 @@ pub fn read(bytes: &[u8], start: u64) -> Result<Header, (u64, String)> {
     };
     let dtype = match descr {
         Lit::Str(s) => Descr::parse(s.as_bytes()).map(Dtype::Simple),
-        Lit::Seq(_) => itemsize(descr, 0).map(|itemsize| Dtype::Structured { itemsize }),
+        Lit::Seq(_) => {
+            itemsize(descr, 0).map(|(itemsize, object)| Dtype::Structured { itemsize, object })
+        }
         _ => None,
     };
     let Some(dtype) = dtype else {
@@ -173,25 +181,31 @@ pub fn read(bytes: &[u8], start: u64) -> Result<Header, (u64, String)> {
     })
 }
 
-/// The size of a structured dtype: each field `(name, type)` or `(name, type, shape)`.
-fn itemsize(lit: &Lit, depth: usize) -> Option<u64> {
+/// The size of a structured dtype, each field `(name, type)` or `(name, type, shape)`, and
+/// whether a field at any depth holds objects.
+fn itemsize(lit: &Lit, depth: usize) -> Option<(u64, bool)> {
     match lit {
-        Lit::Str(s) => Descr::parse(s.as_bytes()).map(|d| d.itemsize),
+        Lit::Str(s) => Descr::parse(s.as_bytes()).map(|d| (d.itemsize, d.is_object())),
         Lit::Seq(fields) if depth < MAX_FIELDS_DEPTH => {
-            fields.iter().try_fold(0u64, |total, field| {
-                let Lit::Seq(parts) = field else { return None };
-                let size = itemsize(parts.get(1)?, depth + 1)?;
-                let count = match parts.get(2) {
-                    None => 1,
-                    Some(Lit::Seq(dims)) => dims.iter().try_fold(1u64, |n, d| match d {
-                        Lit::Int(d) => n.checked_mul(u64::try_from(*d).ok()?),
-                        _ => None,
-                    })?,
-                    Some(Lit::Int(n)) => u64::try_from(*n).ok()?,
-                    Some(_) => return None,
-                };
-                total.checked_add(size.checked_mul(count)?)
-            })
+            fields
+                .iter()
+                .try_fold((0u64, false), |(total, object), field| {
+                    let Lit::Seq(parts) = field else { return None };
+                    let (size, holds) = itemsize(parts.get(1)?, depth + 1)?;
+                    let count = match parts.get(2) {
+                        None => 1,
+                        Some(Lit::Seq(dims)) => dims.iter().try_fold(1u64, |n, d| match d {
+                            Lit::Int(d) => n.checked_mul(u64::try_from(*d).ok()?),
+                            _ => None,
+                        })?,
+                        Some(Lit::Int(n)) => u64::try_from(*n).ok()?,
+                        Some(_) => return None,
+                    };
+                    Some((
+                        total.checked_add(size.checked_mul(count)?)?,
+                        object || holds,
+                    ))
+                })
         }
         _ => None,
     }

@@ -4,8 +4,8 @@
 //! A `.npy` file is a header (a Python dict literal of dtype, order and shape) and the array's
 //! bytes, which become one tensor with their byte range; an object array's bytes are a
 //! pickle, read and judged by the shared pickle machine. An `.npz` is a zip of `.npy`
-//! members, each a tensor named by its member name. Detection is by content: the `\x93NUMPY`
-//! magic, or a zip whose members are all `.npy` files.
+//! members, each a tensor named by the key `np.load` gives it. Detection is by content: the
+//! `\x93NUMPY` magic, or a zip with a `.npy` member.
 
 mod archive;
 mod array;
@@ -21,9 +21,6 @@ use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{ByteRange, Inventory, Name, Section, SectionKind, Storage};
 use crate::source::ModelFile;
 use array::Where;
-
-/// Members looked at to recognise an `.npz`.
-const NAMES_LOOKED_AT: usize = 64;
 
 /// The alignment `numpy.save` pads headers to, so that data can be memory-mapped.
 const ALIGNMENT: u64 = 64;
@@ -44,8 +41,8 @@ impl Format for NumPy {
 
     fn detect(&self, bytes: &[u8]) -> Detection {
         let npz = || {
-            let names = zip::peek_names(bytes, NAMES_LOOKED_AT);
-            !names.is_empty() && names.iter().all(|n| n.ends_with(b".npy"))
+            let names = zip::peek_names(bytes, usize::MAX);
+            names.iter().any(|n| n.ends_with(b".npy"))
         };
         if bytes.starts_with(header::MAGIC) || (zip::is_zip(bytes) && npz()) {
             Detection::Magic
