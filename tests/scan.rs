@@ -109,3 +109,37 @@ fn a_symlink_named_on_the_command_line_is_followed() {
     let run = common::bounded::run_in(root.path(), &["check", "link.rten"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
 }
+
+/// A Hugging Face folder whose `pytorch_model.bin` beside `model.safetensors` is no torch zip
+/// as the first bytes show it: a bare pickle (torch.load unpickles it before it refuses it),
+/// a zip whose records are upper case, or one whose records come after 70 other members. A
+/// folder scan checks each, and names the call loading it would make.
+#[test]
+fn every_pytorch_model_bin_in_a_folder_is_judged() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let safetensors = fixtures.join("safetensors/tiny_writer.safetensors");
+    for hostile in [
+        "opens-with-unicode.pkl",
+        "global-os-system.pkl",
+        "zip-uppercase-records.pt",
+        "zip-records-after-70.pt",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(&safetensors, dir.path().join("model.safetensors")).unwrap();
+        let bad = fixtures.join("pickle/bad").join(hostile);
+        std::fs::copy(bad, dir.path().join("pytorch_model.bin")).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtenx"))
+            .args(["check", "--format", "json"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["summary"]["files"], 2, "{hostile}: {report}");
+        let codes: Vec<&str> = (report["files"].as_array().unwrap().iter())
+            .flat_map(|f| f["findings"].as_array().unwrap())
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        assert!(codes.contains(&"PK001"), "{hostile}: {codes:?}");
+        assert_eq!(out.status.code(), Some(1), "{hostile}");
+    }
+}

@@ -24,6 +24,9 @@ const PROTOCOL: i64 = 1001;
 /// Reads the legacy checkpoint of `cx`.
 pub fn read(cx: &mut Context<'_>) {
     let bytes = cx.bytes;
+    if !bytes.starts_with(START) {
+        return bare(cx);
+    }
     cx.inv.format_version = "legacy".to_owned();
     // Storages follow 8-byte counts, unaligned: torch copies each.
     cx.inv.preferred_alignment = Some(1);
@@ -76,6 +79,24 @@ pub fn read(cx: &mut Context<'_>) {
         })
     };
     tensors::list(cx, src, main, root, &lookup);
+}
+
+/// A file that is a pickle but no legacy checkpoint: `torch.load` unpickles its first pickle
+/// as the magic number, which runs whatever it imports, then refuses the file.
+fn bare(cx: &mut Context<'_>) {
+    let bytes = cx.bytes;
+    cx.inv.format_version = "a bare pickle".to_owned();
+    let src = Source::file(bytes, 0);
+    let options = Options::reporting(false);
+    let p = pickle::read(cx, &src, options);
+    pickle::judge(cx, &src, &p, options, &|_| None);
+    let message = format!("the file is a pickle of {} bytes, not a checkpoint: torch.load unpickles it as the legacy magic number, running what it imports, then refuses the file (\"Invalid magic number; corrupt file?\")", p.end);
+    cx.report(&LEGACY_HEADER, Place::field("magic number", 0), message);
+    cx.inv.sections.push(Section {
+        file: 0,
+        kind: SectionKind::ModelData,
+        range: ByteRange::between(0, p.end),
+    });
 }
 
 /// Checks the protocol version and records the system facts.

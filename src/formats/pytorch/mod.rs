@@ -19,11 +19,15 @@ mod weights_only;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::zip;
+use crate::formats::shared::{pickle, zip};
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory};
 use crate::source::ModelFile;
 use std::path::Path;
+
+/// Opcodes that must read cleanly for a file to be a bare pickle `torch.load` would unpickle:
+/// enough that a `.bin` of tensor data is never taken for one.
+const BARE_PICKLE: u64 = 8;
 
 /// PyTorch files.
 pub struct PyTorch;
@@ -49,7 +53,12 @@ impl Format for PyTorch {
         };
         if (zip::is_zip(bytes) && torch_zip()) || (bytes.starts_with(legacy::START) && legacy()) {
             Detection::Magic
-        } else if bytes.starts_with(legacy::START) {
+        } else if zip::is_zip(bytes)
+            || bytes.starts_with(legacy::START)
+            || pickle::sniff(bytes, BARE_PICKLE)
+        {
+            // torch.load opens any zip, and unpickles any other file's first pickle before
+            // it finds the magic number wrong.
             Detection::Plausible
         } else {
             Detection::No

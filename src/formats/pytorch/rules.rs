@@ -64,12 +64,15 @@ crate::rules! {
     ///
     /// ## What it does
     /// Checks the pickles a legacy `torch.save` writes first: the magic number
-    /// `0x1950a86a20f9469cfc6c` and the protocol version 1001.
+    /// `0x1950a86a20f9469cfc6c` and the protocol version 1001. A file named as a PyTorch
+    /// checkpoint (`.pt`, `.pth`, `.ckpt`, `pytorch_model.bin`) that is a bare pickle is
+    /// reported here too, and its pickle judged.
     ///
     /// ## Why
-    /// torch refuses the file ("Invalid magic number; corrupt file?"). picklescan warns and
-    /// scans it as a plain pickle, modelscan skips it, and paddle.load reads the first pickle
-    /// and returns an int.
+    /// torch refuses the file ("Invalid magic number; corrupt file?"), but only after it
+    /// unpickled the first pickle to read the magic number: with `weights_only=False`, a bare
+    /// pickle's imports run before the refusal. picklescan warns and scans it as a plain
+    /// pickle, modelscan skips it, and paddle.load reads the first pickle and returns an int.
     ///
     /// ## How to fix
     /// The file is corrupt or not a checkpoint; save it again.
