@@ -84,7 +84,9 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
                 inventory.sizes.extend(standard);
             }
             generic::run(&inventory, file.bytes(), &mut findings);
-            if let Some(message) = registry::misnamed(format, file.path()) {
+            // A file the reader found nothing in to check (a zip of no model) is only that.
+            let checked = matches!(inventory.format, FileFormat::Read(_));
+            if let Some(message) = registry::misnamed(format, file.path()).filter(|_| checked) {
                 findings.add(&generic::MISNAMED_FILE, Place::FILE, message);
             }
             inventory

@@ -72,12 +72,6 @@ pub static FOREIGN: &[Foreign] = &[
         detect: graphdef,
     },
     Foreign {
-        name: "zip",
-        title: "a zip archive",
-        extensions: &["zip"],
-        detect: |b| plausible(b.starts_with(ZIP_MAGIC)),
-    },
-    Foreign {
         name: "gzip",
         title: "a gzip-compressed file",
         extensions: &["gz", "tgz"],

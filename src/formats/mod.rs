@@ -26,6 +26,7 @@
     )
 )]
 
+pub mod archive;
 pub mod executorch;
 pub mod foreign;
 pub mod gguf;

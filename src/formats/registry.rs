@@ -10,7 +10,9 @@ use super::{extension, Detection, Format, Scan};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
 
-/// Every format rtenx reads.
+/// Every format rtenx reads. Of two formats equally sure of a file, whose extension neither
+/// claims, the later one reads it: plain pickles after PyTorch (which also takes any pickle
+/// `torch.load` would unpickle), any zip last.
 pub static FORMATS: &[&dyn Format] = &[
     &super::rten::Rten,
     &super::onnx::Onnx,
@@ -18,9 +20,10 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::paddle::Paddle,
     &super::gguf::Gguf,
     &super::safetensors::Safetensors,
-    &super::pickle::Pickles,
     &super::pytorch::PyTorch,
+    &super::pickle::Pickles,
     &super::numpy::NumPy,
+    &super::archive::Archives,
 ];
 
 /// Rule groups that belong to no one format: the format-neutral rules, the data-file rules, and
