@@ -1,25 +1,62 @@
 //! What `pickle.load` sees in the file: the pickle, the bytes after it, what they import, and
-//! the arrays they hold.
+//! the arrays they hold; in a file joblib compressed with zlib or gzip, what it sees once
+//! `joblib.load` has inflated it.
 
 use super::paddle::{self, Form};
 use super::rules::EVAL_NOT_PADDLE;
-use crate::check::Item;
+use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::deflate;
 use crate::formats::shared::pickle::walk::{self, Flow};
-use crate::formats::shared::pickle::{self, Id, Options, Pickle, Source, Tree, Value};
-use crate::inventory::{Tensor, Trust};
+use crate::formats::shared::pickle::{self, Id, Located, Options, Pickle, Source, Tree, Value};
+use crate::inventory::{Name, Tensor, Trust};
 use std::collections::HashSet;
 
-/// Reads the file of `cx` as one pickle and what follows it.
+/// Reads the file of `cx` as one pickle and what follows it, inflated first if joblib
+/// compressed it.
 pub fn read(cx: &mut Context<'_>) {
     let bytes = cx.bytes;
-    let src = Source::file(bytes, 0);
+    let wrapper = deflate::wrapper(bytes).filter(|_| !pickle::sniff(bytes, super::SNIFFED));
+    let Some(wrapper) = wrapper else {
+        return read_from(cx, &Source::file(bytes, 0), "");
+    };
+    let limit = usize::try_from(cx.budget.bytes_left().saturating_add(1)).unwrap_or(usize::MAX);
+    let Some((inflated, _)) = deflate::inflate(bytes, wrapper, limit) else {
+        return;
+    };
+    if !cx.budget.copy(inflated.len() as u64, Place::at(0), cx.out) {
+        return;
+    }
+    let src = Source {
+        bytes: &inflated,
+        start: 0,
+        located: Located::Member {
+            header: 0,
+            name: Name::from(format!("the {} stream", wrapper.name())),
+        },
+        item: None,
+        nth: 0,
+    };
+    let how = format!(", {}-compressed (joblib)", wrapper.name());
+    read_from(cx, &src, &how);
+}
+
+/// Reads the pickles of `src`; `how` ends the format version.
+fn read_from(cx: &mut Context<'_>, src: &Source<'_>, how: &str) {
     let options = Options::reporting(false);
-    let first = pickle::read(cx, &src, options);
-    cx.inv.format_version = match first.protocol {
-        Some(p) => format!("protocol {p}"),
-        None => "protocol 0 or 1".to_owned(),
+    let first = pickle::read(cx, src, options);
+    let protocol = match first.protocol {
+        Some(p) => format!("protocol {p}{how}"),
+        None => format!("protocol 0 or 1{how}"),
+    };
+    // paddle.save writes this key beside the parameters of every state dict.
+    let paddle = first
+        .root
+        .and_then(|r| first.get(r, b"StructuredToParameterName@@"));
+    cx.inv.format_version = match paddle {
+        Some(_) => format!("PaddlePaddle state dict (paddle.save), pickle {protocol}"),
+        None => protocol,
     };
     let evals = paddle::eval_imports(&first, &first.values, first.root);
     let known = |i: usize| {
@@ -31,22 +68,22 @@ pub fn read(cx: &mut Context<'_>) {
             }
         })
     };
-    pickle::judge(cx, &src, &first, options, &known);
+    pickle::judge(cx, src, &first, options, &known);
     if evals.values().any(|&paddle| paddle) {
         let form = "a bare tensor saved by paddle.save: builtins.eval('data', {'data': array}) evaluates only the name of its array";
         cx.inv.property("paddle form", form, None);
     }
-    pickle::read_rest(cx, &src, &first, options);
+    pickle::read_rest(cx, src, &first, options);
     let mut reported = HashSet::new();
     if let Some(root) = first.root {
-        tensors(cx, &src, &first, root, &mut reported);
+        tensors(cx, src, &first, root, &mut reported);
     }
     // Calls of another eval that no entry holds are reported without one.
     for (id, value) in (0..).zip(&first.values) {
         if let Value::Call(call) = value {
             let other = matches!(paddle::form(&first, id), Some(Form::OtherEval));
             if other && !reported.contains(&id) {
-                report_eval(cx, &src, &first, id, call.at, None);
+                report_eval(cx, src, &first, id, call.at, None);
             }
         }
     }

@@ -16,13 +16,22 @@ pub mod rules;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::pickle;
+use crate::formats::shared::{deflate, pickle};
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
 
 /// Opcodes that must read cleanly for bytes to be a pickle: enough to tell one from text.
 const SNIFFED: u64 = 2;
+
+/// Bytes of a compressed file inflated to tell whether it holds a pickle.
+const HEAD: usize = 4096;
+
+/// Whether `bytes` are a pickle that joblib compressed with zlib or gzip.
+fn compressed_pickle(bytes: &[u8]) -> bool {
+    let head = deflate::wrapper(bytes).and_then(|w| deflate::inflate(bytes, w, HEAD));
+    head.is_some_and(|(head, _)| pickle::sniff(&head, SNIFFED))
+}
 
 /// Pickle files.
 pub struct Pickles;
@@ -41,6 +50,9 @@ impl Format for Pickles {
     fn detect(&self, bytes: &[u8]) -> Detection {
         if pickle::sniff(bytes, SNIFFED) {
             Detection::Plausible
+        } else if compressed_pickle(bytes) {
+            // A zlib or gzip stream that inflates to a pickle: both say what it is.
+            Detection::Magic
         } else {
             Detection::No
         }

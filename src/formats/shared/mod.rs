@@ -6,6 +6,7 @@ pub mod budget;
 pub mod bytes;
 pub mod context;
 pub mod datafiles;
+pub mod deflate;
 pub mod flatbuffer;
 pub mod json;
 pub mod numbers;
