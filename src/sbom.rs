@@ -2,10 +2,13 @@
 //! inventory alone. Each model is a `machine-learning-model` component with its SHA-256,
 //! format and version, parameter count, element types, inputs and outputs (the model card),
 //! and the license, name, description, version, author and architecture its metadata states;
-//! each data file is a `data` component the model depends on.
+//! each data file is a `data` component the model depends on, listed once however many models
+//! share it. A model whose loading imports or runs code beyond rebuilding data (an unsafe
+//! pickle import, TorchScript source) says so in its properties and in a vulnerability that
+//! affects it, so that a BOM consumer sees the verdict without running rtenx.
 
 use crate::inventory::display::{dtype_text, shape_text};
-use crate::inventory::{Graph, Inventory, NodeId, NodeKind};
+use crate::inventory::{Graph, Inventory, NodeId, NodeKind, Trust};
 use crate::report::FileHash;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -26,6 +29,8 @@ pub struct Model<'a> {
 pub fn document(models: &[Model]) -> Value {
     let mut components = Vec::new();
     let mut dependencies = Vec::new();
+    let mut vulnerabilities = Vec::new();
+    let mut refs = BTreeSet::new();
     for model in models {
         let inv = model.inventory;
         let hash = |path: &Path| {
@@ -33,17 +38,24 @@ pub fn document(models: &[Model]) -> Value {
             found.map(|h| json!([{ "alg": "SHA-256", "content": h.sha256 }]))
         };
         let main = inv.main_file();
-        let model_ref = format!("model:{}", main.path.display());
+        let model_ref = unique(&mut refs, format!("model:{}", main.path.display()));
         let mut component = model_component(inv, &model_ref);
+        if let Some(vulnerability) = runs_code(inv, &model_ref) {
+            vulnerabilities.push(vulnerability);
+        }
         if let Some(hashes) = hash(&main.path) {
             component["hashes"] = hashes;
         }
         components.push(component);
         let mut data_refs = Vec::new();
-        let mut seen = BTreeSet::new();
         for data in inv.files.iter().skip(1) {
             let data_ref = format!("data:{}", data.path.display());
-            if !seen.insert(data_ref.clone()) {
+            if data_refs.contains(&data_ref) {
+                continue;
+            }
+            data_refs.push(data_ref.clone());
+            // A data file several models share is one component.
+            if !refs.insert(data_ref.clone()) {
                 continue;
             }
             let mut component = json!({
@@ -56,11 +68,10 @@ pub fn document(models: &[Model]) -> Value {
                 component["hashes"] = hashes;
             }
             components.push(component);
-            data_refs.push(data_ref);
         }
         dependencies.push(json!({ "ref": model_ref, "dependsOn": data_refs }));
     }
-    json!({
+    let mut bom = json!({
         "bomFormat": "CycloneDX",
         "specVersion": "1.6",
         "version": 1,
@@ -71,7 +82,48 @@ pub fn document(models: &[Model]) -> Value {
         }]}},
         "components": components,
         "dependencies": dependencies,
-    })
+    });
+    if !vulnerabilities.is_empty() {
+        bom["vulnerabilities"] = json!(vulnerabilities);
+    }
+    bom
+}
+
+/// `wanted`, or with `#2`, `#3`... if an earlier component took it (a model named twice).
+fn unique(refs: &mut BTreeSet<String>, wanted: String) -> String {
+    let mut candidate = wanted.clone();
+    let mut n = 1;
+    while !refs.insert(candidate.clone()) {
+        n += 1;
+        candidate = format!("{wanted}#{n}");
+    }
+    candidate
+}
+
+/// The vulnerability of a model whose loading imports or runs more than data-rebuilding code,
+/// with what it imports; `None` if it imports nothing of the kind.
+fn runs_code(inv: &Inventory, model_ref: &str) -> Option<Value> {
+    let risky: Vec<&crate::inventory::Import> = (inv.imports.iter())
+        .filter(|i| matches!(i.trust, Trust::Unsafe | Trust::Code))
+        .collect();
+    let first = risky.first()?;
+    let names: Vec<String> = (risky.iter().take(20))
+        .map(|i| i.name.display().into_owned())
+        .collect();
+    let more = risky.len().saturating_sub(names.len());
+    let mut what = names.join(", ");
+    if more > 0 {
+        what.push_str(&format!(" and {more} more"));
+    }
+    Some(json!({
+        "bom-ref": format!("loading-runs-code:{model_ref}"),
+        "id": "rtenx-loading-runs-code",
+        "source": { "name": "rtenx" },
+        "ratings": [{ "source": { "name": "rtenx" }, "severity": "critical", "method": "other" }],
+        "description": format!("Loading this model imports or runs code beyond rebuilding data: {what}"),
+        "detail": format!("rtenx check names each import and the byte that makes it (first: {} at byte {}); `rtenx explain PK001` says why.", first.name.display(), first.offset),
+        "affects": [{ "ref": model_ref }],
+    }))
 }
 
 /// The component of one model.
@@ -90,6 +142,13 @@ fn model_component(inv: &Inventory, bom_ref: &str) -> Value {
     ];
     if !inv.format_version.is_empty() {
         properties.insert(2, property("rtenx:format-version", &inv.format_version));
+    }
+    let risky = (inv.imports.iter())
+        .filter(|i| matches!(i.trust, Trust::Unsafe | Trust::Code))
+        .count();
+    if !inv.imports.is_empty() {
+        properties.push(property("rtenx:loading-runs-code", risky > 0));
+        properties.push(property("rtenx:unsafe-imports", risky));
     }
     let mut parameters = json!({
         "inputs": values(inv, |g| &g.inputs),

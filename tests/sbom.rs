@@ -145,3 +145,47 @@ fn an_unreadable_path_is_exit_2_and_the_rest_is_listed() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["components"].as_array().unwrap().len(), 1);
 }
+
+/// A model whose loading runs code carries the verdict: properties and a vulnerability that
+/// affects it; a model named twice, and a data file two models share, keep bom-refs unique.
+#[test]
+fn the_sbom_carries_the_verdict_and_unique_refs() {
+    let hostile = "tests/fixtures/pickle/bad/global-os-system.pkl";
+    let (out, _, code) = rtenx(&[
+        "sbom",
+        hostile,
+        hostile,
+        "tests/fixtures/pickle/checkpoint.pth",
+    ]);
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_valid(&doc);
+    let refs: Vec<&str> = (doc["components"].as_array().unwrap().iter())
+        .map(|c| c["bom-ref"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = refs.iter().collect();
+    assert_eq!(unique.len(), refs.len(), "{refs:?}");
+    let vulnerabilities = doc["vulnerabilities"].as_array().unwrap();
+    assert_eq!(
+        vulnerabilities.len(),
+        2,
+        "one per listing of the hostile file"
+    );
+    let first = &vulnerabilities[0];
+    assert!(first["description"].as_str().unwrap().contains("os.system"));
+    assert_eq!(first["affects"][0]["ref"], refs[0]);
+    let property = |component: &Value, name: &str| {
+        (component["properties"].as_array().unwrap().iter())
+            .find(|p| p["name"] == name)
+            .map(|p| p["value"].clone())
+    };
+    let components = doc["components"].as_array().unwrap();
+    assert_eq!(
+        property(&components[0], "rtenx:loading-runs-code"),
+        Some("true".into())
+    );
+    assert_eq!(
+        property(&components[2], "rtenx:loading-runs-code"),
+        Some("false".into())
+    );
+}
