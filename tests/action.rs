@@ -85,7 +85,7 @@ fn the_action_uses_the_config_and_the_baseline() {
         .any(|r| r["ruleId"] == "RX013" && r["level"] == "error"));
     assert!(results
         .iter()
-        .all(|r| r["partialFingerprints"]["rtenx/v1"].is_string()));
+        .all(|r| r["partialFingerprints"]["rtenx/v2"].is_string()));
     // With the baseline, nothing new: it passes, and the SARIF holds no result.
     let out = run(dir.path(), "sarif", "baseline.json", "");
     assert!(out.contains("exit-code=0\n"), "{out}");

@@ -379,10 +379,125 @@ fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
         .iter()
         .any(|f| f["path"] == "ci-repo/models/mlp.rten"));
     // A baseline that is not one is exit 2 with its line and column.
-    std::fs::write(&baseline, "{\"version\": 1,\n \"findings\": 3}").unwrap();
+    std::fs::write(&baseline, "{\"version\": 2,\n \"findings\": 3}").unwrap();
     let (_, err, code) = rtenx(&["check", "--baseline", s(&baseline), s(&root)]);
     assert_eq!(code, 2);
     assert!(err.contains("baseline.json:2:"), "{err}");
+}
+
+/// A pickle fixture copied to `to`.
+fn pickle(fixture: &str, to: &Path) {
+    std::fs::copy(common::fixtures().join("pickle/bad").join(fixture), to).unwrap();
+}
+
+/// `check --isolated --baseline BASELINE MODEL` as JSON: the findings' messages, the
+/// messages of the entries fixed since, and the exit code.
+fn against(baseline: &Path, model: &Path) -> (Vec<String>, Vec<String>, i32) {
+    let (report, code) = json(&["--isolated", "--baseline", s(baseline), s(model)]);
+    let messages = |list: &Value| -> Vec<String> {
+        let list = list.as_array().unwrap().iter();
+        list.map(|f| f["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let found = messages(&report["files"][0]["findings"]);
+    (found, messages(&report["baseline"]["fixed"]), code)
+}
+
+fn write_baseline(baseline: &Path, model: &Path) -> Value {
+    let (_, err, code) = rtenx(&[
+        "check",
+        "--isolated",
+        "--write-baseline",
+        s(baseline),
+        s(model),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    serde_json::from_slice(&std::fs::read(baseline).unwrap()).unwrap()
+}
+
+/// Issue 37: a pickle finding has no item, and its fingerprint was the code, the path and a
+/// rank, so a baseline that accepted one unsafe import in a file accepted any other there.
+#[test]
+fn a_baseline_entry_accepts_exactly_one_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
+    // Accepted: builtins.print. Then the file imports os.system instead.
+    pickle("builtins-print.pkl", &model);
+    let written = write_baseline(&baseline, &model);
+    assert_eq!(written["version"], 2);
+    pickle("global-os-system.pkl", &model);
+    let (found, fixed, code) = against(&baseline, &model);
+    assert!(
+        found.len() == 1 && found[0].starts_with("os.system imported"),
+        "{found:?}"
+    );
+    assert!(
+        fixed.len() == 1 && fixed[0].starts_with("builtins.print imported"),
+        "{fixed:?}"
+    );
+    assert_eq!(code, 1);
+    // Two unsafe imports in one file, of which the baseline accepts one.
+    pickle("getattr-chain.pkl", &model);
+    let mut written = write_baseline(&baseline, &model);
+    let entries = written["findings"].as_array_mut().unwrap();
+    assert_eq!(entries.len(), 2);
+    entries.retain(|e| {
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("builtins.__import__")
+    });
+    std::fs::write(&baseline, written.to_string()).unwrap();
+    let (found, fixed, code) = against(&baseline, &model);
+    assert!(
+        found.len() == 1 && found[0].starts_with("builtins.getattr imported"),
+        "{found:?}"
+    );
+    assert!(fixed.is_empty(), "{fixed:?}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_baseline_entry_matches_only_with_its_code_and_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
+    pickle("global-os-system.pkl", &model);
+    let written = write_baseline(&baseline, &model);
+    let (found, _, code) = against(&baseline, &model);
+    assert!(found.is_empty() && code == 0, "{found:?}");
+    // The fingerprint is right, the code or the path is another: the entry holds nothing.
+    for (field, value) in [("code", "PK002"), ("path", "other.pkl")] {
+        let mut edited = written.clone();
+        edited["findings"][0][field] = value.into();
+        std::fs::write(&baseline, edited.to_string()).unwrap();
+        let (found, _, code) = against(&baseline, &model);
+        assert!(
+            found.len() == 1 && found[0].starts_with("os.system imported"),
+            "{field}: {found:?}"
+        );
+        assert_eq!(code, 1);
+    }
+    // A field the layout does not have is refused, in the file and in an entry.
+    let mut unknown = written.clone();
+    unknown["findings"][0]["accepted_by"] = "someone".into();
+    let mut top = written.clone();
+    top["comment"] = "fine".into();
+    for edited in [unknown, top] {
+        std::fs::write(&baseline, edited.to_string()).unwrap();
+        let (_, err, code) = rtenx(&["check", "--isolated", "--baseline", s(&baseline), s(&model)]);
+        assert_eq!(code, 2);
+        assert!(err.contains("unknown field"), "{err}");
+    }
+    // A baseline of the first layout is refused, saying how to make one again.
+    let mut old = written;
+    old["version"] = 1.into();
+    std::fs::write(&baseline, old.to_string()).unwrap();
+    let (_, err, code) = rtenx(&["check", "--isolated", "--baseline", s(&baseline), s(&model)]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a version 1 baseline") && err.contains("--write-baseline"),
+        "{err}"
+    );
 }
 
 /// An ONNX model with an unused initializer, `unused_w`, after a producer name of `producer`:
@@ -473,7 +588,7 @@ fn fingerprints_do_not_move_when_an_unrelated_byte_offset_does() {
     let (sarif, _, _) = rtenx(&["check", "--isolated", "--format", "sarif", s(&model)]);
     let sarif: Value = serde_json::from_str(&sarif).unwrap();
     let result = &sarif["runs"][0]["results"][0];
-    assert!(result["partialFingerprints"]["rtenx/v1"]
+    assert!(result["partialFingerprints"]["rtenx/v2"]
         .as_str()
         .unwrap()
         .ends_with(":1"));

@@ -56,7 +56,8 @@ pub struct Place {
     /// The node, tensor or other item, described with its name.
     pub item: Option<String>,
     /// The item by what identifies it across unrelated edits (names, not indices or offsets),
-    /// for fingerprints.
+    /// for fingerprints; empty for a finding without an item, which its message identifies
+    /// instead ([`baseline::fingerprint`]).
     pub identity: String,
     /// The finding's fingerprint, once [`baseline::fingerprint`] has set it: for a baseline,
     /// or for a report that shows it.
