@@ -90,6 +90,28 @@ impl FileResult {
         (result, inventory)
     }
 
+    /// Adds `finding`, about the model file as a whole, in its place among its findings
+    /// (which are ordered by file and offset). A file that could not be read has no
+    /// findings: the finding is handed back.
+    pub fn add(&mut self, finding: Finding) -> Result<(), Finding> {
+        let Ok(checked) = &mut self.outcome else {
+            return Err(finding);
+        };
+        let key = |f: &Finding| (f.file, f.offset.is_none(), f.offset, f.rule.code);
+        let at = checked
+            .findings
+            .partition_point(|f| key(f) <= key(&finding));
+        let place = Place {
+            path: self.path.clone(),
+            item: None,
+            identity: String::new(),
+            fingerprint: String::new(),
+        };
+        checked.findings.insert(at, finding);
+        checked.places.insert(at, place);
+        Ok(())
+    }
+
     /// The findings, empty for unreadable files.
     pub fn findings(&self) -> &[Finding] {
         self.outcome.as_ref().map_or(&[], |c| &c.findings)
