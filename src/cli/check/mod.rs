@@ -4,7 +4,7 @@ mod file;
 
 use super::config::discover::{self, Ignored};
 use super::config::settings::{self, Settings};
-use super::config::{with_actions, Layer};
+use super::config::{with_actions, Config, Layer};
 use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
@@ -14,7 +14,7 @@ use rtenx::report::{self, baseline, ReportFormat, Summary};
 use rtenx::source::{ModelFile, OpenError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Debug, Args)]
@@ -148,40 +148,43 @@ fn command_line(args: &CheckArgs) -> Layer {
     }
 }
 
+/// Where the run's settings come from, by the trust model (docs/security.md): `--config`,
+/// none with `--isolated`, or else the working directory and its parents, passing over every
+/// folder at or below a checked folder. Also the canonical working directory while
+/// discovering, to tell which settings inside the checked paths were passed over.
+fn run_settings(args: &CheckArgs) -> Result<(Option<PathBuf>, Option<Arc<Config>>), String> {
+    if args.isolated {
+        return Ok((None, None));
+    }
+    if let Some(path) = &args.config {
+        return Ok((
+            None,
+            Some(discover::named(path).map_err(|e| e.to_string())?),
+        ));
+    }
+    let cwd = match std::env::current_dir().and_then(std::fs::canonicalize) {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            super::complain(format_args!(
+                "cannot tell the working directory ({e}): no settings file is read"
+            ));
+            return Ok((None, None));
+        }
+    };
+    let folders: Vec<PathBuf> = (args.paths.iter())
+        .filter(|p| p.is_dir())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let config = discover::discover(&cwd, &folders).map_err(|e| e.to_string())?;
+    Ok((Some(cwd), config))
+}
+
 /// `run`, with a configuration or baseline that cannot be used as the error.
 fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     if let Err(outcome) = args.data.readable() {
         return Ok(Ok(outcome));
     }
-    // The trust model (docs/security.md): `--config`, or the working directory and its
-    // parents, passing over every folder at or below a checked folder.
-    let discovering = !args.isolated && args.config.is_none();
-    let cwd = if discovering {
-        match std::env::current_dir().and_then(std::fs::canonicalize) {
-            Ok(cwd) => Some(cwd),
-            Err(e) => {
-                super::complain(format_args!(
-                    "cannot tell the working directory ({e}): no settings file is read"
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let config = if args.isolated {
-        None
-    } else if let Some(path) = &args.config {
-        Some(discover::named(path).map_err(|e| e.to_string())?)
-    } else if let Some(cwd) = &cwd {
-        let folders: Vec<PathBuf> = (args.paths.iter())
-            .filter(|p| p.is_dir())
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect();
-        discover::discover(cwd, &folders).map_err(|e| e.to_string())?
-    } else {
-        None
-    };
+    let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
     let format = args
         .format

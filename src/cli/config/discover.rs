@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The file names looked for in each folder, in order of preference.
-pub const NAMES: [&str; 2] = ["rtenx.toml", "pyproject.toml"];
+const NAMES: [&str; 2] = ["rtenx.toml", "pyproject.toml"];
 
 /// The settings of a run started in the canonical folder `cwd`: the nearest of `cwd` and its
 /// parents with a settings file, passing over every folder at or below one of the canonical

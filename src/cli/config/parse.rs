@@ -221,7 +221,7 @@ fn inside(
 
 /// `path` with `.` and `..` worked out lexically, if it is relative and stays below the
 /// folder it starts from (a `..` that climbs above it, a root or a drive is `None`).
-pub fn lexically_below(path: &Path) -> Option<PathBuf> {
+fn lexically_below(path: &Path) -> Option<PathBuf> {
     let mut below = PathBuf::new();
     for part in path.components() {
         match part {
