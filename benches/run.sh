@@ -44,9 +44,10 @@ if command -v hyperfine >/dev/null; then
     "target/release/rtenx check --isolated --hash sha256 --format json $data/big4g.rten"
 fi
 
-# Configuration discovery (issue 28): 10,000 files in 1,000 folders, each folder with its
-# own rtenx.toml every tenth folder; --show-settings discovers and reads configurations
-# without checking anything, so the difference from --isolated is discovery's cost.
+# Configuration discovery (issue 28): 10,000 files in 1,000 folders, an rtenx.toml in every
+# tenth folder; --show-settings looks for settings without checking anything, so the
+# difference from --isolated is discovery's cost. Since issue 37 the folders' own settings
+# are inside the checked tree and never applied: the run measures finding them (RX021).
 tree="$data/config-tree"
 if [ ! -d "$tree" ]; then
   for d in $(seq 0 999); do

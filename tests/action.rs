@@ -22,8 +22,15 @@ fn check_step() -> String {
         .join("\n")
 }
 
-/// Runs the step in `dir` with these inputs: its `GITHUB_OUTPUT` lines.
+/// Runs the step in `dir` on `models` and `legacy/` with these inputs: its `GITHUB_OUTPUT`
+/// lines.
 fn run(dir: &Path, format: &str, baseline: &str, config: &str) -> String {
+    run_on(dir, "models\nlegacy/\n", format, baseline, config)
+}
+
+/// Runs the step in `dir` on `paths` (one per line) with these inputs: its `GITHUB_OUTPUT`
+/// lines.
+fn run_on(dir: &Path, paths: &str, format: &str, baseline: &str, config: &str) -> String {
     let bin = assert_cmd::cargo::cargo_bin("rtenx");
     let path = format!(
         "{}:{}",
@@ -37,7 +44,7 @@ fn run(dir: &Path, format: &str, baseline: &str, config: &str) -> String {
         .arg(check_step())
         .current_dir(dir)
         .env("PATH", path)
-        .env("RTENX_PATHS", "models\nlegacy/\n")
+        .env("RTENX_PATHS", paths)
         .env("RTENX_FORMAT", format)
         .env("RTENX_ARGS", "--color never")
         .env("RTENX_SARIF", "rtenx.sarif")
@@ -85,7 +92,7 @@ fn the_action_uses_the_config_and_the_baseline() {
         .any(|r| r["ruleId"] == "RX013" && r["level"] == "error"));
     assert!(results
         .iter()
-        .all(|r| r["partialFingerprints"]["rtenx/v1"].is_string()));
+        .all(|r| r["partialFingerprints"]["rtenx/v2"].is_string()));
     // With the baseline, nothing new: it passes, and the SARIF holds no result.
     let out = run(dir.path(), "sarif", "baseline.json", "");
     assert!(out.contains("exit-code=0\n"), "{out}");
@@ -95,6 +102,35 @@ fn the_action_uses_the_config_and_the_baseline() {
     // A named config: sub/pyproject.toml denies nothing, so only legacy/'s errors fail.
     let out = run(dir.path(), "github", "", "sub/pyproject.toml");
     assert!(out.contains("exit-code=1\n"), "{out}");
+    // The whole repository, `.`: its own settings are inside what is checked, so they apply
+    // only when named. Unnamed, third_party/'s RX001 and legacy/'s errors count, and an info
+    // says why.
+    let out = run_on(dir.path(), ".\n", "sarif", "", "");
+    assert!(out.contains("exit-code=1\n"), "{out}");
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("rtenx.sarif")).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let codes: Vec<&str> = results
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"RX001") && codes.contains(&"RT006") && codes.contains(&"RX021"),
+        "{codes:?}"
+    );
+    let out = run_on(dir.path(), ".\n", "sarif", "", "rtenx.toml");
+    assert!(out.contains("exit-code=1\n"), "{out}");
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("rtenx.sarif")).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let codes: Vec<&str> = results
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(
+        !codes.contains(&"RX001") && !codes.contains(&"RT006") && codes.contains(&"RX013"),
+        "{codes:?}"
+    );
     // A bad config stops the check with 2.
     std::fs::write(dir.path().join("rtenx.toml"), "deny = 3\n").unwrap();
     let out = run(dir.path(), "github", "", "");

@@ -1,9 +1,11 @@
-//! `check` in CI: the configuration file (discovery, precedence, errors), baselines, budgets
-//! and hashes, on the fixture repository tests/fixtures/ci-repo and on copies of it.
+//! `check` in CI: the configuration file (discovery from the working directory, precedence,
+//! errors), baselines, budgets and hashes, on the fixture repository tests/fixtures/ci-repo,
+//! run in it, and on copies of it. tests/settings.rs holds what a checked folder's own
+//! settings cannot do.
 
 mod common;
 
-use common::rtenx;
+use common::{rtenx, rtenx_in};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -11,11 +13,21 @@ const REPO: &str = "tests/fixtures/ci-repo";
 
 /// `check --format json` of `args`: the report and the exit code.
 fn json(args: &[&str]) -> (Value, i32) {
+    json_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// `check --format json` of `args`, run in `dir`: the report and the exit code.
+fn json_in(dir: &Path, args: &[&str]) -> (Value, i32) {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
-    let (out, err, code) = rtenx(&all);
+    let (out, err, code) = rtenx_in(dir, &all);
     let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
     (report, code)
+}
+
+/// The fixture repository, where its settings apply.
+fn repo() -> PathBuf {
+    common::fixtures().join("ci-repo")
 }
 
 /// Every finding of a report as `path-ending code severity`, paths cut to the part after
@@ -69,8 +81,8 @@ fn s(p: &Path) -> &str {
 }
 
 #[test]
-fn each_file_takes_the_nearest_config_and_its_overrides() {
-    let (report, code) = json(&[REPO]);
+fn the_working_directory_config_and_its_overrides_apply() {
+    let (report, code) = json_in(&repo(), &["models", "legacy", "sub"]);
     assert_eq!(
         findings(&report),
         [
@@ -79,31 +91,52 @@ fn each_file_takes_the_nearest_config_and_its_overrides() {
             "models/trailing.rten RX005 warning",
             // The second [[overrides]] warns on RX014 for this file only.
             "models/unused.rten RX014 warning",
-            // sub/pyproject.toml's [tool.rtenx] is nearer: no deny there.
-            "sub/unused.rten RX014 warning",
+            // sub/pyproject.toml's [tool.rtenx] is inside a checked folder: not applied, and
+            // said so.
+            "sub/unused.rten RX014 error",
+            "sub/unused.rten RX021 info",
         ]
     );
     // legacy/old.rten is checked, and its RT006 and RX002 errors are allowed by the first
-    // override; third_party/ is excluded.
+    // override.
     let paths = checked_paths(&report);
     assert!(
         paths.iter().any(|p| p.ends_with("legacy/old.rten")),
         "{paths:?}"
     );
-    assert!(
-        !paths.iter().any(|p| p.contains("third_party")),
-        "{paths:?}"
-    );
     assert_eq!(paths.len(), 6);
+    assert_eq!(code, 1);
+    // A scan of the working directory itself applies none of the settings in it: third_party/
+    // is checked, legacy/'s errors count, and one info names the settings passed over.
+    let (report, code) = json_in(&repo(), &["."]);
+    let all = findings(&report);
+    assert!(
+        all.contains(&"./third_party/blob.rten RX001 error".to_owned()),
+        "{all:?}"
+    );
+    assert!(
+        all.contains(&"./legacy/old.rten RT006 error".to_owned()),
+        "{all:?}"
+    );
+    let notes: Vec<&Value> = (report["files"].as_array().unwrap().iter())
+        .flat_map(|f| f["findings"].as_array().unwrap())
+        .filter(|f| f["code"] == "RX021")
+        .collect();
+    assert_eq!(notes.len(), 1, "{all:?}");
+    assert_eq!(
+        notes[0]["message"],
+        "settings file ./rtenx.toml was not applied: it is inside the checked folder . (and 1 \
+         more settings file in it), and a downloaded model cannot judge itself (settings come \
+         from --config, or from the working directory and its parents)"
+    );
     assert_eq!(code, 1);
 }
 
 #[test]
 fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
-    let dupe = format!("{REPO}/models/dupe.rten");
-    let unused = format!("{REPO}/models/unused.rten");
+    let (dupe, unused) = ("models/dupe.rten", "models/unused.rten");
     // Defaults: RX013 and RX014 are warnings.
-    let (report, code) = json(&["--isolated", &dupe, &unused]);
+    let (report, code) = json_in(&repo(), &["--isolated", dupe, unused]);
     assert_eq!(
         findings(&report),
         [
@@ -113,7 +146,7 @@ fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
     );
     assert_eq!(code, 0);
     // The config denies warnings but warns on RX014 for unused.rten.
-    let (report, code) = json(&[&dupe, &unused]);
+    let (report, code) = json_in(&repo(), &[dupe, unused]);
     assert_eq!(
         findings(&report),
         [
@@ -123,7 +156,10 @@ fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
     );
     assert_eq!(code, 1);
     // The command line comes last: it denies RX014 and warns on RX013.
-    let (report, code) = json(&["--deny", "RX014", "--warn", "RX013", &dupe, &unused]);
+    let (report, code) = json_in(
+        &repo(),
+        &["--deny", "RX014", "--warn", "RX013", dupe, unused],
+    );
     assert_eq!(
         findings(&report),
         [
@@ -132,16 +168,23 @@ fn the_command_line_wins_over_the_config_which_wins_over_defaults() {
         ]
     );
     assert_eq!(code, 1);
-    // A named config replaces discovery, for every path.
-    let (report, _) = json(&["--config", &format!("{REPO}/sub/pyproject.toml"), &dupe]);
+    // A named config replaces the working directory's, wherever rtenx runs.
+    let (report, _) = json(&[
+        "--config",
+        &format!("{REPO}/sub/pyproject.toml"),
+        &format!("{REPO}/{dupe}"),
+    ]);
+    assert_eq!(findings(&report), ["models/dupe.rten RX013 warning"]);
+    // Elsewhere, the repository's settings do not apply to its files.
+    let (report, _) = json(&[&format!("{REPO}/{dupe}")]);
     assert_eq!(findings(&report), ["models/dupe.rten RX013 warning"]);
     // `--isolated` also brings back what the config excluded.
-    let (report, _) = json(&["--isolated", REPO]);
+    let (report, _) = json_in(&repo(), &["--isolated", "third_party"]);
     assert!(checked_paths(&report)
         .iter()
         .any(|p| p.contains("third_party")));
     // `max-size` from the config (1MiB) is replaced by the command line's.
-    let (report, code) = json(&["--max-size", "1KB", &dupe]);
+    let (report, code) = json_in(&repo(), &["--max-size", "1KB", dupe]);
     assert_eq!(findings(&report), ["models/dupe.rten RX018 error"]);
     assert_eq!(code, 2);
 }
@@ -178,7 +221,8 @@ fn exclude_on_the_command_line_leaves_files_out_of_a_scan() {
         ]
     );
     // Besides the configuration's own `exclude` (third_party/**).
-    let (report, _) = json(&["--exclude", "models/*", REPO]);
+    let config = format!("{REPO}/rtenx.toml");
+    let (report, _) = json(&["--config", &config, "--exclude", "models/*", REPO]);
     assert_eq!(short(&report), ["legacy/old.rten", "sub/unused.rten"]);
     // A file named on the command line is checked, as with the configuration.
     let dupe = format!("{REPO}/models/dupe.rten");
@@ -230,12 +274,10 @@ fn the_format_and_baseline_come_from_the_config_of_the_working_directory() {
 
 #[test]
 fn show_settings_prints_what_applies_to_each_file() {
-    let (out, _, code) = rtenx(&[
-        "check",
-        "--show-settings",
-        &format!("{REPO}/legacy/old.rten"),
-        &format!("{REPO}/sub"),
-    ]);
+    let (out, _, code) = rtenx_in(
+        &repo(),
+        &["check", "--show-settings", "legacy/old.rten", "sub"],
+    );
     assert_eq!(code, 0);
     let legacy = out.split("sub/unused.rten").next().unwrap();
     assert!(legacy.contains("ci-repo/rtenx.toml\n"), "{out}");
@@ -245,19 +287,37 @@ fn show_settings_prints_what_applies_to_each_file() {
         legacy.contains("  max-size: 1048576 bytes\n  timeout: 60000 ms"),
         "{out}"
     );
+    assert!(!legacy.contains("ignored"), "{out}");
+    // sub/ has its own settings, which are shown as not applied: the repository's are.
     let sub = out.split("sub/unused.rten").nth(1).unwrap();
-    assert!(sub.contains("sub/pyproject.toml\n  warn RX014"), "{out}");
-    assert!(sub.contains("max-size: none"), "{out}");
+    assert!(
+        sub.contains(
+            "ci-repo/rtenx.toml\n  ignored: sub/pyproject.toml (inside what is checked: never \
+             applied, see RX021)\n  deny warning  ("
+        ),
+        "{out}"
+    );
+    assert!(sub.contains("max-size: 1048576 bytes"), "{out}");
+    // Run elsewhere, no settings apply to the repository's files.
+    let (out, _, _) = rtenx(&["check", "--show-settings", &format!("{REPO}/sub")]);
+    assert!(
+        out.contains("  config: none\n  ignored: tests/fixtures/ci-repo/sub/pyproject.toml"),
+        "{out}"
+    );
 }
 
-/// A config in a fresh folder with one model, and what `check` says of it.
+/// A config in a fresh folder with one model, and what `check` run there says of it.
 fn with_config(name: &str, text: &str) -> (String, i32) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(name), text).unwrap();
-    let model = dir.path().join("m.rten");
-    std::fs::copy(common::fixtures().join("rten/mlp.rten"), &model).unwrap();
-    let (_, err, code) = rtenx(&["check", s(&model)]);
-    (err.replace(&dir.path().display().to_string(), "DIR"), code)
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join(name), text).unwrap();
+    std::fs::copy(
+        common::fixtures().join("rten/mlp.rten"),
+        root.join("m.rten"),
+    )
+    .unwrap();
+    let (_, err, code) = rtenx_in(&root, &["check", "m.rten"]);
+    (err.replace(&root.display().to_string(), "DIR"), code)
 }
 
 #[test]
@@ -318,7 +378,7 @@ fn a_bad_config_is_exit_2_naming_file_line_and_column() {
     let (err, code) = with_config("rtenx.toml", &deep);
     assert_eq!(code, 2);
     assert!(err.starts_with("rtenx: DIR/rtenx.toml:1:"), "{err}");
-    // `--isolated` ignores it.
+    // `--isolated` ignores it, and so does a run elsewhere.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("rtenx.toml"), "nonsense").unwrap();
     std::fs::copy(
@@ -326,7 +386,9 @@ fn a_bad_config_is_exit_2_naming_file_line_and_column() {
         dir.path().join("m.rten"),
     )
     .unwrap();
-    let (_, _, code) = rtenx(&["check", "--isolated", s(&dir.path().join("m.rten"))]);
+    let (_, _, code) = rtenx_in(dir.path(), &["check", "--isolated", "m.rten"]);
+    assert_eq!(code, 0);
+    let (_, _, code) = rtenx(&["check", s(&dir.path().join("m.rten"))]);
     assert_eq!(code, 0);
     let (_, err, code) = rtenx(&[
         "check",
@@ -342,10 +404,12 @@ fn a_bad_config_is_exit_2_naming_file_line_and_column() {
 fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
     let (dir, root) = copy_repo();
     let baseline = root.join("baseline.json");
+    let paths = ["models", "legacy", "sub"];
+    let checked = |extra: &[&str]| json_in(&root, &[extra, &paths[..]].concat());
     // The committed baseline accepts every finding of the repository as it is.
-    let (report, code) = json(&["--baseline", s(&baseline), s(&root)]);
+    let (report, code) = checked(&["--baseline", "baseline.json"]);
     assert_eq!(findings(&report), Vec::<String>::new());
-    assert_eq!(report["baseline"]["matched"], 4);
+    assert_eq!(report["baseline"]["matched"], 5);
     assert_eq!(code, 0);
     // A new finding in another file fails; the one fixed is reported as such.
     std::fs::copy(root.join("models/dupe.rten"), root.join("models/mlp.rten")).unwrap();
@@ -354,7 +418,7 @@ fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
         root.join("models/dupe.rten"),
     )
     .unwrap();
-    let (report, code) = json(&["--baseline", s(&baseline), s(&root)]);
+    let (report, code) = checked(&["--baseline", "baseline.json"]);
     assert_eq!(findings(&report), ["models/mlp.rten RX013 error"]);
     let fixed = report["baseline"]["fixed"].as_array().unwrap();
     assert_eq!(fixed.len(), 1);
@@ -363,10 +427,13 @@ fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
         (&"RX013".into(), &"models/dupe.rten".into())
     );
     assert_eq!(code, 1);
-    let (out, _, _) = rtenx(&["check", "--baseline", s(&baseline), s(&root)]);
+    let (out, _, _) = rtenx_in(
+        &root,
+        &[&["check", "--baseline", "baseline.json"], &paths[..]].concat(),
+    );
     assert!(out.contains("fixed[RX013]: value name \"W1\" is also used by node 0\n  --> models/dupe.rten, node 2 \"W1\""), "{out}");
     assert!(
-        out.contains("baseline: 3 known findings not counted, 1 fixed"),
+        out.contains("baseline: 4 known findings not counted, 1 fixed"),
         "{out}"
     );
     // Writing a baseline from elsewhere gives the same paths, relative to the baseline.
@@ -379,10 +446,125 @@ fn a_baseline_fails_only_on_new_findings_and_reports_fixed_ones() {
         .iter()
         .any(|f| f["path"] == "ci-repo/models/mlp.rten"));
     // A baseline that is not one is exit 2 with its line and column.
-    std::fs::write(&baseline, "{\"version\": 1,\n \"findings\": 3}").unwrap();
+    std::fs::write(&baseline, "{\"version\": 2,\n \"findings\": 3}").unwrap();
     let (_, err, code) = rtenx(&["check", "--baseline", s(&baseline), s(&root)]);
     assert_eq!(code, 2);
     assert!(err.contains("baseline.json:2:"), "{err}");
+}
+
+/// A pickle fixture copied to `to`.
+fn pickle(fixture: &str, to: &Path) {
+    std::fs::copy(common::fixtures().join("pickle/bad").join(fixture), to).unwrap();
+}
+
+/// `check --isolated --baseline BASELINE MODEL` as JSON: the findings' messages, the
+/// messages of the entries fixed since, and the exit code.
+fn against(baseline: &Path, model: &Path) -> (Vec<String>, Vec<String>, i32) {
+    let (report, code) = json(&["--isolated", "--baseline", s(baseline), s(model)]);
+    let messages = |list: &Value| -> Vec<String> {
+        let list = list.as_array().unwrap().iter();
+        list.map(|f| f["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let found = messages(&report["files"][0]["findings"]);
+    (found, messages(&report["baseline"]["fixed"]), code)
+}
+
+fn write_baseline(baseline: &Path, model: &Path) -> Value {
+    let (_, err, code) = rtenx(&[
+        "check",
+        "--isolated",
+        "--write-baseline",
+        s(baseline),
+        s(model),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    serde_json::from_slice(&std::fs::read(baseline).unwrap()).unwrap()
+}
+
+/// Issue 37: a pickle finding has no item, and its fingerprint was the code, the path and a
+/// rank, so a baseline that accepted one unsafe import in a file accepted any other there.
+#[test]
+fn a_baseline_entry_accepts_exactly_one_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
+    // Accepted: builtins.print. Then the file imports os.system instead.
+    pickle("builtins-print.pkl", &model);
+    let written = write_baseline(&baseline, &model);
+    assert_eq!(written["version"], 2);
+    pickle("global-os-system.pkl", &model);
+    let (found, fixed, code) = against(&baseline, &model);
+    assert!(
+        found.len() == 1 && found[0].starts_with("os.system imported"),
+        "{found:?}"
+    );
+    assert!(
+        fixed.len() == 1 && fixed[0].starts_with("builtins.print imported"),
+        "{fixed:?}"
+    );
+    assert_eq!(code, 1);
+    // Two unsafe imports in one file, of which the baseline accepts one.
+    pickle("getattr-chain.pkl", &model);
+    let mut written = write_baseline(&baseline, &model);
+    let entries = written["findings"].as_array_mut().unwrap();
+    assert_eq!(entries.len(), 2);
+    entries.retain(|e| {
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("builtins.__import__")
+    });
+    std::fs::write(&baseline, written.to_string()).unwrap();
+    let (found, fixed, code) = against(&baseline, &model);
+    assert!(
+        found.len() == 1 && found[0].starts_with("builtins.getattr imported"),
+        "{found:?}"
+    );
+    assert!(fixed.is_empty(), "{fixed:?}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_baseline_entry_matches_only_with_its_code_and_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
+    pickle("global-os-system.pkl", &model);
+    let written = write_baseline(&baseline, &model);
+    let (found, _, code) = against(&baseline, &model);
+    assert!(found.is_empty() && code == 0, "{found:?}");
+    // The fingerprint is right, the code or the path is another: the entry holds nothing.
+    for (field, value) in [("code", "PK002"), ("path", "other.pkl")] {
+        let mut edited = written.clone();
+        edited["findings"][0][field] = value.into();
+        std::fs::write(&baseline, edited.to_string()).unwrap();
+        let (found, _, code) = against(&baseline, &model);
+        assert!(
+            found.len() == 1 && found[0].starts_with("os.system imported"),
+            "{field}: {found:?}"
+        );
+        assert_eq!(code, 1);
+    }
+    // A field the layout does not have is refused, in the file and in an entry.
+    let mut unknown = written.clone();
+    unknown["findings"][0]["accepted_by"] = "someone".into();
+    let mut top = written.clone();
+    top["comment"] = "fine".into();
+    for edited in [unknown, top] {
+        std::fs::write(&baseline, edited.to_string()).unwrap();
+        let (_, err, code) = rtenx(&["check", "--isolated", "--baseline", s(&baseline), s(&model)]);
+        assert_eq!(code, 2);
+        assert!(err.contains("unknown field"), "{err}");
+    }
+    // A baseline of the first layout is refused, saying how to make one again.
+    let mut old = written;
+    old["version"] = 1.into();
+    std::fs::write(&baseline, old.to_string()).unwrap();
+    let (_, err, code) = rtenx(&["check", "--isolated", "--baseline", s(&baseline), s(&model)]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a version 1 baseline") && err.contains("--write-baseline"),
+        "{err}"
+    );
 }
 
 /// An ONNX model with an unused initializer, `unused_w`, after a producer name of `producer`:
@@ -473,7 +655,7 @@ fn fingerprints_do_not_move_when_an_unrelated_byte_offset_does() {
     let (sarif, _, _) = rtenx(&["check", "--isolated", "--format", "sarif", s(&model)]);
     let sarif: Value = serde_json::from_str(&sarif).unwrap();
     let result = &sarif["runs"][0]["results"][0];
-    assert!(result["partialFingerprints"]["rtenx/v1"]
+    assert!(result["partialFingerprints"]["rtenx/v2"]
         .as_str()
         .unwrap()
         .ends_with(":1"));
@@ -517,7 +699,7 @@ fn a_file_past_its_timeout_is_given_up_and_others_checked() {
         "[[overrides]]\npaths = [\"slow/**\"]\ntimeout = \"1ms\"\n",
     )
     .unwrap();
-    let (report, code) = json(&[s(&slow.join("model.onnx")), s(&dir.path().join("mlp.rten"))]);
+    let (report, code) = json_in(dir.path(), &["slow/model.onnx", "mlp.rten"]);
     let files = report["files"].as_array().unwrap();
     assert_eq!(files[0]["findings"][0]["code"], "RX019", "{report}");
     assert_eq!(

@@ -91,6 +91,14 @@ fn fixtures(rule: &Rule, cases: &[hostile::Case]) -> String {
         )
         .unwrap();
     }
+    for (_, file, test) in hostile::LAID_OUT.iter().filter(|g| g.0 == rule.code) {
+        writeln!(
+            out,
+            "Its fixture is a layout of folders: `{test}` in [`{file}`](../../{file}) lays \
+             it out and checks it."
+        )
+        .unwrap();
+    }
     out
 }
 

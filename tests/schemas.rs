@@ -227,7 +227,7 @@ fn a_report_with_hashes_and_a_baseline_validates() {
     let entry = r#"{"fingerprint": "00000000000000000000000000000000:1", "code": "RX005", "path": "m.rten", "item": null, "message": "gone"}"#;
     std::fs::write(
         &baseline,
-        format!(r#"{{"version": 1, "findings": [{entry}]}}"#),
+        format!(r#"{{"version": 2, "findings": [{entry}]}}"#),
     )
     .unwrap();
     std::fs::copy(

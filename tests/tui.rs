@@ -507,6 +507,44 @@ fn findings_jump_to_the_tensor_or_section_at_fault() {
     );
 }
 
+/// A finding about an import jumps to it in the Imports tab, clearing that tab's filter. The
+/// pickle reader does not attach imports to its findings yet, so the finding is made here.
+#[test]
+fn findings_jump_to_the_import_at_fault() {
+    use rtenx::check::{Finding, Item, Place};
+    let path = std::path::Path::new(".").join("tests/fixtures/pickle/bad/getattr-chain.pkl");
+    let mut analysis = rtenx::analyze(&path).unwrap();
+    let imports = &analysis.inventory.imports;
+    let import = (imports.iter())
+        .position(|i| i.name.display() == "builtins.__import__")
+        .expect("the fixture imports builtins.__import__");
+    let rule = analysis.findings[0].rule;
+    let place = Place::on(Item::Import { import });
+    analysis.findings = vec![Finding::new(rule, place, "made for the test")];
+    let mut a = App::new(analysis, Tab::Imports);
+    press(
+        &mut a,
+        "/getattr
+",
+    );
+    assert_eq!(a.tabs.imports.rows().len(), 1);
+    press(
+        &mut a, "6
+",
+    );
+    assert_eq!(a.tab, Tab::Imports);
+    assert_eq!(
+        a.tabs.imports.rows().len(),
+        a.analysis.inventory.imports.len()
+    );
+    assert_eq!(a.tabs.imports.selected_import(), Some(import));
+    assert_eq!(
+        a.tabs.imports.filter().unwrap().text(),
+        "",
+        "filter cleared"
+    );
+}
+
 #[test]
 fn each_tab_keeps_its_own_filter() {
     let mut a = app("rten/subgraphs.rten", Tab::Graph);

@@ -153,6 +153,7 @@ fn item_exists(item: Item, inv: &Inventory) -> bool {
             .is_some_and(|g| g.node(node).is_some()),
         Item::Tensor { tensor } => tensor < inv.tensors.len(),
         Item::Section { section } => section < inv.sections.len(),
+        Item::Import { import } => import < inv.imports.len(),
     }
 }
 

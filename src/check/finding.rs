@@ -66,6 +66,12 @@ pub enum Item {
         /// Section index.
         section: usize,
     },
+    /// Something loading the file imports or runs: a global a pickle names, or code a loader
+    /// compiles.
+    Import {
+        /// Index into the inventory's imports.
+        import: usize,
+    },
 }
 
 impl Item {
@@ -106,6 +112,10 @@ impl Item {
                 Some(s) => format!("{} section", s.kind.label()),
                 None => format!("section {section}"),
             },
+            Item::Import { import } => match inv.imports.get(import) {
+                Some(i) => format!("import {}", i.name.display()),
+                None => format!("import {import}"),
+            },
         }
     }
 }
@@ -113,7 +123,7 @@ impl Item {
 impl Item {
     /// What identifies the item across edits that leave it alone: names where it has them,
     /// never a byte offset, and no index that an unrelated insertion would move (a node or
-    /// tensor by name, a section by kind).
+    /// tensor by name, a section by kind, an import by what it imports).
     pub fn identity(&self, inv: &Inventory) -> String {
         match *self {
             Item::Field { name } => format!("field {name}"),
@@ -133,6 +143,10 @@ impl Item {
             Item::Section { section } => match inv.sections.get(section) {
                 Some(s) => format!("section {}", s.kind.label()),
                 None => format!("section #{section}"),
+            },
+            Item::Import { import } => match inv.imports.get(import) {
+                Some(i) => format!("import {}", i.name.display()),
+                None => format!("import #{import}"),
             },
         }
     }
@@ -220,8 +234,32 @@ impl Finding {
 
 #[cfg(test)]
 mod tests {
-    use super::{Finding, Place};
+    use super::{Finding, Item, Place};
     use crate::check::generic::UNKNOWN_FORMAT;
+    use crate::inventory::{FileEntry, FileFormat, Import, Inventory, Trust};
+
+    #[test]
+    fn an_import_is_described_and_identified_by_its_name() {
+        let mut inv = Inventory::new(FileFormat::Read("pickle"), "", FileEntry::model("m", 0));
+        for name in ["argparse.Namespace", "os.system", "evil\u{1b}[2J"] {
+            inv.imports.push(Import {
+                name: name.into(),
+                kind: "GLOBAL",
+                file: 0,
+                offset: 2,
+                call: None,
+                trust: Trust::Unsafe,
+            });
+        }
+        let import = |import| Item::Import { import };
+        assert_eq!(import(1).describe(&inv), "import os.system");
+        assert_eq!(import(1).identity(&inv), "import os.system");
+        assert_ne!(import(0).identity(&inv), import(1).identity(&inv));
+        // Names are escaped as every other name is.
+        assert_eq!(import(2).describe(&inv), "import evil\\u{1b}[2J");
+        // An index past the list is still an item.
+        assert_eq!(import(9).describe(&inv), "import 9");
+    }
 
     #[test]
     fn a_megabyte_of_hostile_text_makes_a_short_message() {

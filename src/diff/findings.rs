@@ -76,7 +76,9 @@ fn key(f: &Finding, inv: &Inventory) -> FindingKey {
                 .unwrap_or_default();
             format!("node \"{name}\"")
         }
-        Item::Tensor { .. } | Item::Field { .. } | Item::Graph { .. } => item.describe(inv),
+        Item::Tensor { .. } | Item::Field { .. } | Item::Graph { .. } | Item::Import { .. } => {
+            item.describe(inv)
+        }
         Item::GraphRef { graph, list, index } => format!("graph {graph} {list}[{index}]"),
         Item::Section { section } => (inv.sections.get(section))
             .map_or_else(|| "section".to_owned(), |s| s.kind.label().to_owned()),

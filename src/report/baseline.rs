@@ -1,27 +1,38 @@
 //! Fingerprints and baselines: which findings were already known.
 //!
 //! A fingerprint is the SHA-256 of the rule code, the file's path relative to a root (the
-//! baseline's folder) and the item's identity ([`Item::identity`](crate::check::Item)), cut to
-//! 32 hex digits, then `:` and the finding's rank among the file's findings of that same
-//! triple (1 for the first). No byte offset enters it, so adding a tensor, a node or a byte
-//! elsewhere in the file leaves the other findings' fingerprints as they were.
+//! baseline's folder) and what the finding is about, cut to 32 hex digits, then `:` and the
+//! finding's rank among the file's findings of that same triple (1 for the first). What a
+//! finding is about is its item's identity ([`Item::identity`](crate::check::Item): a node or
+//! tensor by name, an import by what it imports, a section by kind), or, for a finding with
+//! no item, its message with the model's folder left out of the paths it names and every run
+//! of ASCII digits written `#`: `os.system` and `argparse.Namespace` imported by one file are
+//! two findings, while an offset that moves is not a new one. No byte offset enters it, so
+//! adding a tensor, a node or a byte elsewhere in the file leaves the other findings'
+//! fingerprints as they were.
 //!
-//! A baseline file is JSON: `{"version": 1, "generator", "findings": [{"fingerprint", "code",
-//! "path", "item", "message"}]}`, sorted by path and code; only `fingerprint` is compared, the
-//! rest is there for people reading it.
+//! A baseline file is JSON: `{"version": 2, "generator", "findings": [{"fingerprint", "code",
+//! "path", "item", "message"}]}`, sorted by path and code; any other field is refused. An
+//! entry accepts exactly one finding: the one whose fingerprint, code and path are all the
+//! entry's. `item` and `message` are there for people reading it. Version 1 matched by
+//! fingerprint alone, and gave every finding without an item of one rule in one file the same
+//! identity; it is refused, with the advice to write the baseline again.
 
 use super::FileResult;
+use crate::check::Finding;
 use crate::source::digest::sha256_hex;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// Version of the baseline file layout.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// A baseline file's content.
 #[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Baseline {
     /// [`VERSION`].
     pub version: u32,
@@ -34,12 +45,13 @@ pub struct Baseline {
 
 /// One accepted finding.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct Entry {
-    /// What is compared.
+    /// The finding's fingerprint: compared, with the code and the path.
     pub fingerprint: String,
-    /// Rule code.
+    /// Rule code: compared.
     pub code: String,
-    /// The file, relative to the baseline's folder, with `/` between components.
+    /// The file, relative to the baseline's folder, with `/` between components: compared.
     pub path: String,
     /// The item, described.
     #[serde(default)]
@@ -69,12 +81,21 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
         // A file's findings are in a few files (the model, its data files): each path is
         // made relative once.
         let mut paths: HashMap<PathBuf, String> = HashMap::new();
+        // The model's folder as messages name it, worked out for the first finding without
+        // an item.
+        let mut folders: Option<Vec<String>> = None;
         for (f, place) in checked.findings.iter().zip(&mut checked.places) {
             if !paths.contains_key(&place.path) {
                 paths.insert(place.path.clone(), relative(&place.path, &root));
             }
             let path = &paths[&place.path];
-            let key = format!("{}\0{path}\0{}", f.rule.code, place.identity);
+            let about = if place.item.is_some() {
+                Cow::Borrowed(place.identity.as_str())
+            } else {
+                let folders = folders.get_or_insert_with(|| folder_prefixes(&result.path));
+                Cow::Owned(message_identity(f, folders))
+            };
+            let key = format!("{}\0{path}\0{about}", f.rule.code);
             let rank = seen.entry(key.clone()).or_default();
             *rank += 1;
             let mut fingerprint = sha256_hex(key.as_bytes());
@@ -82,6 +103,78 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
             place.fingerprint = format!("{fingerprint}:{rank}");
         }
     }
+}
+
+/// The forms in which a message may name the folder of the model at `path`, each ending in
+/// `/`, longest first: canonical, absolute, and as given.
+fn folder_prefixes(path: &Path) -> Vec<String> {
+    let given = path.parent().unwrap_or(Path::new(""));
+    let folder = if given.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        given
+    };
+    let mut forms = vec![absolute(folder)];
+    forms.extend(std::fs::canonicalize(folder));
+    // As given, unless it is only dots (`.`, `..`), which the text of other paths holds.
+    if !given
+        .components()
+        .all(|c| matches!(c, Component::CurDir | Component::ParentDir))
+    {
+        forms.push(given.to_owned());
+    }
+    let mut prefixes: Vec<String> = forms
+        .iter()
+        .map(|f| format!("{}/", f.display().to_string().trim_end_matches(['/', '.'])))
+        .filter(|p| p.len() > 1)
+        .collect();
+    prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    prefixes.dedup();
+    prefixes
+}
+
+/// What a finding without an item is about: its message, with the model's folder (any of
+/// `folders`, where a path starts) left out of the paths it names, so that the identity does
+/// not depend on where the repository is or where rtenx runs, and every run of ASCII digits
+/// written `#`, so that offsets and sizes do not enter it.
+fn message_identity(f: &Finding, folders: &[String]) -> String {
+    let path_char = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~');
+    let mut message = Cow::Borrowed(f.message.as_str());
+    for folder in folders {
+        if !message.contains(folder.as_str()) {
+            continue;
+        }
+        let mut kept = String::with_capacity(message.len());
+        let mut rest = message.as_ref();
+        while let Some(at) = rest.find(folder.as_str()) {
+            let starts_a_path = !kept
+                .chars()
+                .chain(rest[..at].chars())
+                .next_back()
+                .is_some_and(path_char);
+            kept.push_str(&rest[..at]);
+            if !starts_a_path {
+                kept.push_str(folder);
+            }
+            rest = &rest[at + folder.len()..];
+        }
+        kept.push_str(rest);
+        message = Cow::Owned(kept);
+    }
+    let mut out = String::with_capacity(message.len());
+    let mut in_digits = false;
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
 }
 
 /// The baseline of `results`, whose fingerprints are set, relative to `root`.
@@ -120,28 +213,43 @@ pub fn write(baseline: &Baseline, path: &Path) -> io::Result<()> {
 /// Reads the baseline at `path`; an error names the file, and the line and column where the
 /// JSON is wrong.
 pub fn read(path: &Path) -> Result<Baseline, String> {
+    /// The version alone, read first, so that an older layout is named as such rather than
+    /// as a field this one refuses.
+    #[derive(Deserialize)]
+    struct Versioned {
+        version: Option<u32>,
+    }
     let shown = path.display();
     let text = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let baseline: Baseline = serde_json::from_slice(&text)
-        .map_err(|e| format!("{shown}:{}:{}: {e}", e.line(), e.column()))?;
-    if baseline.version != VERSION {
-        let found = baseline.version;
-        return Err(format!(
-            "{shown}: baseline version {found}; this rtenx reads {VERSION}"
-        ));
+    let at = |e: serde_json::Error| format!("{shown}:{}:{}: {e}", e.line(), e.column());
+    let versioned: Versioned = serde_json::from_slice(&text).map_err(at)?;
+    match versioned.version {
+        Some(VERSION) => {}
+        Some(1) => {
+            return Err(format!(
+                "{shown}: a version 1 baseline, which matched findings by fingerprint alone and \
+                 gave every finding without an item of one rule in one file the same one; this \
+                 rtenx reads version {VERSION}: write it again with `rtenx check \
+                 --write-baseline {shown} PATH...` and review what it accepts"
+            ))
+        }
+        Some(found) => {
+            return Err(format!(
+                "{shown}: baseline version {found}; this rtenx reads {VERSION}"
+            ))
+        }
+        None => return Err(format!("{shown}: not a baseline: it has no `version`")),
     }
-    Ok(baseline)
+    serde_json::from_slice(&text).map_err(at)
 }
 
 /// Drops from `results` (fingerprinted relative to `root`) every finding `baseline` holds,
-/// and lists the entries of the files checked that match nothing now.
+/// and lists the entries of the files checked that match nothing now. An entry holds a
+/// finding when its fingerprint, code and path are all the finding's.
 pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Compared {
     let root = absolute(root);
-    let accepted: HashSet<&str> = baseline
-        .findings
-        .iter()
-        .map(|e| e.fingerprint.as_str())
-        .collect();
+    let key = |e: &Entry| (e.fingerprint.clone(), e.code.clone(), e.path.clone());
+    let accepted: HashSet<(String, String, String)> = baseline.findings.iter().map(key).collect();
     let mut present = HashSet::new();
     let mut checked_paths = HashSet::new();
     let mut compared = Compared::default();
@@ -150,11 +258,17 @@ pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Co
         let Ok(checked) = &mut result.outcome else {
             continue;
         };
+        let mut paths: HashMap<PathBuf, String> = HashMap::new();
         let mut keep = Vec::with_capacity(checked.findings.len());
-        for place in &checked.places {
-            checked_paths.insert(relative(&place.path, &root));
-            present.insert(place.fingerprint.clone());
-            keep.push(!accepted.contains(place.fingerprint.as_str()));
+        for (f, place) in checked.findings.iter().zip(&checked.places) {
+            if !paths.contains_key(&place.path) {
+                paths.insert(place.path.clone(), relative(&place.path, &root));
+            }
+            let path = paths[&place.path].clone();
+            checked_paths.insert(path.clone());
+            let found = (place.fingerprint.clone(), f.rule.code.to_owned(), path);
+            keep.push(!accepted.contains(&found));
+            present.insert(found);
         }
         compared.matched += keep.iter().filter(|k| !**k).count() as u64;
         let mut flags = keep.iter();
@@ -169,7 +283,7 @@ pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Co
     compared.fixed = baseline
         .findings
         .iter()
-        .filter(|e| checked_paths.contains(&e.path) && !present.contains(&e.fingerprint))
+        .filter(|e| checked_paths.contains(&e.path) && !present.contains(&key(e)))
         .cloned()
         .collect();
     compared
@@ -200,8 +314,54 @@ fn relative(path: &Path, root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::relative;
+    use super::{folder_prefixes, message_identity, relative};
+    use crate::check::{Finding, Place};
     use std::path::Path;
+
+    fn identity(message: &str, model: &str) -> String {
+        let rule = &crate::check::generic::UNKNOWN_FORMAT;
+        let finding = Finding::new(rule, Place::FILE, message);
+        message_identity(&finding, &folder_prefixes(Path::new(model)))
+    }
+
+    #[test]
+    fn a_finding_without_an_item_is_identified_by_its_message_without_numbers() {
+        let at = |offset: u32, name: &str| {
+            format!("{name} imported by GLOBAL at byte {offset}, called by REDUCE at byte 23")
+        };
+        assert_eq!(
+            identity(&at(2, "os.system"), "m/a.pkl"),
+            "os.system imported by GLOBAL at byte #, called by REDUCE at byte #"
+        );
+        assert_eq!(
+            identity(&at(2, "os.system"), "m/a.pkl"),
+            identity(&at(4000, "os.system"), "m/a.pkl")
+        );
+        assert_ne!(
+            identity(&at(2, "os.system"), "m/a.pkl"),
+            identity(&at(2, "argparse.Namespace"), "m/a.pkl")
+        );
+    }
+
+    #[test]
+    fn the_model_folder_named_in_a_message_does_not_enter_its_identity() {
+        let cwd = std::env::current_dir().unwrap();
+        let absolute = format!("data file {}/m/w-00002.bin does not exist", cwd.display());
+        let given = "data file m/w-00002.bin does not exist";
+        let expected = "data file w-#.bin does not exist";
+        assert_eq!(identity(&absolute, "m/a.pkl"), expected);
+        assert_eq!(identity(given, "m/a.pkl"), expected);
+        let dotted = "data file ./m/w-00002.bin does not exist";
+        assert_eq!(identity(dotted, "./m/a.pkl"), expected);
+        // Only where a path starts: `m/` inside another name is left alone.
+        assert_eq!(
+            identity("location \"dim/x\" and m/x", "m/a.pkl"),
+            "location \"dim/x\" and x"
+        );
+        // A model in the working directory: its absolute folder, never `./` inside `../`.
+        let here = format!("{}/x.data and ../y.data", cwd.display());
+        assert_eq!(identity(&here, "a.pkl"), "x.data and ../y.data");
+    }
 
     #[test]
     fn paths_are_relative_to_the_root_with_slashes() {

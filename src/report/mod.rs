@@ -56,7 +56,8 @@ pub struct Place {
     /// The node, tensor or other item, described with its name.
     pub item: Option<String>,
     /// The item by what identifies it across unrelated edits (names, not indices or offsets),
-    /// for fingerprints.
+    /// for fingerprints; empty for a finding without an item, which its message identifies
+    /// instead ([`baseline::fingerprint`]).
     pub identity: String,
     /// The finding's fingerprint, once [`baseline::fingerprint`] has set it: for a baseline,
     /// or for a report that shows it.
@@ -87,6 +88,28 @@ impl FileResult {
             hashes: Vec::new(),
         };
         (result, inventory)
+    }
+
+    /// Adds `finding`, about the model file as a whole, in its place among its findings
+    /// (which are ordered by file and offset). A file that could not be read has no
+    /// findings: the finding is handed back.
+    pub fn add(&mut self, finding: Finding) -> Result<(), Finding> {
+        let Ok(checked) = &mut self.outcome else {
+            return Err(finding);
+        };
+        let key = |f: &Finding| (f.file, f.offset.is_none(), f.offset, f.rule.code);
+        let at = checked
+            .findings
+            .partition_point(|f| key(f) <= key(&finding));
+        let place = Place {
+            path: self.path.clone(),
+            item: None,
+            identity: String::new(),
+            fingerprint: String::new(),
+        };
+        checked.findings.insert(at, finding);
+        checked.places.insert(at, place);
+        Ok(())
     }
 
     /// The findings, empty for unreadable files.

@@ -59,7 +59,7 @@ pub(super) fn write(
                 "level": level(f.severity),
                 "message": { "text": sanitize(&f.message) },
                 "locations": [loc],
-                "partialFingerprints": { "rtenx/v1": place.fingerprint },
+                "partialFingerprints": { "rtenx/v2": place.fingerprint },
             });
             if baseline.is_some() {
                 entry["baselineState"] = json!("new");

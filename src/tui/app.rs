@@ -124,6 +124,10 @@ impl App {
                     self.tabs.layout.show(section);
                     self.tab = Tab::Layout;
                 }
+                Event::ShowImport(import) => {
+                    self.tabs.imports.show(inv, import);
+                    self.tab = Tab::Imports;
+                }
             }
         }
     }

@@ -17,6 +17,9 @@ pub enum Event {
     ShowTensor(TensorId),
     /// Select a section in the Layout tab (an index into the inventory's sections).
     ShowSection(usize),
+    /// Select an import in the Imports tab (an index into the inventory's imports), clearing
+    /// its filter.
+    ShowImport(usize),
     /// Show only the operators of one type in the Graph tab.
     FilterOperator(String),
 }

@@ -9,9 +9,15 @@ use std::path::{Path, PathBuf};
 /// Runs the `rtenx` binary from the package root with colour off: stdout, stderr and the
 /// exit code.
 pub fn rtenx(args: &[&str]) -> (String, String, i32) {
+    rtenx_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs the `rtenx` binary in the folder `dir` with colour off: stdout, stderr and the exit
+/// code. Settings come from the working directory, so tests of them run it where they are.
+pub fn rtenx_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
     let out = assert_cmd::Command::cargo_bin("rtenx")
         .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .args(args)
         .output()

@@ -233,6 +233,32 @@ crate::rules! {
     /// ## How to fix
     /// Rename the file to its format's extension, or re-export it in the format its name says.
     MISNAMED_FILE = ("RX020", "misnamed-file", Warning);
+    /// Settings found inside what is checked were not applied.
+    ///
+    /// ## What it does
+    /// `rtenx check` takes its settings from `--config FILE`, or else from the working directory
+    /// and its parents (the nearest `rtenx.toml`, or `pyproject.toml` with a `[tool.rtenx]`
+    /// table), and never from a folder being checked: a settings file in a checked folder, in
+    /// any folder below it that holds a checked file, or beside a checked file outside the
+    /// working directory and its parents, is left alone, even when it is the working
+    /// directory's own (`rtenx check .`). Each checked path that holds such files gets one
+    /// finding, which names the first of them and counts the others. It is attached to the
+    /// path's first checked file (the first one rtenx could read, for a folder), so it appears
+    /// in every output with that file; a path with no readable file prints it on standard
+    /// error instead. It is not raised with `--config` or `--isolated`, which already say where
+    /// settings come from.
+    ///
+    /// ## Why
+    /// A downloaded model cannot judge itself. Before, a model folder that shipped an
+    /// `rtenx.toml` with `allow = ["PK001"]`, an `exclude` or an `[[overrides]]` table passed its
+    /// own malicious pickle with exit code 0, in CI too. A model's settings are worth knowing
+    /// about, though: they say what its authors wanted left unsaid.
+    ///
+    /// ## How to fix
+    /// Nothing, for a model from elsewhere. For settings of your own, put them in the folder
+    /// rtenx runs in (or a parent) and check the model folders below it, or name them with
+    /// `--config FILE`. `--allow RX021` silences this finding.
+    SETTINGS_IGNORED = ("RX021", "settings-ignored", Info);
 }
 
 /// Runs every format-neutral rule. `bytes` is the content of the model file.

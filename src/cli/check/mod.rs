@@ -2,9 +2,9 @@
 
 mod file;
 
-use super::config::discover::{self, Discovery};
+use super::config::discover::{self, Ignored};
 use super::config::settings::{self, Settings};
-use super::config::{with_actions, Config, ConfigError, Layer};
+use super::config::{with_actions, Config, Layer};
 use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
@@ -50,8 +50,8 @@ pub struct CheckArgs {
     /// every byte).
     #[arg(long, value_enum, value_name = "ALGORITHM")]
     hash: Option<HashAlgorithm>,
-    /// Use this configuration file for every path, instead of the `rtenx.toml` or
-    /// `pyproject.toml` found above each.
+    /// Use this configuration file, instead of the `rtenx.toml` or `pyproject.toml` of the
+    /// working directory or its parents.
     #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
     config: Option<PathBuf>,
     /// Read no configuration file.
@@ -102,24 +102,20 @@ enum HashAlgorithm {
     Sha256,
 }
 
-/// Where each path's configuration comes from.
-enum Configs {
-    /// `--isolated`.
-    None,
-    /// `--config FILE`.
-    Named(Arc<Config>),
-    /// Found above each path.
-    Discovered(Discovery),
+/// A finding for a checked path that is not about any one of its files (RX021), and the
+/// jobs of that path, the first readable of which it is attached to.
+struct Note {
+    jobs: std::ops::Range<usize>,
+    finding: rtenx::check::Finding,
 }
 
-impl Configs {
-    fn for_path(&mut self, path: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
-        match self {
-            Configs::None => Ok(None),
-            Configs::Named(config) => Ok(Some(Arc::clone(config))),
-            Configs::Discovered(discovery) => discovery.config_for(path),
-        }
-    }
+/// What `--show-settings` prints for one file.
+struct Shown {
+    path: PathBuf,
+    excluded: bool,
+    settings: Settings,
+    /// The nearest settings file inside the checked path that was not applied.
+    ignored: Option<PathBuf>,
 }
 
 pub fn run(args: CheckArgs) -> io::Result<Outcome> {
@@ -152,31 +148,52 @@ fn command_line(args: &CheckArgs) -> Layer {
     }
 }
 
+/// Where the run's settings come from, by the trust model (docs/security.md): `--config`,
+/// none with `--isolated`, or else the working directory and its parents, passing over every
+/// folder at or below a checked folder. Also the canonical working directory while
+/// discovering, to tell which settings inside the checked paths were passed over.
+fn run_settings(args: &CheckArgs) -> Result<(Option<PathBuf>, Option<Arc<Config>>), String> {
+    if args.isolated {
+        return Ok((None, None));
+    }
+    if let Some(path) = &args.config {
+        return Ok((
+            None,
+            Some(discover::named(path).map_err(|e| e.to_string())?),
+        ));
+    }
+    let cwd = match std::env::current_dir().and_then(std::fs::canonicalize) {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            super::complain(format_args!(
+                "cannot tell the working directory ({e}): no settings file is read"
+            ));
+            return Ok((None, None));
+        }
+    };
+    let folders: Vec<PathBuf> = (args.paths.iter())
+        .filter(|p| p.is_dir())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let config = discover::discover(&cwd, &folders).map_err(|e| e.to_string())?;
+    Ok((Some(cwd), config))
+}
+
 /// `run`, with a configuration or baseline that cannot be used as the error.
 fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     if let Err(outcome) = args.data.readable() {
         return Ok(Ok(outcome));
     }
-    let mut configs = if args.isolated {
-        Configs::None
-    } else if let Some(path) = &args.config {
-        Configs::Named(discover::named(path).map_err(|e| e.to_string())?)
-    } else {
-        Configs::Discovered(Discovery::default())
-    };
+    let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
-    // The run's own settings come from the configuration of the working directory.
-    let here = configs
-        .for_path(Path::new("."))
-        .map_err(|e| e.to_string())?;
     let format = args
         .format
-        .or(here.as_ref().and_then(|c| c.format))
+        .or(config.as_ref().and_then(|c| c.format))
         .unwrap_or(Format::Text);
     let baseline_path = args
         .baseline
         .clone()
-        .or(here.as_ref().and_then(|c| c.baseline.clone()));
+        .or(config.as_ref().and_then(|c| c.baseline.clone()));
     let mut excludes = globset::GlobSetBuilder::new();
     for glob in &args.exclude {
         excludes.add(glob.clone());
@@ -185,31 +202,73 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let mut targets = Vec::new();
     let mut usage_problem = false;
     let mut shown = Vec::new();
+    let mut ignored = Ignored::default();
+    let mut notes = Vec::new();
     for path in &args.paths {
+        let first = targets.len();
         if !path.is_dir() {
-            let config = configs.for_path(path).map_err(|e| e.to_string())?;
-            shown.push((
-                path.clone(),
-                false,
-                Settings::of(path, config.as_ref(), &cli),
-            ));
+            let settings = Settings::of(path, config.as_ref(), &cli);
+            let beside = cwd.as_ref().and_then(|cwd| {
+                let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
+                let canonical = std::fs::canonicalize(folder.unwrap_or(Path::new("."))).ok()?;
+                ignored.beside(path, &canonical, cwd)
+            });
+            if let Some(file) = &beside {
+                let mut finding = vec![discover::ignored_beside(path, file)];
+                settings.overrides.apply(&mut finding);
+                notes.extend(finding.into_iter().map(|finding| Note {
+                    jobs: first..first + 1,
+                    finding,
+                }));
+            }
+            shown.push(Shown {
+                path: path.clone(),
+                excluded: false,
+                settings,
+                ignored: beside,
+            });
             targets.push(Target::Named(path.clone()));
             continue;
         }
         let (files, unreadable) = scan_folder(path);
+        let inside = match (&cwd, std::fs::canonicalize(path)) {
+            (Some(cwd), Ok(canonical)) => {
+                let paths: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+                ignored.in_folder(path, &canonical, &paths, cwd)
+            }
+            _ => Vec::new(),
+        };
         let mut kept = 0;
+        // The note about them takes the severity the first file's settings give it.
+        let mut first_overrides = None;
         for file in files {
-            let config = configs.for_path(&file.path).map_err(|e| e.to_string())?;
             let excluded = settings::excluded(&file.path, config.as_ref())
                 || (file.path.strip_prefix(path)).is_ok_and(|p| excludes.is_match(p));
-            shown.push((
-                file.path.clone(),
-                excluded,
-                Settings::of(&file.path, config.as_ref(), &cli),
-            ));
+            let settings = Settings::of(&file.path, config.as_ref(), &cli);
             if !excluded {
                 kept += 1;
+                first_overrides.get_or_insert_with(|| settings.overrides.clone());
+            }
+            shown.push(Shown {
+                ignored: ignored.nearest(&file.path, path).cloned(),
+                path: file.path.clone(),
+                excluded,
+                settings,
+            });
+            if !excluded {
                 targets.push(Target::Found(file));
+            }
+        }
+        if !inside.is_empty() {
+            let mut finding = vec![discover::ignored_inside(path, &inside)];
+            let overrides = first_overrides
+                .unwrap_or_else(|| Settings::of(path, config.as_ref(), &cli).overrides);
+            overrides.apply(&mut finding);
+            for finding in finding {
+                match first..targets.len() {
+                    jobs if jobs.is_empty() => complain_note(&finding),
+                    jobs => notes.push(Note { jobs, finding }),
+                }
             }
         }
         if kept == 0 && !unreadable {
@@ -222,17 +281,18 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     if args.show_settings {
         let mut out = io::stdout().lock();
-        let written = shown
-            .iter()
-            .try_for_each(|(path, excluded, s)| s.show(path, *excluded, &mut out));
+        let written = shown.iter().try_for_each(|s| {
+            s.settings
+                .show(&s.path, s.excluded, s.ignored.as_deref(), &mut out)
+        });
         return Ok(written.map(|()| Outcome::Clean));
     }
     let baseline = baseline_path.as_deref().map(baseline::read).transpose()?;
     let jobs: Vec<(Target, Settings)> = {
-        let mut settings = shown.into_iter().filter(|(_, excluded, _)| !excluded);
+        let mut settings = shown.into_iter().filter(|s| !s.excluded);
         targets
             .into_iter()
-            .map(|t| (t, settings.next().map(|(_, _, s)| s).unwrap_or_default()))
+            .map(|t| (t, settings.next().map(|s| s.settings).unwrap_or_default()))
             .collect()
     };
     let progress = Progress::new();
@@ -255,6 +315,18 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     progress.finish();
     let over_budget = outcomes.iter().any(|o| o.over_budget);
     let mut results: Vec<_> = outcomes.into_iter().map(|o| o.result).collect();
+    for note in notes {
+        let mut finding = Some(note.finding);
+        for result in results.get_mut(note.jobs).into_iter().flatten() {
+            match finding.take().map(|f| result.add(f)) {
+                Some(Err(f)) => finding = Some(f),
+                _ => break,
+            }
+        }
+        if let Some(finding) = finding {
+            complain_note(&finding);
+        }
+    }
     let mut compared = None;
     // Baseline paths are relative to the baseline's folder.
     let root = |file: &Path| match file.parent() {
@@ -283,6 +355,12 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             }
         }),
     )
+}
+
+/// Prints on standard error a note that no checked file could carry.
+fn complain_note(finding: &rtenx::check::Finding) {
+    let (code, severity) = (finding.rule.code, finding.severity.name());
+    super::complain(format_args!("{severity}[{code}]: {}", finding.message));
 }
 
 /// Writes the report on standard output.

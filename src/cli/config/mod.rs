@@ -1,6 +1,7 @@
-//! The configuration file: `rtenx.toml`, or `[tool.rtenx]` in `pyproject.toml`, found by
-//! walking up from each checked path ([`discover`]). Its keys mirror `check`'s flags; a
-//! value the file gets wrong is an error naming the file, line and column.
+//! The configuration file: `rtenx.toml`, or `[tool.rtenx]` in `pyproject.toml`, named by
+//! `--config` or found in the working directory or one of its parents, never inside a
+//! checked folder ([`discover`], the trust model of docs/security.md). Its keys mirror
+//! `check`'s flags; a value the file gets wrong is an error naming the file, line and column.
 
 pub mod discover;
 mod parse;
@@ -27,7 +28,7 @@ pub struct Config {
     pub exclude: GlobSet,
     /// The output format, `format = "sarif"`.
     pub format: Option<Format>,
-    /// The baseline file, `baseline = "rtenx-baseline.json"`, from the config's folder.
+    /// The baseline file, `baseline = "rtenx-baseline.json"`, in the config's folder or below.
     pub baseline: Option<PathBuf>,
 }
 
@@ -40,7 +41,7 @@ pub struct Layer {
     pub max_size: Option<u64>,
     /// `timeout`.
     pub timeout: Option<Duration>,
-    /// `data`: data files to pair with the model, resolved from the config's folder.
+    /// `data`: data files to pair with the model, in the config's folder or below.
     pub data: Vec<PathBuf>,
 }
 

@@ -57,8 +57,15 @@ impl Settings {
         self.data.extend(layer.data.iter().cloned());
     }
 
-    /// Prints the settings of `path` for `--show-settings`.
-    pub fn show(&self, path: &Path, excluded: bool, out: &mut dyn Write) -> io::Result<()> {
+    /// Prints the settings of `path` for `--show-settings`, with the settings file inside
+    /// the checked path nearest to it that was `ignored`, if any.
+    pub fn show(
+        &self,
+        path: &Path,
+        excluded: bool,
+        ignored: Option<&Path>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         let shown = |p: &Path| rtenx::escape::sanitize(&p.display().to_string()).into_owned();
         writeln!(out, "{}", shown(path))?;
         let config = self
@@ -66,6 +73,13 @@ impl Settings {
             .as_ref()
             .map_or("none".into(), |c| shown(&c.path));
         writeln!(out, "  config: {config}")?;
+        if let Some(ignored) = ignored {
+            writeln!(
+                out,
+                "  ignored: {} (inside what is checked: never applied, see RX021)",
+                shown(ignored)
+            )?;
+        }
         if excluded {
             writeln!(out, "  excluded: yes (a folder scan skips it)")?;
         }

@@ -1,5 +1,5 @@
 //! Findings: the check results, with the selected rule's explanation; Enter jumps to the
-//! node, tensor or section at fault.
+//! node, tensor, section or import at fault.
 
 use crate::analysis::Analysis;
 use crate::check::{DocBlock, Finding, Item};
@@ -59,7 +59,8 @@ impl Component for FindingsTab {
             Item::Node { graph, node } => Some(Event::ShowNode { graph, node }),
             Item::Tensor { tensor } => Some(Event::ShowTensor(tensor)),
             Item::Section { section } => Some(Event::ShowSection(section)),
-            _ => None,
+            Item::Import { import } => Some(Event::ShowImport(import)),
+            Item::Field { .. } | Item::Graph { .. } | Item::GraphRef { .. } => None,
         }
     }
 

@@ -33,6 +33,20 @@ impl ImportsTab {
     pub fn rows(&self) -> &[usize] {
         self.list.rows()
     }
+
+    /// The selected import (an index into the inventory's).
+    pub fn selected_import(&self) -> Option<usize> {
+        self.list.selected()
+    }
+
+    /// Selects import `index` of `inv`, clearing the filter.
+    pub fn show(&mut self, inv: &Inventory, index: usize) {
+        self.list.clear_filter();
+        self.list.set_rows((0..inv.imports.len()).collect());
+        if let Some(row) = self.list.position(index) {
+            self.list.select_row(row);
+        }
+    }
 }
 
 /// An import's row: trust, opcode, offset, name, and the first call.
