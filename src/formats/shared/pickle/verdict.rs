@@ -10,6 +10,7 @@ use super::rules::{IMPORTED_OBJECT_CHANGED, INERT_IMPORT, MODULE_IMPORT, UNSAFE_
 use super::safe_set::classify;
 use super::tree::Tree;
 use super::{Import, Mutation, Pickle, Sink, Source};
+use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::budget::Seeded;
 use crate::inventory::{self, Name, Trust};
@@ -62,14 +63,19 @@ pub fn judge_some(
             continue;
         }
         let spelled = pickle.spelled(import);
+        let listed = record(cx, src, import, &spelled, trust);
         if own.is_none() {
             let why = Why {
                 resolved: resolved.as_ref(),
                 through,
             };
-            report(cx, src, import, &spelled, &why, trust);
+            // The finding is about the import, unless the whole pickle is one item.
+            let mut place = src.place(import.at);
+            if let (None, Some(listed)) = (src.item, listed) {
+                place = place.item(Item::Import { import: listed });
+            }
+            report(cx, src, import, &spelled, &why, trust, place);
         }
-        record(cx, src, import, spelled, trust);
     }
     trusts
 }
@@ -156,6 +162,7 @@ fn report(
     spelled: &[u8],
     why: &Why<'_>,
     trust: Trust,
+    place: Place,
 ) {
     let shown = excerpt(spelled, 200);
     let alias = match why.resolved {
@@ -171,7 +178,6 @@ fn report(
         src.at(import.at)
     );
     let calls = calls(src, import);
-    let place = src.place(import.at);
     match trust {
         Trust::Unsafe => {
             let reason = unsafe_reason(src, import, why);
@@ -236,11 +242,18 @@ fn calls(src: &Source<'_>, import: &Import) -> String {
     }
 }
 
-/// Adds the import to the inventory's list of what loading imports.
-fn record(cx: &mut Sink<'_>, src: &Source<'_>, import: &Import, spelled: Vec<u8>, trust: Trust) {
+/// Adds the import to the inventory's list of what loading imports; its index there, unless
+/// the budget is spent.
+fn record(
+    cx: &mut Sink<'_>,
+    src: &Source<'_>,
+    import: &Import,
+    spelled: &[u8],
+    trust: Trust,
+) -> Option<usize> {
     let place = src.place(import.at);
     if !cx.budget.copy(spelled.len() as u64, place, cx.out) {
-        return;
+        return None;
     }
     let call = import.first_call.map(|(op, at)| inventory::Call {
         kind: opcodes::op(op).map_or("?", |o| o.name),
@@ -255,4 +268,5 @@ fn record(cx: &mut Sink<'_>, src: &Source<'_>, import: &Import, spelled: Vec<u8>
         call,
         trust,
     });
+    Some(cx.inv.imports.len() - 1)
 }
