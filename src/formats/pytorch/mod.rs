@@ -1,5 +1,7 @@
-//! PyTorch files: zip checkpoints (`torch.save` since 1.6), legacy checkpoints, TorchScript
-//! archives (`torch.jit.save`) and `torch.export` archives (`.pt2`), read without unpickling.
+//! PyTorch files: zip checkpoints (`torch.save` since 1.6), legacy checkpoints and legacy
+//! `.tar` checkpoints, TorchScript archives (`torch.jit.save`) and `torch.export` archives
+//! (`.pt2`), read without unpickling; and any other file `torch.load` would unpickle (a bare
+//! pickle named as a checkpoint), judged as it would unpickle it.
 //!
 //! A checkpoint's `data.pkl` is read by the shared pickle machine and judged; each tensor
 //! (`_rebuild_tensor_v2` and its relatives) is placed at its storage's bytes, a stored
@@ -12,6 +14,7 @@ mod archive;
 mod dtypes;
 mod export;
 mod legacy;
+mod legacy_tar;
 pub mod rules;
 mod tensors;
 mod torchscript;
@@ -19,7 +22,7 @@ mod weights_only;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::{pickle, zip};
+use crate::formats::shared::{pickle, tar, zip};
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory};
 use crate::source::ModelFile;
@@ -54,6 +57,7 @@ impl Format for PyTorch {
         if (zip::is_zip(bytes) && torch_zip()) || (bytes.starts_with(legacy::START) && legacy()) {
             Detection::Magic
         } else if zip::is_zip(bytes)
+            || tar::is_tar(bytes)
             || bytes.starts_with(legacy::START)
             || pickle::sniff(bytes, BARE_PICKLE)
         {
@@ -84,6 +88,8 @@ impl Format for PyTorch {
                 len: bytes.len() as u64,
             };
             archive::read(&mut cx, whole, false);
+        } else if tar::is_tar(bytes) {
+            legacy_tar::read(&mut cx);
         } else {
             legacy::read(&mut cx);
         }

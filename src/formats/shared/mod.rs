@@ -13,4 +13,5 @@ pub mod numbers;
 pub mod pickle;
 pub mod protobuf;
 pub mod stack;
+pub mod tar;
 pub mod zip;
