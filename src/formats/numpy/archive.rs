@@ -11,7 +11,6 @@
 use super::array::{self, Where};
 use super::header::{self, MAX_HEADER};
 use crate::check::Place;
-use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::Located;
@@ -74,20 +73,21 @@ fn deflated(cx: &mut Context<'_>, file: &[u8], member: &Member<'_>, name: Name) 
     };
     let object = header::read(&head.bytes, 0).is_ok_and(|h| h.is_object());
     let inflated = if object && !head.whole {
-        let limit = bytes::len(file).saturating_add(EXTRA_BYTES);
-        let Some(all) = zip::inflate(file, member, limit) else {
+        // Paid from the budget as it is inflated: many members that inflate to a lot cost no
+        // more than the budget.
+        let Some(all) = zip::inflate_paid(cx, file, member) else {
             return;
         };
-        all.bytes
+        all
     } else {
+        if !cx
+            .budget
+            .copy(head.bytes.len() as u64, Place::at(member.header), cx.out)
+        {
+            return;
+        }
         head.bytes
     };
-    if !cx
-        .budget
-        .copy(inflated.len() as u64, Place::at(member.header), cx.out)
-    {
-        return;
-    }
     let at = Where {
         bytes: &inflated,
         start: 0,
