@@ -502,11 +502,12 @@ pub fn tensors(cx: &mut Context<'_>, header: Header, file: FileId, size: u64) {
             let bits = dtype.bits().unwrap_or(0);
             let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
             // Sizes that overflow in bytes are the generic rule's (RX008); the reference
-            // counts bits, which overflow first.
+            // counts bits, which overflow first, and multiplies from the first dimension,
+            // so a 0 after a product that overflowed does not empty the tensor for it.
             match elements.and_then(|n| n.checked_mul(bits)) {
                 None => {
                     let message = format!(
-                        "the shape of tensor \"{}\" times {bits} bits overflows 64 bits",
+                        "the shape of tensor \"{}\" times {bits} bits overflows 64 bits, multiplied from the first dimension as the safetensors parser does",
                         excerpt(entry.name.as_bytes(), 200)
                     );
                     cx.report(&SIZE_OVERFLOW, place, message);

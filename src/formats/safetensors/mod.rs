@@ -22,16 +22,22 @@ use std::path::Path;
 /// The safetensors format.
 pub struct Safetensors;
 
-/// Whether `bytes` start like a safetensors file: a header length, then a JSON object (after
-/// whitespace, which the reference parser allows).
+/// Whether `bytes` start like a safetensors file: a header length, then a JSON object. The
+/// reference parser hands the header to serde_json, which skips JSON's white space (space,
+/// tab, line feed, carriage return) before the `{` and nothing else, so the same holds here:
+/// a pretty-printed header is one, a header after a form feed is not.
 fn is_safetensors(bytes: &[u8]) -> bool {
     let Some(len) = le_u64(bytes, 0) else {
         return false;
     };
+    // Within the header, which the parser reads no further than its size limit.
+    let within = usize::try_from(len.min(header::MAX_HEADER)).unwrap_or(usize::MAX);
     let head = bytes.get(8..).unwrap_or_default();
-    let head = head.get(..head.len().min(64)).unwrap_or_default();
-    let start = head.trim_ascii_start();
-    len >= 2 && (start.starts_with(b"{\"") || start.starts_with(b"{}"))
+    let head = head.get(..within.min(head.len())).unwrap_or_default();
+    let start = head
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    len >= 2 && start == Some(&b'{')
 }
 
 /// Whether `path` is named as a shard: `NAME-00001-of-00003.safetensors`.

@@ -121,8 +121,10 @@ crate::rules! {
     /// A tensor's size in bits overflows 64 bits.
     ///
     /// ## What it does
-    /// Multiplies the shape's dimensions and the dtype's bits with overflow checks, as the
-    /// parser does.
+    /// Multiplies the shape's dimensions from the first, then the dtype's bits, with
+    /// overflow checks, as the parser does. A shape with a 0 is empty, and passes, unless
+    /// the dimensions before the 0 already overflow: the parser refuses `[2^40, 2^40, 0]`
+    /// and accepts `[0, 2^40, 2^40]`.
     ///
     /// ## Why
     /// The parser refuses the file (`ValidationOverflow`); a reader without the check
