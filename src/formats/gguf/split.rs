@@ -48,7 +48,7 @@ pub fn later_part(pairs: &Pairs<'_>) -> bool {
 }
 
 /// Reads the other parts of a split model whose first part is `file`; whether every part
-/// was there and read whole.
+/// was there and read whole. A later part checked on its own is compared with its name.
 pub fn read(
     cx: &mut Context<'_>,
     file: &ModelFile,
@@ -57,13 +57,17 @@ pub fn read(
     seen: &mut Seen,
 ) -> bool {
     let named = split_name(file.path());
+    let no = count(&first.pairs, b"split.no");
+    if named.is_some_and(|(_, k, _)| k > 1) || no.is_some_and(|(n, _)| n > 0) {
+        alone(cx, first, named, no);
+        return true;
+    }
     let keys = count(&first.pairs, b"split.count");
     let Some(parts) = keys.map(|(n, _)| n).or(named.map(|(_, _, n)| n)) else {
         return true;
     };
-    let no = count(&first.pairs, b"split.no").map(|(n, _)| n);
     let at = keys.map(|(_, at)| at);
-    if parts <= 1 || no.is_some_and(|n| n != 0) || named.is_some_and(|(_, n, _)| n != 1) {
+    if parts <= 1 {
         return true;
     }
     cx.inv.property("split.count", parts, at);
@@ -128,6 +132,26 @@ pub fn read(
         }
     }
     whole
+}
+
+/// Checks a later part of a split model, read on its own (`part`), against its file name
+/// (`named`): its `split.no` (`no`) and `split.count` must be the ones the name states.
+fn alone(
+    cx: &mut Context<'_>,
+    part: &Part<'_>,
+    named: Option<(&str, u64, u64)>,
+    no: Option<(u64, u64)>,
+) {
+    // Parts are numbered from 1 in names.
+    match (named.filter(|&(_, k, _)| k > 0), no) {
+        (Some((_, k, parts)), _) => agrees(cx, part, 0, k, parts),
+        (None, Some((no, at))) => {
+            let k = no.saturating_add(1);
+            let message = format!("split.no = {no}: the file is part {k} of a split model, but its name does not follow NAME-{k:05}-of-NNNNN.gguf, so loaders cannot find it");
+            cx.report(&SPLIT_MISMATCH, Place::field("split.no", at), message);
+        }
+        (None, None) => {}
+    }
 }
 
 /// Reports a part `k` of `parts` (file `id`) whose `split.no` or `split.count` say otherwise.
