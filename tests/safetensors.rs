@@ -81,3 +81,17 @@ fn a_hugging_face_snapshot_checks_clean_and_skips_its_other_json() {
     assert_eq!(dump.inventory.files.len(), 4, "the index and its 3 shards");
     assert!(dump.findings.is_empty(), "{:?}", dump.findings);
 }
+
+/// An index that lost its `weight_map` is an error checked alone and in a folder scan alike,
+/// which passed over it as JSON of another kind.
+#[test]
+fn an_index_without_weight_map_is_an_error_in_a_folder_too() {
+    let dir = "tests/fixtures/safetensors/bad/index-weight-map-missing";
+    let index = format!("{dir}/model.safetensors.index.json");
+    for path in [dir, index.as_str()] {
+        let (out, err, code) = common::rtenx(&["check", path]);
+        assert_eq!(code, 1, "{path}: {out}{err}");
+        assert!(out.contains("error[ST017]"), "{path}: {out}");
+        assert!(out.contains("checked 1 file"), "{path}: {out}");
+    }
+}

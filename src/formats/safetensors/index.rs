@@ -10,6 +10,7 @@ use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::shared::json::{Error, Parser, Token};
+use crate::formats::Detection;
 use crate::inventory::{ByteRange, FileId, MetadataEntry, Name, Section, SectionKind};
 use crate::source::ModelFile;
 use std::collections::{BTreeMap, HashMap};
@@ -18,10 +19,21 @@ use std::collections::{BTreeMap, HashMap};
 const MAX_DEPTH: usize = 64;
 
 /// Whether `bytes` start like a sharded checkpoint's index: a JSON object with a
-/// `weight_map` key among its first bytes.
-pub fn detect(bytes: &[u8]) -> bool {
+/// `weight_map` key among its first bytes (`Magic`), or, without one, whose first key is
+/// `metadata` holding a `total_size` (`Plausible`: an index that lost its map).
+pub fn detect(bytes: &[u8]) -> Detection {
     let head = bytes.get(..4096).unwrap_or(bytes);
-    head.trim_ascii_start().starts_with(b"{") && head.windows(12).any(|w| w == b"\"weight_map\"")
+    let Some(object) = head.trim_ascii_start().strip_prefix(b"{") else {
+        return Detection::No;
+    };
+    let has = |key: &[u8]| head.windows(key.len()).any(|w| w == key);
+    if has(b"\"weight_map\"") {
+        Detection::Magic
+    } else if object.trim_ascii_start().starts_with(b"\"metadata\"") && has(b"\"total_size\"") {
+        Detection::Plausible
+    } else {
+        Detection::No
+    }
 }
 
 /// One `weight_map` entry.

@@ -65,19 +65,23 @@ impl Format for Safetensors {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if is_safetensors(bytes) || index::detect(bytes) {
+        if is_safetensors(bytes) {
             Detection::Magic
         } else {
-            Detection::No
+            index::detect(bytes)
         }
     }
 
-    /// Shards are checked with the index beside them; other `.json` files only if they are
-    /// an index.
+    /// Shards are checked with the index beside them; an index always, so that one that
+    /// lost its `weight_map` is reported too; other `.json` files only if they are an index.
     fn scan(&self, path: &Path) -> Scan {
+        let name = path.file_name().map(|n| n.as_encoded_bytes());
         match extension(path).as_deref() {
             Some("safetensors") if is_shard(path) => Scan::Companion,
             Some("safetensors") => Scan::Model,
+            Some("json") if name.is_some_and(|n| n.ends_with(b".safetensors.index.json")) => {
+                Scan::Model
+            }
             Some("json") => Scan::ModelIfDetected,
             _ => Scan::Skip,
         }

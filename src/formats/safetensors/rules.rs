@@ -207,7 +207,9 @@ crate::rules! {
     ///
     /// ## What it does
     /// Reads `*.safetensors.index.json`: `weight_map` must map each tensor name to a file
-    /// name, and `metadata.total_size`, if present, must be an integer.
+    /// name, and `metadata.total_size`, if present, must be an integer. A folder scan checks
+    /// every file so named, and a JSON object that starts with `metadata` and a `total_size`
+    /// is read as an index, so an index that lost its `weight_map` is reported, not passed over.
     ///
     /// ## Why
     /// Loaders (`transformers`, `accelerate`, `safetensors`' own helpers) find each tensor's
