@@ -189,7 +189,7 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
         match header::read(cx, data.bytes(), id) {
             Some(header) => {
                 whole &= header.complete;
-                header::tensors(cx, header, id, data.bytes().len() as u64);
+                header::tensors(cx, &header, id, data.bytes().len() as u64);
             }
             None => whole = false,
         }

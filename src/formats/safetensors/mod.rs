@@ -95,7 +95,7 @@ impl Format for Safetensors {
             // Unclaimed bytes mean something only when every entry could be placed.
             let placed = header.as_ref().is_some_and(|h| h.complete);
             if let Some(header) = header {
-                header::tensors(&mut cx, header, 0, file.bytes().len() as u64);
+                header::tensors(&mut cx, &header, 0, file.bytes().len() as u64);
             }
             if placed {
                 cx.inv.fill_gaps();
