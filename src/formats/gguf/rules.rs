@@ -331,7 +331,8 @@ crate::rules! {
     ///
     /// ## What it does
     /// Checks each part's `split.no`, `split.count` and the first part's
-    /// `split.tensors.count` against the file names and the tensors the parts hold. A later
+    /// `split.tensors.count` against the file names and the tensors the parts hold, and that
+    /// no part is another one under a second name (a hard link), which is read once. A later
     /// part checked on its own is compared with its own name (`-00002-of-00003` wants
     /// `split.no` 1 and `split.count` 3).
     ///

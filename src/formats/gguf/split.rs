@@ -11,6 +11,7 @@ use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::ReadOptions;
 use crate::inventory::FileId;
 use crate::source::ModelFile;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The part number and count a file name states, such as (2, 3) for
@@ -86,6 +87,8 @@ pub fn read(
     let dir = file.path().parent().unwrap_or(Path::new(""));
     let mut total = first.tensors;
     let mut whole = true;
+    // The part each data file was read as.
+    let mut read: HashMap<FileId, u64> = HashMap::new();
     for k in 2..=parts {
         let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
         if std::fs::symlink_metadata(dir.join(&name)).is_err() {
@@ -101,10 +104,20 @@ pub fn read(
             whole = false;
             continue;
         }
-        let part = files
-            .file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out)
-            .and_then(|id| Some((id, files.open(id, &cx.inv, cx.out)?)));
-        let Some((id, part_file)) = part else {
+        let Some(id) = files.file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out) else {
+            whole = false;
+            continue;
+        };
+        // A part that is another part under a second name (a hard link) is read once.
+        if let Some(&same) = read.get(&id) {
+            let name = crate::escape::sanitize(&name);
+            let message = format!("part {k} of {parts}, {name}, is the same file as part {same}: it is read once, and llama.cpp refuses the split, as one file cannot be both parts");
+            cx.report(&SPLIT_MISMATCH, Place::FILE.in_file(id), message);
+            whole = false;
+            continue;
+        }
+        read.insert(id, k);
+        let Some(part_file) = files.open(id, &cx.inv, cx.out) else {
             whole = false;
             continue;
         };
