@@ -138,3 +138,64 @@ fn a_header_of_a_million_empty_entries_is_bounded() {
     run.assert_bounded("a 10 MB header of a million empty entries");
     assert!(run.stdout.contains("error[RX016]"), "{}", run.stdout);
 }
+
+/// One shard of 150,000 one-element tensors named 24 ways by its index (`./`, `.//`, `././`,
+/// and ways out of the folder that are refused): the index read it once per name that led
+/// to it (9 times: 498 MB and 3.5 s in a release build at 100,000 tensors; then, within the
+/// budget, RX016 and tensors said to be in two shards). The names are now resolved first and
+/// the file read once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_shard_named_many_ways_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = "model-00001-of-00001.safetensors";
+    let mut header = b"{".to_vec();
+    for i in 0..150_000 {
+        let (begin, end) = (4 * i, 4 * i + 4);
+        header.extend(
+            format!(
+                "\"t{i:06}\":{{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[{begin},{end}]}},"
+            )
+            .bytes(),
+        );
+    }
+    header.pop();
+    header.push(b'}');
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend(header);
+    file.resize(file.len() + 600_000, 0);
+    std::fs::write(dir.path().join(shard), file).unwrap();
+    let mut ways: Vec<String> = (1..=10)
+        .map(|n| format!("{}{shard}", "./".repeat(n)))
+        .collect();
+    ways.extend(["", ".//", "././/", ".///", ".//./", "./././/"].map(|p| format!("{p}{shard}")));
+    ways.extend(["sub/../", "../x/", "/", "a/./../"].map(|p| format!("{p}{shard}")));
+    // `x\\` in the JSON text: a backslash, a separator on Windows only.
+    ways.extend([
+        format!("{shard}/"),
+        shard.to_uppercase(),
+        format!("x\\\\{shard}"),
+    ]);
+    ways.push(format!("./{}", shard.to_uppercase()));
+    let distinct: std::collections::HashSet<_> = ways.iter().collect();
+    assert_eq!(distinct.len(), 24);
+    let entries: Vec<String> = (0..150_000)
+        .map(|i| format!("\"t{i:06}\": \"{}\"", ways[i % ways.len()]))
+        .collect();
+    let index = format!(
+        "{{\"metadata\": {{\"total_size\": 600000}}, \"weight_map\": {{{}}}}}",
+        entries.join(", ")
+    );
+    std::fs::write(dir.path().join("model.safetensors.index.json"), index).unwrap();
+    let run = common::bounded::run_in(dir.path(), &["check", "model.safetensors.index.json"]);
+    eprintln!(
+        "one shard named 24 ways: {} MB, {:.2} s",
+        run.rss_mb, run.seconds
+    );
+    run.assert_bounded("one shard named 24 ways");
+    // Only the names that lead nowhere, or out of the folder, are reported.
+    assert!(run.stdout.contains("error[DX001]"), "{}", run.stdout);
+    for code in ["ST018", "ST019", "RX016"] {
+        assert!(!run.stdout.contains(code), "{code}: {}", run.stdout);
+    }
+}
