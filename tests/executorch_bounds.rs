@@ -146,3 +146,12 @@ fn stack_traces_shared_by_many_instructions_are_read_once() {
     let bytes = hostile::stack_traces(line.as_bytes(), 64, 200_000, 200_000, true);
     check("calls.pte", &bytes);
 }
+
+/// One method whose inputs and outputs list its one value 131,072 times each, listed 1,900
+/// times (1 MB): each listing kept its own copy of both lists, unpaid (2 GB, 6.7 s). Each
+/// kept input and output now pays the budget, which runs out after 16 listings.
+#[test]
+fn inputs_and_outputs_of_a_method_listed_many_times_pay_for_each_listing() {
+    let out = check("io.pte", &hostile::repeated_io(131_072, 1_900));
+    assert!(out.contains("RX016"), "{out}");
+}

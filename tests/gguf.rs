@@ -4,6 +4,7 @@
 mod common;
 
 use rtenx::synth::gguf::{part_path, write, Spec};
+use std::path::Path;
 
 fn analyze(path: &std::path::Path) -> rtenx::Analysis {
     rtenx::analyze(path).unwrap()
@@ -98,6 +99,26 @@ const STRICTER: &[(&str, &str)] = &[
         "bad/split-count-mismatch-other/model-00001-of-00003.gguf",
         "llama.cpp reads split.count only from the first part",
     ),
+    (
+        "bad/split-part-alone-mismatch/model-00002-of-00003.gguf",
+        "a part loaded alone is not compared with its name; as a split, llama.cpp refuses it",
+    ),
+    (
+        "bad/split-no-mismatch/model-00002-of-00003.gguf",
+        "a part loaded alone is not compared with its name; as a split, llama.cpp refuses it",
+    ),
+    (
+        "bad/split-count-mismatch-other/model-00003-of-00003.gguf",
+        "a part loaded alone is not compared with its name; llama.cpp reads split.count only from the first part",
+    ),
+    (
+        "bad/string-not-utf8.gguf",
+        "the specification says UTF-8; gguf-py fails when the value is read",
+    ),
+    (
+        "bad/array-string-not-utf8.gguf",
+        "the specification says UTF-8; gguf-py fails when the tokens are read",
+    ),
 ];
 
 /// What a loader said: true if it refused the file.
@@ -151,4 +172,67 @@ fn a_file_too_short_for_a_version_is_reported_inside_it() {
         let offsets: Vec<_> = out.iter().map(|f| (f.rule.code, f.offset)).collect();
         assert_eq!(offsets, [("GG004", Some(bytes.len().min(4) as u64))]);
     }
+}
+
+/// A GGUF file of one pair, `general.name` (a string of `len` bytes) or, with `array`, `a`
+/// (an array of `len` u8), whose bytes are zeros in a sparse file that holds them all.
+fn sparse(path: &Path, len: u64, array: bool) {
+    let key: &[u8] = if array { b"a" } else { b"general.name" };
+    let mut head = b"GGUF".to_vec();
+    head.extend(3u32.to_le_bytes());
+    head.extend(0u64.to_le_bytes()); // tensors
+    head.extend(1u64.to_le_bytes()); // pairs
+    head.extend((key.len() as u64).to_le_bytes());
+    head.extend(key);
+    if array {
+        head.extend(9u32.to_le_bytes());
+        head.extend(0u32.to_le_bytes()); // u8
+    } else {
+        head.extend(8u32.to_le_bytes());
+    }
+    head.extend(len.to_le_bytes());
+    let file = std::fs::File::create(path).unwrap();
+    std::io::Write::write_all(&mut &file, &head).unwrap();
+    file.set_len(head.len() as u64 + len).unwrap();
+}
+
+/// llama.cpp's caps hold whether or not the file has the bytes: a string or an array one past
+/// its cap, which the file holds (sparse, so nothing is written), is refused unread; an array
+/// at the cap is read.
+#[test]
+fn strings_and_arrays_past_llama_cpps_caps_are_refused_even_when_the_file_holds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.gguf");
+    let codes = |path: &Path| -> Vec<&'static str> {
+        let findings = analyze(path).findings;
+        findings.iter().map(|f| f.rule.code).collect()
+    };
+    sparse(&path, (1 << 30) + 1, false);
+    assert_eq!(codes(&path), ["GG030"]);
+    sparse(&path, (1 << 30) + 1, true);
+    assert_eq!(codes(&path), ["GG031"]);
+    sparse(&path, 1 << 30, true);
+    assert_eq!(codes(&path), ["GG022"]);
+}
+
+/// A model split into 20,000 parts of 20 tensors: each part's data section was found by
+/// looking through the tensors of every part before it, and each part's whole-file section
+/// was forgotten by looking through every section (at 8,000 parts of 50, 8.9 s in a release
+/// build).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_model_split_into_20000_parts_is_read_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        layers: 100_000,
+        width: 32,
+        vocabulary: 16,
+        parts: 20_000,
+    };
+    write(&dir.path().join("model.gguf"), &spec).unwrap();
+    let first = "model-00001-of-20000.gguf";
+    let run = common::bounded::run_in(dir.path(), &["check", first]);
+    eprintln!("20,000 parts: {} MB, {:.2} s", run.rss_mb, run.seconds);
+    run.assert_bounded("a model split into 20,000 parts");
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
 }

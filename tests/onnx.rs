@@ -199,8 +199,13 @@ fn non_utf8_location_case() -> (hostile::Prepared, std::path::PathBuf) {
     (prepared, data)
 }
 
+/// The codes rtenx reports for the model in `dir`, checked for rten (`--target rten`).
 fn codes(dir: &Path) -> Vec<&'static str> {
-    let a = rtenx::analyze(&dir.join("model.onnx")).unwrap();
+    let options = rtenx::formats::ReadOptions {
+        target: Some(rtenx::formats::Target::Rten),
+        ..Default::default()
+    };
+    let a = rtenx::analyze_with(&dir.join("model.onnx"), &options).unwrap();
     a.findings.iter().map(|f| f.rule.code).collect()
 }
 
@@ -363,4 +368,22 @@ fn a_pytorch_export_records_each_nodes_module_and_its_scope_tree_follows_them() 
         .map(|&c| tree.scopes[c as usize].operators)
         .sum();
     assert_eq!(placed, root.operators, "every operator is in a module");
+}
+
+/// rten's location rules are checked only for `--target rten`, once per location with the
+/// number of tensors that use it: the 52 tensors of a healthy model in `weights.bin` are one
+/// warning there, and none otherwise, so that `--deny warning` passes what onnxruntime loads.
+#[test]
+fn rten_locations_are_reported_once_and_only_for_rten() {
+    let prepared = hostile::case("onnx", "OX024-one-file-two-tensors").prepare();
+    let model = prepared.entry.to_str().unwrap();
+    let (out, err, code) = common::rtenx(&["check", "--deny", "warning", model]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (out, err, code) = common::rtenx(&["check", "--target", "rten", model]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("[OX024]").count(), 1, "{out}");
+    assert!(
+        out.contains("has extension \"bin\"; rten needs one starting `data` or `onnx_data` (2 tensors use it)"),
+        "{out}"
+    );
 }

@@ -165,15 +165,15 @@ fn codes_of(path: &std::path::Path) -> Vec<&'static str> {
     analysis.findings.iter().map(|f| f.rule.code).collect()
 }
 
-/// OX024 says "valid ONNX, but rten refuses this location": rten must refuse exactly the
-/// hostile-fixture cases (without setup steps) that carry it, and load the `ok-` cases whose
-/// locations rtenx accepts.
+/// OX024 says "valid ONNX, but rten refuses this location": checked for rten, rten must
+/// refuse exactly the hostile-fixture cases (whose setup makes no file) that carry it, and load
+/// the `ok-` cases whose locations rtenx accepts.
 #[test]
 fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
     let mut refused = std::collections::BTreeSet::new();
     let mut accepted = std::collections::BTreeSet::new();
     for case in common::hostile::cases("onnx") {
-        if case.setup != "-" {
+        if !matches!(case.setup.as_str(), "-" | "target rten") {
             continue;
         } else if case.rows.iter().any(|r| r.code == "OX024") {
             refused.insert(case.path());
@@ -185,9 +185,14 @@ fn rten_refuses_exactly_the_locations_rtenx_says_it_does() {
         refused.len() >= 3 && accepted.len() >= 2,
         "{refused:?} {accepted:?}"
     );
+    let for_rten = rtenx::formats::ReadOptions {
+        target: Some(rtenx::formats::Target::Rten),
+        ..Default::default()
+    };
     for path in refused.iter().chain(&accepted) {
         let case = path.display();
-        let codes = codes_of(path);
+        let analysis = rtenx::analyze_with(path, &for_rten).unwrap();
+        let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
         assert_eq!(
             codes.contains(&"OX024"),
             refused.contains(path),

@@ -124,6 +124,10 @@ pub struct ReadOptions<'a> {
     /// On by default; `check`, `diff` and `sbom`, whose reports show neither, turn it off. No
     /// finding depends on it, short of the budget that copying module paths spends.
     pub views: bool,
+    /// The runtime the model is meant for, whose own limits on top of the format's are then
+    /// checked too (such as rten's on ONNX external data locations, OX024); `None` checks the
+    /// format alone.
+    pub target: Option<Target>,
 }
 
 impl Default for ReadOptions<'_> {
@@ -133,6 +137,14 @@ impl Default for ReadOptions<'_> {
             progress: None,
             data: &[],
             views: true,
+            target: None,
         }
     }
+}
+
+/// A runtime a model can be checked for, beyond its format's specification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// rten, which reads ONNX models with narrower rules than the specification.
+    Rten,
 }

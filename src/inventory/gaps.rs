@@ -48,9 +48,14 @@ impl Inventory {
     }
 
     /// Forgets the section that declares all of data file `file` as external data, for a
-    /// reader that declares the file's own sections instead.
+    /// reader that declares the file's own sections instead. It is looked for from the end, as
+    /// a reader forgets it right after the file is found, so that a model of many data files
+    /// forgets each in constant time.
     pub fn forget_whole_file_section(&mut self, file: FileId) {
-        (self.sections).retain(|s| !(s.file == file && s.kind == SectionKind::ExternalData));
+        let whole = |s: &Section| s.file == file && s.kind == SectionKind::ExternalData;
+        if let Some(at) = self.sections.iter().rposition(whole) {
+            self.sections.remove(at);
+        }
     }
 
     /// Sorts the sections by file and offset, as [`Inventory::sections`] promises; readers

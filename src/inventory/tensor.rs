@@ -139,20 +139,20 @@ impl Tensor {
     }
 
     /// A dimension that is not a size, such as a negative one in an ONNX file: readers keep
-    /// it as this value, which makes every size built on it overflow, and report it
-    /// themselves. Displayed as `invalid`.
+    /// it as this value, which makes every size built on it overflow (short of a 0 that
+    /// empties the tensor), and report it themselves. Displayed as `invalid`.
     pub const NOT_A_SIZE: u64 = u64::MAX;
 
-    /// Element count and byte size for `shape` and `dtype`, overflow-checked. The product
-    /// of the non-zero dimensions must fit in 64 bits even when a zero makes the tensor
-    /// empty: runtimes compute strides from them, and the answer must not depend on the
-    /// order of the dimensions.
+    /// Element count and byte size for `shape` and `dtype`, overflow-checked. A shape with a
+    /// 0 holds no elements whatever its other dimensions, as the reference loaders count it
+    /// (safetensors' product stops growing at the 0); a format whose loader multiplies in
+    /// another way says so itself (ST010).
     pub fn sizes(shape: &[u64], dtype: Option<DType>) -> (Option<u64>, Option<u64>) {
-        let nonzero = shape
-            .iter()
-            .filter(|&&d| d != 0)
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d));
-        let elements = nonzero.map(|n| if shape.contains(&0) { 0 } else { n });
+        let elements = if shape.contains(&0) {
+            Some(0)
+        } else {
+            shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        };
         let bytes = elements.zip(dtype).and_then(|(n, dt)| dt.byte_size(n));
         (elements, bytes)
     }
@@ -187,19 +187,16 @@ mod tests {
     }
 
     #[test]
-    fn sizes_do_not_depend_on_the_order_of_the_dimensions() {
+    fn a_zero_dimension_empties_the_tensor_in_any_order() {
         let big = 1 << 40;
         for shape in [[0, big, big], [big, big, 0], [big, 0, big]] {
             assert_eq!(
                 Tensor::sizes(&shape, Some(DType::F32)),
-                (None, None),
+                (Some(0), Some(0)),
                 "{shape:?}"
             );
         }
-        assert_eq!(
-            Tensor::sizes(&[0, big, 4], Some(DType::F32)),
-            (Some(0), Some(0))
-        );
+        assert_eq!(Tensor::sizes(&[big, big], Some(DType::F32)), (None, None));
         assert_eq!(Tensor::sizes(&[], Some(DType::U8)), (Some(1), Some(1)));
         assert_eq!(
             Tensor::sizes(&[1 << 62], Some(DType::U8)),

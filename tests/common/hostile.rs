@@ -232,6 +232,8 @@ pub struct Prepared {
     _root: tempfile::TempDir,
     /// The entry file in the copy.
     pub entry: PathBuf,
+    /// The runtime the setup names (`target rten`), if any.
+    pub target: Option<rtenx::formats::Target>,
 }
 
 #[cfg(unix)]
@@ -241,10 +243,12 @@ impl Prepared {
         self.entry.parent().unwrap()
     }
 
-    /// Checks the entry with `--verify-checksums`, the option that reads the most.
+    /// Checks the entry with `--verify-checksums`, the option that reads the most, and the
+    /// setup's target.
     pub fn analyze(&self) -> rtenx::Analysis {
         let options = rtenx::formats::ReadOptions {
             verify_checksums: true,
+            target: self.target,
             ..Default::default()
         };
         rtenx::analyze_with(&self.entry, &options).unwrap()
@@ -259,11 +263,12 @@ impl Case {
         let bad = root.path().join("bad");
         std::fs::create_dir(&bad).unwrap();
         copy(&self.bad().join(self.unit()), &bad.join(self.unit()));
-        let prepared = Prepared {
+        let mut prepared = Prepared {
             entry: bad.join(&self.entry),
             _root: root,
+            target: None,
         };
-        apply(prepared.dir(), &self.setup);
+        prepared.target = apply(prepared.dir(), &self.setup);
         prepared
     }
 
@@ -287,10 +292,11 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
-/// Applies setup steps inside `dir`.
+/// Applies setup steps inside `dir`; the runtime a `target` step names.
 #[cfg(unix)]
-fn apply(dir: &Path, setup: &str) {
+fn apply(dir: &Path, setup: &str) -> Option<rtenx::formats::Target> {
     use std::fs;
+    let mut target = None;
     for step in setup
         .split(';')
         .map(str::trim)
@@ -321,7 +327,9 @@ fn apply(dir: &Path, setup: &str) {
                     .unwrap();
                 assert!(status.success());
             }
+            ["target", "rten"] => target = Some(rtenx::formats::Target::Rten),
             _ => panic!("unknown setup step `{step}`"),
         }
     }
+    target
 }

@@ -92,6 +92,9 @@ crate::rules! {
     ///
     /// ## What it does
     /// The product of the dimensions, or that product times the element size, overflows 64 bits.
+    /// A shape with a 0 holds no elements whatever its other dimensions, and never overflows here;
+    /// a format whose loader multiplies in an order that can overflow first says so with its own
+    /// rule (ST010).
     ///
     /// ## Why
     /// No runtime can allocate such a tensor; the shape is corrupt.

@@ -46,6 +46,10 @@ pub struct CheckArgs {
     /// (reads every data byte; without it, check reads no tensor data).
     #[arg(long)]
     verify_checksums: bool,
+    /// Also check what this runtime refuses beyond the format's specification (rten: the
+    /// narrower ONNX external data locations it reads, OX024).
+    #[arg(long, value_enum, value_name = "RUNTIME")]
+    target: Option<Runtime>,
     /// Add each file's digest, and each data file's, to the JSON and SARIF reports (reads
     /// every byte).
     #[arg(long, value_enum, value_name = "ALGORITHM")]
@@ -94,6 +98,20 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+}
+
+/// Runtimes `--target` names.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Runtime {
+    Rten,
+}
+
+impl Runtime {
+    fn target(self) -> rtenx::formats::Target {
+        match self {
+            Runtime::Rten => rtenx::formats::Target::Rten,
+        }
+    }
 }
 
 /// Digests `--hash` computes.
@@ -299,6 +317,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let run = file::Run {
         verify_checksums: args.verify_checksums,
         hash: args.hash.is_some(),
+        target: args.target.map(Runtime::target),
         progress: progress.clone(),
         lone: jobs.len() == 1,
     };

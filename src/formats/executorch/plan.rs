@@ -423,7 +423,9 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// A method's inputs or outputs, checked to be values of the method.
+    /// A method's inputs or outputs, checked to be values of the method. Each one kept pays
+    /// the budget: a plan listed many times, or lists shared by many plans, are read again
+    /// for each listing.
     fn io(
         &mut self,
         method: &mut Method<'_>,
@@ -432,8 +434,12 @@ impl Walk<'_, '_> {
         at: u64,
     ) -> Vec<NodeId> {
         let n = method.value_count();
-        let mut ids = Vec::new();
+        let affordable = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
+        let mut ids = Vec::with_capacity(list.map_or(0, |l| l.len()).min(affordable));
         for (pos, v) in list.into_iter().flatten().enumerate() {
+            if !self.budget.spend(1, Place::field(field, at), self.out) {
+                break;
+            }
             match u32::try_from(v).ok().filter(|&v| (v as usize) < n) {
                 Some(id) => ids.push(id),
                 None => {

@@ -2,9 +2,10 @@
 //! the rest of the reader needs picked out.
 
 use super::rules::{
-    truncated, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY, TRUNCATED,
-    UNKNOWN_VALUE_TYPE,
+    not_utf8, truncated, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING,
+    NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
 };
+use super::strings::{self, Unread};
 use super::wire::{Short, Wire};
 use crate::check::Place;
 use crate::escape::excerpt;
@@ -17,6 +18,8 @@ use std::collections::hash_map::{Entry, HashMap};
 const PREVIEW: usize = 8;
 /// The longest key the naming convention allows.
 const MAX_KEY: usize = 65_535;
+/// llama.cpp's `GGUF_MAX_ARRAY_ELEMENTS`: it refuses a longer array unread.
+const MAX_ARRAY: u64 = 1 << 30;
 
 /// A scalar value, as read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,6 +92,16 @@ enum Stop {
     Reported,
 }
 
+impl Stop {
+    /// A string of `field` that was not read.
+    fn unread(field: &'static str, unread: Unread) -> Self {
+        match unread {
+            Unread::Short(short) => Stop::Short(field, short),
+            Unread::TooLong => Stop::Reported,
+        }
+    }
+}
+
 /// Reads `count` pairs from `start` of `bytes` (file `file`), recording each in the
 /// inventory's metadata and reporting what breaks the format.
 pub fn read<'a>(
@@ -108,7 +121,7 @@ pub fn read<'a>(
         if !cx.spend(1, place) {
             return Pairs { pairs, end: None };
         }
-        let pair = match pair(cx, &mut wire, file) {
+        let pair = match pair(cx, &mut wire, file, index) {
             Ok(pair) => pair,
             Err(Stop::Short(field, short)) => {
                 let what = format!("the {field} of key-value pair {index}");
@@ -130,16 +143,31 @@ pub fn read<'a>(
     }
 }
 
-/// Reads one pair at the wire's position.
-fn pair<'a>(cx: &mut Context<'_>, wire: &mut Wire<'a>, file: FileId) -> Result<Pair<'a>, Stop> {
+/// Reads pair `index` at the wire's position.
+fn pair<'a>(
+    cx: &mut Context<'_>,
+    wire: &mut Wire<'a>,
+    file: FileId,
+    index: u64,
+) -> Result<Pair<'a>, Stop> {
     let at = wire.pos();
-    let key = wire.string().map_err(|s| Stop::Short("key", s))?;
+    let key = strings::read(cx, wire, file, || {
+        format!("the key of key-value pair {index}")
+    })
+    .map_err(|e| Stop::unread("key", e))?;
     let type_at = wire.pos();
     let ty = wire.u32().map_err(|s| Stop::Short("value type", s))?;
     let value_at = wire.pos();
     let place = Place::at(type_at).in_file(file);
+    let shown = || excerpt(key, 200);
     let value = match ty {
-        8 => Value::Str(wire.string().map_err(|s| Stop::Short("string value", s))?),
+        8 => {
+            let what = || format!("the value of key \"{}\"", shown());
+            let text =
+                strings::read(cx, wire, file, what).map_err(|e| Stop::unread("string value", e))?;
+            strings::check_utf8(cx, text, value_at, file, what);
+            Value::Str(text)
+        }
         9 => Value::List(array(cx, wire, key, file)?),
         _ => match scalar(wire, ty).map_err(|s| Stop::Short("value", s))? {
             Some((name, value)) => {
@@ -235,6 +263,11 @@ fn array(
         }
     };
     let start = wire.pos();
+    if count > MAX_ARRAY {
+        let message = format!("array \"{key}\" claims {count} items (offset {count_at}); llama.cpp reads arrays of at most {MAX_ARRAY} items (GGUF_MAX_ARRAY_ELEMENTS)");
+        cx.report(&ARRAY_TOO_LONG, place.offset(count_at), message);
+        return Err(Stop::Reported);
+    }
     // Each item takes at least its size, or a string's 8-byte length.
     let min = item.size().unwrap_or(8);
     if count.checked_mul(min).is_none_or(|n| n > wire.left()) {
@@ -265,13 +298,35 @@ fn array(
             }
         }
         None => {
+            // The first string that is not UTF-8, and how many are not.
+            let mut not_text: Option<(u64, u64)> = None;
+            let mut bad = 0u64;
             for index in 0..count {
-                if let Err(short) = wire.string() {
-                    let what = format!("string {index} of array \"{key}\"");
-                    let place = Place::at(short.at).in_file(file);
-                    cx.report(&TRUNCATED, place, truncated(what, &short));
-                    return Err(Stop::Reported);
+                let at = wire.pos();
+                let what = || format!("string {index} of array \"{key}\"");
+                match strings::read(cx, wire, file, what) {
+                    Ok(text) => {
+                        if let Some(byte) = strings::not_utf8_at(text, at) {
+                            not_text = not_text.or(Some((index, byte)));
+                            bad += 1;
+                        }
+                    }
+                    Err(Unread::Short(short)) => {
+                        let place = Place::at(short.at).in_file(file);
+                        cx.report(&TRUNCATED, place, truncated(what(), &short));
+                        return Err(Stop::Reported);
+                    }
+                    Err(Unread::TooLong) => return Err(Stop::Reported),
                 }
+            }
+            if let Some((index, byte)) = not_text {
+                let more = match bad - 1 {
+                    0 => String::new(),
+                    more => format!(" (and {more} more of its {count})"),
+                };
+                let what = format!("string {index} of array \"{key}\"{more}");
+                let place = Place::at(byte).in_file(file);
+                cx.report(&STRING_NOT_UTF8, place, not_utf8(what, byte));
             }
         }
     }
@@ -301,6 +356,11 @@ fn check_key<'a>(
         cx.report(&EMPTY_KEY, place, "a key-value pair has an empty key");
         return;
     }
+    let not_text = strings::not_utf8_at(key, pair.at);
+    if let Some(byte) = not_text {
+        let message = not_utf8(format!("key \"{shown}\""), byte);
+        cx.report(&STRING_NOT_UTF8, place.offset(byte), message);
+    }
     match seen.entry(key) {
         Entry::Occupied(first) => {
             let message = format!(
@@ -313,13 +373,15 @@ fn check_key<'a>(
             slot.insert(pair.at);
         }
     }
-    let conventional = key.len() <= MAX_KEY
-        && key.split(|&b| b == b'.').all(|segment| {
-            !segment.is_empty()
-                && segment
-                    .iter()
-                    .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-        });
+    // A key that is not text is reported as such above, not for its naming.
+    let conventional = not_text.is_some()
+        || (key.len() <= MAX_KEY
+            && key.split(|&b| b == b'.').all(|segment| {
+                !segment.is_empty()
+                    && segment
+                        .iter()
+                        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            }));
     if !conventional {
         let message =
             format!("key \"{shown}\" is not lower_snake_case ASCII segments separated by '.'");

@@ -14,6 +14,7 @@ mod metadata;
 mod model;
 pub mod rules;
 mod split;
+mod strings;
 mod template;
 mod tensors;
 mod wire;

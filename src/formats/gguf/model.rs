@@ -72,6 +72,7 @@ pub fn read_file<'a>(
             whole: false,
         });
     };
+    let first_tensor = cx.inv.tensors.len();
     let placed = tensors::read(cx, bytes, file, &header, infos, alignment, seen);
     let end = placed.infos_end.unwrap_or(size);
     let model_data = ByteRange::between(header.end, end);
@@ -79,10 +80,16 @@ pub fn read_file<'a>(
         .sections
         .push(section(SectionKind::ModelData, model_data));
     if let Some(start) = placed.data_start.filter(|&start| start <= size) {
-        let last = (cx.inv.tensors.iter())
-            .filter_map(|t| t.data.filter(|d| d.file == file)?.end())
-            .filter(|&end| end <= size)
-            .fold(start, u64::max);
+        // This file's tensors only: the parts before it hold theirs in their own files.
+        let last = (cx
+            .inv
+            .tensors
+            .get(first_tensor..)
+            .unwrap_or_default()
+            .iter())
+        .filter_map(|t| t.data.filter(|d| d.file == file)?.end())
+        .filter(|&end| end <= size)
+        .fold(start, u64::max);
         cx.inv.sections.push(section(
             SectionKind::TensorData,
             ByteRange::between(start, last),

@@ -331,7 +331,10 @@ crate::rules! {
     ///
     /// ## What it does
     /// Checks each part's `split.no`, `split.count` and the first part's
-    /// `split.tensors.count` against the file names and the tensors the parts hold.
+    /// `split.tensors.count` against the file names and the tensors the parts hold, and that
+    /// no part is another one under a second name (a hard link), which is read once. A later
+    /// part checked on its own is compared with its own name (`-00002-of-00003` wants
+    /// `split.no` 1 and `split.count` 3).
     ///
     /// ## Why
     /// llama.cpp refuses a split whose counts disagree; a part renamed or from another model
@@ -353,6 +356,56 @@ crate::rules! {
     /// ## How to fix
     /// Set the name the converter uses for the architecture, such as `llama`.
     ARCHITECTURE_INVALID = ("GG028", "architecture-invalid", Error);
+    /// A key, string value or tensor name is not UTF-8.
+    ///
+    /// ## What it does
+    /// Validates every string of the file as UTF-8: keys, string values, the strings of
+    /// arrays (reported once per array, at the first, with how many are not) and tensor names.
+    ///
+    /// ## Why
+    /// The specification defines a GGUF string as UTF-8. llama.cpp copies the bytes without
+    /// looking; gguf-py refuses the file when a key or a tensor name is not UTF-8
+    /// (`UnicodeDecodeError`), and fails on a string value or vocabulary entry when it is read
+    /// (`ReaderField.contents`), so converters, `gguf-dump` and Python loaders break on it.
+    ///
+    /// ## How to fix
+    /// Convert the model again; store bytes that are not text in an array of `u8`.
+    STRING_NOT_UTF8 = ("GG029", "string-not-utf8", Error);
+    /// A string is longer than llama.cpp reads.
+    ///
+    /// ## What it does
+    /// Compares each string's declared length with llama.cpp's `GGUF_MAX_STRING_LENGTH`,
+    /// 1,073,741,824 bytes (1 GiB), before anything else, as llama.cpp does: a longer string is
+    /// reported whether or not the file holds that many bytes.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file ("string length ... exceeds maximum"). No key, value or
+    /// name of a real model comes near the limit; a length this large is corrupt or meant to
+    /// make a reader allocate it.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or hostile; store large data as a tensor, not as a string.
+    STRING_TOO_LONG = ("GG030", "string-too-long", Error);
+    /// An array has more items than llama.cpp reads.
+    ///
+    /// ## What it does
+    /// Compares each array's item count with llama.cpp's `GGUF_MAX_ARRAY_ELEMENTS`,
+    /// 1,073,741,824 items, before anything else, as llama.cpp does: a longer array is
+    /// reported whether or not the file holds that many items.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the file; it checks this limit before the item count times the
+    /// item size (which cannot overflow below it) and the bytes left. The largest real
+    /// arrays, vocabularies, hold a few hundred thousand items.
+    ///
+    /// ## How to fix
+    /// The file is corrupt or hostile; store large data as a tensor, not as an array.
+    ARRAY_TOO_LONG = ("GG031", "array-too-long", Error);
+}
+
+/// The message of [`STRING_NOT_UTF8`]: `what` is not UTF-8 from byte `at` of the file.
+pub(super) fn not_utf8(what: impl std::fmt::Display, at: u64) -> String {
+    format!("{what} is not UTF-8 from byte {at}; GGUF strings are UTF-8")
 }
 
 /// The message of [`TRUNCATED`] for a read that ran out of file, in one wording wherever it

@@ -11,6 +11,7 @@ use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::ReadOptions;
 use crate::inventory::FileId;
 use crate::source::ModelFile;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The part number and count a file name states, such as (2, 3) for
@@ -48,7 +49,7 @@ pub fn later_part(pairs: &Pairs<'_>) -> bool {
 }
 
 /// Reads the other parts of a split model whose first part is `file`; whether every part
-/// was there and read whole.
+/// was there and read whole. A later part checked on its own is compared with its name.
 pub fn read(
     cx: &mut Context<'_>,
     file: &ModelFile,
@@ -57,13 +58,17 @@ pub fn read(
     seen: &mut Seen,
 ) -> bool {
     let named = split_name(file.path());
+    let no = count(&first.pairs, b"split.no");
+    if named.is_some_and(|(_, k, _)| k > 1) || no.is_some_and(|(n, _)| n > 0) {
+        alone(cx, first, named, no);
+        return true;
+    }
     let keys = count(&first.pairs, b"split.count");
     let Some(parts) = keys.map(|(n, _)| n).or(named.map(|(_, _, n)| n)) else {
         return true;
     };
-    let no = count(&first.pairs, b"split.no").map(|(n, _)| n);
     let at = keys.map(|(_, at)| at);
-    if parts <= 1 || no.is_some_and(|n| n != 0) || named.is_some_and(|(_, n, _)| n != 1) {
+    if parts <= 1 {
         return true;
     }
     cx.inv.property("split.count", parts, at);
@@ -82,6 +87,8 @@ pub fn read(
     let dir = file.path().parent().unwrap_or(Path::new(""));
     let mut total = first.tensors;
     let mut whole = true;
+    // The part each data file was read as.
+    let mut read: HashMap<FileId, u64> = HashMap::new();
     for k in 2..=parts {
         let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
         if std::fs::symlink_metadata(dir.join(&name)).is_err() {
@@ -97,10 +104,20 @@ pub fn read(
             whole = false;
             continue;
         }
-        let part = files
-            .file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out)
-            .and_then(|id| Some((id, files.open(id, &cx.inv, cx.out)?)));
-        let Some((id, part_file)) = part else {
+        let Some(id) = files.file(name.as_bytes(), Place::FILE, &mut cx.inv, cx.out) else {
+            whole = false;
+            continue;
+        };
+        // A part that is another part under a second name (a hard link) is read once.
+        if let Some(&same) = read.get(&id) {
+            let name = crate::escape::sanitize(&name);
+            let message = format!("part {k} of {parts}, {name}, is the same file as part {same}: it is read once, and llama.cpp refuses the split, as one file cannot be both parts");
+            cx.report(&SPLIT_MISMATCH, Place::FILE.in_file(id), message);
+            whole = false;
+            continue;
+        }
+        read.insert(id, k);
+        let Some(part_file) = files.open(id, &cx.inv, cx.out) else {
             whole = false;
             continue;
         };
@@ -128,6 +145,26 @@ pub fn read(
         }
     }
     whole
+}
+
+/// Checks a later part of a split model, read on its own (`part`), against its file name
+/// (`named`): its `split.no` (`no`) and `split.count` must be the ones the name states.
+fn alone(
+    cx: &mut Context<'_>,
+    part: &Part<'_>,
+    named: Option<(&str, u64, u64)>,
+    no: Option<(u64, u64)>,
+) {
+    // Parts are numbered from 1 in names.
+    match (named.filter(|&(_, k, _)| k > 0), no) {
+        (Some((_, k, parts)), _) => agrees(cx, part, 0, k, parts),
+        (None, Some((no, at))) => {
+            let k = no.saturating_add(1);
+            let message = format!("split.no = {no}: the file is part {k} of a split model, but its name does not follow NAME-{k:05}-of-NNNNN.gguf, so loaders cannot find it");
+            cx.report(&SPLIT_MISMATCH, Place::field("split.no", at), message);
+        }
+        (None, None) => {}
+    }
 }
 
 /// Reports a part `k` of `parts` (file `id`) whose `split.no` or `split.count` say otherwise.

@@ -5,10 +5,11 @@ use super::dtypes::{block_elements, ggml, Ggml};
 use super::header::Header;
 use super::model::Seen;
 use super::rules::{
-    truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
-    OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, TENSOR_NAME_TOO_LONG, TOO_MANY_DIMS,
-    TRUNCATED, UNKNOWN_TYPE,
+    not_utf8, truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
+    OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, STRING_NOT_UTF8, TENSOR_NAME_TOO_LONG,
+    TOO_MANY_DIMS, TRUNCATED, UNKNOWN_TYPE,
 };
+use super::strings::{self, Unread};
 use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
@@ -95,6 +96,10 @@ pub fn read(
                 slot.insert((file, info.at));
             }
         }
+        if let Some(byte) = strings::not_utf8_at(info.name, info.at) {
+            let message = not_utf8(format!("tensor name \"{shown}\""), byte);
+            cx.report(&STRING_NOT_UTF8, place.offset(byte), message);
+        }
         if info.name.len() >= MAX_NAME {
             let message = format!("tensor name \"{shown}\" is {} bytes; ggml stores at most {} (GGML_MAX_NAME {MAX_NAME} with its terminating zero)", info.name.len(), MAX_NAME - 1);
             cx.report(&TENSOR_NAME_TOO_LONG, place, message);
@@ -160,7 +165,16 @@ fn info<'a>(
         );
     };
     let at = wire.pos();
-    let name = wire.string().map_err(|s| short_read(cx, "name", s)).ok()?;
+    let name = match strings::read(cx, wire, file, || {
+        format!("the name of tensor info {index}")
+    }) {
+        Ok(name) => name,
+        Err(Unread::Short(short)) => {
+            short_read(cx, "name", short);
+            return None;
+        }
+        Err(Unread::TooLong) => return None,
+    };
     let n_dims_at = wire.pos();
     let n_dims = wire.u32().map_err(|s| short_read(cx, "n_dims", s)).ok()?;
     let dims_at = wire.pos();

@@ -1,9 +1,10 @@
 //! The location rules ONNX adds to the shared data-file rules: onnxruntime's markers, which
-//! name no file, and rten's narrower idea of a location.
+//! name no file, and, when rten is the target, rten's narrower idea of a location.
 
 use super::rules::{LOCATION_MISSING, LOCATION_SPECIAL, RTEN_REFUSES_LOCATION};
+use crate::check::Findings;
 use crate::escape::excerpt;
-use crate::formats::shared::datafiles::{Location, LocationRules, Problem};
+use crate::formats::shared::datafiles::{DataFiles, Location, LocationRules, Problem};
 use std::path::{Component, Path};
 
 /// Characters of a location shown in a message.
@@ -32,12 +33,20 @@ impl LocationRules for OnnxLocations {
         };
         Some(Problem { rule, message })
     }
+}
 
-    fn flag(&self, loc: &Location<'_>) -> Option<Problem> {
-        rten_refuses(loc).map(|message| Problem {
-            rule: &RTEN_REFUSES_LOCATION,
-            message,
-        })
+/// Reports each location of `files` that rten refuses, once, at the first tensor that uses
+/// it, with how many do.
+pub fn rten(files: &DataFiles, out: &mut Findings) {
+    for used in files.used() {
+        if let Some(why) = rten_refuses(&used.location) {
+            let tensors = match used.count {
+                1 => "1 tensor uses it".to_owned(),
+                n => format!("{n} tensors use it"),
+            };
+            let message = format!("{why} ({tensors})");
+            out.add(&RTEN_REFUSES_LOCATION, used.place, message);
+        }
     }
 }
 

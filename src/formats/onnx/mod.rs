@@ -34,7 +34,7 @@ use crate::check::{Finding, Findings, Item, Place};
 use crate::formats::shared::budget::{Budget, Interner, MAX_ENTRIES};
 use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::datafiles::{self, DataFiles};
-use crate::formats::{About, Detection, Format, ReadOptions};
+use crate::formats::{About, Detection, Format, ReadOptions, Target};
 use crate::inventory::{
     ByteRange, FileFormat, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
@@ -191,6 +191,9 @@ impl Format for Onnx {
         node_names::check(reader.inv, &reader.function_bodies, reader.out);
         shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);
         initializer_inputs::check(reader.inv, model.ir_version, reader.out);
+        if options.target == Some(Target::Rten) {
+            locations::rten(&reader.files, reader.out);
+        }
         let schemas = std::mem::take(&mut reader.schemas);
         let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {

@@ -148,10 +148,22 @@ crate::rules! {
     /// Valid ONNX, but rten refuses this external data location.
     ///
     /// ## What it does
-    /// rten is stricter than the spec: the location must be a single file name in the model's
-    /// folder (no sub-folder, not even `./`), with an extension starting `data` or `onnx_data`
-    /// (such as `model.onnx.data` or `weights.onnx_data_3`). It also decodes every protobuf string
-    /// as UTF-8, so a location that is not UTF-8 stops the whole model from loading.
+    /// Checked only for `rtenx check --target rten`. Compares each external data location the
+    /// model uses with rten's rules, which are narrower than the specification: a single file
+    /// name in the model's folder (no sub-folder, not even `./`), with an extension starting
+    /// `data` or `onnx_data` (such as `model.onnx.data` or `weights.onnx_data_3`), in UTF-8.
+    /// A location is reported once, at the first tensor that uses it, with how many do.
+    ///
+    /// ## Why
+    /// rten refuses the whole model when one location breaks these rules; it decodes every
+    /// protobuf string as UTF-8, so a location that is not UTF-8 stops the model from loading
+    /// too. onnx, onnxruntime and other runtimes load such models, so for them the location is
+    /// no problem, and without the target rtenx does not report it.
+    ///
+    /// ## How to fix
+    /// Save the model again with its data in one file beside it whose name ends `.data`, for
+    /// example with `onnx.save_model(model, "model.onnx", save_as_external_data=True,
+    /// location="model.onnx.data")`, or rename the file and the locations that name it.
     RTEN_REFUSES_LOCATION = ("OX024", "rten-refuses-location", Warning);
     /// An external tensor is of type STRING or UNDEFINED.
     ///

@@ -16,6 +16,7 @@ use crate::formats::shared::pickle::{
     self, rules, Id, Located, Options, Pickle, Sink, Source, Text, Tree, Value,
 };
 use crate::inventory::{FileId, MetadataEntry, Name};
+use std::collections::HashMap;
 
 /// Budget entries a name pair takes in the metadata.
 const PAIR_ENTRIES: u64 = 2;
@@ -82,12 +83,18 @@ variable names to dicts of strings and booleans";
         return b.out.add(&INFO_INVALID, src.place(p.start), message);
     };
     let mut names = Interner::default();
+    // The structured name of each field dict, looked up once however many variables share
+    // the dict through the memo.
+    let mut structured_names: HashMap<Id, Option<Id>> = HashMap::new();
     for &(var, fields) in entries {
-        let Some(Value::Dict(fields)) = p.value(fields) else {
-            continue;
-        };
-        let marked = fields.iter().find(|&&(key, _)| p.str(key) == Some(MARKER));
-        let Some(&(_, structured)) = marked else {
+        let structured = *structured_names.entry(fields).or_insert_with(|| {
+            let Some(Value::Dict(fields)) = p.value(fields) else {
+                return None;
+            };
+            let marked = fields.iter().find(|&&(key, _)| p.str(key) == Some(MARKER));
+            marked.map(|&(_, structured)| structured)
+        });
+        let Some(structured) = structured else {
             continue;
         };
         if !b.spend(PAIR_ENTRIES, None) {

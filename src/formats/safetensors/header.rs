@@ -4,13 +4,14 @@
 
 use super::dtypes::dtype;
 use super::rules::*;
-use crate::check::{Item, Place};
+use crate::check::{Item, Place, Rule};
 use crate::escape::excerpt;
 use crate::formats::shared::bytes::{le_u64, range};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{Error, Parser, Str, Token};
 use crate::inventory::{
-    ByteRange, DType, DataRange, FileId, MetadataEntry, Name, Section, SectionKind, Storage, Tensor,
+    ByteRange, DType, DataRange, FileId, MetadataEntry, Name, Section, SectionKind, Storage,
+    Tensor, TensorId,
 };
 use std::borrow::Cow;
 use std::collections::hash_map::{Entry as Slot, HashMap};
@@ -20,27 +21,38 @@ pub const MAX_HEADER: u64 = 100_000_000;
 /// How deep the header may nest: serde_json's recursion limit, which the reference parser
 /// keeps. Entries need 3 levels; deeper values are unknown fields, which it skips.
 const MAX_DEPTH: usize = 128;
+/// Budget entries a tensor takes besides its dimensions and its name: an inventory tensor and
+/// its place in the layout take as much memory as 8 node inputs. A tensor entry is a dozen
+/// bytes of JSON, so a header of millions of empty entries runs the budget out early.
+const TENSOR_ENTRIES: u64 = 8;
 
-/// One tensor entry, as declared.
-pub struct Entry {
-    /// The tensor's name.
-    pub name: Name,
-    /// Where its key starts.
-    pub at: u64,
-    /// Its element type, if known.
-    pub dtype: Option<DType>,
-    /// Its shape, if every entry is a size.
-    pub shape: Option<Vec<u64>>,
+/// Budget entries a `__metadata__` pair takes besides its key and value: its entry in the
+/// inventory and in the map of keys seen.
+const METADATA_ENTRIES: u64 = 8;
+
+/// Where one entry puts its tensor's bytes.
+pub struct Layout {
     /// `data_offsets`, relative to the data section, if valid.
     pub offsets: Option<(u64, u64)>,
     /// Where `data_offsets` is.
     pub offsets_at: u64,
 }
 
-/// What a file's header declares.
+/// One tensor entry's fields, as declared.
+struct Fields {
+    dtype: Option<DType>,
+    /// The shape, if every entry is a size.
+    shape: Option<Vec<u64>>,
+    layout: Layout,
+}
+
+/// What a file's header declares: its tensors, added to the inventory from `first` in header
+/// order, and where each puts its bytes.
 pub struct Header {
-    /// Tensor entries in header order.
-    pub entries: Vec<Entry>,
+    /// The inventory's first tensor of the file.
+    pub first: TensorId,
+    /// Each tensor's layout, in header order.
+    pub layout: Vec<Layout>,
     /// Where the data section starts.
     pub data_start: u64,
     /// Whether the whole header could be read and every entry is valid, so that the layout
@@ -100,13 +112,17 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
         let message = format!("the header starts with {first}, not '{{' (the safetensors parser accepts leading whitespace)");
         cx.report(&HEADER_START, place(8, "header"), message);
     }
+    let first = cx.inv.tensors.len();
     let mut reader = Reader {
         cx,
         file,
-        entries: Vec::new(),
+        first,
+        data_start,
+        layout: Vec::new(),
         valid: true,
     };
-    let complete = match reader.document(&mut Parser::new(header, MAX_DEPTH)) {
+    let keys = keys(header);
+    let complete = match reader.document(&mut Parser::new(header, MAX_DEPTH), keys) {
         Ok(()) => reader.valid,
         Err(e) => {
             let message = format!("the header is not a safetensors JSON header: {}", e.what);
@@ -117,17 +133,41 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
         }
     };
     Some(Header {
-        entries: reader.entries,
+        first,
+        layout: reader.layout,
         data_start,
         complete,
     })
 }
 
-/// The header's reader: tokens in, entries and metadata out.
+/// How many keys the top level of `header` holds, as far as it is JSON.
+fn keys(header: &[u8]) -> usize {
+    let mut p = Parser::new(header, MAX_DEPTH);
+    let mut keys = 0;
+    let mut count = || -> Result<(), Error> {
+        if let Some((_, Token::Object)) = p.token()? {
+            while p.key_or_end()?.is_some() {
+                keys += 1;
+                if let Some((_, token)) = p.token()? {
+                    p.finish_value(&token)?;
+                }
+            }
+        }
+        Ok(())
+    };
+    // A header that is not JSON is reported by the reading that follows.
+    let _ = count();
+    keys
+}
+
+/// The header's reader: tokens in, tensors, layout and metadata out.
 struct Reader<'c, 'x> {
     cx: &'c mut Context<'x>,
     file: FileId,
-    entries: Vec<Entry>,
+    /// The inventory's first tensor of the file.
+    first: TensorId,
+    data_start: u64,
+    layout: Vec<Layout>,
     /// Whether every entry so far is whole and valid.
     valid: bool,
 }
@@ -152,7 +192,8 @@ impl Reader<'_, '_> {
         }
     }
 
-    fn document(&mut self, p: &mut Parser<'_>) -> Result<(), Error> {
+    /// Reads the header, whose top level has `keys` keys.
+    fn document(&mut self, p: &mut Parser<'_>, keys: usize) -> Result<(), Error> {
         match p.token()? {
             Some((_, Token::Object)) => {}
             Some((at, token)) => {
@@ -168,8 +209,14 @@ impl Reader<'_, '_> {
                 })
             }
         }
+        // Room for as many tensors as the budget pays for is made at once, so that growing
+        // the lists never holds two copies of them.
+        let affordable = self.cx.budget.left() / (TENSOR_ENTRIES + 1);
+        let room = keys.min(usize::try_from(affordable).unwrap_or(usize::MAX));
+        self.cx.inv.tensors.reserve_exact(room);
+        self.layout.reserve_exact(room);
         // Each key's first offset, and for a tensor its entry.
-        let mut seen: HashMap<Cow<'_, str>, (u64, Option<usize>)> = HashMap::new();
+        let mut seen: HashMap<Cow<'_, str>, (u64, Option<usize>)> = HashMap::with_capacity(room);
         while let Some(key) = p.key_or_end()? {
             let value = key.unescape();
             let metadata = value == "__metadata__";
@@ -182,12 +229,15 @@ impl Reader<'_, '_> {
                     entry
                 }
                 Slot::Vacant(slot) => {
-                    let entry = (!metadata).then_some(self.entries.len());
+                    let entry = (!metadata).then_some(self.layout.len());
                     slot.insert((key.at.saturating_sub(1), entry));
                     None
                 }
             };
-            if !self.cx.spend(1, self.place(key.at)) {
+            let cost = if metadata { 1 } else { TENSOR_ENTRIES };
+            if !self.cx.spend(cost, self.place(key.at)) {
+                // What is left unread leaves the layout unknown.
+                self.valid = false;
                 return Ok(());
             }
             if metadata {
@@ -217,6 +267,10 @@ impl Reader<'_, '_> {
         }
         let mut seen: HashMap<Cow<'_, str>, u64> = HashMap::new();
         while let Some(item) = p.key_or_end()? {
+            if !self.cx.spend(METADATA_ENTRIES, self.place(item.at)) {
+                self.valid = false;
+                return p.finish();
+            }
             let shown = item.unescape();
             if let Some(first) = seen.insert(shown.clone(), item.at) {
                 let message = format!("__metadata__ key \"{}\" is already set at byte {}; the safetensors parser keeps this one", excerpt(shown.as_bytes(), 200), 8 + first.saturating_sub(1));
@@ -250,50 +304,77 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// A tensor entry: `{"dtype": ..., "shape": [...], "data_offsets": [begin, end]}`. A
-    /// repeated key's entry takes the place of the earlier one (`replaces`), as the reference
-    /// parser keeps the last. The entry is kept even where the JSON breaks inside it, so
-    /// that every finding about it names a tensor the inventory holds.
+    /// A tensor entry: `{"dtype": ..., "shape": [...], "data_offsets": [begin, end]}`, added
+    /// to the inventory. A repeated key's tensor takes the place of the earlier one
+    /// (`replaces`), as the reference parser keeps the last. The tensor is kept even where the
+    /// JSON breaks inside it, so that every finding about it names a tensor the inventory
+    /// holds.
     fn entry(
         &mut self,
         p: &mut Parser<'_>,
         key: &Str<'_>,
         replaces: Option<usize>,
     ) -> Result<(), Error> {
-        let index = replaces.unwrap_or(self.entries.len());
+        let index = replaces.unwrap_or(self.layout.len());
         let item = Item::Tensor {
-            tensor: self.cx.inv.tensors.len() + index,
+            tensor: self.first + index,
         };
         let at = 8 + key.at.saturating_sub(1);
-        let mut entry = Entry {
-            name: self.name(key),
-            at,
+        let name = self.name(key);
+        let mut fields = Fields {
             dtype: None,
             shape: None,
-            offsets: None,
-            offsets_at: at,
+            layout: Layout {
+                offsets: None,
+                offsets_at: at,
+            },
         };
-        let read = self.fields(p, key, &mut entry, item);
-        self.valid &= read.is_ok()
-            && entry.dtype.is_some()
-            && entry.shape.is_some()
-            && entry.offsets.is_some();
-        match self.entries.get_mut(index) {
-            Some(earlier) => *earlier = entry,
-            None => self.entries.push(entry),
+        let shown = excerpt(name.as_bytes(), 200).into_owned();
+        let read = self.fields(p, key, &shown, &mut fields, item);
+        let Fields {
+            dtype,
+            shape,
+            layout,
+        } = fields;
+        self.valid &=
+            read.is_ok() && dtype.is_some() && shape.is_some() && layout.offsets.is_some();
+        // A shape that is not one makes every size derived from it unknown.
+        let shape = shape.unwrap_or_else(|| vec![Tensor::NOT_A_SIZE]);
+        let mut tensor = Tensor::declared(name, dtype, shape, at);
+        if let Some((begin, end)) = layout.offsets {
+            let data = DataRange {
+                file: self.file,
+                offset: self.data_start.saturating_add(begin),
+                len: end - begin,
+            };
+            tensor = tensor.stored(Storage::External, data);
+        }
+        let tensors = &mut self.cx.inv.tensors;
+        match (
+            tensors.get_mut(self.first + index),
+            self.layout.get_mut(index),
+        ) {
+            (Some(earlier), Some(earlier_layout)) => {
+                *earlier = tensor;
+                *earlier_layout = layout;
+            }
+            _ => {
+                tensors.push(tensor);
+                self.layout.push(layout);
+            }
         }
         read
     }
 
-    /// Reads the fields of the entry under `key` into `entry`.
+    /// Reads the fields of the entry under `key` (of the tensor `shown`) into `fields`.
     fn fields(
         &mut self,
         p: &mut Parser<'_>,
         key: &Str<'_>,
-        entry: &mut Entry,
+        shown: &str,
+        fields: &mut Fields,
         item: Item,
     ) -> Result<(), Error> {
-        let shown = excerpt(entry.name.as_bytes(), 200).into_owned();
         let place = |this: &Self, at: u64| this.place(at).item(item);
         match p.token()? {
             Some((_, Token::Object)) => {}
@@ -314,8 +395,8 @@ impl Reader<'_, '_> {
                     has_dtype = true;
                     match token {
                         Token::Str(text) => {
-                            entry.dtype = dtype(&text.unescape());
-                            if entry.dtype.is_none() {
+                            fields.dtype = dtype(&text.unescape());
+                            if fields.dtype.is_none() {
                                 let message = format!("tensor \"{shown}\" has dtype \"{}\", which safetensors does not define", excerpt(text.raw().as_bytes(), 100));
                                 self.cx.report(&UNKNOWN_DTYPE, place(self, at), message);
                             }
@@ -332,12 +413,12 @@ impl Reader<'_, '_> {
                 }
                 "shape" => {
                     has_shape = true;
-                    entry.shape = self.shape(p, at, token, &shown, item)?;
+                    fields.shape = self.shape(p, at, token, shown, item)?;
                 }
                 "data_offsets" => {
                     has_offsets = true;
-                    entry.offsets_at = 8 + at;
-                    entry.offsets = self.offsets(p, at, token, &shown, item)?;
+                    fields.layout.offsets_at = 8 + at;
+                    fields.layout.offsets = self.offsets(p, at, token, shown, item)?;
                 }
                 other => {
                     let message = format!("tensor \"{shown}\" has a field \"{}\" that safetensors does not define; readers ignore it", excerpt(other.as_bytes(), 100));
@@ -457,82 +538,72 @@ impl Reader<'_, '_> {
     }
 }
 
-/// The tensors of `header`, checked as the safetensors parser checks them, placed in file
-/// `file` whose content is `size` bytes.
-pub fn tensors(cx: &mut Context<'_>, header: Header, file: FileId, size: u64) {
+/// Checks the tensors of `header` as the safetensors parser checks them: their layout in
+/// file `file`, whose content is `size` bytes, and their sizes.
+pub fn tensors(cx: &mut Context<'_>, header: &Header, file: FileId, size: u64) {
     let data_len = size.saturating_sub(header.data_start);
-    let mut order: Vec<(u64, u64, usize)> = (header.entries.iter().enumerate())
-        .filter_map(|(i, e)| e.offsets.map(|(b, end)| (b, end, i)))
+    let first = header.first;
+    let mut order: Vec<(u64, u64, usize)> = (header.layout.iter().enumerate())
+        .filter_map(|(i, l)| l.offsets.map(|(b, end)| (b, end, i)))
         .collect();
     order.sort_unstable();
-    let first = cx.inv.tensors.len();
     let mut end = 0;
-    for &(begin, stop, i) in &order {
-        let Some(entry) = header.entries.get(i) else {
-            continue;
-        };
+    for (begin, stop, i) in order {
         if begin != end && header.complete {
-            let shown = excerpt(entry.name.as_bytes(), 200);
+            let shown = match cx.inv.tensors.get(first + i) {
+                Some(t) => excerpt(t.name.as_bytes(), 200).into_owned(),
+                None => continue,
+            };
             let what = if begin > end {
                 "leaving a gap after"
             } else {
                 "overlapping"
             };
             let message = format!("tensor \"{shown}\" starts at data offset {begin}, {what} the tensors before it, which end at {end}; the safetensors parser refuses anything but back-to-back tensors from 0");
-            let place = Place::at(entry.offsets_at)
+            let at = header.layout.get(i).map(|l| l.offsets_at);
+            let place = Place::at(at)
                 .in_file(file)
                 .item(Item::Tensor { tensor: first + i });
             cx.report(&NOT_CONTIGUOUS, place, message);
         }
         end = end.max(stop);
     }
-    if header.complete && !order.is_empty() && end != data_len {
+    if header.complete && !header.layout.is_empty() && end != data_len {
         let message = format!("the tensors end at data offset {end}, but the data section holds {data_len} bytes; the safetensors parser refuses any difference");
         let place =
             Place::field("data section", header.data_start + end.min(data_len)).in_file(file);
         cx.report(&DATA_SIZE, place, message);
     }
-    for (i, entry) in header.entries.into_iter().enumerate() {
-        let item = Item::Tensor { tensor: first + i };
-        let place = Place::at(entry.at).in_file(file).item(item);
-        // A shape that is not one makes every size derived from it unknown.
-        let shape = entry.shape.unwrap_or_else(|| vec![Tensor::NOT_A_SIZE]);
-        let bytes = Tensor::sizes(&shape, entry.dtype).1;
-        if let (Some(dtype), Some(_)) = (entry.dtype, bytes) {
-            let bits = dtype.bits().unwrap_or(0);
-            let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
-            // Sizes that overflow in bytes are the generic rule's (RX008); the reference
-            // counts bits, which overflow first.
-            match elements.and_then(|n| n.checked_mul(bits)) {
-                None => {
-                    let message = format!(
-                        "the shape of tensor \"{}\" times {bits} bits overflows 64 bits",
-                        excerpt(entry.name.as_bytes(), 200)
-                    );
-                    cx.report(&SIZE_OVERFLOW, place, message);
-                }
-                Some(total) if total % 8 != 0 => {
-                    let message = format!(
-                        "tensor \"{}\" of {dtype} holds {total} bits, not whole bytes",
-                        excerpt(entry.name.as_bytes(), 200)
-                    );
-                    cx.report(&PARTIAL_BYTE, place, message);
-                }
-                Some(_) => {}
-            }
+    for tensor in first..first + header.layout.len() {
+        let problem = cx.inv.tensors.get(tensor).and_then(bits);
+        if let Some((rule, at, message)) = problem {
+            let place = Place::at(at).in_file(file).item(Item::Tensor { tensor });
+            cx.report(rule, place, message);
         }
-        let tensor = Tensor::declared(entry.name, entry.dtype, shape, entry.at);
-        let tensor = match entry.offsets {
-            Some((begin, stop)) => {
-                let data = DataRange {
-                    file,
-                    offset: header.data_start.saturating_add(begin),
-                    len: stop - begin,
-                };
-                tensor.stored(Storage::External, data)
-            }
-            None => tensor,
-        };
-        cx.inv.tensors.push(tensor);
+    }
+}
+
+/// What the safetensors parser says about the bits of `t`: a count that overflows 64 bits,
+/// or one that is not whole bytes; with the tensor's declaration.
+fn bits(t: &Tensor) -> Option<(&'static Rule, Option<u64>, String)> {
+    // Sizes that overflow in bytes are the generic rule's (RX008); the reference counts
+    // bits, which overflow first, and multiplies from the first dimension, so a 0 after a
+    // product that overflowed does not empty the tensor for it.
+    let dtype = t.dtype.filter(|_| t.byte_size.is_some())?;
+    let bits = dtype.bits().unwrap_or(0);
+    let elements = t.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    let shown = || excerpt(t.name.as_bytes(), 200);
+    match elements.and_then(|n| n.checked_mul(bits)) {
+        None => Some((
+            &SIZE_OVERFLOW,
+            t.decl_offset,
+            format!("the shape of tensor \"{}\" times {bits} bits overflows 64 bits, multiplied from the first dimension as the safetensors parser does", shown()),
+        )),
+        Some(total) if total % 8 != 0 => Some((
+            &PARTIAL_BYTE,
+            t.decl_offset,
+            format!("tensor \"{}\" of {dtype} holds {total} bits, not whole bytes", shown()),
+        )),
+        Some(_) => None,
     }
 }

@@ -10,24 +10,37 @@ use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::shared::json::{Error, Parser, Token};
+use crate::formats::Detection;
 use crate::inventory::{ByteRange, FileId, MetadataEntry, Name, Section, SectionKind};
 use crate::source::ModelFile;
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How deep an index may nest: `metadata` may hold small structures.
 const MAX_DEPTH: usize = 64;
 
 /// Whether `bytes` start like a sharded checkpoint's index: a JSON object with a
-/// `weight_map` key among its first bytes.
-pub fn detect(bytes: &[u8]) -> bool {
+/// `weight_map` key among its first bytes (`Magic`), or, without one, whose first key is
+/// `metadata` holding a `total_size` (`Plausible`: an index that lost its map).
+pub fn detect(bytes: &[u8]) -> Detection {
     let head = bytes.get(..4096).unwrap_or(bytes);
-    head.trim_ascii_start().starts_with(b"{") && head.windows(12).any(|w| w == b"\"weight_map\"")
+    let Some(object) = head.trim_ascii_start().strip_prefix(b"{") else {
+        return Detection::No;
+    };
+    let has = |key: &[u8]| head.windows(key.len()).any(|w| w == key);
+    if has(b"\"weight_map\"") {
+        Detection::Magic
+    } else if object.trim_ascii_start().starts_with(b"\"metadata\"") && has(b"\"total_size\"") {
+        Detection::Plausible
+    } else {
+        Detection::No
+    }
 }
 
-/// One `weight_map` entry.
-struct Listed {
-    name: String,
-    shard: String,
+/// One `weight_map` entry, its text borrowed from the index where it needs no unescaping.
+struct Listed<'a> {
+    name: Cow<'a, str>,
+    shard: Cow<'a, str>,
     /// Where the name's key starts.
     at: u64,
     /// Where the shard's file name starts.
@@ -36,8 +49,8 @@ struct Listed {
 
 /// What the index says.
 #[derive(Default)]
-struct Index {
-    listed: Vec<Listed>,
+struct Index<'a> {
+    listed: Vec<Listed<'a>>,
     total_size: Option<(u64, u64)>,
 }
 
@@ -61,7 +74,11 @@ pub fn read(cx: &mut Context<'_>, file: &ModelFile) -> bool {
 }
 
 /// Reads the index document into `index`, recording `metadata` as the model's.
-fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
+fn document<'a>(
+    cx: &mut Context<'_>,
+    p: &mut Parser<'a>,
+    index: &mut Index<'a>,
+) -> Result<(), Error> {
     let not = |at, what: String| Error { at, what };
     match p.token()? {
         Some((_, Token::Object)) => {}
@@ -83,8 +100,8 @@ fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
                     }
                     match p.token()? {
                         Some((shard_at, Token::Str(shard))) => index.listed.push(Listed {
-                            name: name.unescape().into_owned(),
-                            shard: shard.unescape().into_owned(),
+                            name: name.unescape(),
+                            shard: shard.unescape(),
                             at: name.at.saturating_sub(1),
                             shard_at,
                         }),
@@ -120,7 +137,7 @@ fn document(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
 }
 
 /// The `metadata` object: `total_size` kept, every scalar recorded as metadata.
-fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Result<(), Error> {
+fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index<'_>) -> Result<(), Error> {
     while let Some(key) = p.key_or_end()? {
         let Some((at, token)) = p.token()? else {
             break;
@@ -153,22 +170,33 @@ fn metadata(cx: &mut Context<'_>, p: &mut Parser<'_>, index: &mut Index) -> Resu
 }
 
 /// Reads each shard the index names, once, and checks the index against them; whether every
-/// shard was read whole.
-fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
-    let mut by_shard: BTreeMap<&str, Vec<&Listed>> = BTreeMap::new();
+/// shard was read whole. Names are resolved before any shard is read, so that the names
+/// that lead to one file (`w.safetensors`, `./w.safetensors`, a hard link) read it once.
+fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
+    // Each shard name, with where the index first gives it.
+    let mut names: BTreeMap<&str, u64> = BTreeMap::new();
     for listed in &index.listed {
-        by_shard.entry(&listed.shard).or_default().push(listed);
+        names.entry(&listed.shard).or_insert(listed.shard_at);
     }
     let mut files = DataFiles::new(file.path(), &SharedRules);
-    // Where each tensor of every shard is: its shard's name and its inventory index.
-    let mut held: HashMap<Name, (&str, usize)> = HashMap::new();
-    let mut read: HashMap<&str, FileId> = HashMap::new();
-    let mut whole = true;
-    for (&shard, listed) in &by_shard {
-        let first = listed.first().map_or(0, |l| l.shard_at);
-        let Some(id) = files.file(shard.as_bytes(), Place::at(first), &mut cx.inv, cx.out) else {
+    // The file each name leads to, and each file once with the first name that led to it.
+    let mut file_of: HashMap<&str, FileId> = HashMap::new();
+    let mut first_name: Vec<(FileId, &str)> = Vec::new();
+    let mut known: HashSet<FileId> = HashSet::new();
+    for (&shard, &at) in &names {
+        let Some(id) = files.file(shard.as_bytes(), Place::at(at), &mut cx.inv, cx.out) else {
             continue;
         };
+        if known.insert(id) {
+            first_name.push((id, shard));
+        }
+        file_of.insert(shard, id);
+    }
+    // Where each tensor of every shard is: its file and its inventory index.
+    let mut held: HashMap<Name, (FileId, usize)> = HashMap::new();
+    let mut read: HashMap<FileId, &str> = HashMap::new();
+    let mut whole = true;
+    for &(id, shard) in &first_name {
         let Some(data) = files.open(id, &cx.inv, cx.out) else {
             continue;
         };
@@ -177,12 +205,12 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
         match header::read(cx, data.bytes(), id) {
             Some(header) => {
                 whole &= header.complete;
-                header::tensors(cx, header, id, data.bytes().len() as u64);
+                header::tensors(cx, &header, id, data.bytes().len() as u64);
             }
             None => whole = false,
         }
         DataFiles::report_change(&data, id, cx.out);
-        read.insert(shard, id);
+        read.insert(id, shard);
         for t in before..cx.inv.tensors.len() {
             let Some(name) = cx.inv.tensors.get(t).map(|t| t.name.clone()) else {
                 continue;
@@ -191,7 +219,10 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
                 let message = format!(
                     "tensor \"{}\" is in shard {} and in shard {}",
                     excerpt(name.as_bytes(), 200),
-                    excerpt(other.as_bytes(), 200),
+                    excerpt(
+                        read.get(&other).copied().unwrap_or_default().as_bytes(),
+                        200
+                    ),
                     excerpt(shard.as_bytes(), 200)
                 );
                 let place =
@@ -202,7 +233,7 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
                     message,
                 );
             } else {
-                held.insert(name, (shard, t));
+                held.insert(name, (id, t));
             }
         }
     }
@@ -210,11 +241,14 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
     let mut listed: HashMap<&[u8], ()> = HashMap::new();
     for entry in &index.listed {
         listed.insert(entry.name.as_bytes(), ());
-        if !read.contains_key(entry.shard.as_str()) {
+        let Some(&id) = file_of
+            .get(entry.shard.as_ref())
+            .filter(|id| read.contains_key(id))
+        else {
             continue;
-        }
-        match held.get(&Name::from(entry.name.as_str())) {
-            Some(&(shard, t)) if shard == entry.shard => {
+        };
+        match held.get(&Name::from(entry.name.as_ref())) {
+            Some(&(holder, t)) if holder == id => {
                 let bytes = cx
                     .inv
                     .tensors
@@ -233,14 +267,14 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
             }
         }
     }
-    for (name, &(shard, t)) in &held {
+    for (name, &(id, t)) in &held {
         if !listed.contains_key(name.as_bytes()) {
+            let shard = read.get(&id).copied().unwrap_or_default();
             let message = format!(
                 "shard {} holds tensor \"{}\", which weight_map does not list",
                 excerpt(shard.as_bytes(), 200),
                 excerpt(name.as_bytes(), 200)
             );
-            let id = read.get(shard).copied().unwrap_or(0);
             let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
             cx.report(
                 &TENSOR_NOT_LISTED,
@@ -249,7 +283,8 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index) -> bool {
             );
         }
     }
-    let all_read = read.len() == by_shard.len();
+    let all_read =
+        (names.keys()).all(|name| file_of.get(name).is_some_and(|id| read.contains_key(id)));
     if let (Some((total, at)), true) = (index.total_size, all_read) {
         if total != listed_bytes {
             let message = format!("metadata.total_size = {total}, but the tensors weight_map lists take {listed_bytes} bytes");

@@ -22,16 +22,22 @@ use std::path::Path;
 /// The safetensors format.
 pub struct Safetensors;
 
-/// Whether `bytes` start like a safetensors file: a header length, then a JSON object (after
-/// whitespace, which the reference parser allows).
+/// Whether `bytes` start like a safetensors file: a header length, then a JSON object. The
+/// reference parser hands the header to serde_json, which skips JSON's white space (space,
+/// tab, line feed, carriage return) before the `{` and nothing else, so the same holds here:
+/// a pretty-printed header is one, a header after a form feed is not.
 fn is_safetensors(bytes: &[u8]) -> bool {
     let Some(len) = le_u64(bytes, 0) else {
         return false;
     };
+    // Within the header, which the parser reads no further than its size limit.
+    let within = usize::try_from(len.min(header::MAX_HEADER)).unwrap_or(usize::MAX);
     let head = bytes.get(8..).unwrap_or_default();
-    let head = head.get(..head.len().min(64)).unwrap_or_default();
-    let start = head.trim_ascii_start();
-    len >= 2 && (start.starts_with(b"{\"") || start.starts_with(b"{}"))
+    let head = head.get(..within.min(head.len())).unwrap_or_default();
+    let start = head
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    len >= 2 && start == Some(&b'{')
 }
 
 /// Whether `path` is named as a shard: `NAME-00001-of-00003.safetensors`.
@@ -59,19 +65,23 @@ impl Format for Safetensors {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if is_safetensors(bytes) || index::detect(bytes) {
+        if is_safetensors(bytes) {
             Detection::Magic
         } else {
-            Detection::No
+            index::detect(bytes)
         }
     }
 
-    /// Shards are checked with the index beside them; other `.json` files only if they are
-    /// an index.
+    /// Shards are checked with the index beside them; an index always, so that one that
+    /// lost its `weight_map` is reported too; other `.json` files only if they are an index.
     fn scan(&self, path: &Path) -> Scan {
+        let name = path.file_name().map(|n| n.as_encoded_bytes());
         match extension(path).as_deref() {
             Some("safetensors") if is_shard(path) => Scan::Companion,
             Some("safetensors") => Scan::Model,
+            Some("json") if name.is_some_and(|n| n.ends_with(b".safetensors.index.json")) => {
+                Scan::Model
+            }
             Some("json") => Scan::ModelIfDetected,
             _ => Scan::Skip,
         }
@@ -85,7 +95,7 @@ impl Format for Safetensors {
             // Unclaimed bytes mean something only when every entry could be placed.
             let placed = header.as_ref().is_some_and(|h| h.complete);
             if let Some(header) = header {
-                header::tensors(&mut cx, header, 0, file.bytes().len() as u64);
+                header::tensors(&mut cx, &header, 0, file.bytes().len() as u64);
             }
             if placed {
                 cx.inv.fill_gaps();

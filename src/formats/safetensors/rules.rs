@@ -121,8 +121,10 @@ crate::rules! {
     /// A tensor's size in bits overflows 64 bits.
     ///
     /// ## What it does
-    /// Multiplies the shape's dimensions and the dtype's bits with overflow checks, as the
-    /// parser does.
+    /// Multiplies the shape's dimensions from the first, then the dtype's bits, with
+    /// overflow checks, as the parser does. A shape with a 0 is empty, and passes, unless
+    /// the dimensions before the 0 already overflow: the parser refuses `[2^40, 2^40, 0]`
+    /// and accepts `[0, 2^40, 2^40]`.
     ///
     /// ## Why
     /// The parser refuses the file (`ValidationOverflow`); a reader without the check
@@ -205,7 +207,9 @@ crate::rules! {
     ///
     /// ## What it does
     /// Reads `*.safetensors.index.json`: `weight_map` must map each tensor name to a file
-    /// name, and `metadata.total_size`, if present, must be an integer.
+    /// name, and `metadata.total_size`, if present, must be an integer. A folder scan checks
+    /// every file so named, and a JSON object that starts with `metadata` and a `total_size`
+    /// is read as an index, so an index that lost its `weight_map` is reported, not passed over.
     ///
     /// ## Why
     /// Loaders (`transformers`, `accelerate`, `safetensors`' own helpers) find each tensor's

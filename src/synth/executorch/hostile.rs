@@ -503,3 +503,18 @@ pub fn legacy_data(tensors: usize, segments: usize) -> Vec<u8> {
     bytes.resize(len as usize, 0);
     bytes
 }
+
+/// One method whose inputs and outputs each list its one tensor value `ids` times, listed
+/// `listed` times in the program.
+pub fn repeated_io(ids: usize, listed: usize) -> Vec<u8> {
+    let mut b = Builder::new();
+    let value = tensor(&mut b, None);
+    let values = Some(b.create_vector(&[value]));
+    let plan = et::ExecutionPlanArgs {
+        values,
+        inputs: Some(b.create_vector(&vec![0i32; ids])),
+        outputs: Some(b.create_vector(&vec![0i32; ids])),
+        ..Default::default()
+    };
+    program(b, plan, listed, Default::default())
+}

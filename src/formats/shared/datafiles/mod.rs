@@ -2,7 +2,9 @@
 //!
 //! Locations come from the model and are hostile. Each distinct location is checked once,
 //! lexically ([`location`]) and then on the file system ([`resolve`]), before any data file
-//! is touched; its problems are reported against every item that uses it. Locations that
+//! is touched; its problems are reported against every item that uses it, and the locations
+//! in use are listed once each, with how many items use them ([`DataFiles::used`]), for
+//! what a format says once per location. Locations that
 //! lead to one file (by path or by device and inode) share one inventory file, so overlaps
 //! between their tensors are found. Only [`checksum`] reads a data file's bytes.
 
@@ -27,11 +29,6 @@ pub trait LocationRules: Sync {
     fn refuse(&self, _location: &Location<'_>) -> Option<Problem> {
         None
     }
-
-    /// Flags a location that passed the lexical rules, such as one a runtime will not load.
-    fn flag(&self, _location: &Location<'_>) -> Option<Problem> {
-        None
-    }
 }
 
 /// The shared rules alone, for formats that add none of their own.
@@ -44,13 +41,36 @@ impl LocationRules for SharedRules {}
 struct Outcome {
     file: Option<FileId>,
     problems: Vec<(&'static Rule, String)>,
+    /// Whether it passed the lexical rules.
+    lexical: bool,
+}
+
+/// A location and its uses.
+struct Uses {
+    outcome: Outcome,
+    /// Its rank among the locations, by first use.
+    order: usize,
+    /// Where the first item that uses it is.
+    first: Place,
+    /// How many items use it.
+    count: usize,
+}
+
+/// A location that passed the lexical rules, as the model uses it.
+pub struct Used<'a> {
+    /// The location.
+    pub location: Location<'a>,
+    /// The first item that uses it, in its data file if it leads to one.
+    pub place: Place,
+    /// How many items use it.
+    pub count: usize,
 }
 
 /// The data files a model uses, resolved once per distinct location.
 pub struct DataFiles {
     /// Canonical folder of the model, or why it could not be found.
     model_dir: Result<PathBuf, String>,
-    resolved: HashMap<Vec<u8>, Outcome>,
+    resolved: HashMap<Vec<u8>, Uses>,
     /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
     /// their tensors' ranges are compared with each other.
     by_path: HashMap<PathBuf, FileId>,
@@ -130,18 +150,47 @@ impl DataFiles {
     ) -> Option<FileId> {
         if !self.resolved.contains_key(location) {
             let outcome = self.check(&Location::new(location), inv);
-            self.resolved.insert(location.to_owned(), outcome);
+            // A problem in a data file has no offset in it; one with no file stays at `place`.
+            let first = match outcome.file {
+                Some(file) => place.in_file(file).offset(None),
+                None => place,
+            };
+            let order = self.resolved.len();
+            let uses = Uses {
+                outcome,
+                order,
+                first,
+                count: 0,
+            };
+            self.resolved.insert(location.to_owned(), uses);
         }
-        let outcome = self.resolved.get(location)?;
-        // A problem in a data file has no offset in it; one with no file stays at `place`.
-        let place = match outcome.file {
+        let uses = self.resolved.get_mut(location)?;
+        uses.count += 1;
+        let place = match uses.outcome.file {
             Some(file) => place.in_file(file).offset(None),
             None => place,
         };
-        for (rule, message) in &outcome.problems {
+        for (rule, message) in &uses.outcome.problems {
             out.add(rule, place, message.clone());
         }
-        outcome.file
+        uses.outcome.file
+    }
+
+    /// The locations that passed the lexical rules, in the order of their first use.
+    pub fn used(&self) -> Vec<Used<'_>> {
+        let mut used: Vec<(usize, Used<'_>)> = (self.resolved.iter())
+            .filter(|(_, uses)| uses.outcome.lexical)
+            .map(|(location, uses)| {
+                let used = Used {
+                    location: Location::new(location),
+                    place: uses.first,
+                    count: uses.count,
+                };
+                (uses.order, used)
+            })
+            .collect();
+        used.sort_unstable_by_key(|(order, _)| *order);
+        used.into_iter().map(|(_, used)| used).collect()
     }
 
     fn check(&mut self, location: &Location<'_>, inv: &mut Inventory) -> Outcome {
@@ -153,6 +202,7 @@ impl DataFiles {
             return Outcome {
                 file: None,
                 problems,
+                lexical: false,
             };
         }
         if let Err(p) = location::check_lexically(location) {
@@ -160,6 +210,7 @@ impl DataFiles {
             return Outcome {
                 file: None,
                 problems,
+                lexical: false,
             };
         }
         if let Some(message) = location::not_portable(location) {
@@ -167,9 +218,6 @@ impl DataFiles {
                 rule: &LOCATION_NOT_PORTABLE,
                 message,
             });
-        }
-        if let Some(p) = self.rules.flag(location) {
-            note(p);
         }
         let resolved = match &self.model_dir {
             Ok(dir) => resolve::resolve(dir, location),
@@ -185,6 +233,7 @@ impl DataFiles {
                 return Outcome {
                     file: None,
                     problems,
+                    lexical: true,
                 };
             }
         };
@@ -200,6 +249,7 @@ impl DataFiles {
             return Outcome {
                 file: None,
                 problems,
+                lexical: true,
             };
         }
         let known = resolved.identity.and_then(|i| self.by_identity.get(&i));
@@ -207,6 +257,7 @@ impl DataFiles {
             return Outcome {
                 file: Some(id),
                 problems,
+                lexical: true,
             };
         }
         let id = inv.files.len();
@@ -232,6 +283,7 @@ impl DataFiles {
         Outcome {
             file: Some(id),
             problems,
+            lexical: true,
         }
     }
 }
