@@ -1,13 +1,13 @@
 //! What `pickle.load` sees in the file: the pickle, the bytes after it, what they import, and
-//! the arrays they hold; in a file joblib compressed with zlib or gzip, what it sees once
-//! `joblib.load` has inflated it.
+//! the arrays they hold; in a file joblib compressed, what it sees once `joblib.load` has
+//! decompressed it.
 
 use super::paddle::{self, Form};
 use super::rules::EVAL_NOT_PADDLE;
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
+use crate::formats::shared::compressed;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::deflate;
 use crate::formats::shared::pickle::walk::{self, Flow};
 use crate::formats::shared::pickle::{self, Id, Located, Options, Pickle, Source, Tree, Value};
 use crate::inventory::{Name, Tensor, Trust};
@@ -17,12 +17,12 @@ use std::collections::HashSet;
 /// compressed it.
 pub fn read(cx: &mut Context<'_>) {
     let bytes = cx.bytes;
-    let wrapper = deflate::wrapper(bytes).filter(|_| !pickle::sniff(bytes, super::SNIFFED));
+    let wrapper = compressed::wrapper(bytes).filter(|_| !pickle::sniff(bytes, super::SNIFFED));
     let Some(wrapper) = wrapper else {
         return read_from(cx, &Source::file(bytes, 0), "");
     };
     let limit = usize::try_from(cx.budget.bytes_left().saturating_add(1)).unwrap_or(usize::MAX);
-    let Some((inflated, _)) = deflate::inflate(bytes, wrapper, limit) else {
+    let Some((inflated, _)) = compressed::inflate(bytes, wrapper, limit) else {
         return;
     };
     if !cx.budget.copy(inflated.len() as u64, Place::at(0), cx.out) {

@@ -16,7 +16,7 @@ pub mod rules;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::{deflate, pickle};
+use crate::formats::shared::{compressed, pickle};
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
@@ -27,9 +27,9 @@ const SNIFFED: u64 = 2;
 /// Bytes of a compressed file inflated to tell whether it holds a pickle.
 const HEAD: usize = 4096;
 
-/// Whether `bytes` are a pickle that joblib compressed with zlib or gzip.
+/// Whether `bytes` are a pickle that joblib compressed.
 fn compressed_pickle(bytes: &[u8]) -> bool {
-    let head = deflate::wrapper(bytes).and_then(|w| deflate::inflate(bytes, w, HEAD));
+    let head = compressed::wrapper(bytes).and_then(|w| compressed::inflate(bytes, w, HEAD));
     head.is_some_and(|(head, _)| pickle::sniff(&head, SNIFFED))
 }
 

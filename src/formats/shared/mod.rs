@@ -4,9 +4,9 @@
 
 pub mod budget;
 pub mod bytes;
+pub mod compressed;
 pub mod context;
 pub mod datafiles;
-pub mod deflate;
 pub mod flatbuffer;
 pub mod json;
 pub mod numbers;
