@@ -51,7 +51,7 @@ impl Format for Pickles {
         if pickle::sniff(bytes, SNIFFED) {
             Detection::Plausible
         } else if compressed_pickle(bytes) {
-            // A zlib or gzip stream that inflates to a pickle: both say what it is.
+            // A compressed stream that decompresses to a pickle: both say what it is.
             Detection::Magic
         } else {
             Detection::No
