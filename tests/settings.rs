@@ -202,3 +202,27 @@ fn the_settings_that_apply_are_read_with_care() {
         );
     }
 }
+
+/// `target = "rten"` in the working directory's settings holds the models below it to rten's
+/// own rules, as `--target rten` does; without it, a healthy model gets no rten warning.
+#[test]
+fn the_target_setting_applies_the_runtimes_rules() {
+    let fixture = common::fixtures().join("onnx/bad/OX024-one-file-two-tensors");
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    for entry in std::fs::read_dir(&fixture).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), models.join(entry.file_name())).unwrap();
+    }
+    let rten = |codes: &[String]| codes.iter().any(|c| c.starts_with("OX024"));
+    let (codes, _, _) = check(dir.path(), &["models"]);
+    assert!(!rten(&codes), "{codes:?}");
+    std::fs::write(dir.path().join("rtenx.toml"), "target = \"rten\"\n").unwrap();
+    let (codes, _, _) = check(dir.path(), &["models"]);
+    assert!(rten(&codes), "{codes:?}");
+    std::fs::write(dir.path().join("rtenx.toml"), "target = \"tflite\"\n").unwrap();
+    let (_, err, code) = rtenx_in(dir.path(), &["check", "models"]);
+    assert_eq!(code, 2, "an unknown runtime is a settings error");
+    assert!(err.contains("rtenx.toml:1:10"), "{err}");
+}

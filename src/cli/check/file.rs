@@ -21,8 +21,6 @@ pub struct Run {
     pub verify_checksums: bool,
     /// `--hash sha256`.
     pub hash: bool,
-    /// `--target`.
-    pub target: Option<rtenx::formats::Target>,
     /// The hashing progress bar.
     pub progress: Progress,
     /// Whether this is the run's only file, whose inventory is left to the OS at exit.
@@ -107,7 +105,7 @@ fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> F
         progress: Some(&report),
         data: &settings.data,
         views: false,
-        target: run.target,
+        target: settings.target,
     };
     let mut outcome = rtenx::analyze_opened(file, &options);
     let mut hashes = Ok(Vec::new());

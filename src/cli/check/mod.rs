@@ -100,10 +100,17 @@ pub enum Format {
     Github,
 }
 
-/// Runtimes `--target` names.
+/// Runtimes `--target` and the `target` setting name.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Runtime {
     Rten,
+}
+
+/// A `target` setting's value.
+pub fn parse_target(s: &str) -> Result<rtenx::formats::Target, String> {
+    Runtime::from_str(s, true)
+        .map(Runtime::target)
+        .map_err(|_| format!("`{s}` is not a runtime rtenx knows the rules of (rten)"))
 }
 
 impl Runtime {
@@ -163,6 +170,7 @@ fn command_line(args: &CheckArgs) -> Layer {
         max_size: args.max_size,
         timeout: args.timeout,
         data: args.data.files.clone(),
+        target: args.target.map(Runtime::target),
     }
 }
 
@@ -317,7 +325,6 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let run = file::Run {
         verify_checksums: args.verify_checksums,
         hash: args.hash.is_some(),
-        target: args.target.map(Runtime::target),
         progress: progress.clone(),
         lone: jobs.len() == 1,
     };

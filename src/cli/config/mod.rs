@@ -43,6 +43,8 @@ pub struct Layer {
     pub timeout: Option<Duration>,
     /// `data`: data files to pair with the model, in the config's folder or below.
     pub data: Vec<PathBuf>,
+    /// `target`: the runtime whose own rules also apply.
+    pub target: Option<rtenx::formats::Target>,
 }
 
 /// One `[[overrides]]` table: the files it applies to and what it sets.

@@ -42,6 +42,7 @@ struct RawTable {
     #[serde(default)]
     allow: Vec<Spanned<String>>,
     max_size: Option<Spanned<String>>,
+    target: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
     #[serde(default)]
     data: Vec<Spanned<String>>,
@@ -186,11 +187,17 @@ fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
         }
         data.push(file);
     }
+    let target = t
+        .target
+        .as_ref()
+        .map(|v| crate::cli::check::parse_target(v.get_ref()).map_err(|m| fail(Some(v.span()), m)))
+        .transpose()?;
     Ok(Layer {
         rules,
         max_size,
         timeout,
         data,
+        target,
     })
 }
 

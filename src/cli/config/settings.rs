@@ -23,6 +23,8 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     /// Data files to pair with the model.
     pub data: Vec<PathBuf>,
+    /// The runtime whose own rules also apply.
+    pub target: Option<rtenx::formats::Target>,
 }
 
 impl Settings {
@@ -54,6 +56,7 @@ impl Settings {
         }
         self.max_size = layer.max_size.or(self.max_size);
         self.timeout = layer.timeout.or(self.timeout);
+        self.target = layer.target.or(self.target);
         self.data.extend(layer.data.iter().cloned());
     }
 
