@@ -214,6 +214,96 @@ fn sparse_tensors_are_their_parts_and_a_metadata_entry() {
     );
 }
 
+/// The tensors of `bad/tensor-*.pt` (tests/fixtures/gen/make_bad_torch_tensors.py) that torch
+/// refuses for their size, stride, storage offset or storage, with the findings each must
+/// produce, as the generator prints them for `bad/manifest.tsv`: (file, [(code, offset,
+/// item)], torch.load(weights_only=True)'s refusal).
+const REFUSED_TENSORS: &[(&str, &[(&str, u64, &str)], &str)] = &[
+    (
+        "tensor-stride-overflow.pt",
+        &[("PT010", 293, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[4611686018427387904]",
+    ),
+    (
+        "tensor-size-overflow.pt",
+        &[("PT010", 229, "w"), ("RX008", 229, "w")],
+        "Storage size calculation overflowed with sizes=[4611686018427387904] and strides=[1]",
+    ),
+    (
+        "tensor-numel-overflow.pt",
+        &[("PT010", 235, "w"), ("RX008", 235, "w")],
+        "numel: integer multiplication overflow",
+    ),
+    (
+        "tensor-offset-overflow.pt",
+        &[("PT010", 293, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[1]",
+    ),
+    (
+        "tensor-v3-stride-overflow.pt",
+        &[("PT010", 326, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[9223372036854775807]",
+    ),
+    (
+        "tensor-v3-storage-too-small.pt",
+        &[("PT006", 832, "w")],
+        "Trying to resize storage that is not resizable",
+    ),
+    (
+        "tensor-qtensor-storage-too-small.pt",
+        &[("PT006", 832, "q")],
+        "setStorage: sizes [100], strides [1], storage offset 0, and itemsize 1 requiring a \
+         storage size of 100 are out of bounds for storage of size 8",
+    ),
+    (
+        "tensor-sparse-values-too-small.pt",
+        &[("PT006", 1152, "coo.values")],
+        "Trying to resize storage that is not resizable",
+    ),
+];
+
+/// Each tensor torch refuses for its size, stride, storage offset or storage is an error at
+/// its rebuild call or its storage, naming the tensor, and nothing else is reported.
+#[test]
+fn tensors_torch_refuses_for_their_sizes_are_errors() {
+    let mut failures = Vec::new();
+    for (file, expected, _torch) in REFUSED_TENSORS {
+        let analysis = rtenx::analyze(&dir().join("bad").join(file)).unwrap();
+        let inv = &analysis.inventory;
+        let found: Vec<(&str, Option<u64>, String)> = (analysis.findings.iter())
+            .map(|f| {
+                let item = match f.item {
+                    Some(rtenx::check::Item::Tensor { tensor }) => {
+                        inv.tensors[tensor].name.to_string()
+                    }
+                    _ => "-".to_owned(),
+                };
+                (f.rule.code, f.offset, item)
+            })
+            .collect();
+        let wanted: Vec<(&str, Option<u64>, String)> = (expected.iter())
+            .map(|&(code, offset, item)| (code, Some(offset), item.to_owned()))
+            .collect();
+        if found != wanted {
+            failures.push(format!("{file}: {found:?}, expected {wanted:?}"));
+        }
+        for (code, _, item) in &found {
+            let message = &analysis
+                .findings
+                .iter()
+                .find(|f| f.rule.code == *code)
+                .unwrap()
+                .message;
+            if code.starts_with("PT") && !message.contains(&format!("tensor \"{item}\"")) {
+                failures.push(format!(
+                    "{file}: {code} does not name tensor {item}: {message}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The global a `torch.load(weights_only=True)` refusal names, if it refused an import.
 fn refused_global(verdict: &str) -> Option<&str> {
     let rest = verdict.split("GLOBAL ").nth(1)?;

@@ -350,14 +350,14 @@ fn place(
             .map_or(src.place(pid.at), |r| Place::at(r.offset));
         let need = need.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
         let message = format!(
-            "tensor \"{shown}\" ({} {:?}, strides {:?}, storage offset {}) and its persistent id's numel {} ({} of {} bytes) need {need} bytes of storage {}, which holds {}",
+            "tensor \"{shown}\" ({} {:?}, strides {:?}, storage offset {}) and its persistent id's {} elements of {} B ({}) need {need} bytes of storage {}, which holds {}",
             dense.element.name,
             dense.shape,
             dense.strides,
             dense.offset,
             pid.numel,
-            pid.element.name,
             pid.element.size,
+            pid.element.name,
             stored.label,
             stored.len
         );
