@@ -442,6 +442,32 @@ mod bounded {
         check(dir.path(), "real.pkl", &p, "PK009");
     }
 
+    /// A size tuple of 200,000 dimensions memoised once and given, with its stride, to
+    /// 200,000 tensors of a legacy checkpoint (5 MB): 640 GB of shapes for a reader that keeps
+    /// each; rtenx pays each tensor's dimensions from the budget and stops when it runs out.
+    #[test]
+    fn a_shape_shared_by_many_tensors_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tensors, dims) = (200_000, 200_000);
+        let mut p = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.".to_vec();
+        p.extend(b"\x80\x02M\xe9\x03.\x80\x02}.");
+        // The object: {'0': _rebuild_tensor_v2(pid, 0, size, size, False, {}), '1': ...}.
+        p.extend(b"\x80\x02}q\x00((");
+        p.extend(b"K\x01".repeat(dims));
+        p.extend(b"tq\x010(X\x07\x00\x00\x00storagectorch\nFloatStorage\n");
+        p.extend(b"X\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x01tq\x020");
+        p.extend(b"ctorch._utils\n_rebuild_tensor_v2\nq\x030");
+        for i in 0..tensors {
+            let key = i.to_string();
+            p.push(b'X');
+            p.extend((key.len() as u32).to_le_bytes());
+            p.extend(key.as_bytes());
+            p.extend(b"h\x03(h\x02QK\x00h\x01h\x01\x89}tR");
+        }
+        p.extend(b"u.\x80\x02].");
+        check(dir.path(), "shared-shape.pt", &p, "RX016");
+    }
+
     /// A 1 MiB string memoised and fetched a million times (2 MB): a terabyte for a reader
     /// that copies each reference, one string for rtenx.
     #[test]

@@ -213,7 +213,9 @@ pub fn list(
             }
         };
         if let Some(piece) = rebuilt.main {
-            add(cx, src, name.clone(), piece, storages);
+            if !add(cx, src, name.clone(), piece, storages) {
+                return Flow::Stop;
+            }
         }
         let mut names = Vec::new();
         for part in rebuilt.parts {
@@ -223,7 +225,11 @@ pub fn list(
             let part_name = cx.name(&[path, b".", part.suffix.as_bytes()].concat());
             names.push(part_name.display().into_owned());
             match part.piece {
-                Ok(piece) => add(cx, src, part_name, piece, storages),
+                Ok(piece) => {
+                    if !add(cx, src, part_name, piece, storages) {
+                        return Flow::Stop;
+                    }
+                }
                 Err(problem) => invalid(cx, src, part_name, part.at, &problem),
             }
         }
@@ -270,21 +276,26 @@ fn invalid(
 }
 
 /// Lists one tensor: an array as it is, a strided tensor held to torch's limits and placed in
-/// its storage.
+/// its storage, its dimensions paid from the budget (a size tuple memoised once can be given to
+/// a million tensors); false once the budget has run out.
 fn add(
     cx: &mut Context<'_>,
     src: &Source<'_>,
     name: crate::inventory::Name,
     piece: Piece<'_>,
     storages: Storages<'_>,
-) {
+) -> bool {
     let dense = match piece {
         Piece::Array(found) => {
             cx.inv.tensors.push(found.tensor(name, src));
-            return;
+            return true;
         }
         Piece::Dense(dense) => dense,
     };
+    let dims = dense.shape.len().saturating_add(dense.strides.len());
+    if !cx.spend(u64::try_from(dims).unwrap_or(u64::MAX), src.place(dense.at)) {
+        return false;
+    }
     let item = Item::Tensor {
         tensor: cx.inv.tensors.len(),
     };
@@ -304,6 +315,7 @@ fn add(
     };
     let tensor = place(cx, src, tensor, &dense, item, storages, fits);
     cx.inv.tensors.push(tensor);
+    true
 }
 
 /// Places `tensor` in its storage and records it as a view, reporting a storage that is
