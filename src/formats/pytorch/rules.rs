@@ -165,8 +165,9 @@ crate::rules! {
     /// calculation overflowed" from `computeStorageNbytes`, "unequal size length") or builds it
     /// wrongly; a reader that trusts a negative size computes a huge one, and one that
     /// computes the storage a stride of 2^62 reaches without overflow checks wraps it around
-    /// to a few bytes and reads out of bounds. picklescan, modelscan and fickling judge
-    /// imports only and call such files safe.
+    /// to a few bytes (4 for a float32 `[4]` with stride 2^62) and reads out of bounds.
+    /// picklescan and modelscan judge imports only and call such files safe; fickling rates
+    /// them as it rates every checkpoint.
     ///
     /// ## How to fix
     /// The file is corrupt or hand-made; save it again.

@@ -23,7 +23,7 @@ use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::ndarray::{array, Array};
 use crate::formats::shared::pickle::walk::{self, Flow};
 use crate::formats::shared::pickle::{Id, Pickle, Source, Tree, Value};
-use crate::inventory::{DataRange, MetadataEntry, Storage, Tensor, TensorView};
+use crate::inventory::{DataRange, MetadataEntry, Name, Storage, Tensor, TensorView};
 
 /// A storage as the container holds it.
 pub struct Stored {
@@ -253,13 +253,7 @@ pub fn list(
 }
 
 /// Lists a tensor whose rebuild call is unusable, and reports it.
-fn invalid(
-    cx: &mut Context<'_>,
-    src: &Source<'_>,
-    name: crate::inventory::Name,
-    at: u64,
-    problem: &str,
-) {
+fn invalid(cx: &mut Context<'_>, src: &Source<'_>, name: Name, at: u64, problem: &str) {
     let item = Item::Tensor {
         tensor: cx.inv.tensors.len(),
     };
@@ -281,7 +275,7 @@ fn invalid(
 fn add(
     cx: &mut Context<'_>,
     src: &Source<'_>,
-    name: crate::inventory::Name,
+    name: Name,
     piece: Piece<'_>,
     storages: Storages<'_>,
 ) -> bool {
