@@ -205,7 +205,12 @@ pub fn list(
             cx.inv.tensors.push(found.tensor(name, src));
             return Flow::Continue;
         }
-        let rebuilt = match rebuild(p, id, 0) {
+        let mut cost = 0;
+        let rebuilt = rebuild(p, id, 0, false, &mut cost);
+        if !cx.spend(cost, src.place(at)) {
+            return Flow::Stop;
+        }
+        let rebuilt = match rebuilt {
             Ok(rebuilt) => rebuilt,
             Err(problem) => {
                 invalid(cx, src, name, at, &problem);
@@ -213,9 +218,7 @@ pub fn list(
             }
         };
         if let Some(piece) = rebuilt.main {
-            if !add(cx, src, name.clone(), piece, storages) {
-                return Flow::Stop;
-            }
+            add(cx, src, name.clone(), piece, storages);
         }
         let mut names = Vec::new();
         for part in rebuilt.parts {
@@ -225,11 +228,7 @@ pub fn list(
             let part_name = cx.name(&[path, b".", part.suffix.as_bytes()].concat());
             names.push(part_name.display().into_owned());
             match part.piece {
-                Ok(piece) => {
-                    if !add(cx, src, part_name, piece, storages) {
-                        return Flow::Stop;
-                    }
-                }
+                Ok(piece) => add(cx, src, part_name, piece, storages),
                 Err(problem) => invalid(cx, src, part_name, part.at, &problem),
             }
         }
@@ -238,9 +237,9 @@ pub fn list(
                 return Flow::Stop;
             }
             let value = format!(
-                "torch.{} tensor of size {:?}, stored as {}",
+                "torch.{} tensor of size {}, stored as {}",
                 sparse.layout,
-                sparse.size,
+                brief(&sparse.size),
                 names.join(", ")
             );
             cx.inv.metadata.push(MetadataEntry {
@@ -270,26 +269,21 @@ fn invalid(cx: &mut Context<'_>, src: &Source<'_>, name: Name, at: u64, problem:
 }
 
 /// Lists one tensor: an array as it is, a strided tensor held to torch's limits and placed in
-/// its storage, its dimensions paid from the budget (a size tuple memoised once can be given to
-/// a million tensors); false once the budget has run out.
+/// its storage.
 fn add(
     cx: &mut Context<'_>,
     src: &Source<'_>,
     name: Name,
     piece: Piece<'_>,
     storages: Storages<'_>,
-) -> bool {
+) {
     let dense = match piece {
         Piece::Array(found) => {
             cx.inv.tensors.push(found.tensor(name, src));
-            return true;
+            return;
         }
         Piece::Dense(dense) => dense,
     };
-    let dims = dense.shape.len().saturating_add(dense.strides.len());
-    if !cx.spend(u64::try_from(dims).unwrap_or(u64::MAX), src.place(dense.at)) {
-        return false;
-    }
     let item = Item::Tensor {
         tensor: cx.inv.tensors.len(),
     };
@@ -309,7 +303,6 @@ fn add(
     };
     let tensor = place(cx, src, tensor, &dense, item, storages, fits);
     cx.inv.tensors.push(tensor);
-    true
 }
 
 /// Places `tensor` in its storage and records it as a view, reporting a storage that is
@@ -356,10 +349,10 @@ fn place(
             .map_or(src.place(pid.at), |r| Place::at(r.offset));
         let need = need.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
         let message = format!(
-            "tensor \"{shown}\" ({} {:?}, strides {:?}, storage offset {}) and its persistent id's {} elements of {} B ({}) need {need} bytes of storage {}, which holds {}",
+            "tensor \"{shown}\" ({} {}, strides {}, storage offset {}) and its persistent id's {} elements of {} B ({}) need {need} bytes of storage {}, which holds {}",
             dense.element.name,
-            dense.shape,
-            dense.strides,
+            brief(&dense.shape),
+            brief(&dense.strides),
             dense.offset,
             pid.numel,
             pid.element.size,
@@ -383,8 +376,17 @@ fn place(
     }
 }
 
-/// What the rebuild call `id` says, or what is wrong with it.
-fn rebuild<'t, T: Tree>(tree: &'t T, id: Id, depth: usize) -> Result<Rebuilt<'t>, String> {
+/// What the rebuild call `id` says, or what is wrong with it; `part` if it is a part of a
+/// sparse or quantized tensor, which cannot be either itself. Adds to `cost` the numbers it
+/// copies out of tuples, which the caller pays from the budget: a size tuple memoised once
+/// can be given to a million tensors.
+fn rebuild<'t, T: Tree>(
+    tree: &'t T,
+    id: Id,
+    depth: usize,
+    part: bool,
+    cost: &mut u64,
+) -> Result<Rebuilt<'t>, String> {
     let Some(Value::Call(call)) = tree.value(id) else {
         return Err("the value is not a rebuild call".into());
     };
@@ -392,7 +394,7 @@ fn rebuild<'t, T: Tree>(tree: &'t T, id: Id, depth: usize) -> Result<Rebuilt<'t>
     let args = tree
         .items(call.args)
         .ok_or("its arguments are not a tuple")?;
-    rebuild_call(tree, &path, args, call.at, depth)
+    rebuild_call(tree, &path, args, call.at, depth, part, cost)
 }
 
 /// What calling the rebuild function `path` with `args` (at `at`) makes.
@@ -402,13 +404,15 @@ fn rebuild_call<'t, T: Tree>(
     args: &[Id],
     at: u64,
     depth: usize,
+    part: bool,
+    cost: &mut u64,
 ) -> Result<Rebuilt<'t>, String> {
     if depth > MAX_WRAPPING {
         return Err(format!("tensors wrapped more than {MAX_WRAPPING} deep"));
     }
     if WRAPPERS.contains(&path) {
         let inner = *args.first().ok_or("its wrapper has no tensor")?;
-        return rebuild(tree, inner, depth + 1);
+        return rebuild(tree, inner, depth + 1, part, cost);
     }
     if path == FROM_NUMPY {
         let data = *args
@@ -426,14 +430,14 @@ fn rebuild_call<'t, T: Tree>(
         let inner = tree
             .items(*inner)
             .ok_or("_rebuild_from_type_v2's arguments are not a tuple")?;
-        return rebuild_call(tree, &func, inner, at, depth + 1);
+        return rebuild_call(tree, &func, inner, at, depth + 1, part, cost);
     }
     if path == META {
         let [dtype, size, stride, ..] = args else {
             return Err("_rebuild_meta_tensor_no_storage takes 4 arguments".into());
         };
         let element = dtype_of(tree, *dtype)?;
-        let (shape, strides) = dims(tree, *size, *stride)?;
+        let (shape, strides) = dims(tree, *size, *stride, cost)?;
         return Ok(Rebuilt::one(Piece::Dense(Dense {
             element,
             shape,
@@ -444,10 +448,16 @@ fn rebuild_call<'t, T: Tree>(
         })));
     }
     if path == SPARSE {
-        return sparse(tree, args, at, depth);
+        if part {
+            return Err(NESTED.into());
+        }
+        return sparse(tree, args, at, depth, cost);
     }
-    strided(tree, path, args, at, depth)
+    strided(tree, path, args, at, depth, part, cost)
 }
+
+/// Why a part of a sparse or quantized tensor cannot be one.
+const NESTED: &str = "a part of a sparse or quantized tensor is itself sparse or quantized";
 
 /// The dtype a global names.
 fn dtype_of(tree: &impl Tree, id: Id) -> Result<Element, String> {
@@ -467,6 +477,8 @@ fn strided<'t, T: Tree>(
     args: &[Id],
     at: u64,
     depth: usize,
+    part: bool,
+    cost: &mut u64,
 ) -> Result<Rebuilt<'t>, String> {
     if !STRIDED.contains(&path) {
         return Err(format!("{path} is no tensor rebuild function"));
@@ -481,7 +493,7 @@ fn strided<'t, T: Tree>(
         .int(*offset)
         .and_then(|o| u64::try_from(o).ok())
         .ok_or("the storage offset is not a non-negative integer")?;
-    let (shape, strides) = dims(tree, *size, *stride)?;
+    let (shape, strides) = dims(tree, *size, *stride, cost)?;
     let Some(&Value::Persistent { pid, at: pid_at }) = tree.value(*storage) else {
         return Err("the storage is not a persistent id".into());
     };
@@ -517,7 +529,8 @@ fn strided<'t, T: Tree>(
         _ => stored,
     };
     let parts = match (path, rest.first()) {
-        (QTENSOR, Some(&params)) => quantizer(tree, params, &shape, depth)?,
+        (QTENSOR, _) if part => return Err(NESTED.into()),
+        (QTENSOR, Some(&params)) => quantizer(tree, params, &shape, at, depth, cost)?,
         (QTENSOR, None) => return Err(format!("{QTENSOR} has no quantizer parameters")),
         _ => Vec::new(),
     };
@@ -548,7 +561,9 @@ fn quantizer<'t, T: Tree>(
     tree: &'t T,
     params: Id,
     shape: &[u64],
+    at: u64,
     depth: usize,
+    cost: &mut u64,
 ) -> Result<Vec<Part<'t>>, String> {
     let items = tree
         .items(params)
@@ -579,22 +594,23 @@ fn quantizer<'t, T: Tree>(
         .and_then(|a| shape.get(a))
         .ok_or_else(|| {
             format!(
-                "the quantization axis {axis} is outside size {shape:?} (torch: \"per_channel axis out of range\")"
+                "the quantization axis {axis} is outside size {} (torch: \"per_channel axis out of range\")",
+                brief(shape)
             )
         })?;
     let mut parts = Vec::new();
     for (suffix, id) in [("scales", *scales), ("zero_points", *zero_points)] {
         let len = match tree.items(id) {
-            Some(list) => Some(u64::try_from(list.len()).unwrap_or(u64::MAX)),
+            Some(list) => Some(count(list)),
             None => {
-                let piece = rebuild(tree, id, depth + 1).and_then(Rebuilt::into_piece);
+                let piece = rebuild(tree, id, depth + 1, true, cost).and_then(Rebuilt::into_piece);
                 let len = match &piece {
                     Ok(Piece::Dense(d)) => numel(&d.shape),
                     _ => None,
                 };
                 parts.push(Part {
                     suffix,
-                    at: call_at(tree, id).unwrap_or(0),
+                    at: call_at(tree, id).unwrap_or(at),
                     piece,
                 });
                 len
@@ -615,6 +631,7 @@ fn sparse<'t, T: Tree>(
     args: &[Id],
     at: u64,
     depth: usize,
+    cost: &mut u64,
 ) -> Result<Rebuilt<'t>, String> {
     let [layout, data, ..] = args else {
         return Err("_rebuild_sparse_tensor takes 2 arguments".into());
@@ -647,16 +664,15 @@ fn sparse<'t, T: Tree>(
             count + 1
         ));
     }
-    let size = size_of(tree, size)?;
-    let parts = names
-        .iter()
-        .zip(tensors)
-        .map(|(&suffix, &id)| Part {
+    let size = size_of(tree, size, cost)?;
+    let mut parts = Vec::new();
+    for (&suffix, &id) in names.iter().zip(tensors) {
+        parts.push(Part {
             suffix,
             at: call_at(tree, id).unwrap_or(at),
-            piece: rebuild(tree, id, depth + 1).and_then(Rebuilt::into_piece),
-        })
-        .collect();
+            piece: rebuild(tree, id, depth + 1, true, cost).and_then(Rebuilt::into_piece),
+        });
+    }
     Ok(Rebuilt {
         main: None,
         parts,
@@ -674,7 +690,7 @@ fn layout_name(tree: &impl Tree, id: Id) -> Option<String> {
 }
 
 /// A size: `torch.Size((2, 3))` or a tuple, of non-negative integers.
-fn size_of(tree: &impl Tree, id: Id) -> Result<Vec<u64>, String> {
+fn size_of(tree: &impl Tree, id: Id, cost: &mut u64) -> Result<Vec<u64>, String> {
     let inner = match tree.call_of(id, &["torch.Size"]) {
         Some((call, _)) => tree.items(call.args).and_then(|a| a.first().copied()),
         None => Some(id),
@@ -682,9 +698,13 @@ fn size_of(tree: &impl Tree, id: Id) -> Result<Vec<u64>, String> {
     let values = inner
         .and_then(|i| tree.ints(i))
         .ok_or("the size is not a tuple of integers")?;
+    *cost = cost.saturating_add(count(&values));
     values
         .iter()
-        .map(|&v| u64::try_from(v).map_err(|_| format!("the size {values:?} has a negative value")))
+        .map(|&v| {
+            u64::try_from(v)
+                .map_err(|_| format!("the size {} has a negative value", brief(&values)))
+        })
         .collect()
 }
 
@@ -697,15 +717,22 @@ fn call_at(tree: &impl Tree, id: Id) -> Option<u64> {
 }
 
 /// The size and stride tuples, non-negative and as long as each other.
-fn dims(tree: &impl Tree, size: Id, stride: Id) -> Result<(Vec<u64>, Vec<u64>), String> {
-    let to_u64 = |id, what: &str| -> Result<Vec<u64>, String> {
+fn dims(
+    tree: &impl Tree,
+    size: Id,
+    stride: Id,
+    cost: &mut u64,
+) -> Result<(Vec<u64>, Vec<u64>), String> {
+    let mut to_u64 = |id, what: &str| -> Result<Vec<u64>, String> {
         let values = tree
             .ints(id)
             .ok_or(format!("the {what} is not a tuple of integers"))?;
+        *cost = cost.saturating_add(count(&values));
         values
             .iter()
             .map(|&v| {
-                u64::try_from(v).map_err(|_| format!("the {what} {values:?} has a negative value"))
+                u64::try_from(v)
+                    .map_err(|_| format!("the {what} {} has a negative value", brief(&values)))
             })
             .collect()
     };
@@ -713,10 +740,32 @@ fn dims(tree: &impl Tree, size: Id, stride: Id) -> Result<(Vec<u64>, Vec<u64>), 
     let strides = to_u64(stride, "stride")?;
     if shape.len() != strides.len() {
         return Err(format!(
-            "size {shape:?} and stride {strides:?} differ in length"
+            "size {} and stride {} differ in length",
+            brief(&shape),
+            brief(&strides)
         ));
     }
     Ok((shape, strides))
+}
+
+/// How many values `values` holds, as a budget counts them.
+fn count<T>(values: &[T]) -> u64 {
+    u64::try_from(values.len()).unwrap_or(u64::MAX)
+}
+
+/// Values at most this many of which a message shows.
+const SHOWN: usize = 8;
+
+/// `values` as a message shows them, `[2, 3]`; a long list cut, with its length.
+fn brief<T: std::fmt::Debug>(values: &[T]) -> String {
+    match values.get(..SHOWN).filter(|_| values.len() > SHOWN) {
+        Some(first) => {
+            let first = format!("{first:?}");
+            let first = first.strip_suffix(']').unwrap_or(&first);
+            format!("{first}, ... ({} values)]", values.len())
+        }
+        None => format!("{values:?}"),
+    }
 }
 
 /// The element count, as `c10::safe_compute_numel` takes it: the sizes multiplied in order,
@@ -771,11 +820,13 @@ fn storage_bytes(
 /// held to the element count only, as torch holds it.
 fn limits(dense: &Dense<'_>) -> Result<(), String> {
     let fields = format!(
-        "storage offset {}, size {:?} and stride {:?}",
-        dense.offset, dense.shape, dense.strides
+        "storage offset {}, size {} and stride {}",
+        dense.offset,
+        brief(&dense.shape),
+        brief(&dense.strides)
     );
     if numel(&dense.shape).is_none() {
-        return Err(format!("size {:?} holds more than {INT64_MAX} (2^63 − 1) elements, torch's limit (\"numel: integer multiplication overflow\")", dense.shape));
+        return Err(format!("size {} holds more than {INT64_MAX} (2^63 − 1) elements, torch's limit (\"numel: integer multiplication overflow\")", brief(&dense.shape)));
     }
     if dense.storage.is_none() {
         return Ok(());
