@@ -31,19 +31,36 @@ fn rows(name: &str) -> Vec<BTreeMap<String, String>> {
 }
 
 /// rtenx's name for a torch dtype or a NumPy dtype string; `None` for types it has no
-/// element type for (strings, structured).
+/// element type for (strings, structured). torch's types without an element type of rtenx's
+/// are held to one of the same size: the opaque `bits*` to unsigned ints, the quantized ones
+/// to their integer representation (`quint4x2` and `quint2x4`, packed, to `U4` and `U2`).
 fn dtype(name: &str) -> Option<DType> {
     Some(match name.trim_matches('\'') {
         "float32" | "<f4" => DType::F32,
         "float16" => DType::F16,
         "bfloat16" => DType::BF16,
         "float64" | "<f8" | ">f8" => DType::F64,
+        "float8_e4m3fn" => DType::F8E4M3FN,
+        "float8_e4m3fnuz" => DType::F8E4M3FNUZ,
+        "float8_e5m2" => DType::F8E5M2,
+        "float8_e5m2fnuz" => DType::F8E5M2FNUZ,
+        "float8_e8m0fnu" => DType::F8E8M0,
+        "float4_e2m1fn_x2" => DType::F4E2M1X2,
         "int64" | "<i8" => DType::I64,
-        "int32" => DType::I32,
+        "int32" | "qint32" => DType::I32,
         "int16" | "<i2" => DType::I16,
-        "uint8" => DType::U8,
+        "int8" | "qint8" => DType::I8,
+        "uint64" => DType::U64,
+        "uint32" => DType::U32,
+        "uint16" | "bits16" => DType::U16,
+        "uint8" | "quint8" | "bits8" | "bits1x8" | "bits2x4" | "bits4x2" => DType::U8,
+        "quint4x2" => DType::U4,
+        "quint2x4" => DType::U2,
         "bool" | "|b1" => DType::Bool,
+        "complex32" => DType::Complex32,
+        "bcomplex32" => DType::BComplex32,
         "complex64" | "<c8" => DType::Complex64,
+        "complex128" => DType::Complex128,
         _ => return None,
     })
 }
@@ -118,8 +135,11 @@ fn tensors_are_those_the_loaders_return_with_their_byte_ranges() {
                     row["data_start"], row["data_end"]
                 )),
             }
-            if row["stride"] != "-" {
-                let view = inv.views.iter().find(|v| v.tensor == id);
+            let view = inv.views.iter().find(|v| v.tensor == id);
+            if row["storage"] == "-" && view.is_some() {
+                problems.push(format!("view {view:?}, expected none"));
+            }
+            if row["storage"] != "-" {
                 let found = view.map(|v| {
                     let element = t.dtype.and_then(|d| d.byte_size(1)).unwrap();
                     let first = t.data.unwrap().offset + v.storage_offset * element;
@@ -142,6 +162,142 @@ fn tensors_are_those_the_loaders_return_with_their_byte_ranges() {
             }
             if !problems.is_empty() {
                 failures.push(format!("{file} {key}: {}", problems.join("; ")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The checkpoints of every tensor form torch.save writes (make_pickle_fixtures.py's
+/// `make_torch_tensors`), which torch loads: every dtype (`_rebuild_tensor_v2` and `_v3`),
+/// sparse, quantized and meta tensors, Parameters with and without state, tensors of an
+/// XLA-like device. None produces a finding, but for `device_numpy.pt`'s NumPy array, which
+/// `weights_only=True` refuses unless NumPy's globals are allowed (PT001, a warning).
+#[test]
+fn every_tensor_form_torch_saves_checks_without_findings() {
+    let forms = [
+        ("dtypes.pt", &[][..]),
+        ("sparse.pt", &[]),
+        ("quantized.pt", &[]),
+        ("tensor_forms.pt", &[]),
+        ("device_tensor.pt", &[]),
+        ("device_numpy.pt", &["PT001"]),
+    ];
+    let mut failures = Vec::new();
+    for (file, expected) in forms {
+        let analysis = rtenx::analyze(&dir().join(file)).unwrap();
+        let codes: Vec<&str> = analysis.findings.iter().map(|f| f.rule.code).collect();
+        if codes != expected {
+            failures.push(format!("{file}: {:?}", analysis.findings));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A sparse tensor has no bytes of its own: its parts are tensors (held to torch's accessors
+/// by `tensors.tsv`), and a metadata entry gives its layout and dense size.
+#[test]
+fn sparse_tensors_are_their_parts_and_a_metadata_entry() {
+    let analysis = rtenx::analyze(&dir().join("sparse.pt")).unwrap();
+    let entries: Vec<(String, String)> = (analysis.inventory.metadata.iter())
+        .map(|m| (m.key.to_string(), m.value.to_string()))
+        .collect();
+    let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["coo", "coo_hybrid", "csr", "csc", "bsr", "bsc"]);
+    assert_eq!(
+        entries[0].1,
+        "torch.sparse_coo tensor of size [3, 4], stored as coo.indices, coo.values"
+    );
+    assert_eq!(
+        entries[5].1,
+        "torch.sparse_bsc tensor of size [3, 4], stored as bsc.ccol_indices, bsc.row_indices, bsc.values"
+    );
+}
+
+/// The tensors of `bad/tensor-*.pt` (tests/fixtures/gen/make_bad_torch_tensors.py) that torch
+/// refuses for their size, stride, storage offset or storage, with the findings each must
+/// produce, as the generator prints them for `bad/manifest.tsv`: (file, [(code, offset,
+/// item)], torch.load(weights_only=True)'s refusal).
+const REFUSED_TENSORS: &[(&str, &[(&str, u64, &str)], &str)] = &[
+    (
+        "tensor-stride-overflow.pt",
+        &[("PT010", 293, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[4611686018427387904]",
+    ),
+    (
+        "tensor-size-overflow.pt",
+        &[("PT010", 229, "w"), ("RX008", 229, "w")],
+        "Storage size calculation overflowed with sizes=[4611686018427387904] and strides=[1]",
+    ),
+    (
+        "tensor-numel-overflow.pt",
+        &[("PT010", 235, "w"), ("RX008", 235, "w")],
+        "numel: integer multiplication overflow",
+    ),
+    (
+        "tensor-offset-overflow.pt",
+        &[("PT010", 293, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[1]",
+    ),
+    (
+        "tensor-v3-stride-overflow.pt",
+        &[("PT010", 326, "w")],
+        "Storage size calculation overflowed with sizes=[4] and strides=[9223372036854775807]",
+    ),
+    (
+        "tensor-v3-storage-too-small.pt",
+        &[("PT006", 832, "w")],
+        "Trying to resize storage that is not resizable",
+    ),
+    (
+        "tensor-qtensor-storage-too-small.pt",
+        &[("PT006", 832, "q")],
+        "setStorage: sizes [100], strides [1], storage offset 0, and itemsize 1 requiring a \
+         storage size of 100 are out of bounds for storage of size 8",
+    ),
+    (
+        "tensor-sparse-values-too-small.pt",
+        &[("PT006", 1152, "coo.values")],
+        "Trying to resize storage that is not resizable",
+    ),
+];
+
+/// Each tensor torch refuses for its size, stride, storage offset or storage is an error at
+/// its rebuild call or its storage, naming the tensor, and nothing else is reported.
+#[test]
+fn tensors_torch_refuses_for_their_sizes_are_errors() {
+    let mut failures = Vec::new();
+    for (file, expected, _torch) in REFUSED_TENSORS {
+        let analysis = rtenx::analyze(&dir().join("bad").join(file)).unwrap();
+        let inv = &analysis.inventory;
+        let found: Vec<(&str, Option<u64>, String)> = (analysis.findings.iter())
+            .map(|f| {
+                let item = match f.item {
+                    Some(rtenx::check::Item::Tensor { tensor }) => {
+                        inv.tensors[tensor].name.to_string()
+                    }
+                    _ => "-".to_owned(),
+                };
+                (f.rule.code, f.offset, item)
+            })
+            .collect();
+        let wanted: Vec<(&str, Option<u64>, String)> = (expected.iter())
+            .map(|&(code, offset, item)| (code, Some(offset), item.to_owned()))
+            .collect();
+        if found != wanted {
+            failures.push(format!("{file}: {found:?}, expected {wanted:?}"));
+        }
+        for (code, _, item) in &found {
+            let message = &analysis
+                .findings
+                .iter()
+                .find(|f| f.rule.code == *code)
+                .unwrap()
+                .message;
+            if code.starts_with("PT") && !message.contains(&format!("tensor \"{item}\"")) {
+                failures.push(format!(
+                    "{file}: {code} does not name tensor {item}: {message}"
+                ));
             }
         }
     }
@@ -286,6 +442,32 @@ mod bounded {
         check(dir.path(), "real.pkl", &p, "PK009");
     }
 
+    /// A size tuple of 200,000 dimensions memoised once and given, with its stride, to
+    /// 200,000 tensors of a legacy checkpoint (5 MB): 640 GB of shapes for a reader that keeps
+    /// each; rtenx pays each tensor's dimensions from the budget and stops when it runs out.
+    #[test]
+    fn a_shape_shared_by_many_tensors_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tensors, dims) = (200_000, 200_000);
+        let mut p = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.".to_vec();
+        p.extend(b"\x80\x02M\xe9\x03.\x80\x02}.");
+        // The object: {'0': _rebuild_tensor_v2(pid, 0, size, size, False, {}), '1': ...}.
+        p.extend(b"\x80\x02}q\x00((");
+        p.extend(b"K\x01".repeat(dims));
+        p.extend(b"tq\x010(X\x07\x00\x00\x00storagectorch\nFloatStorage\n");
+        p.extend(b"X\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x01tq\x020");
+        p.extend(b"ctorch._utils\n_rebuild_tensor_v2\nq\x030");
+        for i in 0..tensors {
+            let key = i.to_string();
+            p.push(b'X');
+            p.extend((key.len() as u32).to_le_bytes());
+            p.extend(key.as_bytes());
+            p.extend(b"h\x03(h\x02QK\x00h\x01h\x01\x89}tR");
+        }
+        p.extend(b"u.\x80\x02].");
+        check(dir.path(), "shared-shape.pt", &p, "RX016");
+    }
+
     /// A 1 MiB string memoised and fetched a million times (2 MB): a terabyte for a reader
     /// that copies each reference, one string for rtenx.
     #[test]
@@ -318,6 +500,8 @@ fn every_prefix_read_by_every_reader_stays_inside_the_file() {
         "model.pdparams",
         "bad/zip-name-mismatch.pt",
         "object.npy",
+        "sparse.pt",
+        "quantized.pt",
     ] {
         let bytes = std::fs::read(dir().join(name)).unwrap();
         for len in (0..=bytes.len()).step_by(7) {

@@ -19,6 +19,9 @@ pub enum DType {
     F6E2M3,
     F6E3M2,
     F4E2M1,
+    /// Two `F4E2M1` values packed in one byte that is one element (PyTorch's
+    /// `float4_e2m1fn_x2`): shapes and strides count the pairs.
+    F4E2M1X2,
     I64,
     I32,
     I16,
@@ -33,6 +36,10 @@ pub enum DType {
     U2,
     Bool,
     String,
+    /// A complex number of two `F16`s (PyTorch's `complex32`).
+    Complex32,
+    /// A complex number of two `BF16`s (PyTorch's `bcomplex32`).
+    BComplex32,
     Complex64,
     Complex128,
     /// Elements stored in fixed-size blocks, such as GGML's quantized types.
@@ -64,9 +71,9 @@ impl DType {
         use DType::*;
         Some(match self {
             F64 | I64 | U64 | Complex64 => 64,
-            F32 | I32 | U32 => 32,
+            F32 | I32 | U32 | Complex32 | BComplex32 => 32,
             F16 | BF16 | I16 | U16 => 16,
-            F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | I8 | U8 | Bool => 8,
+            F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | F4E2M1X2 | I8 | U8 | Bool => 8,
             F6E2M3 | F6E3M2 => 6,
             I4 | U4 | F4E2M1 => 4,
             I2 | U2 => 2,
@@ -120,6 +127,7 @@ impl DType {
             F6E2M3 => "f6e2m3",
             F6E3M2 => "f6e3m2",
             F4E2M1 => "f4e2m1",
+            F4E2M1X2 => "f4e2m1x2",
             I64 => "i64",
             I32 => "i32",
             I16 => "i16",
@@ -134,6 +142,8 @@ impl DType {
             U2 => "u2",
             Bool => "bool",
             String => "string",
+            Complex32 => "complex32",
+            BComplex32 => "bcomplex32",
             Complex64 => "complex64",
             Complex128 => "complex128",
             Blocks(block) => block.name,

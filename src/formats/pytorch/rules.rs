@@ -94,14 +94,17 @@ crate::rules! {
     /// A storage holds fewer bytes than its tensor's shape, strides and offset reach, or than its persistent id declares.
     ///
     /// ## What it does
-    /// Computes the last element each tensor reaches, `storage_offset + Σ (size − 1) × stride`,
-    /// times the element size, and compares it, and the persistent id's `numel`, with the bytes
-    /// the storage holds. Two tensors that view one storage share its bytes: that is not an
-    /// overlap.
+    /// Computes the storage each tensor reaches, `(storage_offset + 1 + Σ (size − 1) × stride)`
+    /// elements of its dtype (a packed `quint4x2` or `quint2x4` tensor's bytes rounded up from
+    /// its elements), and the bytes its persistent id declares, `numel` times the element size
+    /// of the storage's type (an `UntypedStorage`, which `_rebuild_tensor_v3` uses, counts
+    /// bytes), and compares both with the bytes the storage holds. Two tensors that view one
+    /// storage share its bytes: that is not an overlap.
     ///
     /// ## Why
-    /// torch refuses the checkpoint ("Trying to resize storage that is not resizable"); a
-    /// loader that trusts the shape reads past the storage. Scanners call it safe.
+    /// torch refuses the checkpoint ("Trying to resize storage that is not resizable"; for a
+    /// quantized tensor "setStorage: ... out of bounds for storage"); a loader that trusts the
+    /// shape reads past the storage. Scanners call it safe.
     ///
     /// ## How to fix
     /// The file is corrupt or edited; save it again.
@@ -151,11 +154,23 @@ crate::rules! {
     /// ## What it does
     /// Reads the arguments of `_rebuild_tensor_v2` and its relatives: a persistent id for
     /// the storage, an offset, a size tuple and a stride tuple of non-negative integers as
-    /// long as each other, and a storage type or dtype torch knows.
+    /// long as each other, and a storage type or dtype torch knows; a sparse tensor's layout,
+    /// parts and size; a quantized tensor's scheme, and for a per-channel one an axis inside
+    /// the size and as many scales and zero points as the size along it. Then it holds the
+    /// tensor to the limits torch checks before it reads a byte: the element count (the sizes
+    /// multiplied in order) must not overflow 64 bits nor pass 2^63 − 1, and the storage the
+    /// tensor reaches, `(storage_offset + 1 + Σ (size − 1) × stride) × element size`, must
+    /// not overflow 64 bits at any step nor pass 2^63 − 1 bytes (a size of 0 reaches none).
+    /// The message names the tensor, the field and its value, and the limit.
     ///
     /// ## Why
-    /// torch refuses such a tensor or builds it wrongly; a reader that trusts a negative size
-    /// computes a huge one.
+    /// torch refuses such a tensor ("numel: integer multiplication overflow", "Storage size
+    /// calculation overflowed" from `computeStorageNbytes`, "unequal size length") or builds it
+    /// wrongly; a reader that trusts a negative size computes a huge one, and one that
+    /// computes the storage a stride of 2^62 reaches without overflow checks wraps it around
+    /// to a few bytes (4 for a float32 `[4]` with stride 2^62) and reads out of bounds.
+    /// picklescan and modelscan judge imports only and call such files safe; fickling rates
+    /// them as it rates every checkpoint.
     ///
     /// ## How to fix
     /// The file is corrupt or hand-made; save it again.
