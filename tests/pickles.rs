@@ -214,11 +214,14 @@ fn sparse_tensors_are_their_parts_and_a_metadata_entry() {
     );
 }
 
+/// A file, the findings it must produce as (code, offset, item), and torch's refusal.
+type Refused = (&'static str, &'static [(&'static str, u64, &'static str)], &'static str);
+
 /// The tensors of `bad/tensor-*.pt` (tests/fixtures/gen/make_bad_torch_tensors.py) that torch
 /// refuses for their size, stride, storage offset or storage, with the findings each must
 /// produce, as the generator prints them for `bad/manifest.tsv`: (file, [(code, offset,
 /// item)], torch.load(weights_only=True)'s refusal).
-const REFUSED_TENSORS: &[(&str, &[(&str, u64, &str)], &str)] = &[
+const REFUSED_TENSORS: &[Refused] = &[
     (
         "tensor-stride-overflow.pt",
         &[("PT010", 293, "w")],
