@@ -215,7 +215,11 @@ fn sparse_tensors_are_their_parts_and_a_metadata_entry() {
 }
 
 /// A file, the findings it must produce as (code, offset, item), and torch's refusal.
-type Refused = (&'static str, &'static [(&'static str, u64, &'static str)], &'static str);
+type Refused = (
+    &'static str,
+    &'static [(&'static str, u64, &'static str)],
+    &'static str,
+);
 
 /// The tensors of `bad/tensor-*.pt` (tests/fixtures/gen/make_bad_torch_tensors.py) that torch
 /// refuses for their size, stride, storage offset or storage, with the findings each must
