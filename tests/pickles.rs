@@ -556,3 +556,25 @@ fn strings_and_tensor_bytes_are_never_imports() {
     }
     assert!(Path::new(&dir()).join("bad/manifest.tsv").is_file());
 }
+
+/// A TorchScript archive's constants (`constants.pkl`, storages under `constants/`) are listed
+/// as tensors named `constants.<i>`, at their bytes: the traced fixture's one constant holds
+/// 2.0, 3.0 and 4.0 (tests/fixtures/gen/make_torchscript_constants.py).
+#[test]
+fn torchscript_constants_are_listed_at_their_bytes() {
+    let path = dir().join("traced_constants.pt");
+    let analysis = rtenx::analyze(&path).unwrap();
+    let constant = (analysis.inventory.tensors.iter())
+        .find(|t| t.name.to_string() == "constants.0")
+        .expect("constants.0 listed");
+    assert_eq!(constant.shape, [3]);
+    let data = constant.data.unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let start = data.offset as usize;
+    let values: Vec<f32> = bytes[start..start + data.len as usize]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(values, [2.0, 3.0, 4.0]);
+    assert!(!analysis.has_errors(), "{:?}", analysis.findings);
+}

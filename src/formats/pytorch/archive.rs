@@ -87,7 +87,7 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         let mut found = false;
         for member in pickles {
             found = true;
-            let list = !nested && Some(member.header) == loaded;
+            let list = (!nested && Some(member.header) == loaded).then_some(&b""[..]);
             read_pickle(cx, &archive, member, &under(b"data/"), kind, list);
         }
         if !found {
@@ -105,7 +105,9 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         if kind == Kind::TorchScript {
             if let Some(constants) = archive.locate(&under(b"constants.pkl")) {
                 read.insert(constants.header);
-                read_pickle(cx, &archive, constants, &under(b"constants/"), kind, false);
+                // Its tensors are the module's constants, listed as `constants.<i>`.
+                let list = (!nested).then_some(&b"constants."[..]);
+                read_pickle(cx, &archive, constants, &under(b"constants/"), kind, list);
             }
             code(cx, &archive, &under(b"code/"));
         }
@@ -184,15 +186,15 @@ fn properties(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8]) {
     }
 }
 
-/// Reads one pickle member and judges it; lists its tensors if `list`, with storages under
-/// `storages`.
+/// Reads one pickle member and judges it; lists its tensors, named after `list` and their key
+/// path, if it is given, with storages under `storages`.
 pub fn read_pickle(
     cx: &mut Context<'_>,
     archive: &Archive<'_>,
     member: &Member<'_>,
     storages: &[u8],
     kind: Kind,
-    list: bool,
+    list: Option<&[u8]>,
 ) {
     let file = cx.bytes;
     let inflated;
@@ -232,7 +234,7 @@ pub fn read_pickle(
     if kind == Kind::Checkpoint {
         weights_only::check(cx, &src, &p, &trusts);
     }
-    let (Some(root), true) = (p.root, list) else {
+    let (Some(root), Some(prefix)) = (p.root, list) else {
         return;
     };
     let lookup = |key: &[u8]| {
@@ -248,7 +250,7 @@ pub fn read_pickle(
             label: excerpt(&name, 200).into_owned(),
         })
     };
-    tensors::list(cx, &src, &p, root, &lookup);
+    tensors::list(cx, &src, &p, root, prefix, &lookup);
 }
 
 /// Judges every other member that is a pickle by content, and reports it as one torch never

@@ -78,7 +78,7 @@ pub fn read(cx: &mut Context<'_>) {
             label: s.1.clone(),
         })
     };
-    tensors::list(cx, src, main, root, &lookup);
+    tensors::list(cx, src, main, root, b"", &lookup);
 }
 
 /// A file that is a pickle but no legacy checkpoint: `torch.load` unpickles its first pickle

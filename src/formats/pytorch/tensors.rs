@@ -189,6 +189,7 @@ pub fn list(
     src: &Source<'_>,
     p: &Pickle<'_>,
     root: Id,
+    prefix: &[u8],
     storages: Storages<'_>,
 ) {
     let is_leaf = |id| is_tensor(p, id) || array(p, id).is_some();
@@ -200,7 +201,11 @@ pub fn list(
         if !cx.spend(1, src.place(at)) {
             return Flow::Stop;
         }
-        let name = cx.name(path);
+        let name = if prefix.is_empty() {
+            cx.name(path)
+        } else {
+            cx.copied(&[prefix, path].concat(), src.place(at))
+        };
         if let Some(found) = array(p, id) {
             cx.inv.tensors.push(found.tensor(name, src));
             return Flow::Continue;
