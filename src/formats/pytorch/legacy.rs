@@ -134,14 +134,21 @@ fn storages(
     start: u64,
 ) -> HashMap<Vec<u8>, (DataRange, String)> {
     let mut types: HashMap<&[u8], DType> = HashMap::new();
+    let mut untyped = false;
     for value in &main.values {
-        let Value::Persistent { pid, .. } = value else {
+        let Value::Persistent { pid, at } = value else {
             continue;
         };
         let Some([_, class, key, ..]) = main.items(*pid) else {
             continue;
         };
         let class = main.global(*class).unwrap_or_default();
+        if class.ends_with("UntypedStorage") && !std::mem::replace(&mut untyped, true) {
+            // torch.save writes dtypes with no typed storage class (uint16, float8, ...) this
+            // way, but the legacy loader asks the class for its dtype.
+            let message = format!("the legacy checkpoint's storage id at byte {at} names {class}: torch.load refuses it (\"type object 'torch.storage.UntypedStorage' has no attribute 'dtype'\"); a tensor of this dtype loads only from a zip checkpoint");
+            cx.report(&LEGACY_HEADER, Place::at(*at), message);
+        }
         if let (Some(key), Some(dtype)) = (main.str(*key), dtypes::of_storage(&class)) {
             types.insert(key, dtype);
         }
