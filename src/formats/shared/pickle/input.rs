@@ -1,11 +1,13 @@
 //! The bytes the machine reads, and the frames (`FRAME`, protocol 4) they are grouped in.
 //!
 //! A frame says that its next N bytes hold whole opcodes. What a reader does with an opcode
-//! whose argument runs past the frame's end differs: the pure-Python unpickler, `pickletools`
-//! and CPython's C unpickler since 3.13.15 and 3.14.7 refuse it ("pickle exhausted before end
-//! of frame"); the C unpickler of earlier releases, reading from a file without `peek`, drops
-//! the frame's last bytes and reads the whole argument from after the frame, so the opcodes it
-//! runs next are not the ones a linear reader sees (python/cpython#154848). rtenx reads a
+//! whose argument runs past the frame's end differs: the pure-Python unpickler refuses it
+//! ("pickle exhausted before end of frame"), `pickletools` and the scanners read straight on,
+//! and CPython's C unpickler, reading from a stream without `peek` (an `io.BytesIO`, as
+//! `torch.load` reads `data.pkl`), may drop the frame's last bytes and read the whole argument
+//! from after the frame, so the opcodes it runs next are not the ones a linear reader sees
+//! (python/cpython#154848; which arguments it does this for depends on the release: every one
+//! in 3.6 and 3.7, `BINUNICODE` and the other text arguments up to 3.13.0). rtenx reads a
 //! pickle linearly ([`Frames::Stream`]), reports the first read that crosses a frame's end, and
 //! then reads it again as the old C unpickler does ([`Frames::Discard`]), so that what either
 //! reaches is judged.
@@ -18,8 +20,8 @@ use crate::formats::shared::bytes;
 pub enum Frames {
     /// On, as if there were no frames (`pickletools`, fickling).
     Stream,
-    /// From the frame's end, dropping the frame's last bytes (CPython's C unpickler before
-    /// 3.13.15 and 3.14.7).
+    /// From the frame's end, dropping the frame's last bytes (CPython's C unpickler reading
+    /// from a stream without `peek`).
     Discard,
 }
 

@@ -296,12 +296,21 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 let value = self.long(code, span, at);
                 self.push(value);
             }
-            (op::FLOAT, Argument::Line(span)) => match numbers::float(self.slice(span)) {
-                Ok(f) => {
-                    self.push(Value::Float(f));
-                }
-                Err(why) => return self.invalid_text(code, why, span, at),
-            },
+            (op::FLOAT, Argument::Line(span)) => {
+                let line = self.slice(span);
+                let value = match (numbers::float(line), numbers::python_float(line)) {
+                    (Ok(f), _) => f,
+                    // pickle.load stops here, joblib.load reads on: so does rtenx.
+                    (Err(why), Some(f)) => {
+                        let shown = crate::escape::excerpt(line, 40).into_owned();
+                        let message = format!("the FLOAT argument \"{shown}\" at {} is refused by pickle.load ({why}), but the pure-Python unpickler, which joblib.load uses, reads it as {f} and goes on", self.src.at(at));
+                        self.report(&PICKLE_INVALID, at, message);
+                        f
+                    }
+                    (Err(why), None) => return self.invalid_text(code, why, span, at),
+                };
+                self.push(Value::Float(value));
+            }
             (op::BINFLOAT, Argument::Word(raw)) => {
                 // The word was read little-endian; BINFLOAT is big-endian.
                 self.push(Value::Float(f64::from_bits(raw.swap_bytes())));

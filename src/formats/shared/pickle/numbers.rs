@@ -94,6 +94,24 @@ pub fn float(line: &[u8]) -> Result<f64, &'static str> {
     Ok(value)
 }
 
+/// The argument of `FLOAT` as the pure-Python unpickler reads it (`float(line)`, what
+/// `joblib.load` and `pickle._Unpickler` use): white space around it, underscores between
+/// digits, and a finite literal too large for a double is infinity. It reads on where the C
+/// unpickler refuses `1e999`, so a call after such a FLOAT still runs under joblib.
+pub fn python_float(line: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(line).ok()?;
+    let text = text.trim_matches(|c: char| c.is_ascii() && is_space(c as u8));
+    let bytes = text.as_bytes();
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let underscores_ok = (bytes.iter().enumerate())
+        .filter(|&(_, &b)| b == b'_')
+        .all(|(i, _)| i > 0 && digit(i - 1) && digit(i + 1));
+    if !underscores_ok || text.is_empty() {
+        return None;
+    }
+    text.replace('_', "").parse().ok()
+}
+
 /// What `_Unpickler_Readline` calls an empty line.
 const TRUNCATED: &str = "pickle data was truncated";
 
@@ -105,6 +123,17 @@ fn c_string(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Where a number's digits start, after white space and a sign, and whether it is negative:
+/// the same in `strtol` and `PyLong_FromString`.
+fn sign(s: &[u8]) -> (usize, bool) {
+    let i = s.iter().take_while(|&&b| is_space(b)).count();
+    match s.get(i) {
+        Some(b'-') => (i + 1, true),
+        Some(b'+') => (i + 1, false),
+        _ => (i, false),
+    }
+}
+
 /// C's white space (`isspace` in the C locale), which is also CPython's `Py_ISSPACE`.
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r')
@@ -113,18 +142,7 @@ fn is_space(b: u8) -> bool {
 /// glibc's `strtol(s, &end, 0)` on `s` followed by a newline: the value if it parsed to the
 /// end of `s` without overflow, `None` where the C code falls back to `PyLong_FromString`.
 fn strtol(s: &[u8]) -> Option<i64> {
-    let mut i = s.iter().take_while(|&&b| is_space(b)).count();
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (mut i, negative) = sign(s);
     let hex_digit = |at: usize| s.get(at).is_some_and(u8::is_ascii_hexdigit);
     let base: u32 = match (s.get(i), s.get(i + 1)) {
         (Some(b'0'), Some(b'x' | b'X')) if hex_digit(i + 2) => {
@@ -168,18 +186,7 @@ enum Base {
 /// `PyLong_FromString(s, NULL, base)` on `s`, which ends where the C string ends.
 fn long(s: &[u8], base: Base) -> Result<Int, &'static str> {
     const INVALID: &str = "invalid literal for int()";
-    let mut i = s.iter().take_while(|&&b| is_space(b)).count();
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (mut i, negative) = sign(s);
     let prefix = s.get(i + 1).map(u8::to_ascii_lowercase);
     let mut only_zeros = false;
     let radix: u32 = match (base, s.get(i), prefix) {
@@ -297,6 +304,22 @@ mod tests {
         let many = vec![b'7'; MAX_STR_DIGITS + 1];
         assert!(int(&many).is_err());
         assert_eq!(int(&many[1..]), Ok(Int::Big));
+    }
+
+    /// `pickle._Unpickler(io.BytesIO(b"F" + line + b"\n.")).load()` on CPython 3.11.
+    #[test]
+    fn the_pure_python_unpickler_reads_floats_as_float_does() {
+        assert_eq!(python_float(b" 1.5 "), Some(1.5));
+        assert_eq!(python_float(b"1_0.5"), Some(10.5));
+        assert_eq!(python_float(b"1e999"), Some(f64::INFINITY));
+        for line in [&b"1__0"[..], b"_1", b"1_", b"", b" ", b"1.5\0z", b"0x1p3"] {
+            assert_eq!(
+                python_float(line),
+                None,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 
     #[test]

@@ -221,17 +221,21 @@ crate::rules! {
     /// Follows protocol 4's `FRAME` opcodes and reports the first read that crosses a frame's
     /// end: an opcode whose argument starts inside the frame and ends after it, or a `FRAME`
     /// before the previous frame's bytes are used up. rtenx then reads the pickle a second
-    /// time as the C unpickler of CPython before 3.13.15 and 3.14.7 reads it, and judges the
-    /// imports that reading reaches too (PK001 and the other import rules name them).
+    /// time as CPython's C unpickler can read it from a stream without `peek`, from the
+    /// frame's end, and judges the imports that reading reaches too (PK001 and the other
+    /// import rules name them).
     ///
     /// ## Why
-    /// `pickle.dumps` never writes such frames. The pure-Python unpickler and CPython since
-    /// 3.13.15 and 3.14.7 refuse them ("pickle exhausted before end of frame"), `pickletools`
-    /// reads straight on, and the C unpickler of earlier releases drops the frame's last
-    /// bytes and reads the argument from after the frame: a `BINBYTES` that straddles a
-    /// frame is data to a linear reader and hides a `GLOBAL os.system` + `REDUCE` that the
-    /// old C unpickler runs (python/cpython#154848). fickling before its frame fix, picklescan
-    /// and modelscan read linearly and pass such files.
+    /// `pickle.dumps` never writes such frames. The pure-Python unpickler refuses them
+    /// ("pickle exhausted before end of frame"), `pickletools` reads straight on, and
+    /// CPython's C unpickler reading from an `io.BytesIO` (as `torch.load` reads `data.pkl`)
+    /// can drop the frame's last bytes and read the argument from after the frame: an
+    /// argument that straddles a frame is data to a linear reader and hides a
+    /// `GLOBAL os.system` + `REDUCE` that the C unpickler runs (python/cpython#154848). Which
+    /// arguments are read that way depends on the release: every one in 3.6 and 3.7 (the
+    /// `BINBYTES` of `frame-crossed.pkl`), text arguments such as `BINUNICODE` up to 3.13.0
+    /// at least (`tests/fixtures/pickle/bad/oracle.tsv`). picklescan, modelscan and fickling
+    /// read linearly and call such files safe.
     ///
     /// ## How to fix
     /// The file is made to show scanners another program than the loader runs; do not load

@@ -1,7 +1,7 @@
 //! A pickle read as every loader might read it, and the pickles that follow it.
 //!
 //! [`judge`] judges a pickle read linearly; if a read crossed a frame's end (PK012), it reads
-//! the same bytes again as the C unpickler of CPython before 3.13.15 and 3.14.7 does
+//! the same bytes again as CPython's C unpickler can read them from a stream without `peek`
 //! ([`Frames::Discard`]) and judges what that reading reaches besides.
 //! [`read_rest`] reads the pickles after a `STOP` to the end of the buffer, as repeated
 //! `pickle.load` calls on one file do, and judges each: a payload in the fifth pickle of a
@@ -61,7 +61,7 @@ fn report_straddle(sink: &mut Sink<'_>, src: &Source<'_>, straddle: Straddle) {
         "reads past the end of its frame at"
     };
     let message = format!(
-        "{} at {} {what} {}: pickletools and CPython since 3.13.15 and 3.14.7 read on or refuse it, while the C unpickler of earlier releases reads from the frame's end, so the two run different opcodes (both readings are judged)",
+        "{} at {} {what} {}: pickletools and the scanners read straight on and the pure-Python unpickler refuses it, while CPython's C unpickler reading from a stream without peek (an io.BytesIO) can read from the frame's end and run other opcodes (both readings are judged)",
         super::opcode_name(code),
         src.at(opcode),
         src.at(frame_end),
