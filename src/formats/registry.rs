@@ -5,7 +5,7 @@
 //! format or every rule (detection, `explain`, `--allow`, SARIF rule lists) asks here.
 
 use super::foreign::{self, Foreign};
-use super::shared::{datafiles, pickle, zip};
+use super::shared::{datafiles, hf, pickle, zip};
 use super::{extension, Detection, Format, Scan};
 use crate::check::{generic, Rule, RuleGroup};
 use crate::source::ModelFile;
@@ -33,6 +33,7 @@ static SHARED_GROUPS: &[&RuleGroup] = &[
     &datafiles::rules::GROUP,
     &pickle::rules::GROUP,
     &zip::rules::GROUP,
+    &hf::rules::GROUP,
 ];
 
 /// Every rule group: the shared ones first, then one per format.

@@ -169,6 +169,16 @@ fn file(inv: &Inventory) -> Part {
     let main = inv.main_file();
     let size = main.size.unwrap_or(0);
     let mut lines = vec![format!("format   {} {}", inv.format, inv.format_version)];
+    if let Some(arch) = &inv.architecture {
+        let sizes = arch.sizes_text();
+        let sizes = if sizes.is_empty() {
+            sizes
+        } else {
+            format!(" ({sizes})")
+        };
+        lines.push(format!("model    {}{sizes}", arch.name.display()));
+        lines.push(format!("verdict  {}", arch.answer()));
+    }
     let producer = properties(inv, |k| k.starts_with("producer"), false);
     if !producer.is_empty() {
         lines.push(format!("producer {producer}"));

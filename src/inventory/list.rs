@@ -79,45 +79,50 @@ impl ListValue {
     /// holds the list); fewer where the list or the bytes end. Text is as stored: escape it
     /// to print it. Strings are found by walking the lengths before them.
     pub fn items(&self, bytes: &[u8], first: u64, n: usize) -> Vec<String> {
-        let end = self.data.end().unwrap_or(u64::MAX);
         let last = first.saturating_add(n as u64).min(self.count);
-        let mut out = Vec::new();
         match self.item.size() {
-            Some(size) => {
-                for index in first..last {
-                    let at = index
-                        .checked_mul(size)
-                        .and_then(|o| o.checked_add(self.data.offset));
-                    let Some(at) = at.filter(|&at| at.saturating_add(size) <= end) else {
-                        break;
-                    };
-                    let Some(raw) = self.number(bytes, at, size) else {
-                        break;
-                    };
-                    out.push(self.text(raw));
-                }
-            }
-            None => {
-                let mut at = self.data.offset;
-                for index in 0..last {
-                    let Some(len) = self.number(bytes, at, 8) else {
-                        break;
-                    };
-                    let start = at.saturating_add(8);
-                    let Some(next) = start.checked_add(len).filter(|&next| next <= end) else {
-                        break;
-                    };
-                    if index >= first {
-                        let Some(body) = range(bytes, start, len) else {
-                            break;
-                        };
-                        out.push(String::from_utf8_lossy(body).into_owned());
-                    }
-                    at = next;
-                }
-            }
+            Some(_) => (first..last)
+                .map_while(|index| self.raw(bytes, index))
+                .map(|raw| self.text(raw))
+                .collect(),
+            None => (self
+                .strings(bytes)
+                .take(usize::try_from(last).unwrap_or(usize::MAX)))
+            .skip(usize::try_from(first).unwrap_or(usize::MAX))
+            .map(|body| String::from_utf8_lossy(body).into_owned())
+            .collect(),
         }
-        out
+    }
+
+    /// Item `index` of a list of numbers, as raw bits in the list's byte order; `None` past
+    /// its end, where the bytes end, or for strings.
+    pub fn raw(&self, bytes: &[u8], index: u64) -> Option<u64> {
+        let size = self.item.size()?;
+        let end = self.data.end().unwrap_or(u64::MAX);
+        let at = index.checked_mul(size)?.checked_add(self.data.offset)?;
+        if index >= self.count || at.saturating_add(size) > end {
+            return None;
+        }
+        self.number(bytes, at, size)
+    }
+
+    /// The strings of a list of strings, in order, borrowed from `bytes`; the walk stops at
+    /// the count or at the first string that does not fit.
+    pub fn strings<'b>(&self, bytes: &'b [u8]) -> impl Iterator<Item = &'b [u8]> + use<'b, '_> {
+        let end = self.data.end().unwrap_or(u64::MAX);
+        let mut at = self.data.offset;
+        let count = if self.item == ItemKind::String {
+            self.count
+        } else {
+            0
+        };
+        (0..count).map_while(move |_| {
+            let len = self.number(bytes, at, 8)?;
+            let start = at.saturating_add(8);
+            let next = start.checked_add(len).filter(|&next| next <= end)?;
+            at = next;
+            range(bytes, start, len)
+        })
     }
 
     /// The unsigned number of `size` bytes at `at`, in the list's byte order.

@@ -4,6 +4,7 @@
 //! summary and the TUI read only this model, so a new format needs no changes to them.
 //! Nothing here borrows the mapped file: an inventory outlives the bytes it describes.
 
+pub mod architecture;
 pub mod display;
 mod dtype;
 mod gaps;
@@ -21,6 +22,7 @@ mod sizes;
 mod symbol;
 mod tensor;
 
+pub use architecture::{Architecture, Verdict};
 pub use dtype::{BlockType, DType, Decode};
 pub use graph::{
     Attr, AttrValue, Composite, Dim, EnumValue, Graph, GraphId, GraphRef, NodeId, Operator,
@@ -106,6 +108,8 @@ pub struct Inventory {
     /// Tensors that view a storage other tensors may share (PyTorch), by tensor.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub views: Vec<TensorView>,
+    /// The architecture and whether its loader would take the model, where a reader checks it.
+    pub architecture: Option<Architecture>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -206,6 +210,7 @@ impl Inventory {
             sizes: Vec::new(),
             imports: Vec::new(),
             views: Vec::new(),
+            architecture: None,
         }
     }
 

@@ -22,6 +22,7 @@ mod weights_only;
 
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::hf;
 use crate::formats::shared::{pickle, tar, zip};
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory};
@@ -95,6 +96,7 @@ impl Format for PyTorch {
         }
         cx.whole_if_unread();
         cx.inv.fill_gaps();
+        hf::check(&mut cx);
         cx.inv
     }
 }

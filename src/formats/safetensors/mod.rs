@@ -14,6 +14,7 @@ pub mod rules;
 use crate::check::Findings;
 use crate::formats::shared::bytes::le_u64;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::hf;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::Inventory;
 use crate::source::ModelFile;
@@ -103,6 +104,7 @@ impl Format for Safetensors {
         } else if index::read(&mut cx, file) {
             cx.inv.fill_gaps();
         }
+        hf::check(&mut cx);
         cx.inv
     }
 }

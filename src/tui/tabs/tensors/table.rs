@@ -1,14 +1,16 @@
 //! Drawing the Tensors table: a header line and the rows (virtualised).
 
 use super::TensorsTab;
+use crate::check::Severity;
 use crate::inventory::display::{dims_text, dtype_text};
-use crate::inventory::Inventory;
+use crate::inventory::{Inventory, TensorId};
 use crate::tui::theme::Theme;
 use humansize::{format_size, BINARY};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+use std::collections::HashSet;
 
 /// Draws the column header in `header` and the rows of `tab` in `area`.
 pub fn draw(
@@ -19,8 +21,20 @@ pub fn draw(
     theme: Theme,
 ) {
     let sort = tab.sort;
+    // Tensors the model's architecture does not expect are marked with `!`.
+    let unexpected: HashSet<TensorId> = (inv.architecture.iter())
+        .flat_map(|a| a.unexpected.iter().copied())
+        .collect();
+    let flagged = if unexpected.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{} not expected by the architecture (!) · ",
+            unexpected.len()
+        )
+    };
     let title = format!(
-        " tensors · sorted by {} {} (s: column, r: reverse) ",
+        " tensors · {flagged}sorted by {} {} (s: column, r: reverse) ",
         sort.column.title(),
         if sort.descending { "↓" } else { "↑" },
     );
@@ -28,7 +42,7 @@ pub fn draw(
     // gets the rest.
     let wide = area.width >= 100;
     // A compared model's rows start with a two-cell mark.
-    let gutter = if tab.marks.compared { 2 } else { 0 };
+    let gutter = if tab.marks.compared { 2 } else { 0 } + if flagged.is_empty() { 0 } else { 2 };
     let fixed = if wide { 74 } else { 64 } + gutter;
     let name_width = (area.width as usize).saturating_sub(fixed + 2).max(8);
     let elements_header = if wide {
@@ -68,8 +82,14 @@ pub fn draw(
             };
             let name: String = t.name.display().chars().take(name_width).collect();
             let shape: String = dims_text(&t.shape).chars().take(16).collect();
+            let flag = match (unexpected.is_empty(), unexpected.contains(&id)) {
+                (true, _) => Span::raw(""),
+                (false, true) => Span::styled("! ", theme.severity(Severity::Error)),
+                (false, false) => Span::raw("  "),
+            };
             Line::from(vec![
                 marks.tensor(id, theme),
+                flag,
                 Span::raw(format!("{name:<name_width$} {dtype:<5} {storage:<8} {shape:<16}{elements} {bytes:>10} {align:>6} {offset:>12}")),
             ])
     });

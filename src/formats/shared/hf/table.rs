@@ -1,0 +1,176 @@
+//! transformers' architectures, `schema/hf_arch.tsv` (written by `schema/gen_hf_arch.py`
+//! from transformers' own model classes), parsed on first use: for each class, the
+//! config.json attributes it reads with their defaults, and the checkpoint keys it loads
+//! with their shapes as expressions of those attributes.
+
+use crate::formats::shared::expr::{Expr, Value};
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const TEXT: &str = include_str!("../../../../schema/hf_arch.tsv");
+
+/// The whole table.
+#[derive(Default)]
+pub struct Table {
+    /// The transformers release it was made from, as findings name it.
+    pub version: &'static str,
+    pub classes: HashMap<&'static str, Class>,
+}
+
+/// One model class (`LlamaForCausalLM`).
+#[derive(Default)]
+pub struct Class {
+    pub model_type: &'static str,
+    /// The attribute the base model sits under (`model`), which transformers adds to or
+    /// strips from a checkpoint's keys that lack or have it.
+    pub prefix: &'static str,
+    /// Placeholders in key patterns and the attribute that counts them (`%d` over
+    /// `num_hidden_layers`).
+    pub loops: Vec<(&'static str, &'static str)>,
+    /// Attributes and their default when config.json lacks them; `None` when the config
+    /// class has none (the attribute is then unknown unless config.json sets it).
+    pub attrs: Vec<(&'static str, Option<Expr>)>,
+    pub tensors: Vec<Spec>,
+    /// Keys transformers does not report when missing, or when unexpected.
+    pub ignore_missing: Vec<Regex>,
+    pub ignore_unexpected: Vec<Regex>,
+    /// config.json keys that name an attribute (`n_embd` for `hidden_size`).
+    pub aliases: Vec<(&'static str, &'static str)>,
+    /// Checkpoint key renamings transformers applies before matching.
+    pub renames: Vec<(Regex, &'static str)>,
+    /// MoE experts stored fused, one tensor per layer: a checkpoint holding it stands for its
+    /// per-expert keys.
+    pub fused: Vec<Fused>,
+}
+
+/// A fused tensor and the per-expert key patterns it stands for.
+pub struct Fused {
+    pub key: &'static str,
+    pub when: Option<Expr>,
+    pub members: Vec<&'static str>,
+}
+
+/// A checkpoint key the class loads.
+pub struct Spec {
+    /// The key, with the class's placeholders.
+    pub key: &'static str,
+    /// Dimensions in torch order; `None` where the table cannot say.
+    pub dims: Vec<Option<Expr>>,
+    pub dims_text: &'static str,
+    pub required: bool,
+    /// When the class has the key: `Some(expr)`, or `None` when the table cannot say.
+    pub when: Option<Expr>,
+}
+
+/// The table, parsed on first use.
+pub fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| parse(TEXT).unwrap_or_default())
+}
+
+fn expr(text: &str) -> Result<Option<Expr>, String> {
+    match text {
+        "?" => Ok(None),
+        "-" => Ok(Some(Expr::Lit(Value::Bool(true)))),
+        _ => Expr::parse(text).map(Some),
+    }
+}
+
+/// Parses the table's text; the error names the first line that is not understood.
+pub fn parse(text: &'static str) -> Result<Table, String> {
+    let mut table = Table::default();
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        record(&mut table, line).map_err(|e| format!("line {}: {e}", n + 1))?;
+    }
+    Ok(table)
+}
+
+fn record(table: &mut Table, line: &'static str) -> Result<(), String> {
+    let fields: Vec<&'static str> = line.split('\t').collect();
+    let field = |i: usize| fields.get(i).copied().ok_or(format!("no field {i}"));
+    if field(0)? == "version" {
+        table.version = field(1)?;
+        return Ok(());
+    }
+    let class = table.classes.entry(field(1)?).or_default();
+    match field(0)? {
+        "class" => {
+            class.model_type = field(2)?;
+            class.prefix = field(3)?;
+            if let Ok(var) = field(4) {
+                class.loops.push(("%d", var));
+            }
+        }
+        "loop" => class.loops.push((field(2)?, field(3)?)),
+        "attr" => {
+            let default = match field(3)? {
+                "required" => None,
+                text => Some(Expr::parse(text)?),
+            };
+            class.attrs.push((field(2)?, default));
+        }
+        "tensor" => {
+            let dims_text = field(3)?;
+            let dims = match dims_text {
+                "" => Vec::new(),
+                _ => dims_text.split(',').map(expr).collect::<Result<_, _>>()?,
+            };
+            class.tensors.push(Spec {
+                key: field(2)?,
+                dims,
+                dims_text,
+                required: field(4)? == "required",
+                when: expr(field(5)?)?,
+            });
+        }
+        "ignore" => {
+            let regex = Regex::new(field(3)?).map_err(|e| e.to_string())?;
+            match field(2)? {
+                "missing" => class.ignore_missing.push(regex),
+                _ => class.ignore_unexpected.push(regex),
+            }
+        }
+        "alias" => class.aliases.push((field(2)?, field(3)?)),
+        "rename" => {
+            let regex = Regex::new(field(2)?).map_err(|e| e.to_string())?;
+            class.renames.push((regex, field(3)?));
+        }
+        "fused" => class.fused.push(Fused {
+            key: field(2)?,
+            when: expr(field(4)?)?,
+            members: field(5)?.split(',').collect(),
+        }),
+        // Tying is the `optional` need of the tied key; kept-in-float32 modules do not change
+        // what a checkpoint must hold.
+        "tied" | "fp32" => {}
+        other => return Err(format!("unknown record {other:?}")),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_table_parses_whole() {
+        let table = parse(TEXT).unwrap();
+        assert!(
+            table.version.starts_with("transformers "),
+            "{}",
+            table.version
+        );
+        for class in [
+            "LlamaForCausalLM",
+            "Qwen2ForCausalLM",
+            "GPT2LMHeadModel",
+            "BertModel",
+        ] {
+            assert!(!table.classes[class].tensors.is_empty(), "{class}");
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! A model's tensors found by name without copying a name: each is found by its hash and
+//! then compared with the inventory's.
+
+use crate::inventory::{Tensor, TensorId};
+use std::collections::HashMap;
+
+/// The tensors of an inventory by name, the first of each name.
+#[derive(Default)]
+pub struct TensorIndex {
+    hasher: ahash::RandomState,
+    first: HashMap<u64, TensorId>,
+}
+
+impl TensorIndex {
+    /// The index of `tensors`.
+    pub fn of(tensors: &[Tensor]) -> Self {
+        let hasher = ahash::RandomState::new();
+        let mut first = HashMap::with_capacity(tensors.len());
+        for (id, tensor) in tensors.iter().enumerate() {
+            first
+                .entry(hasher.hash_one(tensor.name.as_bytes()))
+                .or_insert(id);
+        }
+        TensorIndex { hasher, first }
+    }
+
+    /// The tensor named `name` in `tensors` (those the index was made of).
+    pub fn find(&self, tensors: &[Tensor], name: &[u8]) -> Option<TensorId> {
+        let id = *self.first.get(&self.hash(name))?;
+        (tensors.get(id)?.name.as_bytes() == name).then_some(id)
+    }
+
+    /// Whether a tensor is named `name`, to one chance in 2^64.
+    pub fn holds(&self, name: &[u8]) -> bool {
+        self.first.contains_key(&self.hash(name))
+    }
+
+    /// The hash the index keys `name` by.
+    pub fn hash(&self, name: &[u8]) -> u64 {
+        self.hasher.hash_one(name)
+    }
+}
