@@ -50,7 +50,8 @@ How transformers 5.24 resolves a checkpoint against a class (verified on tiny mo
    `mlp.experts.gate_up_proj` [E, 2*I, H] and `mlp.experts.down_proj` [E, H, I]; the converter
    stacks the per-expert checkpoint tensors `mlp.experts.N.{gate,up,down}_proj.weight` (Mixtral:
    `block_sparse_moe.experts.N.w1/w3/w2.weight`, after the renaming `.block_sparse_moe.` ->
-   `.mlp.`) into them. `save_pretrained` reverts the conversion (`revert_weight_conversion`), so
+   `.mlp.`) into them; with one expert's tensor absent the stack is short and the load raises a
+   size mismatch on the fused key, not a missing key. `save_pretrained` reverts the conversion (`revert_weight_conversion`), so
    what is on disk is the per-expert form: that is what the `tensor` records describe. A folder
    holding the fused in-memory form loads too (`fused` records); a checkpoint's mismatched-key
    report names the fused in-memory key.
@@ -1135,7 +1136,9 @@ HEADER = f"""\
 #   fused    <Class> <key pattern> <dims> <condition> <tensor patterns>
 #            the in-memory form of MoE experts (one 3-D tensor per layer). transformers stacks the
 #            listed per-expert tensors into it on load; a checkpoint holding this key instead of them
-#            loads too. Mismatch reports name this key.
+#            loads too. Mismatch reports name this key. One per-expert tensor missing is NOT a
+#            missing key: the stack comes out one expert short and from_pretrained raises a size
+#            mismatch on this key (tests/fixtures/hf/bad/moe-expert-missing).
 #   tied     <Class> <key> <source key> <condition>
 #            when <condition>, <key> is tied to <source key>: saved once, under the source. Tying is
 #            symmetric on load: either of the two keys is enough; both present with different values

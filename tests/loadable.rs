@@ -1,0 +1,91 @@
+//! "Will it load?" held to the real loaders: every Hugging Face folder of `tests/fixtures/hf`
+//! against what transformers' `from_pretrained` did with it (`oracle.tsv`, written by
+//! `tests/fixtures/gen/make_hf_fixtures.py`). Where the loader raises or would initialise
+//! weights at random, rtenx must report an error; where it drops weights, a warning; where it
+//! loads the folder as saved, nothing above an info.
+
+mod common;
+
+use rtenx::check::{Finding, Severity};
+use std::path::{Path, PathBuf};
+
+/// The rows of an oracle file: its columns, comments and header left out.
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    lines.next();
+    lines
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect()
+}
+
+/// The file of `folder` that `from_pretrained` reads first.
+fn checkpoint(folder: &Path) -> PathBuf {
+    [
+        "model.safetensors.index.json",
+        "model.safetensors",
+        "pytorch_model.bin",
+    ]
+    .iter()
+    .map(|name| folder.join(name))
+    .find(|p| p.exists())
+    .unwrap_or_else(|| panic!("{} has no checkpoint", folder.display()))
+}
+
+fn summary(findings: &[Finding]) -> String {
+    let lines = findings
+        .iter()
+        .map(|f| format!("{}[{}] {}", f.severity, f.rule.code, f.message));
+    lines.collect::<Vec<_>>().join("\n  ")
+}
+
+#[test]
+fn hugging_face_folders_get_transformers_verdict() {
+    let hf = common::fixtures().join("hf");
+    let rows = rows(&hf.join("oracle.tsv"));
+    assert!(rows.len() >= 30, "{} rows", rows.len());
+    let mut wrong = Vec::new();
+    for row in &rows {
+        let [folder, defect, verdict, ..] = &row[..] else {
+            panic!("short row {row:?}");
+        };
+        let a = rtenx::analyze(&checkpoint(&hf.join(folder))).unwrap();
+        let has = |code: &str, severity| {
+            a.findings
+                .iter()
+                .any(|f| f.rule.code == code && f.severity == severity)
+        };
+        let errors = a
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        let warnings = (a.findings.iter())
+            .filter(|f| f.severity == Severity::Warning)
+            .count();
+        let hf_errors = (a.findings.iter())
+            .filter(|f| f.severity == Severity::Error && f.rule.code.starts_with("HF"))
+            .count();
+        let ok = match verdict.as_str() {
+            "loads" if defect == "-" => errors + warnings == 0,
+            "loads" => errors == 0,
+            "loads-random" => has("HF003", Severity::Error),
+            "loads-drops" => has("HF004", Severity::Warning) && hf_errors == 0,
+            "raises" => errors > 0,
+            "skipped" => has("HF002", Severity::Info) && errors == 0,
+            other => panic!("{folder}: verdict {other}"),
+        };
+        if !ok {
+            wrong.push(format!("{folder} ({verdict}): {}", summary(&a.findings)));
+        }
+        let verdict_line = a.inventory.architecture.as_ref().map(|arch| arch.answer());
+        if defect == "-" {
+            assert_eq!(
+                verdict_line.as_deref().map(|l| l.ends_with(": yes")),
+                Some(true),
+                "{folder}: {verdict_line:?}"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
