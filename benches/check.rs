@@ -133,7 +133,7 @@ fn gguf(c: &mut Criterion) {
         "llama40g-split/model-00001-of-00020.gguf",
         &synth::gguf::Spec {
             layers: 80,
-            width: 11_264,
+            width: 8_192,
             vocabulary: 32_000,
             parts: 20,
         },

@@ -25,7 +25,7 @@ fn a_synthetic_model_checks_clean_with_its_vocabulary_left_in_the_file() {
     let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
     assert!(codes.is_empty(), "{codes:?}");
     let inv = &analysis.inventory;
-    assert_eq!(inv.tensors.len(), 14);
+    assert_eq!(inv.tensors.len(), 3 * 9 + 2);
     let tokens = inv
         .metadata
         .iter()
@@ -57,7 +57,7 @@ fn a_split_model_is_read_with_its_parts_and_a_missing_part_is_named() {
     let codes: Vec<_> = analysis.findings.iter().map(|f| f.rule.code).collect();
     assert!(codes.is_empty(), "{codes:?}");
     assert_eq!(analysis.inventory.files.len(), 3);
-    assert_eq!(analysis.inventory.tensors.len(), 18);
+    assert_eq!(analysis.inventory.tensors.len(), 4 * 9 + 2);
     std::fs::remove_file(part_path(&first, 2, 3)).unwrap();
     let analysis = analyze(&first);
     let messages: Vec<_> = analysis
@@ -121,14 +121,21 @@ const STRICTER: &[(&str, &str)] = &[
     ),
 ];
 
+/// The rules that judge a model as llama.cpp's model loader would, not its GGUF reader:
+/// `tests/loadable.rs` holds them to that loader's verdicts.
+const MODEL_LOADER_RULES: [&str; 11] = [
+    "GG032", "GG033", "GG034", "GG035", "GG036", "GG037", "GG038", "GG039", "GG040", "GG041",
+    "GG042",
+];
+
 /// What a loader said: true if it refused the file.
 fn refused(verdict: &str) -> bool {
     verdict.starts_with("REFUSED") || verdict.starts_with("BOUNDS")
 }
 
-/// Every fixture that llama.cpp's loader refuses (`gguf_init_from_file`, its data bounds
+/// Every fixture that llama.cpp's GGUF reader refuses (`gguf_init_from_file`, its data bounds
 /// check, or its walk over split parts) is an error here; every error on a file both
-/// references load is listed in [`STRICTER`]. Recorded by tests/fixtures/gen/gguf_verdicts.py.
+/// references load is listed in [`STRICTER`], except those of the model loader's rules. Recorded by tests/fixtures/gen/gguf_verdicts.py.
 #[test]
 fn rtenx_reports_an_error_wherever_llama_cpp_refuses() {
     let dir = common::fixtures().join("gguf");
@@ -143,6 +150,7 @@ fn rtenx_reports_an_error_wherever_llama_cpp_refuses() {
         rows += 1;
         let errors: Vec<&str> = (analyze(&dir.join(file)).findings.iter())
             .filter(|f| f.severity == rtenx::Severity::Error)
+            .filter(|f| !MODEL_LOADER_RULES.contains(&f.rule.code))
             .map(|f| f.rule.code)
             .collect();
         let refuses = refused(llama) || refused(alloc) || refused(split);
@@ -223,8 +231,9 @@ fn strings_and_arrays_past_llama_cpps_caps_are_refused_even_when_the_file_holds_
 #[test]
 fn a_model_split_into_20000_parts_is_read_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
+    // llama.cpp's most layers, 512 (4,610 tensors): most parts hold none.
     let spec = Spec {
-        layers: 100_000,
+        layers: 512,
         width: 32,
         vocabulary: 16,
         parts: 20_000,

@@ -89,3 +89,79 @@ fn hugging_face_folders_get_transformers_verdict() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Hostile GGUF files llama.cpp refuses for a reason rtenx does not check by design, and why.
+const GGUF_NOT_STRUCTURAL: [(&str, &str); 4] = [
+    ("bad/weight-nan.gguf", "a NaN weight: tensor values, found by llama.cpp only with check_tensors on (off by default); rtenx reads no tensor bytes to check structure"),
+    ("bad/norm-inf.gguf", "an infinite weight: tensor values, as above"),
+    ("bad/q8_0-scale-nan.gguf", "a NaN block scale: tensor values, as above"),
+    ("bad/arch-mamba.gguf", "an architecture llama.cpp knows that the table has no tensors for: reported as not checked (GG033), never as an error"),
+];
+
+#[test]
+fn gguf_models_get_llama_cpps_verdict() {
+    let arch = common::fixtures().join("gguf").join("arch");
+    let rows = rows(&arch.join("oracle.tsv"));
+    assert!(rows.len() >= 100, "{} rows", rows.len());
+    let mut wrong = Vec::new();
+    for row in &rows {
+        let [file, defect, verdict, ..] = &row[..] else {
+            panic!("short row {row:?}");
+        };
+        let a = rtenx::analyze(&arch.join(file)).unwrap();
+        let count = |s| a.findings.iter().filter(|f| f.severity == s).count();
+        let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+        let exempt = GGUF_NOT_STRUCTURAL.iter().any(|(f, _)| f == file);
+        let answer = a.inventory.architecture.as_ref().map(|arch| arch.answer());
+        let ok = match verdict.as_str() {
+            _ if defect == "-" => {
+                errors + warnings == 0 && answer.as_deref().is_some_and(|l| l.ends_with(": yes"))
+            }
+            "refuses" | "aborts" if exempt => errors == 0,
+            "refuses" | "aborts" => errors > 0,
+            "loads" | "loads-warns" => !exempt,
+            other => panic!("{file}: verdict {other}"),
+        };
+        if !ok {
+            wrong.push(format!(
+                "{file} ({verdict}, {answer:?}): {}",
+                summary(&a.findings)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// One fixture for each rule of the model loader, and the only code (of every error, warning
+/// and its own severity) it must produce.
+const GGUF_RULE_FIXTURES: [(&str, &str); 11] = [
+    ("GG032", "bad/arch-unknown.gguf"),
+    ("GG033", "bad/arch-mamba.gguf"),
+    ("GG034", "bad/embedding-length-missing.gguf"),
+    ("GG035", "bad/block-count-string.gguf"),
+    ("GG036", "bad/rms-eps-nan.gguf"),
+    ("GG037", "bad/missing-ffn-down.gguf"),
+    ("GG038", "bad/ffn-down-transposed.gguf"),
+    ("GG039", "bad/extra-tensor.gguf"),
+    ("GG040", "bad/token-embd-i32.gguf"),
+    ("GG041", "bad/token-duplicate-spm.gguf"),
+    ("GG042", "bad/bos-past-vocab.gguf"),
+];
+
+#[test]
+fn each_model_loader_rule_fires_on_its_fixture() {
+    let arch = common::fixtures().join("gguf").join("arch");
+    for (code, file) in GGUF_RULE_FIXTURES {
+        let a = rtenx::analyze(&arch.join(file)).unwrap();
+        let codes: std::collections::BTreeSet<&str> = (a.findings.iter())
+            .filter(|f| f.severity != Severity::Info || f.rule.code == code)
+            .map(|f| f.rule.code)
+            .collect();
+        assert_eq!(
+            codes.into_iter().collect::<Vec<_>>(),
+            [code],
+            "{file}: {}",
+            summary(&a.findings)
+        );
+    }
+}

@@ -1,6 +1,6 @@
-//! Synthetic GGUF files: a llama-shaped model of `layers` blocks with a vocabulary array,
-//! its tensor data left as a hole (a sparse file), optionally split into parts as
-//! `llama-gguf-split` names them.
+//! Synthetic GGUF files: a llama model of `layers` blocks, complete as llama.cpp's loader
+//! wants it (hyperparameters, vocabulary, every tensor of every block), its tensor data left
+//! as a hole (a sparse file), optionally split into parts as `llama-gguf-split` names them.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 /// What to generate.
 pub struct Spec {
-    /// Transformer blocks (`blk.N`), four tensors each.
+    /// Transformer blocks (`blk.N`), nine tensors each.
     pub layers: u32,
-    /// Elements of each block tensor's row and column (a square Q8_0 matrix: 34 bytes per 32
-    /// elements).
+    /// The embedding, which is also the feed-forward width: each block's seven matrices are
+    /// square Q8_0 matrices of this side (34 bytes per 32 elements), its two norms F32
+    /// vectors. Heads are 128 wide (one head below that).
     pub width: u64,
     /// Entries of `tokenizer.ggml.tokens`.
     pub vocabulary: u32,
@@ -29,6 +30,7 @@ const ALIGNMENT: u64 = 32;
 enum Value<'a> {
     U16(u16),
     U32(u32),
+    F32(f32),
     I32(i32),
     Str(&'a str),
     Strings(u32),
@@ -39,14 +41,14 @@ pub fn bench_file(name: &str, spec: &Spec) -> PathBuf {
     super::bench_data(name, |path| write(path, spec))
 }
 
-/// `target/bench-data/llama40g.gguf`: 80 blocks of 4 Q8_0 tensors of 11,264², 40 GB, one file
-/// (sparse).
+/// `target/bench-data/llama40g.gguf`: 80 blocks of 7 Q8_0 matrices of 8,192², 40 GB, one
+/// file (sparse).
 pub fn forty_gb() -> PathBuf {
     bench_file(
         "llama40g.gguf",
         &Spec {
             layers: 80,
-            width: 11_264,
+            width: 8_192,
             vocabulary: 32_000,
             parts: 1,
         },
@@ -81,14 +83,28 @@ pub fn part_path(first: &Path, no: u32, parts: u32) -> PathBuf {
 /// Writes the model `spec` describes: to `path`, or for a split model to `path` as its
 /// first part and to the paths [`part_path`] names.
 pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
-    let mut tensors = vec![("token_embd.weight".to_owned(), vec![spec.width, 64], Q8_0)];
+    let w = spec.width;
+    let vocabulary = u64::from(spec.vocabulary);
+    let mut tensors = vec![("token_embd.weight".to_owned(), vec![w, vocabulary], Q8_0)];
     for n in 0..spec.layers {
-        for name in ["attn_q", "attn_k", "attn_v", "ffn_down"] {
-            let dims = vec![spec.width, spec.width];
-            tensors.push((format!("blk.{n}.{name}.weight"), dims, Q8_0));
+        for name in ["attn_norm", "ffn_norm"] {
+            tensors.push((format!("blk.{n}.{name}.weight"), vec![w], F32));
+        }
+        for name in [
+            "attn_q",
+            "attn_k",
+            "attn_v",
+            "attn_output",
+            "ffn_gate",
+            "ffn_down",
+            "ffn_up",
+        ] {
+            tensors.push((format!("blk.{n}.{name}.weight"), vec![w, w], Q8_0));
         }
     }
-    tensors.push(("output_norm.weight".to_owned(), vec![spec.width], F32));
+    tensors.push(("output_norm.weight".to_owned(), vec![w], F32));
+    let heads = u32::try_from((w / 128).max(1)).unwrap_or(1);
+    let width = u32::try_from(w).unwrap_or(u32::MAX);
     let parts = spec.parts.max(1);
     let total = i32::try_from(tensors.len()).unwrap_or(i32::MAX);
     for index in 0..parts as usize {
@@ -108,6 +124,13 @@ pub fn write(path: &Path, spec: &Spec) -> io::Result<()> {
                 ("general.name", Value::Str("rtenx-synthetic")),
                 ("general.quantization_version", Value::U32(2)),
                 ("llama.block_count", Value::U32(layers)),
+                ("llama.context_length", Value::U32(4096)),
+                ("llama.embedding_length", Value::U32(width)),
+                ("llama.feed_forward_length", Value::U32(width)),
+                ("llama.attention.head_count", Value::U32(heads)),
+                ("llama.attention.head_count_kv", Value::U32(heads)),
+                ("llama.attention.layer_norm_rms_epsilon", Value::F32(1e-5)),
+                ("tokenizer.ggml.model", Value::Str("llama")),
                 ("tokenizer.ggml.tokens", Value::Strings(spec.vocabulary)),
             ]);
         }
@@ -155,6 +178,10 @@ fn write_file(
             }
             Value::U32(v) => {
                 out.write_all(&4u32.to_le_bytes())?;
+                out.write_all(&v.to_le_bytes())?;
+            }
+            Value::F32(v) => {
+                out.write_all(&6u32.to_le_bytes())?;
                 out.write_all(&v.to_le_bytes())?;
             }
             Value::I32(v) => {

@@ -63,13 +63,71 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Rules about the folders a run starts in and checks rather than the bytes of a file: (code,
-/// test file, test function that lays the folders out and checks it).
-pub const LAID_OUT: &[(&str, &str, &str)] = &[(
-    "RX021",
-    "tests/settings.rs",
-    "a_model_folder_cannot_pass_its_own_pickle",
-)];
+/// Rules proved by a test of their own rather than by a manifest row: about the folders a run
+/// starts in, or held to a loader's own verdicts (`tests/loadable.rs`): (code, test file,
+/// test function).
+pub const LAID_OUT: &[(&str, &str, &str)] = &[
+    (
+        "RX021",
+        "tests/settings.rs",
+        "a_model_folder_cannot_pass_its_own_pickle",
+    ),
+    (
+        "GG032",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG033",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG034",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG035",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG036",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG037",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG038",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG039",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG040",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG041",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+    (
+        "GG042",
+        "tests/loadable.rs",
+        "each_model_loader_rule_fires_on_its_fixture",
+    ),
+];
 
 /// An expected value, or `*`: not compared.
 #[derive(Debug, Clone, PartialEq, Eq)]

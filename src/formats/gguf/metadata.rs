@@ -1,6 +1,7 @@
 //! Key-value pairs: read with every length checked, arrays left in the file, and the keys
 //! the rest of the reader needs picked out.
 
+use super::arch::table;
 use super::rules::{
     not_utf8, truncated, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING,
     NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
@@ -373,14 +374,20 @@ fn check_key<'a>(
             slot.insert(pair.at);
         }
     }
-    // A key that is not text is reported as such above, not for its naming.
+    // A key that is not text is reported as such above, not for its naming. The first
+    // segment may be an architecture llama.cpp names otherwise (`command-r.block_count`).
+    let segments = key.split(|&b| b == b'.');
     let conventional = not_text.is_some()
         || (key.len() <= MAX_KEY
-            && key.split(|&b| b == b'.').all(|segment| {
-                !segment.is_empty()
-                    && segment
-                        .iter()
-                        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            && segments.enumerate().all(|(i, segment)| {
+                let known = i == 0
+                    && std::str::from_utf8(segment)
+                        .is_ok_and(|s| table::table().known.contains_key(s));
+                known
+                    || !segment.is_empty()
+                        && segment
+                            .iter()
+                            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             }));
     if !conventional {
         let message =

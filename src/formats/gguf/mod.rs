@@ -8,6 +8,7 @@
 //! them. See `../shared/reference/safetensors-gguf.md` for the layout and what the
 //! reference loaders check.
 
+mod arch;
 mod dtypes;
 mod header;
 mod metadata;

@@ -1,5 +1,6 @@
 //! One GGUF file read whole, and the checks that span its metadata and tensors.
 
+use super::arch::{self, table};
 use super::metadata::{self, Pairs, Scalar, Value};
 use super::rules::{
     ALIGNMENT_INVALID, ALIGNMENT_UNUSUAL, ARCHITECTURE_INVALID, ARCHITECTURE_MISSING,
@@ -39,7 +40,7 @@ pub fn read(cx: &mut Context<'_>, file: &ModelFile, options: &ReadOptions) {
         return;
     };
     let parts_whole = split::read(cx, file, options, &first, &mut seen);
-    check_model(cx, &first.pairs);
+    check_model(cx, &first.pairs, first.whole && parts_whole);
     // Unclaimed bytes mean something only where every part of every file was placed.
     if first.whole && parts_whole {
         cx.inv.fill_gaps();
@@ -146,8 +147,9 @@ fn alignment(cx: &mut Context<'_>, pairs: &Pairs<'_>, file: FileId) -> u64 {
 }
 
 /// Checks what the first file's metadata says about the whole model against its tensors;
-/// nothing for a later part of a split model, which holds tensors only.
-fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
+/// nothing for a later part of a split model, which holds tensors only. `whole`: every part
+/// was read to its end, so that the model's tensors are all known.
+fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>, whole: bool) {
     if split::later_part(pairs) {
         return;
     }
@@ -169,7 +171,9 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
             && arch
                 .iter()
                 .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit());
-        if !valid {
+        let known =
+            std::str::from_utf8(arch).is_ok_and(|name| table::table().known.contains_key(name));
+        if !valid && !known {
             let message = format!("general.architecture is \"{}\"; GGUF allows only [a-z0-9]+, and llama.cpp knows no such architecture", excerpt(arch, 200));
             cx.report(
                 &ARCHITECTURE_INVALID,
@@ -178,6 +182,9 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>) {
             );
         }
         layer_count(cx, pairs, arch);
+        if whole && pairs.end.is_some() {
+            arch::check(cx, pairs, arch, at, valid);
+        }
     }
     let quantized = (cx.inv.tensors.iter()).any(|t| t.dtype.is_some_and(dtypes::is_quantized));
     if quantized && pairs.get(b"general.quantization_version").is_none() && pairs.end.is_some() {

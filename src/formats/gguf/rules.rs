@@ -346,12 +346,12 @@ crate::rules! {
     /// `general.architecture` is not lowercase letters and digits.
     ///
     /// ## What it does
-    /// Checks the architecture name against the specification's `[a-z0-9]+`.
+    /// Checks the architecture name against the specification's `[a-z0-9]+`, unless it is a
+    /// name llama.cpp knows (`command-r`, `nomic-bert` and others break the rule).
     ///
     /// ## Why
     /// Loaders choose the model by this name and prefix its hyperparameter keys with it;
-    /// llama.cpp refuses an architecture it does not know ("unknown model architecture"),
-    /// and knows none spelled otherwise. gguf-py reads the file.
+    /// llama.cpp refuses an architecture it does not know ("unknown model architecture"). gguf-py reads the file.
     ///
     /// ## How to fix
     /// Set the name the converter uses for the architecture, such as `llama`.
@@ -401,6 +401,173 @@ crate::rules! {
     /// ## How to fix
     /// The file is corrupt or hostile; store large data as a tensor, not as an array.
     ARRAY_TOO_LONG = ("GG031", "array-too-long", Error);
+    /// `general.architecture` names no architecture llama.cpp knows.
+    ///
+    /// ## What it does
+    /// Looks the name up in llama.cpp's `LLM_ARCH_NAMES`, from the table generated from its
+    /// sources (`schema/llama_arch.tsv`).
+    ///
+    /// ## Why
+    /// llama.cpp chooses the model's code by this name and refuses a name it does not know
+    /// ("unknown model architecture"). A typo in a converter, or a model for a newer
+    /// llama.cpp than the one that will run it, looks like this.
+    ///
+    /// ## How to fix
+    /// Convert with the `convert_hf_to_gguf.py` of the llama.cpp that will run the model, or
+    /// update that llama.cpp.
+    ARCHITECTURE_UNKNOWN = ("GG032", "architecture-unknown", Error);
+    /// The architecture is not checked against llama.cpp's tensors.
+    ///
+    /// ## What it does
+    /// Reports, once, a model whose architecture llama.cpp knows but whose tensors rtenx's
+    /// table does not list; its hyperparameters that every architecture reads are still
+    /// checked.
+    ///
+    /// ## Why
+    /// "Will it load?" is answered only for the architectures in the table; for the others
+    /// rtenx says so rather than guess.
+    ///
+    /// ## How to fix
+    /// Nothing to fix in the model. Load it with llama.cpp to be sure.
+    ARCHITECTURE_NOT_CHECKED = ("GG033", "architecture-not-checked", Info);
+    /// A hyperparameter llama.cpp requires is missing.
+    ///
+    /// ## What it does
+    /// Looks up every key llama.cpp's `load_hparams` reads with `get_key(..., required)`
+    /// (`<arch>.block_count`, `<arch>.embedding_length`, `<arch>.context_length`, and the
+    /// architecture's own), from the generated table.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the model: "key not found in model".
+    ///
+    /// ## How to fix
+    /// Convert the model again with a current converter, or add the key with
+    /// `gguf-py`'s `gguf_set_metadata.py` / `gguf_new_metadata.py`.
+    HPARAM_MISSING = ("GG034", "hparam-missing", Error);
+    /// A hyperparameter has a GGUF type llama.cpp does not take for it.
+    ///
+    /// ## What it does
+    /// Compares each key's GGUF type with the one type `llama_model_loader::get_key` takes
+    /// for it (a `u32` for counts, an `f32` for epsilons, a string, a bool), and a per-layer
+    /// array with the item types and the length (the layer count) `get_key_or_arr` takes.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the model, even for an optional key: "key has wrong type" or "wrong
+    /// array length". `block_count` written as a string or an `i64` is a converter bug.
+    ///
+    /// ## How to fix
+    /// Write the key again with the type the table names.
+    HPARAM_TYPE = ("GG035", "hparam-type", Error);
+    /// A hyperparameter has a value llama.cpp asserts against, or one that cannot work.
+    ///
+    /// ## What it does
+    /// Evaluates the conditions llama.cpp's loader enforces (`GGML_ASSERT(n_layer > 0)`,
+    /// expert counts, `n_rot` for llama) and rtenx's own, stricter checks for the
+    /// attention models of the table: no empty embedding, heads and key-value heads above
+    /// 0, key-value heads dividing the heads, heads dividing the embedding where no key
+    /// length says the head size, rope dimensions within a head, a context above 0, and
+    /// normalisation epsilons that are positive finite numbers. The message shows each
+    /// value and what llama.cpp does with it.
+    ///
+    /// ## Why
+    /// Some of these make llama.cpp refuse the model or abort the whole process; the others
+    /// it loads without a word, and then produces NaN, garbage or a crash at the first
+    /// token.
+    ///
+    /// ## How to fix
+    /// Take the value from the original model's `config.json` and convert again.
+    HPARAM_INVALID = ("GG036", "hparam-invalid", Error);
+    /// A tensor the architecture needs is missing.
+    ///
+    /// ## What it does
+    /// Lists the tensors llama.cpp's `load_tensors` creates for the architecture and these
+    /// hyperparameters (per layer, with the conditions the loader tests), from the
+    /// generated table, and reports each required one the file lacks.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the model: "check_tensor_dims: tensor 'blk.1.ffn_down.weight' not
+    /// found". Optional tensors (an `output.weight` the embedding stands in for, biases)
+    /// are not reported.
+    ///
+    /// ## How to fix
+    /// The conversion dropped it, or the file is cut short: convert again.
+    TENSOR_MISSING = ("GG037", "tensor-missing", Error);
+    /// A tensor's shape is not the one the architecture computes.
+    ///
+    /// ## What it does
+    /// Evaluates each tensor's shape from the hyperparameters as llama.cpp's loader writes
+    /// it (`{n_embd, n_ff}`) and compares it dimension by dimension, as `check_tensor_dims`
+    /// does; the message shows each expression with its value.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the model: "tensor 'X' has wrong shape; expected [...], got
+    /// [...]". A transposed weight or hyperparameters from another model size look like
+    /// this.
+    ///
+    /// ## How to fix
+    /// Convert again from the original model, or fix the hyperparameter the message names.
+    TENSOR_SHAPE = ("GG038", "tensor-shape", Error);
+    /// A tensor is not one the architecture creates.
+    ///
+    /// ## What it does
+    /// Reports each tensor whose name, with its layer number as `%d`, is not among the
+    /// architecture's in the generated table.
+    ///
+    /// ## Why
+    /// llama.cpp counts the tensors it creates and refuses a file with tensors left over:
+    /// "done_getting_tensors: wrong number of tensors; expected N, got M". In the Tensors tab
+    /// such tensors are marked.
+    ///
+    /// ## How to fix
+    /// Convert with a converter that matches the llama.cpp that runs the model, or remove
+    /// the extra tensors.
+    TENSOR_UNEXPECTED = ("GG039", "tensor-unexpected", Error);
+    /// A weight is stored as integers.
+    ///
+    /// ## What it does
+    /// Reports a tensor of the architecture stored as `I8`, `I16`, `I32` or `I64`.
+    ///
+    /// ## Why
+    /// llama.cpp loads it without a word, but the architecture's matrix products, norms and
+    /// embedding lookups take float or quantized weights: the model fails or runs wrong at
+    /// the first token.
+    ///
+    /// ## How to fix
+    /// Convert again with a float or quantized output type (`--outtype f16`, `q8_0`).
+    TENSOR_TYPE = ("GG040", "tensor-type", Error);
+    /// The vocabulary is one llama.cpp refuses or aborts on.
+    ///
+    /// ## What it does
+    /// Reads the vocabulary as `llama_vocab::load` does: `tokenizer.ggml.model` present and
+    /// known, `tokenizer.ggml.tokens` an array of strings, scores (`f32` or `i32`) and token
+    /// types (`i32`) at least as long as the tokens, merges for BPE tokenizers, a
+    /// pre-tokenizer llama.cpp knows, special token ids stored as `u32`, and no two tokens
+    /// with the same text.
+    ///
+    /// ## Why
+    /// llama.cpp refuses the model ("unknown tokenizer", "Index out of array bounds for
+    /// scores", "cannot find tokenizer merges") or, for a repeated token, aborts the whole
+    /// process on `GGML_ASSERT(id_to_token.size() == token_to_id.size())`.
+    ///
+    /// ## How to fix
+    /// Convert the tokenizer again with a current `convert_hf_to_gguf.py`.
+    VOCAB_REFUSED = ("GG041", "vocab-refused", Error);
+    /// The vocabulary has a value llama.cpp takes but cannot use.
+    ///
+    /// ## What it does
+    /// Reports token types outside 0 to 6, special token ids at or past the vocabulary's
+    /// size, a BPE tokenizer without a pre-tokenizer, and a chat template that is not a
+    /// string.
+    ///
+    /// ## Why
+    /// llama.cpp loads these without failing: an unknown token type becomes "undefined", a
+    /// special id past the vocabulary is ignored (so generation may never stop at the
+    /// intended end token), a missing pre-tokenizer degrades generation, and a chat
+    /// template stored as a number becomes that number's text.
+    ///
+    /// ## How to fix
+    /// Fix the value in the converter's input (`tokenizer_config.json`) and convert again.
+    VOCAB_VALUE = ("GG042", "vocab-value", Warning);
 }
 
 /// The message of [`STRING_NOT_UTF8`]: `what` is not UTF-8 from byte `at` of the file.

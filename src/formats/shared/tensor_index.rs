@@ -2,20 +2,45 @@
 //! then compared with the inventory's.
 
 use crate::inventory::{Tensor, TensorId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for keys that are hashes already: it passes the `u64` through.
+#[derive(Default)]
+pub struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed with it; fold anything else in rather than lose it.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A set of hashes.
+pub type HashSet64 = HashSet<u64, BuildHasherDefault<Prehashed>>;
 
 /// The tensors of an inventory by name, the first of each name.
 #[derive(Default)]
 pub struct TensorIndex {
     hasher: ahash::RandomState,
-    first: HashMap<u64, TensorId>,
+    first: HashMap<u64, TensorId, BuildHasherDefault<Prehashed>>,
 }
 
 impl TensorIndex {
     /// The index of `tensors`.
     pub fn of(tensors: &[Tensor]) -> Self {
         let hasher = ahash::RandomState::new();
-        let mut first = HashMap::with_capacity(tensors.len());
+        let mut first = HashMap::with_capacity_and_hasher(tensors.len(), Default::default());
         for (id, tensor) in tensors.iter().enumerate() {
             first
                 .entry(hasher.hash_one(tensor.name.as_bytes()))

@@ -31,7 +31,7 @@ crate::rules! {
     ///
     /// ## How to fix
     /// Nothing to fix in the model. Load it with transformers to be sure.
-    NOT_CHECKED = ("HF002", "architecture-not-checked", Info);
+    NOT_CHECKED = ("HF002", "checkpoint-not-checked", Info);
     /// A weight the architecture needs is in no file of the checkpoint.
     ///
     /// ## What it does
