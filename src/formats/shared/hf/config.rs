@@ -14,8 +14,8 @@ const MAX_DEPTH: usize = 64;
 pub struct Config {
     pub architecture: Option<String>,
     pub model_type: Option<String>,
-    /// `quantization_config.quant_method`, or `"unnamed"` for a quantization_config without
-    /// one.
+    /// `quantization_config.quant_method`, `"unnamed"` for a quantization_config without
+    /// one, or `"mlx"` for MLX's `quantization`.
     pub quantization: Option<String>,
     /// `torch_dtype`, or `dtype` (transformers 5's name).
     pub dtype: Option<String>,
@@ -57,6 +57,11 @@ pub fn read(bytes: &[u8]) -> Result<Config, Error> {
                         other => p.finish_value(&other)?,
                     }
                 }
+            }
+            // MLX writes its own `quantization` object ({group_size, bits}) instead.
+            ("quantization", Token::Object) => {
+                p.finish_value(&Token::Object)?;
+                config.quantization.get_or_insert_with(|| "mlx".to_owned());
             }
             ("quantization_config", Token::Object) => {
                 let mut method = "unnamed".to_owned();
@@ -125,6 +130,9 @@ mod tests {
         assert_eq!(c.values["rms_norm_eps"], Value::Float(1e-6));
         assert_eq!(c.values["tie_word_embeddings"], Value::Bool(false));
         assert_eq!(c.values["head_dim"], Value::Null);
+        let mlx = read(br#"{"quantization": {"group_size": 64, "bits": 4}, "a": 1}"#).unwrap();
+        assert_eq!(mlx.quantization.as_deref(), Some("mlx"));
+        assert_eq!(mlx.values["a"], Value::Int(1));
         assert!(read(b"[1]").is_err());
         assert!(read(b"{\"a\": NaN}").is_err());
     }

@@ -107,7 +107,7 @@ pub fn check(cx: &mut Context<'_>) {
         not_checked(cx, reason);
         return;
     }
-    let Some(class) = table.classes.get(class_name) else {
+    let Some(class) = table.class(class_name) else {
         let reason = format!(
             "{} is not in rtenx's table of {} classes",
             excerpt(class_name.as_bytes(), 100),

@@ -1,7 +1,8 @@
 //! transformers' architectures, `schema/hf_arch.tsv` (written by `schema/gen_hf_arch.py`
-//! from transformers' own model classes), parsed on first use: for each class, the
-//! config.json attributes it reads with their defaults, and the checkpoint keys it loads
-//! with their shapes as expressions of those attributes.
+//! from transformers' own model classes): for each class, the config.json attributes it
+//! reads with their defaults, and the checkpoint keys it loads with their shapes as
+//! expressions of those attributes. Lines are indexed by class on first use, and a class's
+//! records (with its regular expressions) are parsed when a checkpoint first names it.
 
 use crate::formats::shared::expr::{Expr, Value};
 use regex::Regex;
@@ -15,7 +16,16 @@ const TEXT: &str = include_str!("../../../../schema/hf_arch.tsv");
 pub struct Table {
     /// The transformers release it was made from, as findings name it.
     pub version: &'static str,
-    pub classes: HashMap<&'static str, Class>,
+    /// Each class's lines, and its records once parsed.
+    lines: HashMap<&'static str, (Vec<&'static str>, OnceLock<Class>)>,
+}
+
+impl Table {
+    /// Class `name`, if the table has it.
+    pub fn class(&self, name: &str) -> Option<&Class> {
+        let (lines, parsed) = self.lines.get(name)?;
+        Some(parsed.get_or_init(|| class(lines).unwrap_or_default()))
+    }
 }
 
 /// One model class (`LlamaForCausalLM`).
@@ -77,26 +87,37 @@ fn expr(text: &str) -> Result<Option<Expr>, String> {
     }
 }
 
-/// Parses the table's text; the error names the first line that is not understood.
+/// Indexes the table's text by class.
 pub fn parse(text: &'static str) -> Result<Table, String> {
     let mut table = Table::default();
-    for (n, line) in text.lines().enumerate() {
+    for line in text.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
-        record(&mut table, line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        match line.split_once('\t') {
+            Some(("version", v)) => table.version = v,
+            Some((_, rest)) => {
+                let owner = rest.split_once('\t').map_or(rest, |(owner, _)| owner);
+                table.lines.entry(owner).or_default().0.push(line);
+            }
+            None => return Err(format!("{line:?}")),
+        }
     }
     Ok(table)
 }
 
-fn record(table: &mut Table, line: &'static str) -> Result<(), String> {
+/// Parses one class's lines; the error names the first that is not understood.
+fn class(lines: &[&'static str]) -> Result<Class, String> {
+    let mut class = Class::default();
+    for line in lines {
+        record(&mut class, line).map_err(|e| format!("{line:?}: {e}"))?;
+    }
+    Ok(class)
+}
+
+fn record(class: &mut Class, line: &'static str) -> Result<(), String> {
     let fields: Vec<&'static str> = line.split('\t').collect();
     let field = |i: usize| fields.get(i).copied().ok_or(format!("no field {i}"));
-    if field(0)? == "version" {
-        table.version = field(1)?;
-        return Ok(());
-    }
-    let class = table.classes.entry(field(1)?).or_default();
     match field(0)? {
         "class" => {
             class.model_type = field(2)?;
@@ -164,13 +185,16 @@ mod tests {
             "{}",
             table.version
         );
-        for class in [
+        for name in [
             "LlamaForCausalLM",
             "Qwen2ForCausalLM",
             "GPT2LMHeadModel",
             "BertModel",
         ] {
-            assert!(!table.classes[class].tensors.is_empty(), "{class}");
+            assert!(!table.class(name).unwrap().tensors.is_empty(), "{name}");
+        }
+        for (name, (lines, _)) in &table.lines {
+            class(lines).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 }
