@@ -10,7 +10,7 @@ use crate::formats::shared::expr::{Expr, Scope, Value};
 use crate::formats::shared::numbers::{low32, signed32};
 use crate::formats::shared::tensor_index::TensorIndex;
 use crate::inventory::{ItemKind, ListValue};
-use std::collections::HashMap;
+use ahash::HashMap;
 
 /// llama.cpp's `LLAMA_MAX_LAYERS`: no per-layer array is longer.
 const MAX_LAYERS: u64 = 512;
@@ -71,10 +71,10 @@ impl Env {
     /// An environment with nothing set.
     pub fn new(tensors: TensorIndex) -> Self {
         Env {
-            vars: HashMap::new(),
+            vars: HashMap::default(),
             layer: None,
             tensors,
-            places: HashMap::new(),
+            places: HashMap::default(),
             scratch: Default::default(),
         }
     }

@@ -13,7 +13,7 @@ use crate::formats::gguf::rules::{TENSOR_MISSING, TENSOR_SHAPE, TENSOR_TYPE, TEN
 use crate::formats::shared::expr::{Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
 use crate::inventory::{DType, TensorId};
-use std::collections::{HashMap, HashSet};
+use ahash::{HashMap, HashSet};
 
 /// ggml's `GGML_MAX_DIMS`: `check_tensor_dims` compares this many, 1 past a shape's end.
 const MAX_DIMS: usize = 4;
@@ -59,8 +59,8 @@ pub fn check(r: &mut Reporter<'_, '_>, env: &mut Env, arch: &'static Arch) -> Ve
         .var("n_layer_loop")
         .and_then(Value::count)
         .filter(|&n| n <= 4096);
-    let mut expected: HashSet<TensorId> = HashSet::new();
-    let mut wanted: HashMap<TensorId, Vec<Wanted<'static>>> = HashMap::new();
+    let mut expected: HashSet<TensorId> = HashSet::default();
+    let mut wanted: HashMap<TensorId, Vec<Wanted<'static>>> = HashMap::default();
     let mut name = String::new();
     for spec in &arch.tensors {
         let per_layer: Vec<Option<u64>> = match (spec.per_layer(), layers) {
