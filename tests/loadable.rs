@@ -165,3 +165,29 @@ fn each_model_loader_rule_fires_on_its_fixture() {
         );
     }
 }
+
+/// A config.json is part of the folder, so its sizes bound nothing: one that makes the model
+/// 100,000 layers of 100,000 experts is one finding, not 30 billion keys expanded.
+#[test]
+fn a_config_of_absurd_sizes_is_one_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = common::fixtures().join("hf").join("qwen3moe");
+    std::fs::copy(
+        from.join("model.safetensors"),
+        dir.path().join("model.safetensors"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(from.join("config.json")).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&text).unwrap();
+    config["num_hidden_layers"] = 100_000.into();
+    config["num_experts"] = 100_000.into();
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let a = rtenx::analyze(&dir.path().join("model.safetensors")).unwrap();
+    let codes: Vec<&str> = a.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(codes, ["HF003"], "{}", summary(&a.findings));
+    assert!(
+        a.findings[0].message.contains("weights"),
+        "{}",
+        a.findings[0].message
+    );
+}

@@ -33,6 +33,9 @@ const LOADED: [&str; 3] = [
     "pytorch_model.bin",
 ];
 
+/// The most keys a class is expanded to for one checkpoint.
+const MAX_KEYS: u64 = 1 << 20;
+
 /// The largest config.json read: real ones are a few kilobytes.
 const MAX_CONFIG: u64 = 4 << 20;
 
@@ -195,24 +198,33 @@ impl Check<'_> {
         cx.report(rule, place, message);
     }
 
-    /// The class's keys, expanded over its loops, with each spec; `None` for a key whose
-    /// loop count is unknown.
+    /// The loop counts of `spec`'s key; `None` when one is unknown.
+    fn loops(&self, spec: &table::Spec) -> Option<Vec<(&'static str, u64)>> {
+        (self.class.loops.iter())
+            .filter(|(ph, _)| spec.key.contains(ph))
+            .map(|&(ph, var)| Some((ph, self.var(var)?.count()?)))
+            .collect()
+    }
+
+    /// How many keys the class's records expand to, at most.
+    fn planned(&self) -> u64 {
+        let keys = self
+            .class
+            .tensors
+            .iter()
+            .filter_map(|spec| self.loops(spec));
+        keys.map(|loops| loops.iter().fold(1u64, |n, (_, c)| n.saturating_mul(*c)))
+            .fold(0, u64::saturating_add)
+    }
+
+    /// The class's keys, expanded over its loops, with each spec; a key whose loop count is
+    /// unknown is left out.
     fn expand(&mut self) -> Vec<(String, usize)> {
         let mut out = Vec::new();
         for (n, spec) in self.class.tensors.iter().enumerate() {
-            let loops: Vec<(&'static str, u64)> = (self.class.loops.iter())
-                .filter(|(ph, _)| spec.key.contains(ph))
-                .filter_map(|&(ph, var)| Some((ph, self.var(var)?.count()?.min(1 << 16))))
-                .collect();
-            let wanted = self
-                .class
-                .loops
-                .iter()
-                .filter(|(ph, _)| spec.key.contains(ph))
-                .count();
-            if loops.len() != wanted {
+            let Some(loops) = self.loops(spec) else {
                 continue;
-            }
+            };
             let mut keys = vec![(spec.key.to_owned(), HashMap::new())];
             for &(ph, count) in &loops {
                 keys = keys
@@ -240,6 +252,23 @@ impl Check<'_> {
 
     /// Checks the checkpoint's tensors; returns those the class does not load.
     fn tensors(&mut self, cx: &mut Context<'_>) -> Vec<TensorId> {
+        // A config.json that implies far more weights than the checkpoint holds is one
+        // finding, not one per weight: its sizes come from the folder, so they bound nothing.
+        let held = cx.inv.tensors.len() as u64;
+        let planned = self.planned();
+        if planned > MAX_KEYS.min(held.saturating_mul(16).saturating_add(4096)) {
+            let message = format!(
+                "config.json makes {} a model of {planned} weights, and the checkpoint holds {held} tensors; {} would initialise the rest at random",
+                self.class_name, self.version
+            );
+            self.report(
+                cx,
+                &WEIGHT_MISSING,
+                Place::field("config.json", None),
+                message,
+            );
+            return Vec::new();
+        }
         let prefix = format!("{}.", self.class.prefix);
         let class_has_prefix = !self.class.prefix.is_empty()
             && self
