@@ -42,6 +42,8 @@ shoot sizes tests/fixtures/onnx/torch_gpt2/model.onnx 7
 shoot gguf-sizes tests/fixtures/gguf/llama.gguf 7
 shoot gguf-metadata tests/fixtures/gguf/llama.gguf 8 / tokens Enter Enter
 shoot safetensors-sharded tests/fixtures/safetensors/hf_repo/model.safetensors.index.json 7
+shoot gguf-will-it-load tests/fixtures/gguf/arch/bad/missing-ffn-down.gguf
+shoot hf-unexpected tests/fixtures/hf/bad/unexpected-extra/model.safetensors 5
 shoot diff-graph "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx" 3 j j Right
 shoot diff-overview "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx"
 echo "wrote screenshots/*.svg"
