@@ -85,7 +85,10 @@ pub fn check(cx: &mut Context<'_>) {
     };
     let table = table();
     let question = format!("matches config.json for {}", table.version);
-    let name = config.architecture.clone().unwrap_or_default();
+    // Without `architectures`, AutoModelForCausalLM builds the class of `model_type`.
+    let class_name =
+        (config.architecture.as_deref()).or_else(|| table.causal_lm(config.model_type.as_deref()?));
+    let name = class_name.unwrap_or_default().to_owned();
     let not_checked = |cx: &mut Context<'_>, reason: String| {
         cx.report(
             &NOT_CHECKED,
@@ -100,8 +103,10 @@ pub fn check(cx: &mut Context<'_>) {
             unexpected: Vec::new(),
         });
     };
-    let Some(class_name) = config.architecture.as_deref() else {
-        not_checked(cx, "config.json names no class in `architectures`".into());
+    let Some(class_name) = class_name else {
+        let reason =
+            "config.json names no class in `architectures`, nor a `model_type` rtenx's table has";
+        not_checked(cx, reason.into());
         return;
     };
     if let Some(method) = &config.quantization {

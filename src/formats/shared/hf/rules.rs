@@ -21,7 +21,8 @@ crate::rules! {
     /// The checkpoint is not checked against an architecture.
     ///
     /// ## What it does
-    /// Reports, once, a checkpoint whose `config.json` names no architecture, one not in
+    /// Reports, once, a checkpoint whose `config.json` names no class (in `architectures`, or
+    /// through `model_type`, as `AutoModelForCausalLM` finds it), one not in
     /// rtenx's table, or a quantized checkpoint (`quantization_config`: GPTQ, AWQ,
     /// bitsandbytes, compressed-tensors, MLX), whose tensors are not the dense model's.
     ///

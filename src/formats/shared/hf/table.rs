@@ -18,9 +18,16 @@ pub struct Table {
     pub version: &'static str,
     /// Each class's lines, and its records once parsed.
     lines: HashMap<&'static str, (Vec<&'static str>, OnceLock<Class>)>,
+    /// The class `AutoModelForCausalLM` builds for each `model_type`.
+    causal_lm: HashMap<&'static str, &'static str>,
 }
 
 impl Table {
+    /// The class `AutoModelForCausalLM` builds for `model_type`, if the table has it.
+    pub fn causal_lm(&self, model_type: &str) -> Option<&'static str> {
+        self.causal_lm.get(model_type).copied()
+    }
+
     /// Class `name`, if the table has it.
     pub fn class(&self, name: &str) -> Option<&Class> {
         let (lines, parsed) = self.lines.get(name)?;
@@ -96,8 +103,13 @@ pub fn parse(text: &'static str) -> Result<Table, String> {
         }
         match line.split_once('\t') {
             Some(("version", v)) => table.version = v,
-            Some((_, rest)) => {
-                let owner = rest.split_once('\t').map_or(rest, |(owner, _)| owner);
+            Some((kind, rest)) => {
+                let mut fields = rest.split('\t');
+                let owner = fields.next().unwrap_or_default();
+                let head = owner.ends_with("ForCausalLM") || owner.ends_with("LMHeadModel");
+                if let (true, "class", Some(model_type)) = (head, kind, fields.next()) {
+                    table.causal_lm.insert(model_type, owner);
+                }
                 table.lines.entry(owner).or_default().0.push(line);
             }
             None => return Err(format!("{line:?}")),
@@ -193,6 +205,8 @@ mod tests {
         ] {
             assert!(!table.class(name).unwrap().tensors.is_empty(), "{name}");
         }
+        assert_eq!(table.causal_lm("qwen3_moe"), Some("Qwen3MoeForCausalLM"));
+        assert_eq!(table.causal_lm("gpt2"), Some("GPT2LMHeadModel"));
         for (name, (lines, _)) in &table.lines {
             class(lines).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
