@@ -542,7 +542,9 @@ crate::rules! {
     /// known, `tokenizer.ggml.tokens` an array of strings, scores (`f32` or `i32`) and token
     /// types (`i32`) at least as long as the tokens, merges for BPE tokenizers, a
     /// pre-tokenizer llama.cpp knows, special token ids stored as `u32`, and no two tokens
-    /// with the same text.
+    /// with the same text. In a model file the architecture table reads the vocabulary's keys
+    /// with the rest, so a missing or mistyped key is GG034 or GG035 and a short array GG036
+    /// there; this rule reports them for a vocabulary-only file.
     ///
     /// ## Why
     /// llama.cpp refuses the model ("unknown tokenizer", "Index out of array bounds for

@@ -88,7 +88,7 @@ pub fn check(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8], at: u64, vali
             read_keys(&mut r, &mut env, arch, pairs);
         }
     }
-    vocab::check(&mut r, pairs);
+    vocab::check(&mut r, pairs, !vocabulary_only);
     if vocabulary_only {
         return;
     }

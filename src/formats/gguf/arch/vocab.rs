@@ -53,14 +53,16 @@ const SPECIAL: [&str; 17] = [
 ];
 
 /// Other vocabulary keys llama.cpp reads with `get_key`, each of one GGUF type: any other
-/// type is refused ("key has wrong type"), even though the key is optional.
-const TYPED: [(&str, &str); 6] = [
-    ("tokenizer.ggml.add_bos_token", "bool"),
-    ("tokenizer.ggml.add_eos_token", "bool"),
-    ("tokenizer.ggml.add_sep_token", "bool"),
-    ("tokenizer.ggml.add_space_prefix", "bool"),
-    ("tokenizer.ggml.remove_extra_whitespaces", "bool"),
-    ("tokenizer.ggml.token_type_count", "u32"),
+/// type is refused ("key has wrong type"), even though the key is optional. The last field:
+/// whether the architecture table lists the key too, which then reports its type for a
+/// model file.
+const TYPED: [(&str, &str, bool); 6] = [
+    ("tokenizer.ggml.add_bos_token", "bool", true),
+    ("tokenizer.ggml.add_eos_token", "bool", true),
+    ("tokenizer.ggml.add_sep_token", "bool", true),
+    ("tokenizer.ggml.add_space_prefix", "bool", false),
+    ("tokenizer.ggml.remove_extra_whitespaces", "bool", false),
+    ("tokenizer.ggml.token_type_count", "u32", true),
 ];
 
 /// The tokens llama-vocab.cpp looks up with `unordered_map::at` for a model whose
@@ -82,27 +84,27 @@ fn list<'p>(pairs: &'p Pairs<'_>, key: &str) -> Option<(&'p Pair<'p>, Option<Lis
     Some((pair, list))
 }
 
-/// Checks the vocabulary of the model whose first file's metadata is `pairs`.
-pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
+/// Checks the vocabulary of the model whose first file's metadata is `pairs`. `typed`: the
+/// architecture table's keys were read, so that a vocabulary key it lists that is missing
+/// or of the wrong type is reported there (GG034, GG035) and not again here.
+pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, typed: bool) {
     let version = r.version;
     let refuse = |r: &mut Reporter<'_, '_>, at: Option<u64>, what: String| {
         let message = format!("{what}; {version} refuses the model");
         r.report(&VOCAB_REFUSED, Place::field("tokenizer", at), message);
     };
     let Some(model) = pairs.get(b"tokenizer.ggml.model") else {
-        refuse(
-            r,
-            None,
-            "the model has no key tokenizer.ggml.model (\"key not found in model\")".into(),
-        );
+        if !typed {
+            let what = "the model has no key tokenizer.ggml.model (\"key not found in model\")";
+            refuse(r, None, what.into());
+        }
         return;
     };
     let Gguf::Str(name) = model.value else {
-        refuse(
-            r,
-            Some(model.type_at),
-            "tokenizer.ggml.model is not a string (\"key has wrong type\")".into(),
-        );
+        if !typed {
+            let what = "tokenizer.ggml.model is not a string (\"key has wrong type\")";
+            refuse(r, Some(model.type_at), what.into());
+        }
         return;
     };
     let Some(&(_, bpe)) = MODELS.iter().find(|(m, _)| m.as_bytes() == name) else {
@@ -116,7 +118,7 @@ pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
     if matches!(name, b"none" | b"no_vocab") {
         return;
     }
-    typed_keys(r, pairs);
+    typed_keys(r, pairs, typed);
     let pre = pairs.get(b"tokenizer.ggml.pre");
     if bpe {
         merges(r, pairs, name, pre.map(|p| p.value));
@@ -130,11 +132,10 @@ pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
         return;
     };
     let Some(tokens) = tokens.filter(|l| l.item == ItemKind::String) else {
-        refuse(
-            r,
-            Some(tokens_pair.type_at),
-            "tokenizer.ggml.tokens is not an array of strings (\"invalid gguf type\")".into(),
-        );
+        if !typed {
+            let what = "tokenizer.ggml.tokens is not an array of strings (\"invalid gguf type\")";
+            refuse(r, Some(tokens_pair.type_at), what.into());
+        }
         return;
     };
     let n = tokens.count;
@@ -146,6 +147,8 @@ pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
             continue;
         };
         match values {
+            // The table checks their types and lengths for a model file.
+            _ if typed => {}
             Some(v) if !items.contains(&v.item) => {
                 refuse(
                     r,
@@ -191,7 +194,7 @@ pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
         types.as_ref(),
         tokens_pair.value_at,
     );
-    special_ids(r, pairs, n);
+    special_ids(r, pairs, n, typed);
     chat_template(r, pairs);
 }
 
@@ -377,9 +380,9 @@ fn phi3(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, found: &[bool; 4]) {
 }
 
 /// The optional vocabulary keys of one GGUF type each.
-fn typed_keys(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
-    for (key, ty) in TYPED {
-        let Some(pair) = pairs.get(key.as_bytes()) else {
+fn typed_keys(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, typed: bool) {
+    for (key, ty, in_table) in TYPED {
+        let Some(pair) = pairs.get(key.as_bytes()).filter(|_| !(typed && in_table)) else {
             continue;
         };
         let has = match pair.value {
@@ -399,7 +402,7 @@ fn typed_keys(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
 
 /// Special token ids: a `u32` each (another type is refused), within the vocabulary (one
 /// past it is ignored with a warning, and the default id used).
-fn special_ids(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, n: u64) {
+fn special_ids(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, n: u64, typed: bool) {
     for special in SPECIAL {
         let key = format!("tokenizer.ggml.{special}_token_id");
         let Some(pair) = pairs.get(key.as_bytes()) else {
@@ -417,6 +420,7 @@ fn special_ids(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, n: u64) {
                     message,
                 );
             }
+            _ if typed => {}
             _ => {
                 let message = format!(
                     "{key} is not a u32; {} refuses the model (\"key has wrong type\")",
