@@ -58,6 +58,20 @@ impl std::fmt::Display for Value {
     }
 }
 
+/// A shape's dimensions, written as the table writes them (`n_embd,n_ff`), with the values
+/// they took: `n_embd=64, n_ff=128`; a literal as itself, an unknown value as `?`.
+pub fn dims_shown(texts: &str, values: &[Option<u64>]) -> String {
+    let dims = texts
+        .split(',')
+        .zip(values)
+        .map(|(text, value)| match value {
+            Some(v) if text.parse::<u64>().is_ok() => v.to_string(),
+            Some(v) => format!("{text}={v}"),
+            None => format!("{text}=?"),
+        });
+    dims.collect::<Vec<_>>().join(", ")
+}
+
 /// Where an expression finds its variables and tensors.
 pub trait Scope {
     /// The value of `name`, if the model sets it.
@@ -446,6 +460,12 @@ mod tests {
             Some(Value::Bool(false))
         );
         assert_eq!(eval("!(n_head==0) && !tied"), Some(Value::Bool(false)));
+    }
+
+    #[test]
+    fn dims_are_shown_with_their_values() {
+        let shown = dims_shown("n_embd,n_ff*2,1,x", &[Some(64), Some(256), Some(1), None]);
+        assert_eq!(shown, "n_embd=64, n_ff*2=256, 1, x=?");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod json;
 pub mod numbers;
 pub mod pickle;
 pub mod protobuf;
+pub mod sections;
 pub mod stack;
 pub mod tar;
 pub mod tensor_index;

@@ -8,6 +8,7 @@
 //! own architecture and the shared records, not for all 2,000 tensors of 150.
 
 use crate::formats::shared::expr::{Expr, Value};
+use crate::formats::shared::sections::Sections;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -24,9 +25,8 @@ pub struct Table {
     pub known: HashMap<&'static str, bool>,
     /// The BPE pre-tokenizers llama.cpp knows (`tokenizer.ggml.pre`).
     pub pre_tokenizers: HashSet<&'static str>,
-    /// Each architecture's lines (`*` for those of every architecture), and their records
-    /// once parsed.
-    lines: HashMap<&'static str, (Vec<&'static str>, OnceLock<Arch>)>,
+    /// Each architecture's records (`*` for those of every architecture).
+    archs: Sections<Arch>,
 }
 
 impl Table {
@@ -38,8 +38,7 @@ impl Table {
 
     /// What architecture `name` adds, if the table has records for it.
     pub fn arch(&self, name: &str) -> Option<&Arch> {
-        let (lines, parsed) = self.lines.get(name)?;
-        Some(parsed.get_or_init(|| records(lines).unwrap_or_default()))
+        self.archs.get(name)
     }
 }
 
@@ -201,7 +200,7 @@ fn empty() -> Table {
         version: "",
         known: HashMap::new(),
         pre_tokenizers: HashSet::new(),
-        lines: HashMap::new(),
+        archs: Sections::new(record),
     }
 }
 
@@ -232,21 +231,12 @@ pub fn parse(text: &'static str) -> Result<Table, String> {
                 table.known.insert(name, rest == Some("1"));
             }
             ("key" | "var" | "check" | "tensor", owner) => {
-                table.lines.entry(owner).or_default().0.push(line);
+                table.archs.push(owner, line);
             }
             _ => return Err(format!("{line:?}")),
         }
     }
     Ok(table)
-}
-
-/// Parses one owner's lines; the error names the first that is not understood.
-fn records(lines: &[&'static str]) -> Result<Arch, String> {
-    let mut arch = Arch::default();
-    for line in lines {
-        record(&mut arch, line).map_err(|e| format!("{line:?}: {e}"))?;
-    }
-    Ok(arch)
 }
 
 fn expr(text: &str) -> Result<Option<Expr>, String> {
@@ -318,10 +308,10 @@ mod tests {
             assert!(!table.arch(arch).unwrap().tensors.is_empty(), "{arch}");
         }
         assert!(table.pre_tokenizers.contains("llama3"));
-        for (owner, (lines, _)) in &table.lines {
-            let arch = records(lines).unwrap_or_else(|e| panic!("{owner}: {e}"));
+        for (owner, arch) in table.archs.parse_all() {
+            let arch = arch.unwrap_or_else(|e| panic!("{owner}: {e}"));
             // Every architecture with tensors in the table is one llama.cpp knows and checks.
-            if *owner != EVERY {
+            if owner != EVERY {
                 assert!(table.known.contains_key(owner), "{owner}");
                 assert!(arch.tensors.is_empty() || table.known[owner], "{owner}");
             }

@@ -10,7 +10,7 @@ use super::Reporter;
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::gguf::rules::{TENSOR_MISSING, TENSOR_SHAPE, TENSOR_TYPE, TENSOR_UNEXPECTED};
-use crate::formats::shared::expr::{Scope, Value};
+use crate::formats::shared::expr::{dims_shown, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
 use crate::inventory::{DType, TensorId};
 use ahash::{HashMap, HashSet};
@@ -103,7 +103,7 @@ pub fn check(r: &mut Reporter<'_, '_>, env: &mut Env, arch: &'static Arch) -> Ve
         }
         dtype(r, id);
     }
-    unexpected(r, arch, layers.map(|_| &expected))
+    unexpected(r, arch, &env.tensors, layers.map(|_| &expected))
 }
 
 fn missing(r: &mut Reporter<'_, '_>, name: &str, layer: Option<u64>) {
@@ -146,21 +146,14 @@ fn shape(r: &mut Reporter<'_, '_>, wanted: &[Wanted<'_>], id: TensorId) {
             None => return,
         },
     };
-    let texts: Vec<&str> = first.spec.dims_text.split(',').collect();
-    let want: Vec<String> = (texts.iter().zip(&first.dims))
-        .map(|(text, value)| match value {
-            Some(v) if text.parse::<u64>().is_err() => format!("{text}={v}"),
-            Some(v) => v.to_string(),
-            None => format!("{text}=?"),
-        })
-        .collect();
+    let want = dims_shown(first.spec.dims_text, &first.dims);
     let got: Vec<String> = tensor.shape.iter().map(u64::to_string).collect();
     let name = excerpt(tensor.name.as_bytes(), 200);
     let message = format!(
         "tensor \"{name}\" has shape [{}]; {} expects [{}] for architecture {} and refuses the model (\"check_tensor_dims: tensor '{name}' has wrong shape\")",
         got.join(", "),
         r.version,
-        want.join(", "),
+        want,
         r.arch
     );
     let place = Place::at(tensor.decl_offset).item(Item::Tensor { tensor: id });
@@ -195,10 +188,10 @@ fn dtype(r: &mut Reporter<'_, '_>, id: TensorId) {
 fn unexpected(
     r: &mut Reporter<'_, '_>,
     arch: &Arch,
+    index: &TensorIndex,
     expected: Option<&HashSet<TensorId>>,
 ) -> Vec<TensorId> {
     let patterns: HashSet<&[u8]> = arch.tensors.iter().map(|s| s.name.as_bytes()).collect();
-    let index = TensorIndex::of(&r.cx.inv.tensors);
     let odd: Vec<TensorId> = (r.cx.inv.tensors.iter().enumerate())
         .filter(|(id, t)| match expected {
             // A second tensor of an expected name is a duplicate (GG011), not a stranger.

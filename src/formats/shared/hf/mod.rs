@@ -12,7 +12,7 @@ pub mod table;
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
-use crate::formats::shared::expr::{Expr, Scope, Value};
+use crate::formats::shared::expr::{dims_shown, Expr, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
 use crate::inventory::architecture::{Architecture, Size, Verdict};
 use crate::inventory::{DType, TensorId};
@@ -336,6 +336,22 @@ impl Check<'_> {
                 Some(id) => self.shape(cx, spec, &name, id),
             }
         }
+        // Fused experts, in the layers whose condition holds (or cannot be told), load too.
+        let layers = (self.class.loops.iter())
+            .find(|(ph, _)| *ph == "%d")
+            .and_then(|(_, var)| self.var(var)?.count())
+            .unwrap_or(0);
+        for fused in &self.class.fused {
+            for layer in 0..layers.min(1 << 16) {
+                self.layer = HashMap::from([("%d", layer)]);
+                if fused.when.as_ref().and_then(|w| w.holds(self)) == Some(false) {
+                    continue;
+                }
+                let key = in_file(&fused.key.replace("%d", &layer.to_string()));
+                expected.insert(index.hash(key.as_bytes()));
+            }
+        }
+        self.layer.clear();
         let ignored = |name: &[u8]| {
             let name = String::from_utf8_lossy(name);
             let key = match (add, strip) {
@@ -348,16 +364,6 @@ impl Check<'_> {
                 .iter()
                 .any(|r| r.is_match(&key))
         };
-        let layers = self
-            .var("num_hidden_layers")
-            .and_then(Value::count)
-            .unwrap_or(0);
-        for fused in &self.class.fused {
-            for layer in 0..layers.min(1 << 16) {
-                let key = in_file(&fused.key.replace("%d", &layer.to_string()));
-                expected.insert(index.hash(key.as_bytes()));
-            }
-        }
         let odd: Vec<TensorId> = (cx.inv.tensors.iter().enumerate())
             .filter(|(id, _)| !renamed_ids.contains(id))
             .filter(|(_, t)| !expected.contains(&index.hash(t.name.as_bytes())))
@@ -412,19 +418,12 @@ impl Check<'_> {
         if !wrong {
             return;
         }
-        let texts: Vec<&str> = spec.dims_text.split(',').collect();
-        let shown: Vec<String> = (texts.iter().zip(&want))
-            .map(|(text, v)| match v {
-                Some(v) if text.parse::<u64>().is_ok() => v.to_string(),
-                Some(v) => format!("{text}={v}"),
-                None => format!("{text}=?"),
-            })
-            .collect();
+        let shown = dims_shown(spec.dims_text, &want);
         let got: Vec<String> = tensor.shape.iter().map(u64::to_string).collect();
         let message = format!(
             "{key} has shape [{}]; config.json makes it [{}] in {}, and {} refuses the checkpoint (\"size mismatch\")",
             got.join(", "),
-            shown.join(", "),
+            shown,
             self.class_name,
             self.version
         );

@@ -5,6 +5,7 @@
 //! records (with its regular expressions) are parsed when a checkpoint first names it.
 
 use crate::formats::shared::expr::{Expr, Value};
+use crate::formats::shared::sections::Sections;
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -12,12 +13,11 @@ use std::sync::OnceLock;
 const TEXT: &str = include_str!("../../../../schema/hf_arch.tsv");
 
 /// The whole table.
-#[derive(Default)]
 pub struct Table {
     /// The transformers release it was made from, as findings name it.
     pub version: &'static str,
-    /// Each class's lines, and its records once parsed.
-    lines: HashMap<&'static str, (Vec<&'static str>, OnceLock<Class>)>,
+    /// Each class's records.
+    classes: Sections<Class>,
     /// The class `AutoModelForCausalLM` builds for each `model_type`.
     causal_lm: HashMap<&'static str, &'static str>,
 }
@@ -30,15 +30,13 @@ impl Table {
 
     /// Class `name`, if the table has it.
     pub fn class(&self, name: &str) -> Option<&Class> {
-        let (lines, parsed) = self.lines.get(name)?;
-        Some(parsed.get_or_init(|| class(lines).unwrap_or_default()))
+        self.classes.get(name)
     }
 }
 
 /// One model class (`LlamaForCausalLM`).
 #[derive(Default)]
 pub struct Class {
-    pub model_type: &'static str,
     /// The attribute the base model sits under (`model`), which transformers adds to or
     /// strips from a checkpoint's keys that lack or have it.
     pub prefix: &'static str,
@@ -83,7 +81,7 @@ pub struct Spec {
 /// The table, parsed on first use.
 pub fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| parse(TEXT).unwrap_or_default())
+    TABLE.get_or_init(|| parse(TEXT).unwrap_or_else(|_| empty()))
 }
 
 fn expr(text: &str) -> Result<Option<Expr>, String> {
@@ -94,9 +92,17 @@ fn expr(text: &str) -> Result<Option<Expr>, String> {
     }
 }
 
+fn empty() -> Table {
+    Table {
+        version: "",
+        classes: Sections::new(record),
+        causal_lm: HashMap::new(),
+    }
+}
+
 /// Indexes the table's text by class.
 pub fn parse(text: &'static str) -> Result<Table, String> {
-    let mut table = Table::default();
+    let mut table = empty();
     for line in text.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
@@ -110,7 +116,7 @@ pub fn parse(text: &'static str) -> Result<Table, String> {
                 if let (true, "class", Some(model_type)) = (head, kind, fields.next()) {
                     table.causal_lm.insert(model_type, owner);
                 }
-                table.lines.entry(owner).or_default().0.push(line);
+                table.classes.push(owner, line);
             }
             None => return Err(format!("{line:?}")),
         }
@@ -118,21 +124,11 @@ pub fn parse(text: &'static str) -> Result<Table, String> {
     Ok(table)
 }
 
-/// Parses one class's lines; the error names the first that is not understood.
-fn class(lines: &[&'static str]) -> Result<Class, String> {
-    let mut class = Class::default();
-    for line in lines {
-        record(&mut class, line).map_err(|e| format!("{line:?}: {e}"))?;
-    }
-    Ok(class)
-}
-
 fn record(class: &mut Class, line: &'static str) -> Result<(), String> {
     let fields: Vec<&'static str> = line.split('\t').collect();
     let field = |i: usize| fields.get(i).copied().ok_or(format!("no field {i}"));
     match field(0)? {
         "class" => {
-            class.model_type = field(2)?;
             class.prefix = field(3)?;
             if let Ok(var) = field(4) {
                 class.loops.push(("%d", var));
@@ -207,8 +203,8 @@ mod tests {
         }
         assert_eq!(table.causal_lm("qwen3_moe"), Some("Qwen3MoeForCausalLM"));
         assert_eq!(table.causal_lm("gpt2"), Some("GPT2LMHeadModel"));
-        for (name, (lines, _)) in &table.lines {
-            class(lines).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (name, class) in table.classes.parse_all() {
+            class.unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 }
