@@ -80,11 +80,7 @@ fn document<'a>(
     index: &mut Index<'a>,
 ) -> Result<(), Error> {
     let not = |at, what: String| Error { at, what };
-    match p.token()? {
-        Some((_, Token::Object)) => {}
-        Some((at, token)) => return Err(not(at, format!("it is {}, not an object", token.kind()))),
-        None => return Err(not(0, "it is empty".into())),
-    }
+    p.object_document()?;
     let mut has_map = false;
     while let Some(key) = p.key_or_end()? {
         let Some((at, token)) = p.token()? else {

@@ -244,6 +244,19 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads the `{` of a document that must be an object; the error says what it is instead.
+    pub fn object_document(&mut self) -> Result<(), Error> {
+        let what = match self.token()? {
+            Some((_, Token::Object)) => return Ok(()),
+            Some((at, token)) => (at, format!("it is {}, not an object", token.kind())),
+            None => (0, "it is empty".to_owned()),
+        };
+        Err(Error {
+            at: what.0,
+            what: what.1,
+        })
+    }
+
     /// Inside an object: the next key, or `None` when the object ends (and is consumed).
     pub fn key_or_end(&mut self) -> Result<Option<Str<'a>>, Error> {
         match self.token()? {

@@ -26,21 +26,7 @@ pub struct Config {
 pub fn read(bytes: &[u8]) -> Result<Config, Error> {
     let mut p = Parser::new(bytes, MAX_DEPTH);
     let mut config = Config::default();
-    match p.token()? {
-        Some((_, Token::Object)) => {}
-        Some((at, token)) => {
-            return Err(Error {
-                at,
-                what: format!("it is {}, not an object", token.kind()),
-            })
-        }
-        None => {
-            return Err(Error {
-                at: 0,
-                what: "it is empty".into(),
-            })
-        }
-    }
+    p.object_document()?;
     while let Some(key) = p.key_or_end()? {
         let key = key.unescape().into_owned();
         let Some((_, token)) = p.token()? else {
