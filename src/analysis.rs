@@ -92,12 +92,15 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
             inventory
         }
         Detected::NotRead(foreign) => {
-            let message = format!(
-                "this is {}, a format rtenx recognises but does not read: not checked",
-                foreign.title
-            );
+            let message = match foreign.model {
+                true => format!(
+                    "this is {}, a format rtenx recognises but does not read: not checked",
+                    foreign.title
+                ),
+                false => format!("not a model file: {}; check the folder", foreign.title),
+            };
             findings.add(&generic::NOT_CHECKED, Place::at(0), message);
-            unread(file, FileFormat::NotRead(foreign.name))
+            unread(file, foreign_format(foreign))
         }
         Detected::Unknown => {
             findings.add(
@@ -116,6 +119,14 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     }
 }
 
+/// The format of a file in `foreign`, a format rtenx does not read.
+fn foreign_format(foreign: &crate::formats::foreign::Foreign) -> FileFormat {
+    match foreign.model {
+        true => FileFormat::NotRead(foreign.name),
+        false => FileFormat::NotModel(foreign.name),
+    }
+}
+
 /// What can be known of the file at `path` at once, whatever its size: the file and its
 /// format, detected from its first bytes, with nothing read and nothing checked. The browser
 /// shows this while [`analyze`] runs.
@@ -123,10 +134,11 @@ pub fn preview(path: &Path) -> Result<Analysis, OpenError> {
     Ok(preview_of(&ModelFile::open(path)?))
 }
 
-fn preview_of(file: &ModelFile) -> Analysis {
+/// Like [`preview`], of an already opened file.
+pub fn preview_of(file: &ModelFile) -> Analysis {
     let format = match registry::detect(file) {
         Detected::Read(format) => FileFormat::Read(format.about().name),
-        Detected::NotRead(foreign) => FileFormat::NotRead(foreign.name),
+        Detected::NotRead(foreign) => foreign_format(foreign),
         Detected::Unknown => FileFormat::Unknown,
     };
     Analysis {

@@ -8,7 +8,7 @@
 
 use crate::analysis::Analysis;
 use crate::check::{Finding, Item, Severity};
-use crate::inventory::{FileId, Inventory, Scope, ScopeTree, Totals};
+use crate::inventory::{FileId, GraphId, Inventory, Scope, ScopeTree, Tensor, Totals};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -21,11 +21,20 @@ struct Document<'a> {
     generator: &'static str,
     #[serde(flatten)]
     inventory: &'a Inventory,
+    tensors: Vec<TensorOut<'a>>,
     totals: Totals,
     operators: Vec<OpCount<'a>>,
     /// The scope tree, the whole model first (see [`ScopeTree`]).
     scopes: Vec<Scope>,
     findings: Vec<FindingOut<'a>>,
+}
+
+/// A tensor, whose graph is null in a model with no graph (weights only).
+#[derive(Serialize)]
+struct TensorOut<'a> {
+    #[serde(flatten)]
+    tensor: &'a Tensor,
+    graph: Option<GraphId>,
 }
 
 #[derive(Serialize)]
@@ -66,6 +75,12 @@ pub fn write<W: Write>(mut w: W, analysis: &Analysis) -> io::Result<()> {
         schema_version: SCHEMA_VERSION,
         generator: concat!("rtenx ", env!("CARGO_PKG_VERSION")),
         inventory: inv,
+        tensors: (inv.tensors.iter())
+            .map(|tensor| TensorOut {
+                tensor,
+                graph: Some(tensor.graph).filter(|&g| g < inv.graphs.len()),
+            })
+            .collect(),
         totals: inv.totals(),
         operators: inv
             .operator_histogram()

@@ -68,7 +68,7 @@ pub mod tui;
 
 pub use analysis::{analyze, analyze_with, preview, Analysis};
 #[doc(hidden)]
-pub use analysis::{analyze_file, analyze_file_with, analyze_opened, not_read};
+pub use analysis::{analyze_file, analyze_file_with, analyze_opened, not_read, preview_of};
 pub use check::{Finding, Severity};
 pub use formats::ReadOptions;
 pub use inventory::Inventory;

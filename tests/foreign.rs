@@ -21,7 +21,7 @@ fn every_foreign_file_is_named_and_nothing_else_is_reported() {
         let format = analysis.inventory.format;
         // A recognised format is not checked (RX017, exit code 2); anything else is unknown.
         let (named, code) = match format {
-            FileFormat::NotRead(name) => (name == expected, "RX017"),
+            FileFormat::NotRead(name) | FileFormat::NotModel(name) => (name == expected, "RX017"),
             FileFormat::Unknown => (expected == "unknown", "RX001"),
             FileFormat::Read(_) => (false, "-"),
         };

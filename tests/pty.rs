@@ -208,3 +208,57 @@ fn text_of(screen: &str) -> String {
     }
     text
 }
+
+/// `inspect FOLDER` on a folder of several models asks which one: the chooser lists them
+/// with their formats, `j` moves, Enter opens the model chosen in the browser, `q` quits.
+#[test]
+fn inspect_on_a_folder_of_several_models_asks_which_one() {
+    let (screen, _) = run_on_in_pty("tests/fixtures/hf", "", b"jj\rq", "");
+    let words = words(&screen);
+    assert!(
+        words.contains("tests/fixtures/hf holds 31 model files"),
+        "{words}"
+    );
+    assert!(
+        words.contains("arch-not-in-table/model.safetensors safetensors"),
+        "{words}"
+    );
+    // The third model opens in the browser (q, typed at once, quits while it is read).
+    let opening = "Opening ";
+    let at = words
+        .find(opening)
+        .expect("the browser opens the model chosen");
+    let opened = &words[at..];
+    assert!(
+        opened.contains("file tests/fixtures/hf/bad/base-model-for-causal-tied/model.safetensors"),
+        "{opened}"
+    );
+    let (screen, ok) = run_on_in_pty("tests/fixtures/hf", "", b"q", "echo \" status $?\"");
+    assert!(
+        ok && screen.contains("status 0"),
+        "q leaves the chooser: {screen}"
+    );
+}
+
+/// The words a terminal shows, in the order written: escape sequences (which also move the
+/// cursor between words) become spaces.
+fn words(screen: &str) -> String {
+    let mut text = String::new();
+    let mut chars = screen.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: parameters up to a final byte in @..~.
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            text.push(' ');
+        } else {
+            text.push(c);
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

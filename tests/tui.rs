@@ -1042,12 +1042,18 @@ fn a_node_with_a_million_links_is_listed_and_drawn_in_part() {
     );
 }
 
-/// Weights-only formats: the Graph tab says where to look, Sizes breaks GGUF's quantized
-/// types down with their bits per element, and Metadata pages a 1,000-token vocabulary from
-/// the file, found by search.
+/// Weights-only formats: the Graph tab opens on the scope tree of the tensor names (its list
+/// view says where to look), Sizes breaks GGUF's quantized types down with their bits per
+/// element, and Metadata pages a 1,000-token vocabulary from the file, found by search.
 #[test]
 fn weights_only_models_browse_by_tensors_sizes_and_metadata() {
     let mut a = app("gguf/llama.gguf", Tab::Graph);
+    let graph = screen_of(&mut a, 110, 12);
+    assert!(
+        graph.contains("from the tensor names") && graph.contains("▸ blk.0"),
+        "{graph}"
+    );
+    press(&mut a, "t");
     let graph = screen_of(&mut a, 110, 12);
     assert!(graph.contains("This gguf file holds no graph."), "{graph}");
     let mut a = app("gguf/llama.gguf", Tab::Sizes);
@@ -1479,4 +1485,76 @@ fn a_scope_of_a_million_nodes_is_drawn_as_one_box() {
     );
     press(&mut a, "b");
     assert!(a.tabs.graph.scope_tree().is_some());
+}
+
+/// A safetensors checkpoint's Graph tab is its scope tree from `model.layers.N` names, with
+/// tensors, parameters and bytes under each scope; a search by tensor name opens the paths to
+/// the matches, Enter on a tensor shows it in the Tensors tab, and y copies its whole name.
+#[test]
+fn a_checkpoint_without_a_graph_browses_by_its_scope_tree() {
+    let mut a = app("hf/llama-sharded/model.safetensors.index.json", Tab::Graph);
+    insta::assert_snapshot!("scope_tree_safetensors", screen_of(&mut a, 110, 14));
+    press(&mut a, "/q_proj\n");
+    let found = screen_of(&mut a, 110, 14);
+    assert!(found.contains("2 matches"), "{found}");
+    assert_eq!(found.matches("▾ q_proj").count(), 2, "{found}");
+    press(&mut a, "y");
+    let copied = a.copied.as_deref().map(str::to_owned);
+    assert_eq!(
+        copied.as_deref(),
+        Some("model.layers.0.self_attn.q_proj.weight")
+    );
+    press(&mut a, "\n");
+    assert_eq!(a.tab, Tab::Tensors);
+    let tensors = screen_of(&mut a, 110, 14);
+    assert!(
+        tensors.contains("model.layers.0.self_attn.q_proj.weight"),
+        "{tensors}"
+    );
+}
+
+/// Enter on a metadata entry shows its whole value wrapped to the screen (a GGUF chat
+/// template is longer than a line), with its real line breaks, scrollable; Enter goes back.
+#[test]
+fn a_long_metadata_value_is_read_whole() {
+    let mut a = app("gguf/tiny.gguf", Tab::Metadata);
+    press(&mut a, "/chat_template\n\n");
+    let whole = screen_of(&mut a, 60, 12);
+    assert!(
+        whole.contains("tokenizer.chat_template · 201 characters"),
+        "{whole}"
+    );
+    assert!(
+        whole.contains("{% endif %}"),
+        "the end of the value is shown: {whole}"
+    );
+    press(&mut a, "\n");
+    let list = screen_of(&mut a, 60, 12);
+    assert!(list.contains("metadata ·"), "{list}");
+}
+
+/// The key bar offers `/` only where a search works: not in a paged token list.
+#[test]
+fn the_key_bar_offers_search_only_where_it_works() {
+    let mut a = app("gguf/llama.gguf", Tab::Metadata);
+    assert!(screen_of(&mut a, 110, 10).contains("/ filter"));
+    press(&mut a, "/tokens\n\n");
+    let items = screen_of(&mut a, 110, 10);
+    assert!(
+        items.contains("string items") && !items.contains("/ filter"),
+        "{items}"
+    );
+}
+
+/// The explanation of a finding scrolls with J and K, from its top for each finding.
+#[test]
+fn the_explanation_of_a_finding_scrolls() {
+    let mut a = app("pickle/bad/global-os-system.pkl", Tab::Findings);
+    let top = screen_of(&mut a, 100, 24);
+    assert!(top.contains("J K scroll · line 1 of"), "{top}");
+    press(&mut a, "JJJ");
+    let scrolled = screen_of(&mut a, 100, 24);
+    assert!(scrolled.contains("· line 4 of"), "{scrolled}");
+    press(&mut a, "K");
+    assert!(screen_of(&mut a, 100, 24).contains("· line 3 of"));
 }

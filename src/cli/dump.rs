@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    /// The model file.
+    /// The model file, or a folder that holds one.
     file: PathBuf,
     /// Write JSON: the only dump format, so the flag may be left out.
     #[arg(long)]

@@ -1,17 +1,19 @@
 //! `rtenx inspect`.
 
+use super::folder::Named;
 use super::{DataArgs, Outcome};
 use clap::Args;
 use rtenx::diff::Diff;
+use rtenx::source::ModelFile;
 use rtenx::tui::loader::Loader;
 use rtenx::tui::{App, Tab};
 use rtenx::Analysis;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The model file.
+    /// The model file, or a folder: the model it holds, or a choice of the ones it holds.
     file: PathBuf,
     /// The tab to open on.
     #[arg(long, value_enum, default_value = "overview")]
@@ -39,10 +41,25 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
         files: args.data_b.clone(),
     };
     let (analysis, other) = match &args.diff {
-        None => match super::analyze_one(&args.file, &args.data, true) {
-            Ok(a) => (a, None),
-            Err(outcome) => return Ok(outcome),
-        },
+        None => {
+            let file = match super::folder::open(&args.file) {
+                Ok(Named::One(file)) => file,
+                Ok(Named::Several(models)) => {
+                    let mut out = io::stdout().lock();
+                    super::folder::write_list(&mut out, &args.file, &models)?;
+                    return Ok(Outcome::Clean);
+                }
+                Err(outcome) => return Ok(outcome),
+            };
+            match args
+                .data
+                .readable()
+                .and_then(|()| super::analyze_file(&file, &args.data, true))
+            {
+                Ok(a) => (a, None),
+                Err(outcome) => return Ok(outcome),
+            }
+        }
         Some(b) => match super::diff::analyze_two([(&args.file, &args.data), (b, &data_b)], true) {
             Ok([a, b]) => (a, Some(b)),
             Err(outcome) => return Ok(outcome),
@@ -56,25 +73,25 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
-/// Reads `file` with its data files for the browser, and `b` with its own beside it when
-/// comparing; errors are the reason shown in place of the model.
+/// Reads the opened `file` with its data files for the browser, and `b` with its own beside
+/// it when comparing; errors are the reason shown in place of the model.
 fn read(
-    file: &Path,
+    file: &ModelFile,
     data: &DataArgs,
-    b: Option<(&Path, &DataArgs)>,
+    b: Option<(&ModelFile, &DataArgs)>,
 ) -> Result<(Analysis, Option<Diff>), String> {
-    let read = |path: &Path, data: &DataArgs| {
+    let read = |file: &ModelFile, data: &DataArgs| {
         let options = rtenx::formats::ReadOptions {
             data: &data.files,
             ..Default::default()
         };
-        rtenx::analyze_with(path, &options).map_err(|e| e.to_string())
+        rtenx::analyze_opened(file, &options).map_err(|e| e.to_string())
     };
-    let Some((b_path, b_data)) = b else {
+    let Some((b_file, b_data)) = b else {
         return Ok((read(file, data)?, None));
     };
     let (shown, other) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| read(b_path, b_data));
+        let other = scope.spawn(|| read(b_file, b_data));
         let shown = read(file, data);
         (
             shown,
@@ -89,22 +106,43 @@ fn read(
 }
 
 /// Opens the browser on what is known of the file at once, and reads the model (and the
-/// one it is compared with) on a background thread meanwhile.
+/// one it is compared with) on a background thread meanwhile. A folder that holds several
+/// models first asks which one.
 fn browse(args: InspectArgs) -> io::Result<Outcome> {
     let data_b = DataArgs { files: args.data_b };
     if let Err(outcome) = args.data.readable().and_then(|()| data_b.readable()) {
         return Ok(outcome);
     }
-    let preview = match rtenx::preview(&args.file) {
-        Ok(preview) => preview,
-        Err(e) => {
-            super::complain(e);
-            return Ok(Outcome::Failure);
+    let file = match super::folder::open(&args.file) {
+        Ok(Named::One(file)) => file,
+        Ok(Named::Several(models)) => {
+            let title = format!("{} holds {} model files", args.file.display(), models.len());
+            let Some(chosen) = rtenx::tui::choose(&title, &super::folder::rows(&models))? else {
+                return Ok(Outcome::Clean);
+            };
+            match models[chosen].open() {
+                Ok(file) => file,
+                Err(e) => {
+                    super::complain(e);
+                    return Ok(Outcome::Failure);
+                }
+            }
         }
+        Err(outcome) => return Ok(outcome),
     };
-    let (file, data, b, tab) = (args.file, args.data, args.diff, args.tab);
+    let b = match args
+        .diff
+        .as_deref()
+        .map(super::folder::open_one)
+        .transpose()
+    {
+        Ok(b) => b,
+        Err(outcome) => return Ok(outcome),
+    };
+    let preview = rtenx::preview_of(&file);
+    let (data, tab) = (args.data, args.tab);
     let loader =
-        Loader::spawn_compared(move || read(&file, &data, b.as_deref().map(|b| (b, &data_b))));
+        Loader::spawn_compared(move || read(&file, &data, b.as_ref().map(|b| (b, &data_b))));
     let app = rtenx::tui::run(App::loading(preview, tab, loader))?;
     super::release_at_exit(app);
     Ok(Outcome::Clean)

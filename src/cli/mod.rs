@@ -6,6 +6,7 @@ mod config;
 mod diff;
 mod dump;
 mod explain;
+mod folder;
 mod generate;
 mod hashing;
 mod inspect;
@@ -157,17 +158,26 @@ impl DataArgs {
     }
 }
 
-/// Opens and analyses one named model, printing the error if it cannot be read; with what
-/// only `inspect` and `dump` show ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or
-/// without.
+/// Opens and analyses one named model (a file, or a folder that holds one), printing the
+/// error if it cannot be read; with what only `inspect` and `dump` show
+/// ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or without.
 fn analyze_one(path: &Path, data: &DataArgs, views: bool) -> Result<rtenx::Analysis, Outcome> {
     data.readable()?;
+    analyze_file(&folder::open_one(path)?, data, views)
+}
+
+/// Analyses the opened model `file` with the data files `data`, as [`analyze_one`] does.
+fn analyze_file(
+    file: &rtenx::source::ModelFile,
+    data: &DataArgs,
+    views: bool,
+) -> Result<rtenx::Analysis, Outcome> {
     let options = rtenx::formats::ReadOptions {
         data: &data.files,
         views,
         ..Default::default()
     };
-    rtenx::analyze_with(path, &options).map_err(|e| {
+    rtenx::analyze_opened(file, &options).map_err(|e| {
         complain(e);
         Outcome::Failure
     })

@@ -19,6 +19,8 @@ pub struct Foreign {
     pub extensions: &'static [&'static str],
     /// Decides from the content whether bytes are in this format.
     pub detect: fn(&[u8]) -> Detection,
+    /// False for a file that goes with a model rather than being one (a `config.json`).
+    pub model: bool,
 }
 
 /// Every format rtenx names without reading it.
@@ -28,76 +30,135 @@ pub static FOREIGN: &[Foreign] = &[
         title: "an ExecuTorch bundled program (a .pte with test inputs)",
         extensions: &["bpte"],
         detect: |b| flatbuffer_id(b, |id| id.starts_with(b"BP")),
+        model: true,
     },
     Foreign {
         name: "tflite",
         title: "a TensorFlow Lite model",
         extensions: &["tflite"],
         detect: |b| flatbuffer_id(b, |id| id == b"TFL3"),
+        model: true,
     },
     Foreign {
         name: "keras",
         title: "a Keras model archive (.keras)",
         extensions: &["keras"],
         detect: |b| magic(zip_first_member(b).is_some_and(is_keras_member)),
+        model: true,
     },
     Foreign {
         name: "hdf5",
         title: "an HDF5 file (such as Keras .h5 weights)",
         extensions: &["h5", "hdf5", "keras"],
         detect: hdf5,
+        model: true,
     },
     Foreign {
         name: "coreml",
         title: "a Core ML model (.mlmodel)",
         extensions: &["mlmodel"],
         detect: coreml,
+        model: true,
     },
     Foreign {
         name: "coreml-package",
         title: "the manifest of a Core ML package (.mlpackage)",
         extensions: &["json"],
         detect: |b| magic(json_with_key(b, "\"itemInfoEntries\"")),
+        model: true,
     },
     Foreign {
         name: "tf-savedmodel",
         title: "a TensorFlow SavedModel (saved_model.pb)",
         extensions: &["pb"],
         detect: savedmodel,
+        model: true,
     },
     Foreign {
         name: "tf-graphdef",
         title: "a TensorFlow GraphDef (frozen .pb)",
         extensions: &["pb"],
         detect: graphdef,
+        model: true,
     },
     Foreign {
         name: "gzip",
         title: "a gzip-compressed file",
         extensions: &["gz", "tgz"],
         detect: |b| magic(b.starts_with(b"\x1f\x8b")),
+        model: true,
     },
     Foreign {
         name: "git-lfs-pointer",
         title: "a Git LFS pointer, not the file it points to (run `git lfs pull`)",
         extensions: &[],
         detect: |b| magic(b.starts_with(b"version https://git-lfs.github.com/spec/")),
+        model: true,
     },
     Foreign {
         name: "html",
         title: "an HTML page (often a download that saved an error or login page)",
         extensions: &["html", "htm"],
         detect: html,
+        model: true,
+    },
+    Foreign {
+        name: "hf-config",
+        title: "a Hugging Face model config (config.json), read beside the weights it describes",
+        extensions: &["json"],
+        detect: |b| {
+            magic(json_with_key(b, "\"model_type\"") || json_with_key(b, "\"architectures\""))
+        },
+        model: false,
+    },
+    Foreign {
+        name: "hf-tokenizer",
+        title: "a Hugging Face tokenizer file",
+        extensions: &["json"],
+        detect: hf_tokenizer,
+        model: false,
+    },
+    Foreign {
+        name: "hf-generation-config",
+        title: "a Hugging Face generation config (generation_config.json)",
+        extensions: &["json"],
+        detect: |b| magic(hf_generation_config(b)),
+        model: false,
     },
     Foreign {
         name: "png",
         title: "a PNG image",
         extensions: &["png"],
         detect: |b| magic(b.starts_with(b"\x89PNG\r\n\x1a\n")),
+        model: true,
     },
 ];
 
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// `tokenizer.json` (its `added_tokens` and `model`), `tokenizer_config.json` and
+/// `special_tokens_map.json` (their special tokens), without a model config's keys.
+fn hf_tokenizer(bytes: &[u8]) -> Detection {
+    let key = |k: &str| json_with_key(bytes, k);
+    let config = key("\"model_type\"") || key("\"architectures\"");
+    let tokenizer = (key("\"added_tokens\"") && (key("\"model\"") || key("\"truncation\"")))
+        || key("\"tokenizer_class\"")
+        || key("\"added_tokens_decoder\"")
+        || (key("\"bos_token\"") && key("\"eos_token\""));
+    magic(tokenizer && !config)
+}
+
+/// `generation_config.json`: generation settings and the writer's version, without a model
+/// config's or a tokenizer's keys.
+fn hf_generation_config(bytes: &[u8]) -> bool {
+    let key = |k: &str| json_with_key(bytes, k);
+    let generation = key("\"_from_model_config\"")
+        || (key("\"transformers_version\"") && (key("\"eos_token_id\"") || key("\"do_sample\"")));
+    generation
+        && hf_tokenizer(bytes) == Detection::No
+        && !key("\"model_type\"")
+        && !key("\"architectures\"")
+}
 
 fn magic(found: bool) -> Detection {
     if found {

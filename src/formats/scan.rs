@@ -42,6 +42,10 @@ impl ScanError {
 pub struct Scanned {
     /// The path, below the folder scanned.
     pub path: PathBuf,
+    /// The name of the format that claims it.
+    pub format: &'static str,
+    /// Its size in bytes when the walk saw it.
+    pub size: u64,
     identity: Option<FileIdentity>,
     root: Arc<ScanRoot>,
 }
@@ -105,8 +109,8 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
             continue;
         };
         // The file as the walk sees it (lstat): what it must still be when it is opened.
-        let identity = match entry.metadata() {
-            Ok(meta) if meta.is_file() => FileIdentity::of(&meta),
+        let (identity, size) = match entry.metadata() {
+            Ok(meta) if meta.is_file() => (FileIdentity::of(&meta), meta.len()),
             Ok(_) => continue,
             Err(e) => {
                 found.errors.push(ScanError::walk(&e, dir));
@@ -133,6 +137,8 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         let root = Arc::clone(&root);
         let file = Scanned {
             path,
+            format: format.about().name,
+            size,
             identity,
             root,
         };

@@ -19,6 +19,20 @@ pub struct Architecture {
     pub verdict: Verdict,
     /// Tensors the architecture does not expect, in file order.
     pub unexpected: Vec<TensorId>,
+    /// Files beside the model that its loader reads too (a config, a tokenizer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub companions: Vec<Companion>,
+}
+
+/// A file beside the model that its loader reads too.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Companion {
+    /// The file's name in the model's folder, one the loader looks for (`tokenizer.json`).
+    pub name: &'static str,
+    /// What the loader takes from it (`config`, `tokenizer`).
+    pub role: &'static str,
+    /// True if rtenx checked the model against it.
+    pub checked: bool,
 }
 
 /// One key size of an architecture.
@@ -57,6 +71,21 @@ impl Architecture {
             Verdict::No { problems } => format!("{}: no ({problems} problems)", self.question),
             Verdict::NotChecked { reason } => format!("{}: not checked ({reason})", self.question),
         }
+    }
+
+    /// The companion files as one line, the checked ones first:
+    /// `config.json checked · tokenizer.json, generation_config.json not checked`.
+    pub fn companions_text(&self) -> String {
+        let names = |checked: bool| {
+            let names = self.companions.iter().filter(|c| c.checked == checked);
+            names.map(|c| c.name).collect::<Vec<_>>().join(", ")
+        };
+        let parts = [(names(true), "checked"), (names(false), "not checked")];
+        let parts = parts.iter().filter(|(names, _)| !names.is_empty());
+        parts
+            .map(|(names, what)| format!("{names} {what}"))
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 
     /// The sizes as one line: `layers 2, embedding 64, ...`.

@@ -178,6 +178,9 @@ fn file(inv: &Inventory) -> Part {
         };
         lines.push(format!("model    {}{sizes}", arch.name.display()));
         lines.push(format!("verdict  {}", arch.answer()));
+        if !arch.companions.is_empty() {
+            lines.push(format!("beside   {}", arch.companions_text()));
+        }
     }
     let producer = properties(inv, |k| k.starts_with("producer"), false);
     if !producer.is_empty() {
@@ -334,20 +337,37 @@ fn imports(inv: &Inventory) -> Part {
     }
 }
 
+/// A count with its digits grouped by threes: `1,234,567`.
+pub fn count_text(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Parameters: how many, in how many tensors, their bytes, by element type on one line, and
 /// the largest tensor.
 fn tensors(inv: &Inventory) -> Part {
     let t = inv.totals();
     let in_attributes = match t.attribute_parameters {
         0 => String::new(),
-        n => format!(" ({n} in attributes)"),
+        n => format!(" ({} in attributes)", count_text(n)),
+    };
+    let elsewhere = match t.in_data_files {
+        0 => String::new(),
+        n if n == t.tensors => " (all in data files)".to_owned(),
+        n => format!(" ({} in data files)", count_text(n)),
     };
     let mut lines = vec![format!(
-        "{} parameters{in_attributes}, {} in {} tensors ({} external)",
-        t.parameters,
+        "{} parameters{in_attributes}, {} in {} tensors{elsewhere}",
+        count_text(t.parameters),
         format_size(t.bytes, BINARY),
-        t.tensors,
-        t.external,
+        count_text(t.tensors),
     )];
     let by_dtype = by_dtype(inv);
     if !by_dtype.is_empty() {
@@ -373,13 +393,38 @@ fn by_dtype(inv: &Inventory) -> String {
     let mut groups = std::collections::HashMap::<&str, (u64, u64)>::new();
     for t in &inv.tensors {
         let entry = groups.entry(dtype_text(t.dtype)).or_default();
-        entry.0 = entry.0.saturating_add(t.elements.unwrap_or(0));
+        entry.0 = entry.0.saturating_add(t.parameters());
         entry.1 = entry.1.saturating_add(t.byte_size.unwrap_or(0));
     }
     let mut groups: Vec<_> = groups.into_iter().collect();
     groups.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
-    let cells = groups.iter().map(|(dtype, (elements, bytes))| {
-        format!("{dtype} {elements} ({})", format_size(*bytes, BINARY))
-    });
+    let cells = groups
+        .iter()
+        .map(|(dtype, (elements, bytes))| match elements {
+            0 => format!("{dtype} ({})", format_size(*bytes, BINARY)),
+            n => format!(
+                "{dtype} {} ({})",
+                count_text(*n),
+                format_size(*bytes, BINARY)
+            ),
+        });
     cells.collect::<Vec<_>>().join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_group_their_digits_by_threes() {
+        let shown = [0, 7, 999, 1000, 65_536, 1_234_567, u64::MAX].map(super::count_text);
+        let expected = [
+            "0",
+            "7",
+            "999",
+            "1,000",
+            "65,536",
+            "1,234,567",
+            "18,446,744,073,709,551,615",
+        ];
+        assert_eq!(shown, expected);
+    }
 }

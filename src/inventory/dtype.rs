@@ -44,6 +44,9 @@ pub enum DType {
     Complex128,
     /// Elements stored in fixed-size blocks, such as GGML's quantized types.
     Blocks(&'static BlockType),
+    /// Bytes that a backend reads in a layout of its own (an ExecuTorch delegate's packed
+    /// weights): one element per byte, and no parameters.
+    Opaque,
 }
 
 /// A type whose elements are stored in blocks: `elements` elements take `bytes` bytes, so
@@ -73,7 +76,8 @@ impl DType {
             F64 | I64 | U64 | Complex64 => 64,
             F32 | I32 | U32 | Complex32 | BComplex32 => 32,
             F16 | BF16 | I16 | U16 => 16,
-            F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | F4E2M1X2 | I8 | U8 | Bool => 8,
+            F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | F4E2M1X2 | I8 | U8 | Bool
+            | Opaque => 8,
             F6E2M3 | F6E3M2 => 6,
             I4 | U4 | F4E2M1 => 4,
             I2 | U2 => 2,
@@ -147,6 +151,7 @@ impl DType {
             Complex64 => "complex64",
             Complex128 => "complex128",
             Blocks(block) => block.name,
+            Opaque => "opaque",
         }
     }
 }

@@ -47,8 +47,11 @@ use serde::Serialize;
 pub enum FileFormat {
     /// A format rtenx reads, by its short name, such as `rten`.
     Read(&'static str),
-    /// A format rtenx recognises but does not read, such as `safetensors`.
+    /// A format rtenx recognises but does not read, such as `tflite`.
     NotRead(&'static str),
+    /// A file that goes with a model rather than being one, such as a Hugging Face
+    /// `config.json`: nothing to check on its own.
+    NotModel(&'static str),
     /// Nothing rtenx recognises.
     Unknown,
 }
@@ -57,7 +60,7 @@ impl FileFormat {
     /// The short name; `unknown` for an unrecognised file.
     pub fn name(self) -> &'static str {
         match self {
-            FileFormat::Read(name) | FileFormat::NotRead(name) => name,
+            FileFormat::Read(name) | FileFormat::NotRead(name) | FileFormat::NotModel(name) => name,
             FileFormat::Unknown => "unknown",
         }
     }
@@ -93,7 +96,9 @@ pub struct Inventory {
     pub properties: Vec<Property>,
     /// Graphs; index 0 is the main graph, the rest are subgraphs in discovery order.
     pub graphs: Vec<Graph>,
-    /// Constant tensors from every graph.
+    /// Constant tensors from every graph. (`dump --json` writes them itself, with no graph
+    /// for a model that has none.)
+    #[serde(skip)]
     pub tensors: Vec<Tensor>,
     /// Key/value metadata stored in the model.
     pub metadata: Vec<MetadataEntry>,
@@ -176,6 +181,8 @@ pub struct Totals {
     pub bytes: u64,
     /// Tensors stored outside the graph structure.
     pub external: u64,
+    /// Tensors whose data lie in another file than the model file (external data, shards).
+    pub in_data_files: u64,
 }
 
 /// Gives `list`, if it is full, room for `expected` more entries, or as many as it holds if
@@ -248,10 +255,13 @@ impl Inventory {
             .iter()
             .fold(Totals::default(), |mut t, tensor| {
                 t.tensors += 1;
-                t.parameters = t.parameters.saturating_add(tensor.elements.unwrap_or(0));
+                t.parameters = t.parameters.saturating_add(tensor.parameters());
                 t.bytes = t.bytes.saturating_add(tensor.byte_size.unwrap_or(0));
                 if tensor.storage == Storage::External {
                     t.external += 1;
+                }
+                if tensor.data.is_some_and(|d| d.file != 0) {
+                    t.in_data_files += 1;
                 }
                 t
             });

@@ -14,7 +14,7 @@
 //! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
 //! names' bytes; each scope's own part is copied once, whatever the number of names in it.
 
-use super::{Inventory, Name, NodeId, NodeKind, Nodes};
+use super::{Inventory, Name, NodeId, NodeKind, Nodes, TensorId};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -54,6 +54,11 @@ pub struct ScopeTree {
     /// Operators directly in scope `i`: `members[member_starts[i]..member_starts[i + 1]]`.
     member_starts: Vec<u32>,
     members: Vec<NodeId>,
+    /// Tensors directly in scope `i`: `tensors[tensor_starts[i]..tensor_starts[i + 1]]`.
+    tensor_starts: Vec<u32>,
+    tensors: Vec<u32>,
+    /// The scope of each tensor.
+    tensor_scope: Vec<ScopeId>,
     /// The scope of each node of the main graph.
     node_scope: Vec<ScopeId>,
     /// The first operator in each scope or below, or `u32::MAX` for none.
@@ -112,13 +117,15 @@ impl ScopeTree {
                 id
             })
             .collect();
+        let mut tensor_scope = Vec::with_capacity(inv.tensors.len());
         for t in &inv.tensors {
             let declared = t.node.filter(|_| t.graph == 0);
             let held = declared.and_then(|n| held.get(n as usize).copied().flatten());
             let id = held.unwrap_or_else(|| builder.place_in(parts(t.name.as_bytes(), true)));
+            tensor_scope.push(id);
             let s = &mut builder.scopes[id as usize];
             s.tensors += 1;
-            s.parameters = s.parameters.saturating_add(t.elements.unwrap_or(0));
+            s.parameters = s.parameters.saturating_add(t.parameters());
             s.bytes = s.bytes.saturating_add(t.byte_size.unwrap_or(0));
         }
         let mut scopes = builder.scopes;
@@ -138,6 +145,8 @@ impl ScopeTree {
         let operators = operators.filter(|((_, n), _)| matches!(n.kind, NodeKind::Operator(_)));
         let (member_starts, members) =
             grouped(scopes.len(), operators.map(|((id, _), &s)| (id, s)));
+        let (tensor_starts, tensors) =
+            grouped(scopes.len(), (0u32..).zip(tensor_scope.iter().copied()));
         let mut first: Vec<NodeId> = (0..scopes.len() as u32)
             .map(|s| {
                 slice(&member_starts, &members, s)
@@ -157,6 +166,9 @@ impl ScopeTree {
             children,
             member_starts,
             members,
+            tensor_starts,
+            tensors,
+            tensor_scope,
             node_scope,
         }
     }
@@ -177,6 +189,11 @@ impl ScopeTree {
         slice(&self.member_starts, &self.members, scope)
     }
 
+    /// The tensors directly in `scope`, in the inventory's order.
+    pub fn tensors(&self, scope: ScopeId) -> &[u32] {
+        slice(&self.tensor_starts, &self.tensors, scope)
+    }
+
     /// The first operator of the main graph in `scope` or below it.
     pub fn first_operator(&self, scope: ScopeId) -> Option<NodeId> {
         self.first
@@ -188,6 +205,11 @@ impl ScopeTree {
     /// The scope of node `node` of the main graph.
     pub fn scope_of(&self, node: NodeId) -> ScopeId {
         self.node_scope.get(node as usize).copied().unwrap_or(0)
+    }
+
+    /// The scope of tensor `tensor`.
+    pub fn scope_of_tensor(&self, tensor: TensorId) -> ScopeId {
+        self.tensor_scope.get(tensor).copied().unwrap_or(0)
     }
 
     /// `scope` and its enclosing scopes up to a top-level one, innermost first.

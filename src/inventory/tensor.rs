@@ -24,7 +24,8 @@ pub struct Tensor {
     pub storage: Storage,
     /// The bytes the file claims for the data, which may lie outside the file: rules check.
     pub data: Option<DataRange>,
-    /// The graph that owns the tensor.
+    /// The graph that owns the tensor (0 in a model with no graph).
+    #[serde(skip)]
     pub graph: GraphId,
     /// The node that declares the tensor, if it is a node.
     pub node: Option<NodeId>,
@@ -126,6 +127,14 @@ impl Tensor {
             graph: 0,
             node: None,
             decl_offset: Some(decl_offset),
+        }
+    }
+
+    /// The parameters the tensor holds: its elements, none for opaque bytes.
+    pub fn parameters(&self) -> u64 {
+        match self.dtype {
+            Some(DType::Opaque) => 0,
+            _ => self.elements.unwrap_or(0),
         }
     }
 

@@ -40,6 +40,8 @@ pub enum Action {
     Tree,
     Deeper,
     Shallower,
+    DetailDown,
+    DetailUp,
 }
 
 /// A key binding.
@@ -306,6 +308,20 @@ pub static BINDINGS: &[Binding] = &[
         action: Action::Shallower,
         help: "",
         tabs: &[Tab::Sizes],
+    },
+    Binding {
+        keys: &[Char('J')],
+        label: "J K",
+        action: Action::DetailDown,
+        help: "scroll the explanation",
+        tabs: &[Tab::Findings],
+    },
+    Binding {
+        keys: &[Char('K')],
+        label: "",
+        action: Action::DetailUp,
+        help: "",
+        tabs: &[Tab::Findings],
     },
     Binding {
         keys: &[Char('a')],

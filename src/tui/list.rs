@@ -33,6 +33,7 @@ pub fn draw<'a>(
     if len == 0 {
         // An empty list says so, in the first word of its title ("no findings").
         let what = title.split_whitespace().next().unwrap_or("rows");
+        let what = what.trim_end_matches(|c: char| !c.is_alphanumeric());
         lines.push(Line::styled(format!("no {what}"), theme.dim()));
     }
     let position = if len == 0 {

@@ -77,14 +77,17 @@ impl Marks {
         }
     }
 
-    /// These marks, with every scope of `tree` that holds a marked operator marked `~`.
+    /// These marks, with every scope of `tree` that holds a marked operator or tensor
+    /// marked `~`.
     pub fn with_scopes(mut self, tree: &ScopeTree) -> Self {
-        for &(graph, node) in self.nodes.keys() {
-            if graph != 0 {
-                continue;
-            }
+        let operators = (self.nodes.keys())
+            .filter(|&&(graph, _)| graph == 0)
+            .map(|&(_, node)| tree.scope_of(node));
+        let tensors = self.tensors.keys().map(|&t| tree.scope_of_tensor(t));
+        let held: Vec<ScopeId> = operators.chain(tensors).collect();
+        for held in held {
             // A scope already marked has its enclosing scopes marked too.
-            for scope in tree.path(tree.scope_of(node)) {
+            for scope in tree.path(held) {
                 if !self.scopes.insert(scope) {
                     break;
                 }

@@ -7,6 +7,7 @@
 //! `tests/tui.rs`).
 
 pub mod app;
+pub mod chooser;
 pub mod clipboard;
 pub mod component;
 mod cursor;
@@ -29,6 +30,8 @@ mod terminal;
 mod theme;
 
 pub use app::App;
+use chooser::Chooser;
+use ratatui::crossterm::event::KeyCode::{Down, Up};
 pub use screen::draw;
 pub use tab::Tab;
 pub use theme::Theme;
@@ -42,9 +45,9 @@ use ratatui::crossterm::execute;
 use std::io;
 use std::time::Duration;
 
-/// Runs the browser `app` on the terminal until the user quits, and gives it back. The
-/// terminal is restored on return, on panic and on a signal that ends the process.
-pub fn run(mut app: App) -> io::Result<App> {
+/// Runs `body` on the terminal, set up for the browser, and restores it on return, on panic
+/// and on a signal that ends the process.
+fn session<T>(body: impl FnOnce(&mut ratatui::DefaultTerminal) -> io::Result<T>) -> io::Result<T> {
     #[cfg(unix)]
     terminal::arm();
     let mut terminal = ratatui::try_init().inspect_err(|_| {
@@ -57,8 +60,38 @@ pub fn run(mut app: App) -> io::Result<App> {
         hook(info);
     }));
     let _ = execute!(io::stdout(), EnableMouseCapture);
+    let result = body(&mut terminal);
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    #[cfg(unix)]
+    terminal::disarm();
+    result
+}
+
+/// Asks which of `items` (one line for each model) to open, under `title`; `None` if the
+/// user left.
+pub fn choose(title: &str, items: &[String]) -> io::Result<Option<usize>> {
+    let mut chooser = Chooser::new(title, items.to_vec());
     let theme = Theme::from_env();
-    let result = (|| -> io::Result<()> {
+    session(|terminal| loop {
+        if let Some(answer) = chooser.answer {
+            return Ok(answer);
+        }
+        terminal.draw(|frame| chooser.draw(frame, theme))?;
+        match terminal_event::read()? {
+            Event::Key(key) if key.kind == KeyEventKind::Press => chooser.key(key),
+            Event::Mouse(m) if m.kind == MouseEventKind::ScrollDown => chooser.key(Down.into()),
+            Event::Mouse(m) if m.kind == MouseEventKind::ScrollUp => chooser.key(Up.into()),
+            _ => {}
+        }
+    })
+}
+
+/// Runs the browser `app` on the terminal until the user quits, and gives it back. The
+/// terminal is restored on return, on panic and on a signal that ends the process.
+pub fn run(mut app: App) -> io::Result<App> {
+    let theme = Theme::from_env();
+    session(|terminal| {
         let mut redraw = true;
         while !app.quit {
             let loading = app.loader.is_some();
@@ -106,10 +139,6 @@ pub fn run(mut app: App) -> io::Result<App> {
             }
         }
         Ok(())
-    })();
-    let _ = execute!(io::stdout(), DisableMouseCapture);
-    ratatui::restore();
-    #[cfg(unix)]
-    terminal::disarm();
-    result.map(|()| app)
+    })
+    .map(|()| app)
 }

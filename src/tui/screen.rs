@@ -31,10 +31,14 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
         current.draw(frame, body, &app.analysis, theme);
     }
     let current = app.tabs.get(app.tab);
-    let typing = current.filter().filter(|f| f.typing());
+    let filter = current.filter();
+    let bar = match filter.filter(|f| f.typing()) {
+        Some(typing) => typing_bar(typing, theme),
+        None => key_bar(app.tab, filter.is_some(), keys_area.width, theme),
+    };
     match app.copied.take() {
         Some(text) => frame.render_widget(copied(&text, theme), keys_area),
-        None => frame.render_widget(key_bar(app.tab, typing, keys_area.width, theme), keys_area),
+        None => frame.render_widget(bar, keys_area),
     }
     if app.help {
         help::draw(frame, frame.area(), theme);
@@ -80,21 +84,24 @@ fn copied(text: &Clip, theme: Theme) -> Paragraph<'static> {
     ]))
 }
 
-/// The filter being typed, or the keys of `tab` that fit in `width` columns, most useful
-/// first; a binding that does not fit is left out whole, and `?` lists them all.
-fn key_bar(tab: Tab, typing: Option<&TextFilter>, width: u16, theme: Theme) -> Paragraph<'static> {
-    if let Some(filter) = typing {
-        return Paragraph::new(Line::from(vec![
-            Span::styled("/", theme.heading()),
-            Span::raw(sanitize(filter.text()).into_owned()),
-            Span::styled("▏  Enter done · Esc clear", theme.dim()),
-        ]));
-    }
+/// The filter being typed.
+fn typing_bar(filter: &TextFilter, theme: Theme) -> Paragraph<'static> {
+    Paragraph::new(Line::from(vec![
+        Span::styled("/", theme.heading()),
+        Span::raw(sanitize(filter.text()).into_owned()),
+        Span::styled("▏  Enter done · Esc clear", theme.dim()),
+    ]))
+}
+
+/// The keys of `tab` that fit in `width` columns, most useful first, `/` only if what is
+/// shown can be `searchable`; a binding that does not fit is left out whole, and `?` lists
+/// them all.
+fn key_bar(tab: Tab, searchable: bool, width: u16, theme: Theme) -> Paragraph<'static> {
     let text = |b: &keys::Binding| (format!(" {} ", b.label), format!("{} ", b.help));
     let width_of = |(label, help): &(String, String)| label.chars().count() + help.chars().count();
     // `?` always shows, last, since it lists whatever does not fit.
-    let (help_key, others): (Vec<_>, Vec<_>) =
-        keys::shown(tab).partition(|b| b.action == keys::Action::Help);
+    let usable = keys::shown(tab).filter(|b| searchable || b.action != keys::Action::Filter);
+    let (help_key, others): (Vec<_>, Vec<_>) = usable.partition(|b| b.action == keys::Action::Help);
     let help_key: Vec<_> = help_key.into_iter().map(text).collect();
     let mut left = usize::from(width).saturating_sub(help_key.iter().map(width_of).sum());
     let fitting = others.into_iter().map(text).filter(|t| {

@@ -128,13 +128,13 @@ impl<'a> Entries<'a> {
             None => self.first.push(id),
         }
         let place = Place::at(at).item(Item::Tensor { tensor: id });
-        // An opaque blob is shown as the bytes it is.
+        // An opaque blob is shown as the bytes it is, holding no parameters.
         let shape = match desc {
             Some(d) => d.check(&|| format!("entry \"{name}\""), place, false, self.out),
             None => {
                 let len = data.map_or(0, |d| d.len);
                 Shape {
-                    dtype: Some(DType::U8),
+                    dtype: Some(DType::Opaque),
                     dims: vec![len],
                 }
             }

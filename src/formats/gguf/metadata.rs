@@ -402,6 +402,10 @@ fn record(cx: &mut Context<'_>, bytes: &[u8], pair: &Pair<'_>) {
     let (value, list) = match pair.value {
         Value::Scalar(_, Scalar::Unsigned(n)) => (Name::from(n.to_string()), None),
         Value::Scalar(_, Scalar::Signed(n)) => (Name::from(n.to_string()), None),
+        // An f32 as f32 prints it, shortest: 1e-6 as `0.000001`, not as its f64 widening
+        // (which the cast back undoes exactly).
+        #[allow(clippy::cast_possible_truncation)]
+        Value::Scalar("f32", Scalar::Float(f)) => (Name::from((f as f32).to_string()), None),
         Value::Scalar(_, Scalar::Float(f)) => (Name::from(f.to_string()), None),
         Value::Scalar(_, Scalar::Bool(b)) => (Name::from((b != 0).to_string()), None),
         Value::Str(text) => (cx.name(text), None),

@@ -57,7 +57,7 @@ pub(super) fn typed_field(dtype: DType) -> Option<(Typed, u64)> {
         I32 | I16 | I8 | U16 | U8 | Bool | F16 | BF16 | F8E4M3FN | F8E4M3FNUZ | F8E5M2
         | F8E5M2FNUZ | F8E8M0 => (Typed::Int32, 1),
         I4 | U4 | I2 | U2 | F4E2M1 | F6E2M3 | F6E3M2 | Blocks(_) => return None,
-        // PyTorch's own types, which ONNX does not have.
-        F4E2M1X2 | Complex32 | BComplex32 => return None,
+        // PyTorch's own types and opaque bytes, which ONNX does not have.
+        F4E2M1X2 | Complex32 | BComplex32 | Opaque => return None,
     })
 }

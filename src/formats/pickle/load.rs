@@ -54,9 +54,15 @@ fn read_from(cx: &mut Context<'_>, src: &Source<'_>, how: &str) {
     let paddle = first
         .root
         .and_then(|r| first.get(r, b"StructuredToParameterName@@"));
-    cx.inv.format_version = match paddle {
-        Some(_) => format!("PaddlePaddle state dict (paddle.save), pickle {protocol}"),
-        None => protocol,
+    // Paddle's own extensions name what the file is for, with or without that key.
+    let paddle_named = matches!(
+        crate::formats::extension(cx.file.path()).as_deref(),
+        Some("pdparams" | "pdopt")
+    );
+    cx.inv.format_version = match (paddle, paddle_named) {
+        (Some(_), _) => format!("PaddlePaddle state dict (paddle.save), pickle {protocol}"),
+        (None, true) => format!("PaddlePaddle parameters (by its name), pickle {protocol}"),
+        (None, false) => protocol,
     };
     let evals = paddle::eval_imports(&first, &first.values, first.root);
     let known = |i: usize| {

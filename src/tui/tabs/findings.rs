@@ -1,5 +1,5 @@
-//! Findings: the check results, with the selected rule's explanation; Enter jumps to the
-//! node, tensor, section or import at fault.
+//! Findings: the check results, with the selected rule's explanation (J and K scroll it);
+//! Enter jumps to the node, tensor, section or import at fault.
 
 use crate::analysis::Analysis;
 use crate::check::{DocBlock, Finding, Item};
@@ -18,6 +18,8 @@ use ratatui::Frame;
 pub struct FindingsTab {
     /// Indices into the findings.
     list: FilteredList<usize>,
+    /// The explanation's first line shown, and the finding it explains.
+    why: (u16, Option<usize>),
 }
 
 impl FindingsTab {
@@ -25,6 +27,7 @@ impl FindingsTab {
     pub fn new(findings: &[Finding]) -> Self {
         FindingsTab {
             list: FilteredList::new((0..findings.len()).collect()),
+            why: (0, None),
         }
     }
 
@@ -52,6 +55,11 @@ impl Component for FindingsTab {
                 })
                 .collect()
         };
+        match action {
+            Action::DetailDown => self.why.0 = self.why.0.saturating_add(1),
+            Action::DetailUp => self.why.0 = self.why.0.saturating_sub(1),
+            _ => {}
+        }
         if self.list.handle(action, keeps) || action != Action::Follow {
             return None;
         }
@@ -105,10 +113,25 @@ impl Component for FindingsTab {
             }
             lines
         });
+        // A new finding's explanation starts at its top; scrolling stops at its last line.
+        let selected = self.list.selected();
+        if self.why.1 != selected {
+            self.why = (0, selected);
+        }
+        let why = Paragraph::new(text).wrap(Wrap { trim: true });
+        let inner = detail.height.saturating_sub(2);
+        let lines = why.line_count(detail.width.saturating_sub(2));
+        let last = u16::try_from(lines)
+            .unwrap_or(u16::MAX)
+            .saturating_sub(inner);
+        self.why.0 = self.why.0.min(last);
+        let title = match last {
+            0 => " why ".to_owned(),
+            _ => format!(" why · J K scroll · line {} of {lines} ", self.why.0 + 1),
+        };
         frame.render_widget(
-            Paragraph::new(text)
-                .wrap(Wrap { trim: true })
-                .block(Block::bordered().title(" why ")),
+            why.scroll((self.why.0, 0))
+                .block(Block::bordered().title(title)),
             detail,
         );
     }

@@ -1,5 +1,6 @@
 //! Metadata: the model's key-value metadata and header properties, searchable; Enter on a
-//! list (a GGUF vocabulary) pages through its items, read from the file a page at a time.
+//! list (a GGUF vocabulary) pages through its items, read from the file a page at a time,
+//! and on any other entry shows its whole value wrapped to the screen (a chat template).
 
 use crate::analysis::Analysis;
 use crate::escape::sanitize;
@@ -38,11 +39,20 @@ struct Items {
     cursor: Cursor,
 }
 
+/// One entry's whole value, its lines wrapped to the width last drawn.
+struct Whole {
+    row: Row,
+    width: usize,
+    lines: Vec<String>,
+    cursor: Cursor,
+}
+
 /// The Metadata tab.
 pub struct MetadataTab {
     list: FilteredList<Row>,
     files: Files,
     items: Option<Items>,
+    whole: Option<Whole>,
     /// Why the last list could not be shown.
     error: Option<String>,
 }
@@ -54,16 +64,27 @@ impl MetadataTab {
             list: FilteredList::new(rows(inv, &TextFilter::default())),
             files: Files::default(),
             items: None,
+            whole: None,
             error: None,
         }
     }
 
-    /// Opens the items of the selected entry, if it is a list.
+    /// Opens the items of the selected entry if it is a list, else its whole value.
     fn open(&mut self, inv: &Inventory) {
-        let Some(Row::Metadata(entry)) = self.list.selected() else {
+        let Some(row) = self.list.selected() else {
             return;
         };
-        let Some(list) = inv.metadata.get(entry).and_then(|m| m.list) else {
+        let list = match row {
+            Row::Metadata(entry) => inv.metadata.get(entry).and_then(|m| m.list),
+            Row::Property(_) => None,
+        };
+        let (Row::Metadata(entry), Some(list)) = (row, list) else {
+            self.whole = Some(Whole {
+                row,
+                width: 0,
+                lines: Vec::new(),
+                cursor: Cursor::default(),
+            });
             return;
         };
         match self.files.bytes(inv, list.data.file) {
@@ -109,9 +130,32 @@ fn text(inv: &Inventory, row: Row) -> (String, String) {
     }
 }
 
+/// `value`'s lines, escaped, cut into pieces of `width` characters.
+fn wrapped(value: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    for line in value.split('\n') {
+        let chars: Vec<char> = sanitize(line).chars().collect();
+        lines.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
+        if chars.is_empty() {
+            lines.push(String::new());
+        }
+    }
+    lines
+}
+
 impl Component for MetadataTab {
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
+        if let Some(whole) = &mut self.whole {
+            match action {
+                Action::Back | Action::Follow | Action::ClearFilter => self.whole = None,
+                _ => {
+                    whole.cursor.navigate(action, whole.lines.len());
+                }
+            }
+            return None;
+        }
         if let Some(items) = &mut self.items {
             let len = usize::try_from(items.list.count).unwrap_or(usize::MAX);
             match action {
@@ -133,6 +177,28 @@ impl Component for MetadataTab {
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, analysis: &Analysis, theme: Theme) {
         let inv = &analysis.inventory;
+        if let Some(whole) = &mut self.whole {
+            let (key, value) = text(inv, whole.row);
+            let width = usize::from(area.width.saturating_sub(2));
+            if whole.width != width {
+                (whole.width, whole.lines) = (width, wrapped(&value, width));
+            }
+            let title = format!(
+                " {} · {} characters · Enter/b back ",
+                super::column(&sanitize(&key), KEY_WIDTH),
+                value.chars().count()
+            );
+            let lines = &whole.lines;
+            return list::draw(
+                frame,
+                area,
+                title,
+                &mut whole.cursor,
+                lines.len(),
+                theme,
+                |i| Line::raw(lines.get(i).cloned().unwrap_or_default()),
+            );
+        }
         if let Some(items) = &mut self.items {
             let key = inv.metadata.get(items.entry).map(|m| m.key.display());
             let title = format!(
@@ -154,7 +220,7 @@ impl Component for MetadataTab {
                 ])
             });
         }
-        let mut title = " metadata (Enter on a list: page its items) ".to_owned();
+        let mut title = " metadata · Enter a value whole, or a list's items ".to_owned();
         if let Some(error) = &self.error {
             title = format!(" metadata · cannot read the list: {} ", sanitize(error));
         }
@@ -173,18 +239,21 @@ impl Component for MetadataTab {
     }
 
     fn filter(&self) -> Option<&TextFilter> {
-        match self.items {
-            Some(_) => None,
-            None => Some(self.list.filter()),
+        match (&self.items, &self.whole) {
+            (None, None) => Some(self.list.filter()),
+            _ => None,
         }
     }
 
     fn filtered(&self) -> bool {
-        self.items.is_some() || !self.list.filter().is_empty()
+        self.items.is_some() || self.whole.is_some() || !self.list.filter().is_empty()
     }
 
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let inv = &analysis.inventory;
+        if let Some(whole) = &self.whole {
+            return Some(text(inv, whole.row).1);
+        }
         if let Some(items) = &self.items {
             let at = items.cursor.selected as u64;
             return items.list.items(&items.bytes, at, 1).pop();

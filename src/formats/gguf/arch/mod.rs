@@ -156,6 +156,7 @@ fn record(
         sizes: sizes.unwrap_or_default(),
         verdict,
         unexpected,
+        companions: Vec::new(),
     });
 }
 

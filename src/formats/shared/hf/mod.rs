@@ -14,7 +14,7 @@ use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::expr::{dims_shown, Expr, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
-use crate::inventory::architecture::{Architecture, Size, Verdict};
+use crate::inventory::architecture::{Architecture, Companion, Size, Verdict};
 use crate::inventory::{DType, TensorId};
 use crate::source::{ModelFile, OpenError};
 use config::Config;
@@ -101,6 +101,7 @@ pub fn check(cx: &mut Context<'_>) {
             sizes: Vec::new(),
             verdict: Verdict::NotChecked { reason },
             unexpected: Vec::new(),
+            companions: companions(&folder, false),
         });
     };
     let Some(class_name) = class_name else {
@@ -145,7 +146,41 @@ pub fn check(cx: &mut Context<'_>) {
         sizes,
         verdict,
         unexpected,
+        companions: companions(&folder, true),
     });
+}
+
+/// The files transformers reads beside a checkpoint, each with what it takes from it.
+const COMPANIONS: &[(&str, &str)] = &[
+    ("config.json", "config"),
+    ("tokenizer.json", "tokenizer"),
+    ("tokenizer.model", "tokenizer"),
+    ("tokenizer_config.json", "tokenizer"),
+    ("special_tokens_map.json", "tokenizer"),
+    ("added_tokens.json", "tokenizer"),
+    ("vocab.json", "tokenizer"),
+    ("vocab.txt", "tokenizer"),
+    ("merges.txt", "tokenizer"),
+    ("chat_template.jinja", "chat template"),
+    ("chat_template.json", "chat template"),
+    ("generation_config.json", "generation settings"),
+    ("preprocessor_config.json", "processor"),
+    ("processor_config.json", "processor"),
+];
+
+/// Which of [`COMPANIONS`] are regular files in `folder` (a symlink is not followed, so
+/// one is not listed); config.json was `checked` against the checkpoint, or not.
+fn companions(folder: &std::path::Path, checked: bool) -> Vec<Companion> {
+    let present =
+        |name: &str| std::fs::symlink_metadata(folder.join(name)).is_ok_and(|m| m.is_file());
+    (COMPANIONS.iter())
+        .filter(|(name, _)| present(name))
+        .map(|&(name, role)| Companion {
+            name,
+            role,
+            checked: checked && name == "config.json",
+        })
+        .collect()
 }
 
 /// One class held to one checkpoint.

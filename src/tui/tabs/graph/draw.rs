@@ -62,10 +62,17 @@ pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, 
 /// The scope tree, with the search's state in the title.
 fn tree(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
     let scopes = tab.scopes.tree().scopes.len().saturating_sub(1);
-    let title = format!(
-        " scopes · {scopes} in main · → Enter open · ← close · v neighbourhood · t list {}",
-        search_status(tab)
-    );
+    let title = if tab.scopes.weights_only() {
+        format!(
+            " scopes · {scopes} from the tensor names · → open · ← close · Enter a tensor's details {}",
+            search_status(tab)
+        )
+    } else {
+        format!(
+            " scopes · {scopes} in main · → Enter open · ← close · v neighbourhood · t list {}",
+            search_status(tab)
+        )
+    };
     let title = tab.list.filter().title(&title);
     let (view, marks) = (&mut tab.scopes, &tab.marks);
     let mut cursor = view.cursor;

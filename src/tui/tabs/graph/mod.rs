@@ -91,11 +91,17 @@ pub struct GraphTab {
 
 impl GraphTab {
     /// The Graph tab of `inv`, on the main graph.
-    /// It opens on the scope tree if the names place some operator in a scope.
+    /// It opens on the scope tree if the names place some operator in a scope, or, in a
+    /// model with no graph, some tensor.
     pub fn new(inv: &Inventory) -> Self {
         let scopes = ScopeView::new(inv);
+        let tree = scopes.tree();
+        let scoped = match scopes.weights_only() {
+            true => tree.scopes.len() > 1,
+            false => tree.places_operators(),
+        };
         GraphTab {
-            tree: scopes.tree().places_operators(),
+            tree: scoped,
             scopes,
             graph: 0,
             list: FilteredList::new(node_rows(inv, 0, &TextFilter::default(), None, false)),
@@ -254,6 +260,16 @@ impl GraphTab {
     }
 }
 
+/// The tensors whose names the filter matches: what the scope tree of a model with no graph
+/// is searched for.
+fn matching_tensors(inv: &Inventory, filter: &TextFilter) -> Vec<u32> {
+    (0u32..)
+        .zip(&inv.tensors)
+        .filter(|(_, t)| filter.matches_name(&t.name))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// The operators (every node if `all_nodes`) of graph `graph` that match the filter as a
 /// [`Query`], only operators of type `op_filter` if there is one; none if the query is wrong.
 fn node_rows(
@@ -280,10 +296,13 @@ fn node_rows(
 
 impl Component for GraphTab {
     fn selection(&self, analysis: &Analysis) -> Option<String> {
-        if let (true, None, Some(Row::Scope(s))) =
-            (self.tree, &self.diagram, self.scopes.selected())
-        {
-            return Some(self.scopes.tree().label(s));
+        match (self.tree, &self.diagram, self.scopes.selected()) {
+            (true, None, Some(Row::Scope(s))) => return Some(self.scopes.tree().label(s)),
+            (true, None, Some(Row::Tensor(t))) => {
+                let name = analysis.inventory.tensors.get(t)?.name.as_bytes();
+                return Some(String::from_utf8_lossy(name).into_owned());
+            }
+            _ => {}
         }
         if let Some(d) = &self.diagram {
             if let Some(Item::Scope(s)) = d.layout.boxes.get(d.selected).map(|b| b.item) {
@@ -309,6 +328,11 @@ impl Component for GraphTab {
             // Esc leaves the neighbourhood view first, then clears the filters.
             self.toggle_view(inv);
             return None;
+        }
+        if let (true, Action::Follow, Some(Row::Tensor(t))) =
+            (self.tree, action, self.scopes.selected())
+        {
+            return Some(Event::ShowTensor(t));
         }
         if self.tree && self.diagram.is_none() && self.tree_key(action, inv) {
             return None;

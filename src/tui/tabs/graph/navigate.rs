@@ -5,7 +5,7 @@
 use super::boundary::Boundary;
 use super::neighbourhood::{Item, Move};
 use super::scopes::Row;
-use super::{node_rows, Diagram, GraphTab, Link, Place};
+use super::{matching_tensors, node_rows, Diagram, GraphTab, Link, Place};
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, ScopeId};
 use crate::tui::keys::Action;
 
@@ -213,8 +213,12 @@ impl GraphTab {
         match action {
             _ if typing || matches!(action, Action::Filter | Action::ClearFilter) => {
                 let (op_filter, all) = (self.op_filter.as_deref(), self.all_nodes);
-                self.list
-                    .handle(action, |filter| node_rows(inv, 0, filter, op_filter, all));
+                // A model with no graph is searched by its tensors' names.
+                let weights_only = self.scopes.weights_only();
+                self.list.handle(action, |filter| match weights_only {
+                    true => matching_tensors(inv, filter),
+                    false => node_rows(inv, 0, filter, op_filter, all),
+                });
                 self.search_tree();
             }
             Action::Tree => {
@@ -238,7 +242,8 @@ impl GraphTab {
                         }
                     }
                 }
-                None => {}
+                // The tab asks for the Tensors tab (see `handle`).
+                Some(Row::Tensor(_)) | None => {}
             },
             Action::View => match selected {
                 Some(row @ Row::Operator(node)) => {
@@ -246,21 +251,22 @@ impl GraphTab {
                     self.go(inv, 0, node);
                     self.toggle_view(inv);
                 }
-                Some(row @ Row::Scope(scope)) => {
+                Some(row @ Row::Scope(scope)) if !self.scopes.weights_only() => {
                     self.history.push(Place::Tree(row));
                     self.open_scope(inv, scope);
                 }
-                None => {}
+                // A model with no graph has no neighbourhood to draw.
+                Some(Row::Scope(_) | Row::Tensor(_)) | None => {}
             },
             Action::NextMatch | Action::PrevMatch => {
                 let rows: Vec<Row> = self.scopes.rows().collect();
                 let at = self.scopes.cursor.selected;
                 let forward = action == Action::NextMatch;
-                let operator = |i: &usize| matches!(rows[*i], Row::Operator(_));
+                let leaf = |i: &usize| rows[*i].is_leaf();
                 let next = if forward {
-                    (at + 1..rows.len()).find(operator)
+                    (at + 1..rows.len()).find(leaf)
                 } else {
-                    (0..at).rev().find(operator)
+                    (0..at).rev().find(leaf)
                 };
                 self.scopes.cursor.selected = next.unwrap_or(at);
             }

@@ -1,9 +1,11 @@
 //! The scope tree of the main graph (see [`ScopeTree`]): scopes, the ones alone in their
 //! parent open, each with its operators, parameters and bytes; → or Enter opens a
-//! scope, ← closes it, and a search shows only the scopes on the path to each match.
+//! scope, ← closes it, and a search shows only the scopes on the path to each match. A
+//! model with no graph (weights only) has its tensors in the tree instead of operators.
 
 use super::rows::{kind, name};
-use crate::inventory::{Inventory, NodeId, ScopeId, ScopeTree};
+use crate::inventory::display::{count_text, dims_text, dtype_text};
+use crate::inventory::{Inventory, NodeId, ScopeId, ScopeTree, TensorId};
 use crate::tui::cursor::Cursor;
 use crate::tui::marks::Marks;
 use crate::tui::theme::Theme;
@@ -17,13 +19,18 @@ pub enum Row {
     Scope(ScopeId),
     /// An operator of the main graph.
     Operator(NodeId),
+    /// A tensor, in a model with no graph.
+    Tensor(TensorId),
 }
 
 /// The tree, which scopes are open, and the rows that shows.
 pub struct ScopeView {
     tree: ScopeTree,
+    /// True for a model with no graph: the leaves are tensors.
+    weights_only: bool,
     open: Vec<bool>,
-    /// During a search: the scopes holding a match, and the matches, sorted.
+    /// During a search: the scopes holding a match, and the matches (operators, or tensors
+    /// for a model with no graph), sorted.
     found: Option<(Vec<bool>, Vec<NodeId>)>,
     /// Rows shown, each with its depth.
     rows: Vec<(Row, u32)>,
@@ -46,6 +53,7 @@ impl ScopeView {
         }
         let mut view = ScopeView {
             tree,
+            weights_only: inv.graphs.is_empty(),
             open,
             found: None,
             rows: Vec::new(),
@@ -75,13 +83,24 @@ impl ScopeView {
         self.rows.get(self.cursor.selected).map(|&(row, _)| row)
     }
 
-    /// Shows only the paths to `matches` (operators of the main graph, in order), each scope
-    /// on them open; all of the tree again if `None`.
-    pub fn search(&mut self, matches: Option<&[NodeId]>) {
+    /// True for a model with no graph, whose tree holds tensors.
+    pub fn weights_only(&self) -> bool {
+        self.weights_only
+    }
+
+    /// Shows only the paths to `matches` (operators of the main graph, or tensors for a
+    /// model with no graph, in order), each scope on them open; all of the tree again if
+    /// `None`.
+    pub fn search(&mut self, matches: Option<&[u32]>) {
         self.found = matches.map(|m| {
             let mut holding = vec![false; self.tree.scopes.len()];
-            for &node in m {
-                for s in self.tree.path(self.tree.scope_of(node)) {
+            for &item in m {
+                let scope = if self.weights_only {
+                    self.tree.scope_of_tensor(item as TensorId)
+                } else {
+                    self.tree.scope_of(item)
+                };
+                for s in self.tree.path(scope) {
                     // Once marked, the scopes above are marked too.
                     if std::mem::replace(&mut holding[s as usize], true) {
                         break;
@@ -92,7 +111,7 @@ impl ScopeView {
         });
         self.rebuild();
         self.cursor.selected = (self.rows.iter())
-            .position(|(r, _)| matches!(r, Row::Operator(_)))
+            .position(|(r, _)| r.is_leaf())
             .unwrap_or(0);
     }
 
@@ -105,10 +124,11 @@ impl ScopeView {
         let parent = |s: ScopeId| self.tree.scopes.get(s as usize).and_then(|s| s.parent);
         let scope = match (row, open) {
             (Row::Scope(s), true) => s,
-            (Row::Operator(_), true) => return,
+            (Row::Operator(_) | Row::Tensor(_), true) => return,
             (Row::Scope(s), false) if self.is_open(s) => s,
             (Row::Scope(s), false) => parent(s).unwrap_or(0),
             (Row::Operator(n), false) => self.tree.scope_of(n),
+            (Row::Tensor(t), false) => self.tree.scope_of_tensor(t),
         };
         match self.open.get_mut(scope as usize) {
             Some(slot) if scope != 0 => *slot = open,
@@ -137,10 +157,16 @@ impl ScopeView {
         let mut rows = Vec::new();
         let mut stack: Vec<(Row, u32)> = Vec::new();
         // A scope's subscopes come first, in the order of their first operators, then its own
-        // operators in graph order.
+        // operators in graph order (or tensors, in a model with no graph).
+        let weights_only = self.weights_only;
         let push = |stack: &mut Vec<(Row, u32)>, scope: ScopeId, depth: u32| {
-            let members = tree.members(scope).iter().filter(|n| matched(n));
-            stack.extend(members.rev().map(|&n| (Row::Operator(n), depth)));
+            if weights_only {
+                let tensors = tree.tensors(scope).iter().filter(|t| matched(t));
+                stack.extend(tensors.rev().map(|&t| (Row::Tensor(t as TensorId), depth)));
+            } else {
+                let members = tree.members(scope).iter().filter(|n| matched(n));
+                stack.extend(members.rev().map(|&n| (Row::Operator(n), depth)));
+            }
             let mut children: Vec<ScopeId> = tree
                 .children(scope)
                 .iter()
@@ -183,13 +209,17 @@ impl ScopeView {
                     "{indent}{mark} {}",
                     super::rows::tail(&scope.name.display(), 40)
                 );
+                let (count, what) = match (self.weights_only, scope.tensors) {
+                    (true, 1) => (1, "tensor "),
+                    (true, n) => (n, "tensors"),
+                    (false, _) => (scope.operators, "ops"),
+                };
                 Line::from(vec![
                     marks.scope(s, theme),
                     Span::styled(format!("{label:<48} "), theme.heading()),
                     Span::raw(format!(
-                        "{:>8} ops {:>12} params {:>11}",
-                        scope.operators,
-                        scope.parameters,
+                        "{count:>8} {what} {:>13} params {:>11}",
+                        count_text(scope.parameters),
                         format_size(scope.bytes, BINARY)
                     )),
                 ])
@@ -206,6 +236,34 @@ impl ScopeView {
                     Span::styled(format!("  #{n}"), theme.dim()),
                 ])
             }
+            Row::Tensor(t) => {
+                let Some(tensor) = inv.tensors.get(t) else {
+                    return Line::default();
+                };
+                let name = tensor.name.display();
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                let label = format!("{indent}  {}", super::rows::tail(last, 40));
+                Line::from(vec![
+                    marks.tensor(t, theme),
+                    Span::raw(format!("{label:<48} ")),
+                    Span::styled(
+                        format!(
+                            "{:>6} {:<18} {:>11}",
+                            dtype_text(tensor.dtype),
+                            dims_text(&tensor.shape),
+                            format_size(tensor.byte_size.unwrap_or(0), BINARY)
+                        ),
+                        theme.dim(),
+                    ),
+                ])
+            }
         }
+    }
+}
+
+impl Row {
+    /// True for an operator or a tensor, which hold no rows.
+    pub fn is_leaf(self) -> bool {
+        !matches!(self, Row::Scope(_))
     }
 }
