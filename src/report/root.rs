@@ -12,18 +12,34 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Root {
     forms: Vec<PathBuf>,
-    /// Each form as messages spell it, ending in `/`, longest first.
+    /// The working directory's forms, for a path outside the root.
+    cwd: Vec<PathBuf>,
+    /// Each form of the root, then of the working directory, as messages spell it, ending in
+    /// `/`, longest first.
     prefixes: Vec<String>,
 }
 
 impl Root {
     /// The folder `dir`, relative to the working directory or absolute.
     pub fn new(dir: &Path) -> Self {
-        let mut forms = vec![absolute(dir)];
-        forms.extend(std::fs::canonicalize(dir));
-        forms.dedup();
-        let prefixes = folder_prefixes(&forms);
-        Root { forms, prefixes }
+        let forms = |dir: &Path| {
+            let mut forms = vec![absolute(dir)];
+            forms.extend(std::fs::canonicalize(dir));
+            forms.dedup();
+            forms
+        };
+        let (forms, cwd) = (forms(dir), forms(Path::new(".")));
+        let mut prefixes = folder_prefixes(&forms);
+        for prefix in folder_prefixes(&cwd) {
+            if !prefixes.contains(&prefix) {
+                prefixes.push(prefix);
+            }
+        }
+        Root {
+            forms,
+            cwd,
+            prefixes,
+        }
     }
 
     /// The working directory.
@@ -31,21 +47,11 @@ impl Root {
         Root::new(Path::new("."))
     }
 
-    /// `path` below the root, relative to it (`.` for the root itself); `None` for a path
-    /// outside it.
-    fn inside(&self, path: &Path) -> Option<PathBuf> {
-        let path = absolute(path);
-        let below = self.forms.iter().find_map(|f| path.strip_prefix(f).ok())?;
-        Some(match below.as_os_str().is_empty() {
-            true => PathBuf::from("."),
-            false => below.to_owned(),
-        })
-    }
-
-    /// `path` as a report shows it: relative to the root if it is below it, otherwise as
-    /// given.
+    /// `path` as a report shows it: relative to the root if it is below it, otherwise
+    /// relative to the working directory if it is below that (a data file of a model named
+    /// from there), otherwise as given.
     pub fn show<'a>(&self, path: &'a Path) -> Cow<'a, Path> {
-        match self.inside(path) {
+        match below(&self.forms, path).or_else(|| below(&self.cwd, path)) {
             Some(below) if below != path => Cow::Owned(below),
             _ => Cow::Borrowed(path),
         }
@@ -54,8 +60,8 @@ impl Root {
     /// `path` relative to the root with `/` between components, with `..` where it is
     /// outside, worked out lexically: what a baseline compares, on any machine.
     pub fn relative(&self, path: &Path) -> String {
-        if let Some(below) = self.inside(path) {
-            return slashed(below.components());
+        if let Some(inside) = below(&self.forms, path) {
+            return slashed(inside.components());
         }
         let path = absolute(path);
         let root = &self.forms[0];
@@ -79,10 +85,21 @@ impl Root {
         out
     }
 
-    /// `message` with the root left out of the paths it names, where a path starts.
+    /// `message` with the root left out of the paths it names, where a path starts, and the
+    /// working directory of those outside the root, as [`Root::show`] shows paths.
     pub fn message<'a>(&self, message: &'a str) -> Cow<'a, str> {
         leave_out(message, &self.prefixes)
     }
+}
+
+/// `path` below the folder of `forms`, relative to it (`.` for the folder itself).
+fn below(forms: &[PathBuf], path: &Path) -> Option<PathBuf> {
+    let path = absolute(path);
+    let below = forms.iter().find_map(|f| path.strip_prefix(f).ok())?;
+    Some(match below.as_os_str().is_empty() {
+        true => PathBuf::from("."),
+        false => below.to_owned(),
+    })
 }
 
 /// `dir` made absolute from the working directory, lexically (no symlink is followed).
@@ -111,8 +128,8 @@ pub(super) fn folder_prefixes(forms: &[PathBuf]) -> Vec<String> {
     prefixes
 }
 
-/// `message` with each of `folders` (text ending in `/`) left out where a path starts: where
-/// no character of a path comes before it, so `m/` inside `dim/x` stays.
+/// `message` with each of `folders` (text ending in `/`) left out where a path starts (where
+/// no character of a path comes before it, so `m/` inside `dim/x` stays), one after the other.
 pub(super) fn leave_out<'a>(message: &'a str, folders: &[String]) -> Cow<'a, str> {
     let path_char = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~');
     let mut message = Cow::Borrowed(message);
@@ -162,10 +179,14 @@ mod tests {
             Path::new("/elsewhere/a")
         );
         assert_eq!(root.show(&cwd), Path::new("."));
-        // A root of its own: paths relative to the working directory are moved to it.
+        // A root of its own: paths relative to the working directory are moved to it, and the
+        // others are relative to the working directory.
         let models = Root::new(Path::new("m"));
         assert_eq!(models.show(Path::new("m/a.onnx")), Path::new("a.onnx"));
         assert_eq!(models.show(Path::new("b.onnx")), Path::new("b.onnx"));
+        assert_eq!(models.show(&cwd.join("n/w.data")), Path::new("n/w.data"));
+        let text = format!("{}/m/a and {}/n/b", cwd.display(), cwd.display());
+        assert_eq!(models.message(&text), "a and n/b");
     }
 
     #[test]
