@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Tries the rtenx-check pre-commit hook of this repository for real: in a temporary git
 # repository holding a good and a bad RTen model, `pre-commit try-repo` must pass on the good
-# one and fail, naming the rule, on the bad one, and pass the bad one under a folder whose
-# override in the repository's rtenx.toml allows its rules. pre-commit builds the hook with pip (maturin,
-# see pyproject.toml). It tries the committed state of this repository plus any changes in the
-# work tree (try-repo makes a shadow commit of them). Needs Python 3 (venv, pip) and cargo;
-# tests/packaging.rs runs it.
+# one and fail, naming the rule, on the bad one, on a bad GGUF model and on an unsafe pickle,
+# and pass the bad one under a folder whose override in the repository's rtenx.toml allows its
+# rules. pre-commit builds the hook with pip (maturin, see pyproject.toml). It tries the
+# committed state of this repository plus any changes in the work tree (try-repo makes a
+# shadow commit of them). Needs Python 3 (venv, pip) and cargo; tests/packaging.rs runs it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/packaging-env.sh"
 
@@ -13,9 +13,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$repo/tests/fixtures/rten/mlp.rten" "$tmp/good.rten"
 cp "$repo/tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten" "$tmp/bad.rten"
+cp "$repo/tests/fixtures/gguf/bad/offset-past-end.gguf" "$tmp/bad.gguf"
+cp "$repo/tests/fixtures/pickle/bad/global-os-system.pkl" "$tmp/bad.pkl"
 cd "$tmp"
 git init -q
-git add good.rten bad.rten
+git add good.rten bad.rten bad.gguf bad.pkl
 
 if ! pre-commit try-repo "$repo" rtenx-check --files good.rten > good.log 2>&1; then
     cat good.log
@@ -32,6 +34,22 @@ if ! grep -q 'error\[RT006\]' bad.log; then
     echo "FAIL: the hook failed on the bad model, but not for RT006" >&2
     exit 1
 fi
+# The hook takes every format, not only the first ones (issue 39): a bad GGUF model and an
+# unsafe pickle fail it too, rather than being skipped by its `files` pattern.
+for file in bad.gguf:GG019 bad.pkl:PK001; do
+    name=${file%%:*}
+    code=${file##*:}
+    if pre-commit try-repo "$repo" rtenx-check --files "$name" > "$name.log" 2>&1; then
+        cat "$name.log"
+        echo "FAIL: the hook passed $name" >&2
+        exit 1
+    fi
+    if ! grep -q "error\[$code\]" "$name.log"; then
+        cat "$name.log"
+        echo "FAIL: the hook failed on $name, but not for $code" >&2
+        exit 1
+    fi
+done
 # The repository's rtenx.toml applies: an override allows RT006 and RX002 under legacy/.
 mkdir legacy
 cp bad.rten legacy/old.rten
@@ -42,4 +60,4 @@ if ! pre-commit try-repo "$repo" rtenx-check --files legacy/old.rten > legacy.lo
     echo "FAIL: the hook did not apply rtenx.toml's override to legacy/old.rten" >&2
     exit 1
 fi
-echo "ok: rtenx-check passes good.rten, fails bad.rten with RT006, and follows rtenx.toml"
+echo "ok: rtenx-check passes good.rten, fails bad.rten with RT006, bad.gguf with GG019 and bad.pkl with PK001, and follows rtenx.toml"

@@ -5,11 +5,13 @@
 //! each data file is a `data` component the model depends on, listed once however many models
 //! share it. A model whose loading imports or runs code beyond rebuilding data (an unsafe
 //! pickle import, TorchScript source) says so in its properties and in a vulnerability that
-//! affects it, so that a BOM consumer sees the verdict without running rtenx.
+//! affects it, so that a BOM consumer sees the verdict without running rtenx. Files are named
+//! relative to a root folder (`..` where they are outside it), never by the absolute paths of
+//! the machine that made the BOM.
 
 use crate::inventory::display::{dtype_text, shape_text};
-use crate::inventory::{Graph, Inventory, NodeId, NodeKind, Trust};
-use crate::report::FileHash;
+use crate::inventory::{Graph, Import, Inventory, NodeId, NodeKind};
+use crate::report::{FileHash, Root};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -25,8 +27,8 @@ pub struct Model<'a> {
     pub hashes: &'a [FileHash],
 }
 
-/// The CycloneDX 1.6 JSON document for `models`.
-pub fn document(models: &[Model]) -> Value {
+/// The CycloneDX 1.6 JSON document for `models`, with paths relative to `root`.
+pub fn document(models: &[Model], root: &Root) -> Value {
     let mut components = Vec::new();
     let mut dependencies = Vec::new();
     let mut vulnerabilities = Vec::new();
@@ -38,8 +40,8 @@ pub fn document(models: &[Model]) -> Value {
             found.map(|h| json!([{ "alg": "SHA-256", "content": h.sha256 }]))
         };
         let main = inv.main_file();
-        let model_ref = unique(&mut refs, format!("model:{}", main.path.display()));
-        let mut component = model_component(inv, &model_ref);
+        let model_ref = unique(&mut refs, format!("model:{}", root.relative(&main.path)));
+        let mut component = model_component(inv, &model_ref, root);
         if let Some(vulnerability) = runs_code(inv, &model_ref) {
             vulnerabilities.push(vulnerability);
         }
@@ -49,7 +51,8 @@ pub fn document(models: &[Model]) -> Value {
         components.push(component);
         let mut data_refs = Vec::new();
         for data in inv.files.iter().skip(1) {
-            let data_ref = format!("data:{}", data.path.display());
+            let path = root.relative(&data.path);
+            let data_ref = format!("data:{path}");
             if data_refs.contains(&data_ref) {
                 continue;
             }
@@ -62,7 +65,7 @@ pub fn document(models: &[Model]) -> Value {
                 "type": "data",
                 "bom-ref": data_ref,
                 "name": file_name(&data.path),
-                "properties": [property("rtenx:path", data.path.display())],
+                "properties": [property("rtenx:path", path)],
             });
             if let Some(hashes) = hash(&data.path) {
                 component["hashes"] = hashes;
@@ -103,9 +106,7 @@ fn unique(refs: &mut BTreeSet<String>, wanted: String) -> String {
 /// The vulnerability of a model whose loading imports or runs more than data-rebuilding code,
 /// with what it imports; `None` if it imports nothing of the kind.
 fn runs_code(inv: &Inventory, model_ref: &str) -> Option<Value> {
-    let risky: Vec<&crate::inventory::Import> = (inv.imports.iter())
-        .filter(|i| matches!(i.trust, Trust::Unsafe | Trust::Code))
-        .collect();
+    let risky: Vec<&Import> = risky(inv).collect();
     let first = risky.first()?;
     let names: Vec<String> = (risky.iter().take(20))
         .map(|i| i.name.display().into_owned())
@@ -126,15 +127,20 @@ fn runs_code(inv: &Inventory, model_ref: &str) -> Option<Value> {
     }))
 }
 
+/// The imports of `inv` whose loading runs code.
+fn risky(inv: &Inventory) -> impl Iterator<Item = &Import> {
+    inv.imports.iter().filter(|i| i.trust.runs_code())
+}
+
 /// The component of one model.
-fn model_component(inv: &Inventory, bom_ref: &str) -> Value {
+fn model_component(inv: &Inventory, bom_ref: &str, root: &Root) -> Value {
     let card = Card::of(inv);
     let totals = inv.totals();
     let dtypes: BTreeSet<&str> = inv.tensors.iter().map(|t| dtype_text(t.dtype)).collect();
     let dtypes: Vec<&str> = dtypes.into_iter().collect();
     let main = inv.main_file();
     let mut properties = vec![
-        property("rtenx:path", main.path.display()),
+        property("rtenx:path", root.relative(&main.path)),
         property("rtenx:format", inv.format.name()),
         property("rtenx:parameters", totals.parameters),
         property("rtenx:tensors", totals.tensors),
@@ -143,9 +149,7 @@ fn model_component(inv: &Inventory, bom_ref: &str) -> Value {
     if !inv.format_version.is_empty() {
         properties.insert(2, property("rtenx:format-version", &inv.format_version));
     }
-    let risky = (inv.imports.iter())
-        .filter(|i| matches!(i.trust, Trust::Unsafe | Trust::Code))
-        .count();
+    let risky = risky(inv).count();
     if !inv.imports.is_empty() {
         properties.push(property("rtenx:loading-runs-code", risky > 0));
         properties.push(property("rtenx:unsafe-imports", risky));

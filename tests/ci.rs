@@ -111,11 +111,11 @@ fn the_working_directory_config_and_its_overrides_apply() {
     let (report, code) = json_in(&repo(), &["."]);
     let all = findings(&report);
     assert!(
-        all.contains(&"./third_party/blob.rten RX001 error".to_owned()),
+        all.contains(&"third_party/blob.rten RX001 error".to_owned()),
         "{all:?}"
     );
     assert!(
-        all.contains(&"./legacy/old.rten RT006 error".to_owned()),
+        all.contains(&"legacy/old.rten RT006 error".to_owned()),
         "{all:?}"
     );
     let notes: Vec<&Value> = (report["files"].as_array().unwrap().iter())
@@ -470,16 +470,28 @@ fn against(baseline: &Path, model: &Path) -> (Vec<String>, Vec<String>, i32) {
     (found, messages(&report["baseline"]["fixed"]), code)
 }
 
+/// `check --write-baseline BASELINE MODEL`, which reports no finding, says what it wrote and
+/// succeeds: the baseline written.
 fn write_baseline(baseline: &Path, model: &Path) -> Value {
-    let (_, err, code) = rtenx(&[
+    let (out, err, code) = rtenx(&[
         "check",
         "--isolated",
         "--write-baseline",
         s(baseline),
         s(model),
     ]);
-    assert_eq!(code, 1, "{err}");
-    serde_json::from_slice(&std::fs::read(baseline).unwrap()).unwrap()
+    assert_eq!((out.as_str(), code), ("", 0), "{err}");
+    let written: Value = serde_json::from_slice(&std::fs::read(baseline).unwrap()).unwrap();
+    let count = written["findings"].as_array().unwrap().len();
+    let s = if count == 1 { "" } else { "s" };
+    assert_eq!(
+        err,
+        format!(
+            "rtenx: wrote {count} finding{s} in 1 file to {}\n",
+            baseline.display()
+        )
+    );
+    written
 }
 
 /// Issue 37: a pickle finding has no item, and its fingerprint was the code, the path and a
@@ -738,4 +750,215 @@ fn hashes_are_in_the_json_and_sarif_reports() {
     // Without --hash, no file is hashed.
     let (report, _) = json(&[model]);
     assert!(report["files"][0].get("hashes").is_none());
+}
+
+/// Copies fixtures (paths below tests/fixtures) to `to` below `dir`.
+fn copy_in(dir: &Path, files: &[(&str, &str)]) {
+    for (from, to) in files {
+        let to = dir.join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(common::fixtures().join(from), to).unwrap();
+    }
+}
+
+/// Issue 39: a finding in a data file (external data, a shard, `.pdiparams`) named the data
+/// file by its canonical, absolute path, which GitHub cannot map to the repository. Every
+/// output now names it relative to the working directory or `--root`, as it does the model,
+/// and so do the paths in a message.
+#[test]
+fn data_files_are_named_relative_to_the_root_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    copy_in(
+        repo,
+        &[
+            (
+                "onnx/bad/OX021-duplicate-offset/model.onnx",
+                "models/a/model.onnx",
+            ),
+            ("onnx/bad/OX021-duplicate-offset/w.data", "models/a/w.data"),
+            (
+                "onnx/bad/OX021-duplicate-offset/weights.data",
+                "models/a/weights.data",
+            ),
+            (
+                "onnx/bad/DX006-missing-with-others/model.onnx",
+                "models/b/model.onnx",
+            ),
+            (
+                "onnx/bad/DX006-missing-with-others/weights.data",
+                "models/b/weights.data",
+            ),
+        ],
+    );
+    let absolute = std::fs::canonicalize(repo).unwrap().display().to_string();
+    let outputs: Vec<(String, String)> = ["text", "json", "sarif", "github"]
+        .into_iter()
+        .map(|format| {
+            let (out, err, code) =
+                rtenx_in(repo, &["check", "--isolated", "--format", format, "models"]);
+            assert_eq!(code, 1, "{err}");
+            assert!(!out.contains(&absolute), "{format}: {out}");
+            (format.to_owned(), out)
+        })
+        .collect();
+    let output = |format: &str| &outputs.iter().find(|(f, _)| f == format).unwrap().1;
+    assert!(output("text").contains("  --> models/a/w.data @ 0 (0x0), trailing bytes section"));
+    assert!(output("text").contains("error[DX006]: data file models/b/w.data does not exist"));
+    assert!(output("github").contains("::notice file=models/a/w.data,title=RX015"));
+    let report: Value = serde_json::from_str(output("json")).unwrap();
+    let paths: Vec<&str> = (report["files"].as_array().unwrap().iter())
+        .flat_map(|f| f["findings"].as_array().unwrap())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"models/a/w.data"), "{paths:?}");
+    let sarif: Value = serde_json::from_str(output("sarif")).unwrap();
+    let uris: Vec<&str> = (sarif["runs"][0]["results"].as_array().unwrap().iter())
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(uris.contains(&"models/a/w.data"), "{uris:?}");
+    // `--root` names them from another folder, wherever rtenx runs.
+    let (out, _, _) = rtenx_in(
+        repo,
+        &["check", "--isolated", "--root", "models", "models/a"],
+    );
+    assert!(out.contains("  --> a/w.data @ 0"), "{out}");
+    let (out, _, _) = rtenx(&[
+        "check",
+        "--isolated",
+        "--root",
+        s(repo),
+        s(&repo.join("models/a")),
+    ]);
+    assert!(out.contains("  --> models/a/model.onnx @ 103"), "{out}");
+    assert!(out.contains("  --> models/a/w.data @ 0"), "{out}");
+    // A path outside the root is relative to the working directory, as the model was named.
+    let (out, _, _) = rtenx_in(
+        repo,
+        &["check", "--isolated", "--root", "models/b", "models/a"],
+    );
+    assert!(out.contains("  --> models/a/w.data @ 0"), "{out}");
+    // The baseline names them relative to its folder, messages included.
+    let (_, err, code) = rtenx(&[
+        "check",
+        "--isolated",
+        "--write-baseline",
+        s(&repo.join("baseline.json")),
+        s(&repo.join("models")),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(repo.join("baseline.json")).unwrap();
+    assert!(!text.contains(&absolute), "{text}");
+    assert!(text.contains("\"path\": \"models/a/w.data\""), "{text}");
+    assert!(
+        text.contains("data file models/b/w.data does not exist"),
+        "{text}"
+    );
+}
+
+/// Issue 39: SARIF listed all the registry's rules in every report (350 KB for one result).
+/// It lists the rules its results use, each once, and each result points at its own.
+#[test]
+fn sarif_lists_only_the_rules_its_results_use() {
+    let (out, _, _) = rtenx(&[
+        "check",
+        "--isolated",
+        "--format",
+        "sarif",
+        "tests/fixtures/onnx/bad/DX006-missing-with-others",
+        "tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten",
+    ]);
+    assert!(out.len() < 40_000, "{} bytes", out.len());
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let run = &sarif["runs"][0];
+    let rules: Vec<&str> = (run["tool"]["driver"]["rules"].as_array().unwrap().iter())
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        ["DX006", "OX020", "OX006", "OX007", "RT006", "RX002"]
+    );
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(result["ruleId"], rules[index]);
+    }
+    // No result, no rule.
+    let (out, _, _) = rtenx(&["check", "--format", "sarif", "tests/fixtures/rten/mlp.rten"]);
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["tool"]["driver"]["rules"],
+        serde_json::json!([])
+    );
+}
+
+/// Issue 39: a folder check ended with `checked 169 files: 120 errors, ...`, not with how
+/// many files are unsafe, broken or clean. Each file now has one verdict, by its worst
+/// finding: unsafe when an error says that loading it runs code.
+#[test]
+fn a_folder_check_ends_with_its_files_by_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_in(
+        dir.path(),
+        &[
+            ("rten/mlp.rten", "m/clean.rten"),
+            ("ci-repo/models/dupe.rten", "m/warned.rten"),
+            (
+                "rten/bad/RT006-tensor-data-inside-model.rten",
+                "m/broken.rten",
+            ),
+            ("pickle/bad/global-os-system.pkl", "m/unsafe.pkl"),
+            ("pickle/bad/npz-object-os-system.npz", "m/unsafe.npz"),
+            ("foreign/notes.zip", "m/notes.zip"),
+        ],
+    );
+    let (out, _, code) = rtenx_in(dir.path(), &["check", "--isolated", "m"]);
+    assert_eq!(code, 2, "the zip was not checked: {out}");
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last,
+        "checked 6 files: 2 unsafe, 1 with errors, 1 with warnings, 1 clean, 1 not checked \
+         (4 errors, 2 warnings, 1 info)"
+    );
+    let (report, _) = json_in(dir.path(), &["--isolated", "m"]);
+    assert_eq!(
+        report["summary"]["verdicts"],
+        serde_json::json!({"unsafe": 2, "with_errors": 1, "with_warnings": 1, "clean": 1,
+                           "not_checked": 1})
+    );
+    let (out, _, _) = rtenx_in(
+        dir.path(),
+        &["check", "--isolated", "--format", "github", "m"],
+    );
+    assert!(out.ends_with("rtenx: checked 6 files: 2 unsafe, 1 with errors, 1 with warnings, 1 clean, 1 not checked (4 errors, 2 warnings, 1 info)\n"), "{out}");
+    // Allowed, the unsafe imports are no errors, and the pickles are no longer unsafe.
+    let (out, _, _) = rtenx_in(dir.path(), &["check", "--isolated", "--warn", "PK001", "m"]);
+    assert!(out.ends_with("checked 6 files: 0 unsafe, 1 with errors, 3 with warnings, 1 clean, 1 not checked (2 errors, 4 warnings, 1 info)\n"), "{out}");
+    // One file keeps the one line it had.
+    let (out, _, _) = rtenx_in(dir.path(), &["check", "--isolated", "m/unsafe.pkl"]);
+    assert!(
+        out.ends_with("checked 1 file: 1 error, 0 warnings, 0 infos\n"),
+        "{out}"
+    );
+}
+
+/// Issue 39: the fix lived only in `rtenx explain`. A finding's first report in a file is
+/// followed by its rule's fix, as a `help:` line, and a GitHub annotation ends with it.
+#[test]
+fn a_finding_says_how_to_fix_it() {
+    let model = "tests/fixtures/pickle/bad/global-os-system.pkl";
+    let (out, _, _) = rtenx(&["check", "--isolated", model]);
+    let help = "Do not load the file. A checkpoint should hold only tensors and plain \
+                containers: save `model.state_dict()` rather than the model, or use safetensors.";
+    assert!(
+        out.contains(&format!(
+            "  --> {model} @ 2 (0x2), import os.system\n   = help: {help}\n"
+        )),
+        "{out}"
+    );
+    let (out, _, _) = rtenx(&["check", "--isolated", "--format", "github", model]);
+    assert!(out.contains(&format!("%0Ahelp: {help}\n")), "{out}");
 }

@@ -189,3 +189,38 @@ fn the_sbom_carries_the_verdict_and_unique_refs() {
         Some("false".into())
     );
 }
+
+/// Issue 39: the bom-refs and paths of a model and its data files named the build machine's
+/// folders. The same models in two folders give the same BOM, with no absolute path in it.
+#[test]
+fn the_sbom_names_files_relative_to_the_root_the_same_on_every_machine() {
+    let boms: Vec<String> = (0..2)
+        .map(|_| {
+            let dir = tempfile::tempdir().unwrap();
+            let models = dir.path().join("models");
+            std::fs::create_dir(&models).unwrap();
+            for name in ["model.onnx", "weights.data"] {
+                let from = common::fixtures().join("onnx/external_one_file").join(name);
+                std::fs::copy(from, models.join(name)).unwrap();
+            }
+            let (out, err, code) = common::rtenx_in(dir.path(), &["sbom", "models"]);
+            assert_eq!(code, 0, "{err}");
+            let shown = dir.path().display().to_string();
+            assert!(!out.contains(&shown), "{out}");
+            // From elsewhere, with --root: the same names.
+            let root = dir.path().to_str().unwrap();
+            let (elsewhere, _, _) = rtenx(&["sbom", "--root", root, &format!("{root}/models")]);
+            assert_eq!(elsewhere, out);
+            out
+        })
+        .collect();
+    assert_eq!(boms[0], boms[1]);
+    let doc: Value = serde_json::from_str(&boms[0]).unwrap();
+    let refs: Vec<&str> = (doc["components"].as_array().unwrap().iter())
+        .map(|c| c["bom-ref"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refs,
+        ["model:models/model.onnx", "data:models/weights.data"]
+    );
+}

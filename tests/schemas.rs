@@ -93,6 +93,11 @@ fn every_fixture_validates_against_the_schemas() {
             "no {count}: {summary}"
         );
     }
+    // Every file has one verdict, and the fixtures hold each kind.
+    let verdicts = summary["verdicts"].as_object().unwrap();
+    let total: u64 = verdicts.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(Some(total), summary["files"].as_u64(), "{summary}");
+    assert!(verdicts.values().all(|n| n.as_u64() > Some(0)), "{summary}");
 }
 
 #[test]
@@ -143,7 +148,8 @@ fn the_schemas_reject_another_version_and_unknown_shapes() {
         "files": [{"path": "m.rten", "format": null, "format_version": null,
                    "error": "cannot open", "findings": []}],
         "summary": {"files": 1, "unreadable": 1, "unchecked": 0, "errors": 0, "warnings": 0,
-                    "infos": 0},
+                    "infos": 0, "verdicts": {"unsafe": 0, "with_errors": 0, "with_warnings": 0,
+                    "clean": 0, "not_checked": 1}},
     });
     assert!(check_schema.is_valid(&report));
     let mut other_version = report.clone();

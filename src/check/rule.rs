@@ -89,6 +89,31 @@ impl Rule {
         blocks
     }
 
+    /// The fix, for a `help:` line: the first paragraph of the explanation's `## How to fix`,
+    /// cut to its first sentence when it is longer than [`HELP_LENGTH`]. `None` for a rule
+    /// whose explanation says no fix.
+    pub fn help(&self) -> Option<String> {
+        let blocks = self.blocks();
+        let mut after = blocks
+            .iter()
+            .skip_while(|b| !matches!(b, DocBlock::Heading(h) if h == "How to fix"))
+            .skip(1);
+        let Some(DocBlock::Paragraph(fix)) = after.next() else {
+            return None;
+        };
+        if fix.chars().count() <= HELP_LENGTH {
+            return Some(fix.clone());
+        }
+        // A sentence ends at `. ` before a capital letter or a code span.
+        let end = fix.match_indices(". ").map(|(at, _)| at).find(|&at| {
+            fix[at + 2..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c == '`')
+        });
+        Some(end.map_or_else(|| fix.clone(), |at| fix[..=at].to_owned()))
+    }
+
     /// The explanation as plain text: each heading and paragraph on one line, a blank line
     /// before each heading.
     pub fn plain_explanation(&self) -> String {
@@ -103,6 +128,9 @@ impl Rule {
         out.trim_start().to_owned()
     }
 }
+
+/// The longest fix a `help:` line shows whole, in characters ([`Rule::help`]).
+pub const HELP_LENGTH: usize = 160;
 
 /// One block of a rule's explanation (see [`Rule::blocks`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -232,5 +260,31 @@ mod tests {
             SAMPLE.plain_explanation(),
             "What it does\nChecks one thing.\n\nWhy\nBecause."
         );
+    }
+
+    #[test]
+    fn help_is_the_first_paragraph_of_how_to_fix_cut_to_a_sentence_when_long() {
+        let rule = |doc: &'static str| Rule { doc, ..SAMPLE };
+        assert_eq!(SAMPLE.help(), None);
+        let short = rule(" ## How to fix\n Save it\n again.\n\n More.\n");
+        assert_eq!(short.help().as_deref(), Some("Save it again."));
+        let long: &'static str = Box::leak(
+            format!(
+                " ## How to fix\n Save `a.data` again. {}\n",
+                "Then more. ".repeat(20)
+            )
+            .into_boxed_str(),
+        );
+        assert_eq!(rule(long).help().as_deref(), Some("Save `a.data` again."));
+        // Every rule's help is one line.
+        for rule in crate::formats::registry::rules() {
+            if let Some(help) = rule.help() {
+                assert!(
+                    !help.is_empty() && !help.contains('\n'),
+                    "{}: {help}",
+                    rule.code
+                );
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ use super::check::{parallel_map, scan_folder, workers, Target};
 use super::Outcome;
 use clap::Args;
 use rtenx::formats::ReadOptions;
-use rtenx::report::FileHash;
+use rtenx::report::{FileHash, Root};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -13,6 +13,9 @@ pub struct SbomArgs {
     /// Model files, or directories to search for them (as `check` does).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
+    /// Name files relative to this folder rather than the working directory.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     #[command(flatten)]
     data: super::DataArgs,
 }
@@ -67,7 +70,8 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
             hashes,
         })
         .collect();
-    let doc = rtenx::sbom::document(&listed);
+    let root = args.root.as_deref().map_or_else(Root::cwd, Root::new);
+    let doc = rtenx::sbom::document(&listed, &root);
     let mut out = io::BufWriter::new(io::stdout().lock());
     rtenx::escape::write_json(&mut out, &doc, true)?;
     writeln!(out)?;

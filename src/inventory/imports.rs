@@ -70,6 +70,12 @@ impl Trust {
         }
     }
 
+    /// Whether loading it runs code: source a loader compiles, or an import that can run
+    /// anything. The ML-BOM's `rtenx:loading-runs-code` and a check's "unsafe" file say this.
+    pub fn runs_code(self) -> bool {
+        matches!(self, Trust::Code | Trust::Unsafe)
+    }
+
     /// Whether loading it runs no code beyond rebuilding data.
     pub fn is_safe(self) -> bool {
         matches!(self, Trust::Safe | Trust::Data | Trust::Recognised)

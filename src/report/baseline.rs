@@ -18,6 +18,7 @@
 //! fingerprint alone, and gave every finding without an item of one rule in one file the same
 //! identity; it is refused, with the advice to write the baseline again.
 
+use super::root::{absolute, folder_prefixes, leave_out, Root};
 use super::FileResult;
 use crate::check::Finding;
 use crate::source::digest::sha256_hex;
@@ -71,8 +72,7 @@ pub struct Compared {
 }
 
 /// Sets the fingerprint of every finding in `results`, with paths relative to `root`.
-pub fn fingerprint(results: &mut [FileResult], root: &Path) {
-    let root = absolute(root);
+pub fn fingerprint(results: &mut [FileResult], root: &Root) {
     for result in results {
         let Ok(checked) = &mut result.outcome else {
             continue;
@@ -86,13 +86,13 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
         let mut folders: Option<Vec<String>> = None;
         for (f, place) in checked.findings.iter().zip(&mut checked.places) {
             if !paths.contains_key(&place.path) {
-                paths.insert(place.path.clone(), relative(&place.path, &root));
+                paths.insert(place.path.clone(), root.relative(&place.path));
             }
             let path = &paths[&place.path];
             let about = if place.item.is_some() {
                 Cow::Borrowed(place.identity.as_str())
             } else {
-                let folders = folders.get_or_insert_with(|| folder_prefixes(&result.path));
+                let folders = folders.get_or_insert_with(|| model_folder(&result.path));
                 Cow::Owned(message_identity(f, folders))
             };
             let key = format!("{}\0{path}\0{about}", f.rule.code);
@@ -107,7 +107,7 @@ pub fn fingerprint(results: &mut [FileResult], root: &Path) {
 
 /// The forms in which a message may name the folder of the model at `path`, each ending in
 /// `/`, longest first: canonical, absolute, and as given.
-fn folder_prefixes(path: &Path) -> Vec<String> {
+fn model_folder(path: &Path) -> Vec<String> {
     let given = path.parent().unwrap_or(Path::new(""));
     let folder = if given.as_os_str().is_empty() {
         Path::new(".")
@@ -123,14 +123,7 @@ fn folder_prefixes(path: &Path) -> Vec<String> {
     {
         forms.push(given.to_owned());
     }
-    let mut prefixes: Vec<String> = forms
-        .iter()
-        .map(|f| format!("{}/", f.display().to_string().trim_end_matches(['/', '.'])))
-        .filter(|p| p.len() > 1)
-        .collect();
-    prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    prefixes.dedup();
-    prefixes
+    folder_prefixes(&forms)
 }
 
 /// What a finding without an item is about: its message, with the model's folder (any of
@@ -138,29 +131,7 @@ fn folder_prefixes(path: &Path) -> Vec<String> {
 /// not depend on where the repository is or where rtenx runs, and every run of ASCII digits
 /// written `#`, so that offsets and sizes do not enter it.
 fn message_identity(f: &Finding, folders: &[String]) -> String {
-    let path_char = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~');
-    let mut message = Cow::Borrowed(f.message.as_str());
-    for folder in folders {
-        if !message.contains(folder.as_str()) {
-            continue;
-        }
-        let mut kept = String::with_capacity(message.len());
-        let mut rest = message.as_ref();
-        while let Some(at) = rest.find(folder.as_str()) {
-            let starts_a_path = !kept
-                .chars()
-                .chain(rest[..at].chars())
-                .next_back()
-                .is_some_and(path_char);
-            kept.push_str(&rest[..at]);
-            if !starts_a_path {
-                kept.push_str(folder);
-            }
-            rest = &rest[at + folder.len()..];
-        }
-        kept.push_str(rest);
-        message = Cow::Owned(kept);
-    }
+    let message = leave_out(&f.message, folders);
     let mut out = String::with_capacity(message.len());
     let mut in_digits = false;
     for c in message.chars() {
@@ -178,17 +149,16 @@ fn message_identity(f: &Finding, folders: &[String]) -> String {
 }
 
 /// The baseline of `results`, whose fingerprints are set, relative to `root`.
-pub fn of(results: &[FileResult], root: &Path) -> Baseline {
-    let root = absolute(root);
+pub fn of(results: &[FileResult], root: &Root) -> Baseline {
     let mut findings: Vec<Entry> = results
         .iter()
         .flat_map(FileResult::placed)
         .map(|(f, place)| Entry {
             fingerprint: place.fingerprint.clone(),
             code: f.rule.code.to_owned(),
-            path: relative(&place.path, &root),
+            path: root.relative(&place.path),
             item: place.item.clone(),
-            message: f.message.clone(),
+            message: root.message(&f.message).into_owned(),
         })
         .collect();
     findings.sort_by(|a, b| {
@@ -246,15 +216,14 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
 /// Drops from `results` (fingerprinted relative to `root`) every finding `baseline` holds,
 /// and lists the entries of the files checked that match nothing now. An entry holds a
 /// finding when its fingerprint, code and path are all the finding's.
-pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Compared {
-    let root = absolute(root);
+pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Root) -> Compared {
     let key = |e: &Entry| (e.fingerprint.clone(), e.code.clone(), e.path.clone());
     let accepted: HashSet<(String, String, String)> = baseline.findings.iter().map(key).collect();
     let mut present = HashSet::new();
     let mut checked_paths = HashSet::new();
     let mut compared = Compared::default();
     for result in results.iter_mut() {
-        checked_paths.insert(relative(&result.path, &root));
+        checked_paths.insert(root.relative(&result.path));
         let Ok(checked) = &mut result.outcome else {
             continue;
         };
@@ -262,7 +231,7 @@ pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Co
         let mut keep = Vec::with_capacity(checked.findings.len());
         for (f, place) in checked.findings.iter().zip(&checked.places) {
             if !paths.contains_key(&place.path) {
-                paths.insert(place.path.clone(), relative(&place.path, &root));
+                paths.insert(place.path.clone(), root.relative(&place.path));
             }
             let path = paths[&place.path].clone();
             checked_paths.insert(path.clone());
@@ -289,39 +258,16 @@ pub fn apply(baseline: &Baseline, results: &mut [FileResult], root: &Path) -> Co
     compared
 }
 
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
-}
-
-/// `path` relative to the absolute folder `root`, worked out lexically (with `..` where
-/// `path` is outside it), `/` between components.
-fn relative(path: &Path, root: &Path) -> String {
-    let path = absolute(path);
-    let (mut a, mut b) = (path.components().peekable(), root.components().peekable());
-    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-        if x != y {
-            break;
-        }
-        a.next();
-        b.next();
-    }
-    let up = b
-        .filter(|c| matches!(c, Component::Normal(_)))
-        .map(|_| "..".to_owned());
-    let down = a.map(|c| c.as_os_str().to_string_lossy().into_owned());
-    up.chain(down).collect::<Vec<_>>().join("/")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{folder_prefixes, message_identity, relative};
+    use super::{message_identity, model_folder};
     use crate::check::{Finding, Place};
     use std::path::Path;
 
     fn identity(message: &str, model: &str) -> String {
         let rule = &crate::check::generic::UNKNOWN_FORMAT;
         let finding = Finding::new(rule, Place::FILE, message);
-        message_identity(&finding, &folder_prefixes(Path::new(model)))
+        message_identity(&finding, &model_folder(Path::new(model)))
     }
 
     #[test]
@@ -361,19 +307,5 @@ mod tests {
         // A model in the working directory: its absolute folder, never `./` inside `../`.
         let here = format!("{}/x.data and ../y.data", cwd.display());
         assert_eq!(identity(&here, "a.pkl"), "x.data and ../y.data");
-    }
-
-    #[test]
-    fn paths_are_relative_to_the_root_with_slashes() {
-        let root = Path::new("/r/repo");
-        assert_eq!(relative(Path::new("/r/repo/m/a.onnx"), root), "m/a.onnx");
-        assert_eq!(
-            relative(Path::new("/r/other/b.rten"), root),
-            "../other/b.rten"
-        );
-        assert_eq!(
-            relative(Path::new("/r/repo/./m/../c.gguf"), root),
-            "m/../c.gguf"
-        );
     }
 }

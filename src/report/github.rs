@@ -3,7 +3,7 @@
 use super::baseline::Compared;
 use super::fold::Folder;
 use super::text::BaselineSummary;
-use super::{FileResult, Summary};
+use super::{FileResult, Root, Summary};
 use crate::check::Severity;
 use crate::escape::sanitize;
 use std::io::{self, Write};
@@ -27,14 +27,21 @@ fn escape(s: &str, property: bool) -> String {
     sanitize(&out).into_owned()
 }
 
+/// A path as a `file=` property: relative to the root, as GitHub maps it to the repository.
+fn file(root: &Root, path: &std::path::Path) -> String {
+    escape(&root.show(path).to_string_lossy(), true)
+}
+
 pub(super) fn write(
     w: &mut dyn Write,
     results: &[FileResult],
+    root: &Root,
     baseline: Option<&Compared>,
 ) -> io::Result<()> {
     for result in results {
         if let Err(e) = &result.outcome {
-            writeln!(w, "::error title=rtenx::{}", escape(&e.to_string(), false))?;
+            let error = root.message(&e.to_string()).into_owned();
+            writeln!(w, "::error title=rtenx::{}", escape(&error, false))?;
         }
         let mut folder = Folder::default();
         for (f, place) in result.placed() {
@@ -42,7 +49,7 @@ pub(super) fn write(
                 continue;
             }
             let command = command(f.severity);
-            let mut message = f.message.clone();
+            let mut message = root.message(&f.message).into_owned();
             if let Some(offset) = f.offset {
                 message.push_str(&format!(" (offset {offset}"));
                 message.push_str(
@@ -53,10 +60,13 @@ pub(super) fn write(
                         .unwrap_or_else(|| ")".into()),
                 );
             }
+            if let Some(help) = f.rule.help() {
+                message.push_str(&format!("\nhelp: {help}"));
+            }
             writeln!(
                 w,
                 "::{command} file={},title={}::{}",
-                escape(&place.path.to_string_lossy(), true),
+                file(root, &place.path),
                 escape(&format!("{} {}", f.rule.code, f.rule.name), true),
                 escape(&message, false)
             )?;
@@ -66,7 +76,7 @@ pub(super) fn write(
                 w,
                 "::{} file={},title={}::{} more like this in this file (rtenx check --format json lists them all)",
                 command(held.severity),
-                escape(&held.path.to_string_lossy(), true),
+                file(root, held.path),
                 escape(&format!("{} {}", held.rule.code, held.rule.name), true),
                 held.count,
             )?;

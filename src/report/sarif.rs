@@ -1,11 +1,11 @@
 //! SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
 use super::baseline::Compared;
-use super::FileResult;
-use crate::check::Severity;
+use super::{FileResult, Root};
+use crate::check::{Rule, Severity};
 use crate::escape::sanitize;
-use crate::formats::registry;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -18,35 +18,44 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// A rule as the tool's driver describes it.
+fn rule(r: &Rule) -> Value {
+    json!({
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": { "text": r.summary },
+        "fullDescription": { "text": r.plain_explanation() },
+        "defaultConfiguration": { "level": level(r.severity) },
+        "help": {
+            "text": format!("{}\n\nrtenx explain {}", r.plain_explanation(), r.code),
+            "markdown": format!("{}\n\n`rtenx explain {}`", r.explanation(), r.code),
+        },
+    })
+}
+
 pub(super) fn write(
     w: &mut dyn Write,
     results: &[FileResult],
+    root: &Root,
     baseline: Option<&Compared>,
 ) -> io::Result<()> {
-    let rules: Vec<Value> = registry::rules()
-        .map(|r| {
-            json!({
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": { "text": r.summary },
-                "fullDescription": { "text": r.plain_explanation() },
-                "defaultConfiguration": { "level": level(r.severity) },
-                "help": {
-                    "text": format!("{}\n\nrtenx explain {}", r.plain_explanation(), r.code),
-                    "markdown": format!("{}\n\n`rtenx explain {}`", r.explanation(), r.code),
-                },
-            })
-        })
-        .collect();
+    // Only the rules the results refer to, in the order they first appear.
+    let mut rules = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::new();
     let mut notifications = Vec::new();
     for result in results {
         if let Err(e) = &result.outcome {
-            let text = sanitize(&e.to_string()).into_owned();
+            let text = sanitize(&root.message(&e.to_string())).into_owned();
             notifications.push(json!({ "level": "error", "message": { "text": text } }));
         }
         for (f, place) in result.placed() {
-            let mut physical = json!({ "artifactLocation": { "uri": uri(&place.path) } });
+            let rule_index = *index.entry(f.rule.code).or_insert_with(|| {
+                rules.push(rule(f.rule));
+                rules.len() - 1
+            });
+            let path = root.show(&place.path);
+            let mut physical = json!({ "artifactLocation": { "uri": uri(&path) } });
             if let Some(offset) = f.offset {
                 physical["region"] = json!({ "byteOffset": offset });
             }
@@ -56,8 +65,9 @@ pub(super) fn write(
             }
             let mut entry = json!({
                 "ruleId": f.rule.code,
+                "ruleIndex": rule_index,
                 "level": level(f.severity),
-                "message": { "text": sanitize(&f.message) },
+                "message": { "text": sanitize(&root.message(&f.message)) },
                 "locations": [loc],
                 "partialFingerprints": { "rtenx/v2": place.fingerprint },
             });
@@ -70,7 +80,7 @@ pub(super) fn write(
     let artifacts: Vec<Value> = results
         .iter()
         .flat_map(|r| &r.hashes)
-        .map(|h| json!({ "location": { "uri": uri(&h.path) }, "hashes": { "sha-256": h.sha256 } }))
+        .map(|h| json!({ "location": { "uri": uri(&root.show(&h.path)) }, "hashes": { "sha-256": h.sha256 } }))
         .collect();
     let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

@@ -2,10 +2,11 @@
 
 use super::baseline::Compared;
 use super::fold::Folder;
-use super::{FileResult, Summary};
+use super::{FileResult, Root, Summary};
 use crate::check::Severity;
 use crate::escape::{self, sanitize};
 use anstyle::{AnsiColor, Style};
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 /// `text` in `style` when colouring. Every `text` painted here is sanitized or rtenx's own,
@@ -34,6 +35,7 @@ fn severity_style(s: Severity) -> Style {
 pub(super) fn write(
     w: &mut dyn Write,
     results: &[FileResult],
+    root: &Root,
     color: bool,
     all: bool,
     baseline: Option<&Compared>,
@@ -41,10 +43,13 @@ pub(super) fn write(
     for result in results {
         if let Err(e) = &result.outcome {
             let label = paint(color, bold(AnsiColor::Red), "error");
-            writeln!(w, "{label}: cannot read {}", sanitize(&e.to_string()))?;
+            let error = root.message(&e.to_string()).into_owned();
+            writeln!(w, "{label}: cannot read {}", sanitize(&error))?;
             continue;
         }
         let mut folder = Folder::default();
+        // The rules whose fix this file's report has given.
+        let mut helped = HashSet::new();
         for (f, place) in result.placed() {
             if !all && !folder.show(f, &place.path) {
                 continue;
@@ -54,16 +59,20 @@ pub(super) fn write(
                 severity_style(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
-            writeln!(w, "{head}: {}", sanitize(&f.message))?;
-            let path = escape::path(&place.path);
+            writeln!(w, "{head}: {}", sanitize(&root.message(&f.message)))?;
+            let path = escape::path(&root.show(&place.path)).into_owned();
             let at = match f.offset {
                 Some(o) => format!("{path} @ {o} (0x{o:x})"),
-                None => path.into_owned(),
+                None => path,
             };
             let arrow = paint(color, bold(AnsiColor::Blue), "-->");
             match &place.item {
                 Some(item) => writeln!(w, "  {arrow} {at}, {}", sanitize(item))?,
                 None => writeln!(w, "  {arrow} {at}")?,
+            }
+            if let Some(help) = f.rule.help().filter(|_| helped.insert(f.rule.code)) {
+                let label = paint(color, bold(AnsiColor::Cyan), "help");
+                writeln!(w, "   = {label}: {}", sanitize(&help))?;
             }
         }
         for held in folder.held() {
@@ -76,7 +85,7 @@ pub(super) fn write(
                 w,
                 "{head}: {} more like this in {} (--all shows them)",
                 held.count,
-                escape::path(held.path)
+                escape::path(&root.show(held.path))
             )?;
         }
     }
@@ -143,7 +152,7 @@ mod tests {
         };
         let results = [FileResult::new("m.onnx".into(), Ok(analysis)).0];
         let mut out = Vec::new();
-        write(&mut out, &results, color, all, None).unwrap();
+        write(&mut out, &results, &Root::cwd(), color, all, None).unwrap();
         String::from_utf8(out).unwrap()
     }
 

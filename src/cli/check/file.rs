@@ -90,8 +90,12 @@ fn over_budget(
     message: String,
 ) -> Outcome {
     let analysis = rtenx::not_read(file, rule, message);
+    let (mut result, _) = FileResult::new(path, Ok(analysis));
+    if let Ok(checked) = &mut result.outcome {
+        checked.read = false;
+    }
     Outcome {
-        result: FileResult::new(path, Ok(analysis)).0,
+        result,
         over_budget: true,
     }
 }

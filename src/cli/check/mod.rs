@@ -10,8 +10,9 @@ use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
 use rtenx::check::{Selector, SelectorError};
 use rtenx::formats::{registry, scan};
-use rtenx::report::{self, baseline, ReportFormat, Summary};
+use rtenx::report::{self, baseline, plural, ReportFormat, Root, Summary};
 use rtenx::source::{ModelFile, OpenError};
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -73,9 +74,14 @@ pub struct CheckArgs {
     /// [default: the configuration's `baseline`].
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
-    /// Write every finding of this run to a baseline file.
+    /// Write every finding of this run to a baseline file, and report none (exit code 0,
+    /// unless a file could not be checked).
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// Show paths relative to this folder rather than the working directory; a path outside
+    /// it is shown as given.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// When to colour text output.
     #[arg(long, value_enum, default_value_t)]
     color: ColorChoice,
@@ -353,26 +359,46 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             complain_note(&finding);
         }
     }
-    let mut compared = None;
+    // A file that could not be checked fails the run whatever its findings.
+    let failed = |summary: &Summary| {
+        summary.unreadable > 0 || summary.unchecked > 0 || usage_problem || over_budget
+    };
     // Baseline paths are relative to the baseline's folder.
-    let root = |file: &Path| match file.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
+    let folder = |file: &Path| match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => Root::new(dir),
+        _ => Root::cwd(),
     };
     if let Some(path) = &args.write_baseline {
-        baseline::fingerprint(&mut results, &root(path));
-        let written = baseline::write(&baseline::of(&results, &root(path)), path);
-        written.map_err(|e| format!("cannot write the baseline {}: {e}", path.display()))?;
+        let root = folder(path);
+        baseline::fingerprint(&mut results, &root);
+        let written = baseline::of(&results, &root);
+        let shown = path.display();
+        baseline::write(&written, path)
+            .map_err(|e| format!("cannot write the baseline {shown}: {e}"))?;
+        let files: HashSet<&str> = written.findings.iter().map(|e| e.path.as_str()).collect();
+        super::complain(format_args!(
+            "wrote {} in {} to {shown}",
+            plural(written.findings.len() as u64, "finding"),
+            plural(files.len() as u64, "file"),
+        ));
+        let summary = Summary::of(&results);
+        return Ok(Ok(match failed(&summary) {
+            true => Outcome::Failure,
+            false => Outcome::Clean,
+        }));
     }
+    let mut compared = None;
     if let (Some(path), Some(baseline)) = (&baseline_path, &baseline) {
-        baseline::fingerprint(&mut results, &root(path));
-        compared = Some(baseline::apply(baseline, &mut results, &root(path)));
+        let root = folder(path);
+        baseline::fingerprint(&mut results, &root);
+        compared = Some(baseline::apply(baseline, &mut results, &root));
     }
+    let root = args.root.as_deref().map_or_else(Root::cwd, Root::new);
     Ok(
-        write_report(&args, format, &mut results, compared.as_ref()).map(|()| {
+        write_report(&args, format, &mut results, &root, compared.as_ref()).map(|()| {
             let summary = Summary::of(&results);
             super::release_at_exit(results);
-            if summary.unreadable > 0 || summary.unchecked > 0 || usage_problem || over_budget {
+            if failed(&summary) {
                 Outcome::Failure
             } else if summary.counts.errors > 0 {
                 Outcome::Errors
@@ -394,6 +420,7 @@ fn write_report(
     args: &CheckArgs,
     format: Format,
     results: &mut [report::FileResult],
+    root: &Root,
     compared: Option<&baseline::Compared>,
 ) -> io::Result<()> {
     let stdout = io::stdout().lock();
@@ -409,7 +436,7 @@ fn write_report(
         Format::Github => (ReportFormat::Github, Box::new(stdout)),
     };
     let mut out = io::BufWriter::new(out);
-    report::write_with(format, &mut out, results, compared)?;
+    report::write_with(format, &mut out, results, root, compared)?;
     out.flush()
 }
 
