@@ -113,6 +113,12 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     };
     let mut findings = findings.into_vec();
     findings.sort_by_key(|f| (f.file, f.offset.is_none(), f.offset, f.rule.code));
+    let mut inventory = inventory;
+    if let Some(arch) = &mut inventory.architecture {
+        // Any error stops the loader, not only those of the architecture's table.
+        let errors = findings.iter().filter(|f| f.severity == Severity::Error);
+        arch.settle(errors.count());
+    }
     Analysis {
         inventory,
         findings,

@@ -116,3 +116,37 @@ fn settings_files_given_by_name_are_not_called_broken_models() {
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("not a model file"), "{out}");
 }
+
+/// A check of a Hugging Face snapshot says what it read beside the weights and what
+/// transformers would say, not only `checked 1 file`; a check of many such models says it for
+/// ten and counts the rest.
+#[test]
+fn a_check_of_a_folder_says_what_it_read_beside_the_weights() {
+    let (out, _, code) = rtenx(&["check", "tests/fixtures/safetensors/hf_repo"]);
+    assert_eq!(code, 0, "{out}");
+    insta::assert_snapshot!(out, @r"
+    note: tests/fixtures/safetensors/hf_repo/model.safetensors.index.json: 3 data files · LlamaForCausalLM: matches config.json for transformers 5.24.0: yes · config.json checked · tokenizer.json, generation_config.json not checked
+    checked 1 file: 0 errors, 0 warnings, 0 infos
+    ");
+    let (out, _, _) = rtenx(&["check", "tests/fixtures/hf"]);
+    let notes: Vec<&str> = out.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(notes.len(), 11, "{out}");
+    assert!(notes[10].starts_with("note: 20 more models"), "{out}");
+}
+
+/// The loader's verdict counts every error of the check, not only the architecture table's:
+/// a llama whose tensor lies past the end of the file does not load, whatever its table says.
+#[test]
+fn a_verdict_is_no_when_any_error_stops_the_loader() {
+    let (out, _, code) = rtenx(&["check", "tests/fixtures/gguf/bad/offset-past-end.gguf"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("llama: loads in llama.cpp 0c1e57098: no (2 problems)"),
+        "{out}"
+    );
+    let (out, _, _) = rtenx(&["inspect", "tests/fixtures/gguf/bad/offset-past-end.gguf"]);
+    assert!(
+        out.contains("verdict  loads in llama.cpp 0c1e57098: no (2 problems)"),
+        "{out}"
+    );
+}

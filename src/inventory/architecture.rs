@@ -73,6 +73,18 @@ impl Architecture {
         }
     }
 
+    /// Settles the verdict with the `errors` the whole check found: a model the table
+    /// passes is still refused (or misread) for an error elsewhere, such as a tensor past
+    /// the end of its file.
+    pub fn settle(&mut self, errors: usize) {
+        let errors = u32::try_from(errors).unwrap_or(u32::MAX);
+        match &mut self.verdict {
+            Verdict::Yes if errors > 0 => self.verdict = Verdict::No { problems: errors },
+            Verdict::No { problems } => *problems = (*problems).max(errors),
+            _ => {}
+        }
+    }
+
     /// The companion files as one line, the checked ones first:
     /// `config.json checked · tokenizer.json, generation_config.json not checked`.
     pub fn companions_text(&self) -> String {

@@ -337,6 +337,26 @@ fn imports(inv: &Inventory) -> Part {
     }
 }
 
+/// What a check read beside the model and what its loader would say, on one line, for a
+/// model that is more than one file or that an architecture table judged:
+/// `2 data files · LlamaForCausalLM: matches config.json for transformers 5.24.0: yes ·
+/// config.json checked · generation_config.json not checked`.
+pub fn checked_note(inv: &Inventory) -> Option<String> {
+    let mut parts = Vec::new();
+    match inv.files.len().saturating_sub(1) {
+        0 => {}
+        1 => parts.push("1 data file".to_owned()),
+        n => parts.push(format!("{} data files", count_text(n as u64))),
+    }
+    if let Some(arch) = &inv.architecture {
+        parts.push(format!("{}: {}", arch.name.display(), arch.answer()));
+        if !arch.companions.is_empty() {
+            parts.push(arch.companions_text());
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
 /// A count with its digits grouped by threes: `1,234,567`.
 pub fn count_text(n: u64) -> String {
     let digits = n.to_string();

@@ -49,6 +49,9 @@ pub struct Checked {
     pub format_version: String,
     /// Findings, ordered by file and offset.
     pub findings: Vec<Finding>,
+    /// What was read beside the model and what its loader would say, for a model that is
+    /// more than one file or has a verdict ([`crate::inventory::display::checked_note`]).
+    pub note: Option<String>,
     /// Where each finding is, in the same order.
     places: Vec<Place>,
 }
@@ -86,6 +89,7 @@ impl FileResult {
                     format: a.inventory.format.name(),
                     read: !matches!(a.inventory.format, FileFormat::NotRead(_)),
                     format_version: a.inventory.format_version.clone(),
+                    note: crate::inventory::display::checked_note(&a.inventory),
                     findings: a.findings,
                     places,
                 };

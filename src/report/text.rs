@@ -89,6 +89,7 @@ pub(super) fn write(
             )?;
         }
     }
+    write_notes(w, results, root, color)?;
     if let Some(compared) = baseline {
         for fixed in &compared.fixed {
             let head = paint(
@@ -108,6 +109,33 @@ pub(super) fn write(
         writeln!(w, "baseline: {}", BaselineSummary(compared))?;
     }
     writeln!(w, "checked {}", Summary::of(results))
+}
+
+/// Notes shown before the summary: a check of a few models says, for each that is more
+/// than one file or has a loader's verdict, what it read and what the loader would say.
+const NOTES: usize = 10;
+
+/// The notes of `results` ([`super::Checked::note`]), at most [`NOTES`] and then how many
+/// more there are.
+fn write_notes(
+    w: &mut dyn Write,
+    results: &[FileResult],
+    root: &Root,
+    color: bool,
+) -> io::Result<()> {
+    let notes: Vec<(&FileResult, &str)> = (results.iter())
+        .filter_map(|r| Some((r, r.outcome.as_ref().ok()?.note.as_deref()?)))
+        .collect();
+    let label = paint(color, bold(AnsiColor::Green), "note");
+    for (result, note) in notes.iter().take(NOTES) {
+        let path = escape::path(&root.show(&result.path)).into_owned();
+        writeln!(w, "{label}: {path}: {}", sanitize(note))?;
+    }
+    if notes.len() > NOTES {
+        let more = notes.len() - NOTES;
+        writeln!(w, "{label}: {more} more models read with data files or judged by a loader's table (rtenx inspect shows each)")?;
+    }
+    Ok(())
 }
 
 /// `3 known findings not counted, 1 fixed`.
