@@ -158,6 +158,21 @@ impl DataArgs {
     }
 }
 
+/// Opens the model file named `path`: a remote one (`hf://`, `https://`) by byte ranges,
+/// a local one mapped.
+pub fn open_named(path: &Path) -> Result<rtenx::source::ModelFile, rtenx::OpenError> {
+    let Some(remote) = path.to_str().filter(|p| rtenx::source::names_remote(p)) else {
+        return rtenx::source::ModelFile::open(path);
+    };
+    #[cfg(all(unix, feature = "remote"))]
+    return rtenx::remote::open(remote);
+    #[cfg(not(all(unix, feature = "remote")))]
+    Err(rtenx::OpenError::Remote {
+        url: remote.to_owned(),
+        cause: "this rtenx was built without remote files (the `remote` feature)".to_owned(),
+    })
+}
+
 /// Opens and analyses one named model (a file, or a folder that holds one), printing the
 /// error if it cannot be read; with what only `inspect` and `dump` show
 /// ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or without.

@@ -1,0 +1,182 @@
+//! A remote file as the [`Origin`] of a sparse file: each range asked for is fetched with
+//! ranged GETs, and every answer is held to the first one (its total size and `ETag`), so a
+//! file that changes between requests is an error rather than a mix of two files.
+
+use super::http::{Answer, Client, HubHeaders};
+use crate::inventory::ByteRange;
+use crate::source::sparse::Origin;
+use crate::source::Provenance;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// One remote file.
+pub struct Remote {
+    client: Arc<Client>,
+    /// The URL its bytes are read from (before redirects).
+    pub url: String,
+    /// Its size, as the first answer said.
+    pub total: u64,
+    /// The `ETag` of the first answer, which every later one must carry too.
+    etag: Option<String>,
+    /// What the Hub said of it.
+    pub hub: HubHeaders,
+    /// Bytes read from the network for it.
+    spent: AtomicU64,
+    /// Requests made for it.
+    requests: AtomicU64,
+}
+
+/// The first answer about a file: the file, and the bytes it carried from offset 0.
+pub struct First {
+    /// The file.
+    pub remote: Remote,
+    /// Its first bytes.
+    pub head: Vec<u8>,
+}
+
+impl Remote {
+    /// Asks for the first `len` bytes of `url`, learning its size on the way.
+    pub fn first(client: Arc<Client>, url: &str, len: u64) -> Result<First, String> {
+        let mut answer = client.get(url, 0, len)?;
+        let total = match answer.range {
+            Some((_, _, total)) => Some(total),
+            None => answer.length,
+        };
+        let mut remote = Remote {
+            client,
+            url: url.to_owned(),
+            total: total.unwrap_or(0),
+            etag: answer.etag.clone(),
+            hub: answer.hub.clone(),
+            spent: AtomicU64::new(0),
+            requests: AtomicU64::new(1),
+        };
+        let want = match answer.range {
+            Some((from, to, _)) => to - from,
+            // The whole file: all of it if the budget allows, since it is coming anyway.
+            None => match total {
+                Some(t) if t <= remote.client.budgets.file => t.max(len),
+                _ => len,
+            },
+        };
+        let mut head = remote.body(&mut answer, want)?;
+        if total.is_none() {
+            // A whole body of unknown length: all of it must fit the budget.
+            if answer.has_more() || head.len() as u64 >= remote.client.budgets.file {
+                return Err(format!("{url} answered without a size or a range, and is larger than the per-file budget of {} bytes", remote.client.budgets.file));
+            }
+            remote.total = head.len() as u64;
+        }
+        head.truncate(usize::try_from(remote.total).unwrap_or(usize::MAX));
+        if let Some(size) = remote.hub.linked_size.filter(|&s| s != remote.total) {
+            return Err(format!(
+                "{url}: the Hub says the file has {size} bytes (X-Linked-Size), the server {}",
+                remote.total
+            ));
+        }
+        Ok(First { remote, head })
+    }
+
+    /// Bytes read from the network for this file, and the requests made.
+    pub fn spent(&self) -> (u64, u64) {
+        (
+            self.spent.load(Ordering::Relaxed),
+            self.requests.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Reads up to `want` bytes of `answer`'s body, paid from the budgets.
+    fn body(&self, answer: &mut Answer, want: u64) -> Result<Vec<u8>, String> {
+        let budget = self.client.budgets.file;
+        answer.read(want, &|n| {
+            let spent = self.spent.fetch_add(n, Ordering::Relaxed).saturating_add(n);
+            if spent > budget {
+                return Err(format!("{}: fetching it would read more than its budget of {budget} bytes (--remote-budget raises it)", self.url));
+            }
+            self.client.pay(n)
+        })
+    }
+
+    /// Holds a later answer to the first: same size, same `ETag`.
+    fn same_file(&self, answer: &Answer) -> Result<(), String> {
+        let total = match answer.range {
+            Some((_, _, total)) => Some(total),
+            None => answer.length,
+        };
+        if let Some(total) = total.filter(|&t| t != self.total) {
+            return Err(format!(
+                "{}: the file changed between requests: its size went from {} to {total} bytes",
+                self.url, self.total
+            ));
+        }
+        if let (Some(before), Some(now)) = (&self.etag, &answer.etag) {
+            if before != now {
+                let (before, now) = (
+                    crate::escape::sanitize(before),
+                    crate::escape::sanitize(now),
+                );
+                return Err(format!(
+                    "{}: the file changed between requests: its ETag went from {before} to {now}",
+                    self.url
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fetches `start..end`, handing each part to `put`; a server that answers less than
+    /// asked is asked again for the rest.
+    fn range(&self, start: u64, end: u64, put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
+        let mut at = start;
+        while at < end {
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let mut answer = self.client.get(&self.url, at, end)?;
+            self.same_file(&answer)?;
+            let (from, got) = match answer.range {
+                Some((from, to, _)) => {
+                    let body = self.body(&mut answer, to - from)?;
+                    if body.len() as u64 == to - from && answer.has_more() {
+                        return Err(format!("{}: the answer for bytes {from}-{} is longer than its Content-Range says", self.url, to - 1));
+                    }
+                    (from, body)
+                }
+                // The whole file from offset 0, ranges ignored: read up to what is needed,
+                // within the budget, and stop.
+                None => (0, self.body(&mut answer, end)?),
+            };
+            let reached = from + got.len() as u64;
+            if reached <= at {
+                return Err(format!(
+                    "{}: the answer for bytes {at}-{} ended before any of them (a short body)",
+                    self.url,
+                    end - 1
+                ));
+            }
+            put(from, &got);
+            at = reached;
+        }
+        Ok(())
+    }
+}
+
+impl Origin for Remote {
+    fn fetch(&self, wanted: &[ByteRange], put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
+        for r in wanted {
+            self.range(r.start, r.end().min(self.total), put)?;
+        }
+        Ok(())
+    }
+
+    fn provenance(&self) -> Provenance {
+        let (fetched, requests) = self.spent();
+        Provenance {
+            url: self.url.clone(),
+            commit: self.hub.commit.clone(),
+            sha256: self.hub.sha256.clone(),
+            etag: self.hub.etag.clone().or_else(|| self.etag.clone()),
+            size: self.total,
+            fetched,
+            requests,
+        }
+    }
+}
