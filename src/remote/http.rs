@@ -21,9 +21,8 @@ pub const MAX_REDIRECTS: usize = 5;
 /// `Retry-After` is cut to it).
 const RETRIES: u32 = 3;
 const LONGEST_WAIT: Duration = Duration::from_secs(10);
-/// Connecting, and waiting for any one read, give up after these.
+/// Connecting gives up after this.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// Bytes of an error answer kept to say what the server said.
 const ERROR_BODY: u64 = 512;
 
@@ -34,14 +33,17 @@ pub struct Budgets {
     pub file: u64,
     /// Bytes read from the network in one run, all files together.
     pub run: u64,
+    /// The longest wait for any one read from the server.
+    pub timeout: Duration,
 }
 
 impl Budgets {
-    /// 64 MiB a file (a format read whole, such as ONNX, up to that size; any header), and
-    /// 1 GiB a run.
+    /// 64 MiB a file (a format read whole, such as ONNX, up to that size; any header),
+    /// 1 GiB a run, and 30 seconds a read.
     pub const DEFAULT: Budgets = Budgets {
         file: 64 << 20,
         run: 1 << 30,
+        timeout: Duration::from_secs(30),
     };
 }
 
@@ -74,7 +76,8 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// Reads up to `limit` bytes of the body, paying them from `paid` first.
+    /// Reads up to `limit` bytes of the body, paying for them with `paid`. A body cut short
+    /// after some bytes gives those, and the caller asks again for the rest.
     pub fn read(
         &mut self,
         limit: u64,
@@ -84,9 +87,19 @@ impl Answer {
         let mut reader = self.body.as_reader().take(limit);
         let mut chunk = vec![0u8; 64 << 10];
         loop {
-            let n = reader
-                .read(&mut chunk)
-                .map_err(|e| format!("reading the answer from {}: {e}", self.url))?;
+            let n = match reader.read(&mut chunk) {
+                Ok(n) => n,
+                Err(_) if !out.is_empty() => 0,
+                Err(e) => {
+                    let inner = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>());
+                    return Err(match inner {
+                        Some(timeout @ ureq::Error::Timeout(_)) => {
+                            format!("{}: {}", self.url, transport(timeout))
+                        }
+                        _ => format!("{}: the answer was cut short ({e})", self.url),
+                    });
+                }
+            };
             if n == 0 {
                 return Ok(out);
             }
@@ -124,7 +137,7 @@ impl Client {
                 .max_redirects(0)
                 .http_status_as_error(false)
                 .timeout_connect(Some(CONNECT_TIMEOUT))
-                .timeout_per_read(Some(read_timeout()))
+                .timeout_per_read(Some(budgets.timeout))
                 .user_agent(concat!("rtenx/", env!("CARGO_PKG_VERSION")))
                 .proxy(proxy)
                 .build()
@@ -241,6 +254,19 @@ impl Client {
                 Some((from, to, total))
             }
             StatusCode::OK => None,
+            // An empty file has no range to give.
+            StatusCode::RANGE_NOT_SATISFIABLE
+                if header(&headers, "content-range").as_deref() == Some("bytes */0") =>
+            {
+                return Ok(Answer {
+                    url: at,
+                    range: None,
+                    length: Some(0),
+                    hub,
+                    etag,
+                    body: Body::builder().data(Vec::new()),
+                });
+            }
             StatusCode::RANGE_NOT_SATISFIABLE => {
                 return Err(format!("{at} refused the range bytes={start}-{} (416): the file is shorter than it said", end.saturating_sub(1)));
             }
@@ -255,15 +281,6 @@ impl Client {
             body: std::mem::replace(answer.body_mut(), Body::builder().data(Vec::new())),
         })
     }
-}
-
-/// How long one read may wait: `RTENX_REMOTE_TIMEOUT` seconds if set (tests set it short),
-/// else [`READ_TIMEOUT`].
-fn read_timeout() -> Duration {
-    std::env::var("RTENX_REMOTE_TIMEOUT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(READ_TIMEOUT, Duration::from_secs_f64)
 }
 
 impl HubHeaders {

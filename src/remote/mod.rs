@@ -107,7 +107,6 @@ impl Session {
             .map_err(|e| failed(format!("cannot write the temporary file: {e}")))?;
         let file = ModelFile::remote(given, sparse);
         follow_plan(&file, self.client.budgets.file)?;
-        file.forget_touched();
         Ok(file)
     }
 }
@@ -139,10 +138,10 @@ fn follow_plan(file: &ModelFile, budget: u64) -> Result<(), OpenError> {
     let len = file.bytes().len() as u64;
     for _ in 0..PLAN_ROUNDS {
         let Detected::Read(format) = registry::detect(file) else {
-            return Ok(());
+            break;
         };
         let Some(fetched) = file.fetched() else {
-            return Ok(());
+            break;
         };
         let wanted = format.fetch_plan(file.bytes(), &fetched);
         let missing: u64 = (wanted.iter())
@@ -150,7 +149,7 @@ fn follow_plan(file: &ModelFile, budget: u64) -> Result<(), OpenError> {
             .map(|r| r.len)
             .sum();
         if missing == 0 {
-            return Ok(());
+            break;
         }
         if fetched.bytes().saturating_add(missing) > budget {
             return Err(OpenError::Remote {
@@ -160,5 +159,8 @@ fn follow_plan(file: &ModelFile, budget: u64) -> Result<(), OpenError> {
         }
         file.fetch(&wanted)?;
     }
+    // What detection read beyond the plan (such as an HDF5 signature after a user block) is
+    // read again by the analysis: fetched now, it costs the analysis no second round.
+    file.fetch_touched()?;
     Ok(())
 }

@@ -142,7 +142,14 @@ impl Remote {
                 }
                 // The whole file from offset 0, ranges ignored: read up to what is needed,
                 // within the budget, and stop.
-                None => (0, self.body(&mut answer, end)?),
+                None => {
+                    let budget = self.client.budgets.file;
+                    let left = budget.saturating_sub(self.spent().0);
+                    if end > left {
+                        return Err(format!("{}: the server ignores byte ranges (it answered 200, the whole file, to bytes={at}-{}): reaching them would read {end} bytes, more than the {left} left of the file's budget of {budget} (--remote-budget raises it)", self.url, end - 1));
+                    }
+                    (0, self.body(&mut answer, end)?)
+                }
             };
             let reached = from + got.len() as u64;
             if reached <= at {

@@ -279,14 +279,6 @@ impl ModelFile {
             .map_err(|cause| self.remote_error(cause))
     }
 
-    /// Forgets the holes read so far (by a fetch plan, which looks only at what it fetched).
-    #[cfg(all(unix, feature = "remote"))]
-    pub fn forget_touched(&self) {
-        if let Some(sparse) = &self.sparse {
-            sparse.take_touched();
-        }
-    }
-
     /// Where a remote file is and what it cost; `None` for a local one.
     pub fn provenance(&self) -> Option<Provenance> {
         #[cfg(all(unix, feature = "remote"))]

@@ -1,0 +1,364 @@
+//! Remote files, read by byte ranges from a server on the loopback interface that plays the
+//! Hub (`common/hub.rs`): every fixture reads the same remote as a local copy of it, for the
+//! bytes the tests count; a server that misbehaves is an error that says so, never a download
+//! of the whole file or a hang; the token goes to the Hub alone.
+#![cfg(all(unix, feature = "remote"))]
+
+mod common;
+
+use common::hub::{Content, Hub, Misbehaviour, COMMIT};
+use rtenx::remote::{Budgets, Session};
+use rtenx::source::ModelFile;
+use rtenx::{analyze_opened, Analysis, ReadOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a check reports, without the file's name: each finding's rule, severity, place and
+/// message, and the inventory's format and tensor count.
+fn verdict(a: &Analysis) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} {} tensors={}",
+        a.inventory.format.name(),
+        a.inventory.format_version,
+        a.inventory.tensors.len()
+    )];
+    lines.extend(a.findings.iter().map(|f| {
+        format!(
+            "{} {:?} {:?} {:?} {}",
+            f.rule.code, f.severity, f.offset, f.item, f.message
+        )
+    }));
+    lines
+}
+
+fn session(hub: &Hub) -> Session {
+    Session::new(&hub.endpoint, None, Budgets::DEFAULT)
+}
+
+/// Checks the file at `local`, alone in its folder, and served as `path` by `hub`: the two
+/// analyses and the bytes fetched.
+fn both(hub: &Hub, session: &Session, local: &Path, path: &str) -> (Analysis, Analysis, u64) {
+    let options = ReadOptions::default();
+    let here = analyze_opened(&ModelFile::open(local).unwrap(), &options).unwrap();
+    hub.add(path, Content::File(local.to_owned()));
+    let file = session.open(&Hub::hf(path)).unwrap();
+    let there = analyze_opened(&file, &options).unwrap();
+    let fetched = file.provenance().unwrap().fetched;
+    assert_eq!(hub.served(path), fetched, "{path}: served and fetched");
+    (here, there, fetched)
+}
+
+/// Every file below `dir` whose name ends with one of `extensions`.
+fn files(dir: &str, extensions: &[&str]) -> Vec<PathBuf> {
+    let root = common::fixtures().join(dir);
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            extensions.iter().any(|ext| name.ends_with(ext))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Serves each of `fixtures` and asserts that its remote check equals the local one, fetching
+/// at most the file; returns (files, bytes in them, bytes fetched).
+fn same_remote_as_local(fixtures: &[PathBuf]) -> (usize, u64, u64) {
+    let hub = Hub::start();
+    let session = session(&hub);
+    let (mut size, mut fetched) = (0, 0);
+    for (i, local) in fixtures.iter().enumerate() {
+        let name = local.file_name().unwrap().to_string_lossy();
+        let path = format!("f{i}/{name}");
+        let alone = tempfile::tempdir().unwrap();
+        let copy = alone.path().join(&*name);
+        std::fs::copy(local, &copy).unwrap();
+        let (here, there, got) = both(&hub, &session, &copy, &path);
+        assert_eq!(verdict(&here), verdict(&there), "{}", local.display());
+        let len = std::fs::metadata(local).unwrap().len();
+        assert!(got <= len, "{}: fetched {got} of {len}", local.display());
+        size += len;
+        fetched += got;
+    }
+    (fixtures.len(), size, fetched)
+}
+
+#[test]
+fn every_safetensors_fixture_reads_the_same_remote_as_local() {
+    let (n, size, fetched) = same_remote_as_local(&files("safetensors", &[".safetensors"]));
+    assert!(
+        n > 50 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+#[test]
+fn every_gguf_fixture_reads_the_same_remote_as_local() {
+    let (n, size, fetched) = same_remote_as_local(&files("gguf", &[".gguf"]));
+    assert!(
+        n > 50 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+#[test]
+fn every_pytorch_zip_fixture_reads_the_same_remote_as_local() {
+    let zips: Vec<PathBuf> = [".pt", ".pth", ".bin", ".pt2", ".ckpt", ".npz"]
+        .iter()
+        .flat_map(|ext| {
+            let mut all = files("pickle", &[ext]);
+            all.extend(files("hf", &[ext]));
+            all.extend(files("fuzz/pytorch", &[ext]));
+            all
+        })
+        .filter(|p| std::fs::read(p).unwrap().starts_with(b"PK\x03\x04"))
+        .collect();
+    let (n, size, fetched) = same_remote_as_local(&zips);
+    assert!(
+        n > 20 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+/// A safetensors file of `tensors` tensors of 16 KiB each: a header of about 60 bytes a tensor.
+fn safetensors(tensors: usize) -> Vec<u8> {
+    let entries: Vec<String> = (0..tensors)
+        .map(|i| {
+            let (a, b) = (i * 16384, (i + 1) * 16384);
+            format!(
+                r#""layer.{i}.weight":{{"dtype":"F32","shape":[4096],"data_offsets":[{a},{b}]}}"#
+            )
+        })
+        .collect();
+    let header = format!("{{{}}}", entries.join(","));
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend(header.as_bytes());
+    file.resize(file.len() + tensors * 16384, 0);
+    file
+}
+
+#[test]
+fn a_header_past_the_first_read_takes_one_more_and_no_tensor_bytes() {
+    let hub = Hub::start();
+    let bytes = safetensors(4000);
+    let header = 8 + u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    assert!(header > 200_000);
+    hub.add_bytes("big.safetensors", bytes.clone());
+    let file = session(&hub).open(&Hub::hf("big.safetensors")).unwrap();
+    let analysis = analyze_opened(&file, &ReadOptions::default()).unwrap();
+    assert_eq!(analysis.inventory.tensors.len(), 4000);
+    assert!(!analysis.has_errors());
+    let provenance = file.provenance().unwrap();
+    // The header, rounded up to a page, in two requests; of the tensor bytes only the pages
+    // where detection looks for an HDF5 signature after a user block (at 512 KiB and 1 MiB).
+    assert_eq!(provenance.fetched, header.next_multiple_of(4096) + 2 * 4096);
+    assert_eq!(provenance.requests, 4);
+    assert_eq!(provenance.commit.as_deref(), Some(COMMIT));
+    assert_eq!(provenance.size, bytes.len() as u64);
+    assert_eq!(provenance.sha256, Some(format!("{:064x}", bytes.len())));
+    assert_eq!(hub.served("big.safetensors"), provenance.fetched);
+}
+
+/// The remote error of opening and checking `hf://org/repo/PATH` with `session`.
+fn error(session: &Session, path: &str) -> String {
+    let checked = session
+        .open(&Hub::hf(path))
+        .and_then(|file| analyze_opened(&file, &ReadOptions::default()));
+    match checked {
+        Ok(_) => panic!("{path} was read"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_misbehaving_server_is_an_error_that_says_how_never_a_download() {
+    let hub = Hub::start();
+    let bytes = safetensors(8000);
+    let len = bytes.len() as u64;
+    hub.add_bytes("m.safetensors", bytes);
+    let small = Session::new(
+        &hub.endpoint,
+        None,
+        Budgets {
+            file: 1 << 20,
+            timeout: Duration::from_secs(1),
+            ..Budgets::DEFAULT
+        },
+    );
+    let cases = [
+        (Misbehaviour::LongBody, "longer than its Content-Range"),
+        (
+            Misbehaviour::NoContentRange,
+            "answered 206 with Content-Range none",
+        ),
+        (Misbehaviour::WrongRange, "to a request for bytes 0-102399"),
+        (
+            Misbehaviour::SizeChanges,
+            "changed between requests: its size went from",
+        ),
+        (Misbehaviour::RedirectLoop, "redirect loop"),
+        (Misbehaviour::Stall, "no answer in time"),
+        (
+            Misbehaviour::Down,
+            "the server failed, and still after retrying (503",
+        ),
+        (
+            Misbehaviour::IgnoreRange,
+            "the server ignores byte ranges (it answered 200",
+        ),
+        (Misbehaviour::ShortBody, "cut short"),
+    ];
+    for (misbehaviour, expected) in cases {
+        hub.misbehave(misbehaviour);
+        let before = hub.served("m.safetensors");
+        let message = error(&small, "m.safetensors");
+        assert!(message.contains(expected), "{misbehaviour:?}: {message}");
+        assert!(
+            message.starts_with("hf://org/repo/m.safetensors: "),
+            "{message}"
+        );
+        // Never the whole file: the budget, and what the sockets' buffers took in before
+        // the connection closed.
+        let served = hub.served("m.safetensors") - before;
+        assert!(
+            served < 32 << 20,
+            "{misbehaviour:?}: served {served} of {len}"
+        );
+    }
+}
+
+#[test]
+fn rate_limits_and_whole_answers_within_the_budget_still_read_the_same() {
+    let hub = Hub::start();
+    let bytes = safetensors(4000);
+    hub.add_bytes("m.safetensors", bytes.clone());
+    let session = session(&hub);
+    let reference = {
+        let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+        verdict(&analyze_opened(&file, &ReadOptions::default()).unwrap())
+    };
+    for misbehaviour in [Misbehaviour::RateLimited(2), Misbehaviour::IgnoreRange] {
+        hub.misbehave(misbehaviour);
+        let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+        let analysis = analyze_opened(&file, &ReadOptions::default()).unwrap();
+        assert_eq!(verdict(&analysis), reference, "{misbehaviour:?}");
+    }
+    // The whole answer, within the budget, was read once and is the file.
+    let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+    assert_eq!(file.bytes(), &bytes[..]);
+}
+
+#[test]
+fn the_token_goes_to_the_hub_and_never_to_the_host_it_redirects_to() {
+    let hub = Hub::start();
+    hub.add_bytes("m.safetensors", safetensors(10));
+    hub.require_token("hf_secret");
+    let message = error(&session(&hub), "m.safetensors");
+    assert!(
+        message.contains("not allowed: a gated or private repository needs a token"),
+        "{message}"
+    );
+    assert!(
+        message.contains("(401 Unauthorized: Access to model org/repo is restricted"),
+        "{message}"
+    );
+    let with_token = Session::new(&hub.endpoint, Some("hf_secret".into()), Budgets::DEFAULT);
+    let file = with_token.open(&Hub::hf("m.safetensors")).unwrap();
+    assert!(!analyze_opened(&file, &ReadOptions::default())
+        .unwrap()
+        .has_errors());
+    let seen = hub.seen();
+    let (to_hub, to_cdn): (Vec<_>, Vec<_>) = seen.iter().partition(|s| s.host == "hub");
+    assert!(!to_cdn.is_empty());
+    assert!(
+        to_cdn.iter().all(|s| s.authorization.is_none()),
+        "{to_cdn:?}"
+    );
+    let authorised = to_hub.iter().filter(|s| s.authorization.is_some()).count();
+    assert!(
+        authorised >= 1 && authorised == to_hub.len() - 1,
+        "{to_hub:?}"
+    );
+    // Missing files and repositories say which.
+    let message = error(&with_token, "missing.safetensors");
+    assert!(
+        message.contains("no such file in the repository (404"),
+        "{message}"
+    );
+    let message = with_token
+        .open("hf://other/repo/m.gguf")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("no such repository"), "{message}");
+}
+
+/// A safetensors file of `size` bytes, sparse: one F32 tensor fills all but the header.
+fn sparse_safetensors(path: &Path, size: u64) {
+    let header_len = 128;
+    let data = (size - 8 - header_len) / 4 * 4;
+    let header = format!(
+        r#"{{"w":{{"dtype":"F32","shape":[{}],"data_offsets":[0,{data}]}}}}"#,
+        data / 4
+    );
+    let header = format!("{header:<width$}", width = header_len as usize);
+    let file = std::fs::File::create(path).unwrap();
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(&header_len.to_le_bytes(), 0).unwrap();
+    file.write_all_at(header.as_bytes(), 8).unwrap();
+    file.set_len(8 + header_len + data).unwrap();
+}
+
+/// A GGUF file of `size` bytes, sparse: an architecture name and one tensor.
+fn sparse_gguf(path: &Path, size: u64) {
+    let string = |s: &[u8], out: &mut Vec<u8>| {
+        out.extend((s.len() as u64).to_le_bytes());
+        out.extend(s);
+    };
+    let mut head = b"GGUF".to_vec();
+    head.extend(3u32.to_le_bytes());
+    head.extend(1u64.to_le_bytes());
+    head.extend(1u64.to_le_bytes());
+    string(b"general.name", &mut head);
+    head.extend(8u32.to_le_bytes());
+    string(b"big", &mut head);
+    let infos_end = head.len() as u64 + 8 + 1 + 4 + 8 + 4 + 8;
+    let data_start = infos_end.next_multiple_of(32);
+    let elements = (size - data_start) / 4;
+    string(b"w", &mut head);
+    head.extend(1u32.to_le_bytes());
+    head.extend(elements.to_le_bytes());
+    head.extend(0u32.to_le_bytes());
+    head.extend(0u64.to_le_bytes());
+    assert_eq!(head.len() as u64, infos_end);
+    let file = std::fs::File::create(path).unwrap();
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(&head, 0).unwrap();
+    file.set_len(data_start + elements * 4).unwrap();
+}
+
+#[test]
+fn a_40_gb_file_is_checked_with_under_a_megabyte_fetched() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let hub = Hub::start();
+    let session = session(&hub);
+    let size = 40_000_000_000;
+    let (st, gguf) = (
+        a.path().join("model.safetensors"),
+        b.path().join("model.gguf"),
+    );
+    sparse_safetensors(&st, size);
+    sparse_gguf(&gguf, size);
+    for local in [st, gguf] {
+        let name = local.file_name().unwrap().to_string_lossy().into_owned();
+        let (here, there, fetched) = both(&hub, &session, &local, &name);
+        assert_eq!(verdict(&here), verdict(&there), "{name}");
+        assert!(here.inventory.tensors.len() == 1, "{:?}", verdict(&here));
+        assert!(fetched < 1 << 20, "{name}: {fetched} bytes fetched");
+        assert!(std::fs::metadata(&local).unwrap().len() >= size - 64);
+    }
+}
