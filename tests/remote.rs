@@ -362,3 +362,105 @@ fn a_40_gb_file_is_checked_with_under_a_megabyte_fetched() {
         assert!(std::fs::metadata(&local).unwrap().len() >= size - 64);
     }
 }
+
+/// Runs the `rtenx` binary against `hub`: stdout, stderr and the exit code.
+fn rtenx(hub: &Hub, args: &[&str]) -> (String, String, i32) {
+    rtenx_with(hub, "", args)
+}
+
+/// Runs the `rtenx` binary against `hub` with `RTENX_REMOTE_BUDGET` set to `budget` (unless
+/// empty): stdout, stderr and the exit code.
+fn rtenx_with(hub: &Hub, budget: &str, args: &[&str]) -> (String, String, i32) {
+    let mut command = assert_cmd::Command::cargo_bin("rtenx").unwrap();
+    if !budget.is_empty() {
+        command.env("RTENX_REMOTE_BUDGET", budget);
+    }
+    let out = command
+        .env("NO_COLOR", "1")
+        .env("HF_ENDPOINT", &hub.endpoint)
+        .env_remove("HF_TOKEN")
+        .env("HF_HOME", "/nonexistent")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        text(out.stdout),
+        text(out.stderr),
+        out.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
+    let hub = Hub::start();
+    let llama = common::fixtures().join("gguf/llama.gguf");
+    let bytes = std::fs::read(&llama).unwrap();
+    hub.add_bytes("llama.gguf", bytes.clone());
+    let url = Hub::hf("llama.gguf");
+    let (out, err, code) = rtenx(&hub, &["check", "--format", "json", &url]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["path"], url);
+    assert_eq!(file["format"], "gguf");
+    let remote = &file["remote"];
+    let resolve = format!("{}/org/repo/resolve/main/llama.gguf", hub.endpoint);
+    assert_eq!(remote["url"], resolve);
+    assert_eq!(remote["commit"], COMMIT);
+    assert_eq!(remote["sha256"], format!("{:064x}", bytes.len()));
+    assert_eq!(remote["size"], bytes.len());
+    assert_eq!(remote["fetched"], hub.served("llama.gguf"));
+    let (local, _, _) = common::rtenx(&["check", "--format", "json", llama.to_str().unwrap()]);
+    let local: serde_json::Value = serde_json::from_str(&local).unwrap();
+    assert_eq!(file["findings"], local["files"][0]["findings"]);
+
+    let (out, err, code) = rtenx(&hub, &["inspect", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("{url}\n  format   gguf v3")),
+        "{out}"
+    );
+    let (out, err, code) = rtenx(&hub, &["dump", "--json", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"token_embd.weight\""), "{out}");
+
+    // What cannot be read is exit 2 with the cause, and nothing reported clean.
+    // The report is on standard output, the one file's error included.
+    for (path, hash, expected) in [
+        (
+            Hub::hf("gone.gguf"),
+            false,
+            "no such file in the repository (404",
+        ),
+        (url.clone(), true, "not done for a remote file"),
+        (
+            "http://example.com/m.gguf".into(),
+            false,
+            "plain http:// is refused",
+        ),
+    ] {
+        let mut args = vec!["check", &path];
+        if hash {
+            args.extend(["--hash", "sha256"]);
+        }
+        let (out, err, code) = rtenx(&hub, &args);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!("error: cannot read {path}: ")),
+            "{out}"
+        );
+        assert!(out.contains(expected), "{out}");
+        assert!(out.contains("1 file could not be read"), "{out}");
+    }
+    let (out, err, code) = rtenx_with(&hub, "16KiB", &["check", &url]);
+    assert_eq!(code, 2, "{out}{err}");
+    let expected = "more than its budget of 16384 bytes (RTENX_REMOTE_BUDGET raises it)";
+    assert!(out.contains(expected), "{out}");
+    let (out, err, code) = rtenx_with(&hub, "lots", &["check", &url]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("RTENX_REMOTE_BUDGET: `lots` is not a size"),
+        "{out}"
+    );
+}

@@ -157,7 +157,7 @@ impl Client {
     pub fn pay(&self, n: u64) -> Result<(), String> {
         let spent = self.spent.fetch_add(n, Ordering::Relaxed).saturating_add(n);
         match spent > self.budgets.run {
-            true => Err(format!("this run has read {spent} bytes from the network, past its budget of {} (--remote-budget raises it)", self.budgets.run)),
+            true => Err(format!("this run has read {spent} bytes from the network, past its budget of {} (RTENX_REMOTE_BUDGET raises it)", self.budgets.run)),
             false => Ok(()),
         }
     }

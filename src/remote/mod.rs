@@ -90,9 +90,12 @@ impl Session {
     /// Opens the remote file `given`: its first bytes, then what its format's fetch plan
     /// asks for. An error names the path and the cause.
     pub fn open(&self, given: &str) -> Result<ModelFile, OpenError> {
+        // A cause that starts with the URL given says it once.
         let failed = |cause: String| OpenError::Remote {
             url: given.to_owned(),
-            cause,
+            cause: (cause.strip_prefix(given))
+                .and_then(|rest| rest.strip_prefix(": "))
+                .map_or(cause.clone(), str::to_owned),
         };
         let remote = Remote::parse(given, &self.endpoint).map_err(failed)?;
         let Some(url) = remote.url() else {
@@ -154,7 +157,7 @@ fn follow_plan(file: &ModelFile, budget: u64) -> Result<(), OpenError> {
         if fetched.bytes().saturating_add(missing) > budget {
             return Err(OpenError::Remote {
                 url: file.path().display().to_string(),
-                cause: format!("the {} reader reads {missing} more bytes of this {len}-byte file, past the per-file budget of {budget} bytes (--remote-budget raises it): not read", format.about().name),
+                cause: format!("the {} reader reads {missing} more bytes of this {len}-byte file, past the per-file budget of {budget} bytes (RTENX_REMOTE_BUDGET raises it): not read", format.about().name),
             });
         }
         file.fetch(&wanted)?;

@@ -91,7 +91,7 @@ impl Remote {
         answer.read(want, &|n| {
             let spent = self.spent.fetch_add(n, Ordering::Relaxed).saturating_add(n);
             if spent > budget {
-                return Err(format!("{}: fetching it would read more than its budget of {budget} bytes (--remote-budget raises it)", self.url));
+                return Err(format!("{}: fetching it would read more than its budget of {budget} bytes (RTENX_REMOTE_BUDGET raises it)", self.url));
             }
             self.client.pay(n)
         })
@@ -146,7 +146,7 @@ impl Remote {
                     let budget = self.client.budgets.file;
                     let left = budget.saturating_sub(self.spent().0);
                     if end > left {
-                        return Err(format!("{}: the server ignores byte ranges (it answered 200, the whole file, to bytes={at}-{}): reaching them would read {end} bytes, more than the {left} left of the file's budget of {budget} (--remote-budget raises it)", self.url, end - 1));
+                        return Err(format!("{}: the server ignores byte ranges (it answered 200, the whole file, to bytes={at}-{}): reaching them would read {end} bytes, more than the {left} left of the file's budget of {budget} (RTENX_REMOTE_BUDGET raises it)", self.url, end - 1));
                     }
                     (0, self.body(&mut answer, end)?)
                 }
