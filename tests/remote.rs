@@ -161,6 +161,9 @@ fn a_header_past_the_first_read_takes_one_more_and_no_tensor_bytes() {
     assert_eq!(provenance.size, bytes.len() as u64);
     assert_eq!(provenance.sha256, Some(format!("{:064x}", bytes.len())));
     assert_eq!(hub.served("big.safetensors"), provenance.fetched);
+    // Only the first request went through the Hub: the others went where it redirected.
+    let to_hub = hub.seen().iter().filter(|s| s.host == "hub").count();
+    assert_eq!(to_hub, 1);
 }
 
 /// The remote error of opening and checking `hf://org/repo/PATH` with `session`.
@@ -462,5 +465,41 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
     assert!(
         out.contains("RTENX_REMOTE_BUDGET: `lots` is not a size"),
         "{out}"
+    );
+}
+
+#[test]
+fn a_repository_is_listed_page_by_page_and_its_model_files_are_named() {
+    let hub = Hub::start();
+    let names = [
+        "README.md",
+        "config.json",
+        "model-00001-of-00002.safetensors",
+        "model-00002-of-00002.safetensors",
+        "model.safetensors.index.json",
+        "sub/tiny.gguf",
+    ];
+    for name in names {
+        hub.add_bytes(name, vec![0; 10]);
+    }
+    let session = session(&hub);
+    let files = session.list("hf://org/repo").unwrap();
+    let listed: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(listed, names);
+    assert_eq!(files[2].size, 10);
+    assert_eq!(files[2].sha256, Some(format!("{:064x}", 10)));
+    // Two entries a page: three pages, each led to by the last one's Link header.
+    let pages = hub
+        .seen()
+        .iter()
+        .filter(|s| s.target.contains("/tree/main"))
+        .count();
+    assert_eq!(pages, 3);
+    let message = session.open("hf://org/repo").err().unwrap().to_string();
+    let expected = "hf://org/repo: a whole repository is not checked yet: name one of its 4 model files: hf://org/repo/model-00001-of-00002.safetensors (safetensors, 10 B), ";
+    assert!(message.starts_with(expected), "{message}");
+    assert!(
+        message.ends_with("hf://org/repo/sub/tiny.gguf (gguf, 10 B)"),
+        "{message}"
     );
 }

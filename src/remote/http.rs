@@ -25,6 +25,8 @@ const LONGEST_WAIT: Duration = Duration::from_secs(10);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Bytes of an error answer kept to say what the server said.
 const ERROR_BODY: u64 = 512;
+/// Bytes of one page of a listing (the Hub's pages hold at most 1,000 entries).
+const MAX_PAGE: u64 = 16 << 20;
 
 /// What a remote file may cost.
 #[derive(Debug, Clone, Copy)]
@@ -165,28 +167,63 @@ impl Client {
     /// GETs `start..end` of `url` (`end` exclusive), following redirects.
     pub fn get(&self, url: &str, start: u64, end: u64) -> Result<Answer, String> {
         let range = format!("bytes={start}-{}", end.saturating_sub(1));
+        let (at, mut answer, hub) = self.follow(url, Some(&range))?;
+        self.answer(at, &mut answer, start, end, hub)
+    }
+
+    /// GETs a page of JSON at `url` (the tree API), following redirects: the document, and
+    /// the next page's URL from its `Link` header. Pages are paid from the run's budget and
+    /// each is read up to [`MAX_PAGE`] bytes.
+    pub fn page(&self, url: &str) -> Result<(serde_json::Value, Option<String>), String> {
+        let (at, mut answer, _) = self.follow(url, None)?;
+        let headers = answer.headers().clone();
+        if answer.status() != StatusCode::OK {
+            return Err(refusal(&at, answer.status(), &headers, answer.body_mut()));
+        }
+        let mut text = Vec::new();
+        let mut body = answer.body_mut().as_reader().take(MAX_PAGE + 1);
+        body.read_to_end(&mut text)
+            .map_err(|e| format!("{at}: the answer was cut short ({e})"))?;
+        self.pay(text.len() as u64)?;
+        if text.len() as u64 > MAX_PAGE {
+            return Err(format!(
+                "{at}: a page of the listing is longer than {MAX_PAGE} bytes"
+            ));
+        }
+        let doc = serde_json::from_slice(&text)
+            .map_err(|e| format!("{at}: the listing is not JSON ({e})"))?;
+        let next = header(&headers, "link").and_then(|link| next_link(&link));
+        Ok((doc, next.map(|next| join(&at, &next))))
+    }
+
+    /// Sends a GET of `url`, with `range` if given, following redirects by hand: the URL
+    /// that answered, its answer, and the Hub's headers met on the way.
+    fn follow(
+        &self,
+        url: &str,
+        range: Option<&str>,
+    ) -> Result<(String, Response<Body>, HubHeaders), String> {
         let mut at = url.to_owned();
         let mut seen = vec![at.clone()];
         let mut hub = HubHeaders::default();
         for _ in 0..=MAX_REDIRECTS {
             check_scheme(&at).map_err(|e| format!("{at}: {e}"))?;
-            let mut answer = self.send(&at, &range)?;
+            let answer = self.send(&at, range)?;
             let headers = answer.headers();
             if url::origin(&at) == self.hub_origin {
                 hub.read(headers);
             }
             let status = answer.status();
-            if status.is_redirection() {
-                let location = header(headers, "location")
-                    .ok_or_else(|| format!("{at} answered {status} with no Location"))?;
-                at = join(&at, &location);
-                if seen.contains(&at) {
-                    return Err(format!("redirect loop: {at} leads back to itself"));
-                }
-                seen.push(at.clone());
-                continue;
+            if !status.is_redirection() {
+                return Ok((at, answer, hub));
             }
-            return self.answer(at, &mut answer, start, end, hub);
+            let location = header(headers, "location")
+                .ok_or_else(|| format!("{at} answered {status} with no Location"))?;
+            at = join(&at, &location);
+            if seen.contains(&at) {
+                return Err(format!("redirect loop: {at} leads back to itself"));
+            }
+            seen.push(at.clone());
         }
         Err(format!(
             "more than {MAX_REDIRECTS} redirects from {url} (last: {at})"
@@ -194,12 +231,15 @@ impl Client {
     }
 
     /// Sends one GET, retrying `429` and `5xx` answers.
-    fn send(&self, at: &str, range: &str) -> Result<Response<Body>, String> {
+    fn send(&self, at: &str, range: Option<&str>) -> Result<Response<Body>, String> {
         let loopback = url::is_loopback(url::host(at));
         let agent = if loopback { &self.direct } else { &self.agent };
         let mut tries = 0;
         loop {
-            let mut request = agent.get(at).header("Range", range);
+            let mut request = agent.get(at);
+            if let Some(range) = range {
+                request = request.header("Range", range);
+            }
             if let Some(token) = self
                 .token
                 .as_ref()
@@ -306,6 +346,19 @@ impl HubHeaders {
     }
 }
 
+/// The URL of `rel="next"` in a `Link` header.
+fn next_link(link: &str) -> Option<String> {
+    link.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        let next = params.split(';').any(|p| {
+            let p = p.trim().replace(' ', "");
+            p == "rel=\"next\"" || p == "rel=next"
+        });
+        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        next.then(|| target.to_owned())
+    })
+}
+
 /// A header's value as text, if it is text.
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {
     Some(headers.get(name)?.to_str().ok()?.to_owned())
@@ -397,6 +450,12 @@ mod tests {
         ] {
             assert_eq!(content_range(bad), None, "{bad}");
         }
+        let link = r#"<https://hub.example/api/models/o/r/tree/main?cursor=abc>; rel="next", <x>; rel="prev""#;
+        assert_eq!(
+            next_link(link).as_deref(),
+            Some("https://hub.example/api/models/o/r/tree/main?cursor=abc")
+        );
+        assert_eq!(next_link(r#"<x>; rel="prev""#), None);
         let base = "https://hub.example/o/r/resolve/main/m.gguf";
         assert_eq!(join(base, "https://cdn.example/x"), "https://cdn.example/x");
         assert_eq!(join(base, "/api/x"), "https://hub.example/api/x");

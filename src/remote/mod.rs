@@ -35,6 +35,7 @@ pub mod url;
 pub use http::Budgets;
 
 use crate::formats::registry::{self, Detected};
+use crate::formats::scan;
 use crate::source::sparse::Sparse;
 use crate::source::{ModelFile, OpenError};
 use http::Client;
@@ -99,7 +100,8 @@ impl Session {
         };
         let remote = Remote::parse(given, &self.endpoint).map_err(failed)?;
         let Some(url) = remote.url() else {
-            return Err(failed("a whole repository is not read yet: name one of its files (hf://ORG/REPO/PATH, or .../resolve/REVISION/PATH)".to_owned()));
+            let files = self.list(given)?;
+            return Err(failed(repository_message(&remote, &files)));
         };
         let first = origin::Remote::first(self.client.clone(), &url, FIRST_READ).map_err(failed)?;
         let origin = Arc::new(first.remote);
@@ -111,6 +113,128 @@ impl Session {
         let file = ModelFile::remote(given, sparse);
         follow_plan(&file, self.client.budgets.file)?;
         Ok(file)
+    }
+}
+
+/// A file of a repository, as the Hub's tree API lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its path in the repository.
+    pub path: String,
+    /// Its size.
+    pub size: u64,
+    /// An LFS file's SHA-256.
+    pub sha256: Option<String>,
+}
+
+/// Files of a listing kept at most; a repository with more is an error.
+pub const MAX_LISTED: usize = 100_000;
+
+impl Session {
+    /// The files of the repository `given` names (`hf://ORG/REPO[@REVISION]`, or the Hub's
+    /// URL of it), as the Hub's tree API lists them (recursively, page after page as its
+    /// `Link` headers lead), in path order.
+    pub fn list(&self, given: &str) -> Result<Vec<Listed>, OpenError> {
+        let failed = |cause: String| OpenError::Remote {
+            url: given.to_owned(),
+            cause,
+        };
+        let remote = Remote::parse(given, &self.endpoint).map_err(failed)?;
+        let url::Target::Repository {
+            kind,
+            repo,
+            revision,
+        } = &remote.target
+        else {
+            return Err(failed("not a repository".to_owned()));
+        };
+        let mut next = Some(format!(
+            "{}/api/{kind}/{repo}/tree/{}?recursive=true",
+            self.endpoint,
+            url::encode(revision, false)
+        ));
+        let mut files = Vec::new();
+        let mut pages = std::collections::HashSet::new();
+        while let Some(page) = next {
+            if !pages.insert(page.clone()) {
+                return Err(failed(format!("the listing's pages lead back to {page}")));
+            }
+            let (doc, after) = self.client.page(&page).map_err(failed)?;
+            let entries = doc
+                .as_array()
+                .ok_or_else(|| failed(format!("{page}: the listing is not a JSON array")))?;
+            for entry in entries {
+                let text = |key: &str| entry.get(key).and_then(|v| v.as_str());
+                if text("type") != Some("file") {
+                    continue;
+                }
+                let (Some(path), Some(size)) =
+                    (text("path"), entry.get("size").and_then(|v| v.as_u64()))
+                else {
+                    continue;
+                };
+                let sha256 = (entry.get("lfs"))
+                    .and_then(|lfs| lfs.get("oid")?.as_str())
+                    .map(str::to_owned);
+                files.push(Listed {
+                    path: path.to_owned(),
+                    size,
+                    sha256,
+                });
+            }
+            if files.len() > MAX_LISTED {
+                return Err(failed(format!(
+                    "the repository lists more than {MAX_LISTED} files: not read"
+                )));
+            }
+            next = after;
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+}
+
+/// Model files named in a message at most.
+const NAMED: usize = 10;
+
+/// Why a repository is not checked, and the paths of the model files it holds, as a folder
+/// scan would claim them by name.
+fn repository_message(remote: &Remote, files: &[Listed]) -> String {
+    let url::Target::Repository {
+        kind,
+        repo,
+        revision,
+    } = &remote.target
+    else {
+        return String::new();
+    };
+    let prefix = match *kind {
+        "models" => String::new(),
+        kind => format!("{kind}/"),
+    };
+    let at = match revision.as_str() {
+        "main" => String::new(),
+        rev => format!("@{rev}"),
+    };
+    let models: Vec<String> = (files.iter())
+        .filter_map(|f| {
+            let (format, _) = scan::claim_by_name(std::path::Path::new(&f.path))?;
+            let size = humansize::format_size(f.size, humansize::BINARY);
+            let name = crate::escape::sanitize(&f.path);
+            Some(format!(
+                "hf://{prefix}{repo}{at}/{name} ({}, {size})",
+                format.about().name
+            ))
+        })
+        .collect();
+    let more = match models.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!(", and {n} more"),
+    };
+    let shown = models.iter().take(NAMED).cloned().collect::<Vec<_>>();
+    match models.len() {
+        0 => format!("a whole repository is not checked yet, and its {} files hold no model file rtenx reads", files.len()),
+        n => format!("a whole repository is not checked yet: name one of its {n} model files: {}{more}", shown.join(", ")),
     }
 }
 

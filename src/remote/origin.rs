@@ -6,8 +6,8 @@ use super::http::{Answer, Client, HubHeaders};
 use crate::inventory::ByteRange;
 use crate::source::sparse::Origin;
 use crate::source::Provenance;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// One remote file.
 pub struct Remote {
@@ -24,6 +24,8 @@ pub struct Remote {
     spent: AtomicU64,
     /// Requests made for it.
     requests: AtomicU64,
+    /// Where the last answer came from, after redirects: later ranges are asked there.
+    direct: Mutex<Option<String>>,
 }
 
 /// The first answer about a file: the file, and the bytes it carried from offset 0.
@@ -50,6 +52,7 @@ impl Remote {
             hub: answer.hub.clone(),
             spent: AtomicU64::new(0),
             requests: AtomicU64::new(1),
+            direct: Mutex::new(Some(answer.url.clone())),
         };
         let want = match answer.range {
             Some((from, to, _)) => to - from,
@@ -124,14 +127,13 @@ impl Remote {
         Ok(())
     }
 
-    /// Fetches `start..end`, handing each part to `put`; a server that answers less than
+    /// Fetches `start..end`: the parts read, in order. A server that answers less than
     /// asked is asked again for the rest.
-    fn range(&self, start: u64, end: u64, put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
+    fn range(&self, start: u64, end: u64) -> Result<Vec<(u64, Vec<u8>)>, String> {
+        let mut parts = Vec::new();
         let mut at = start;
         while at < end {
-            self.requests.fetch_add(1, Ordering::Relaxed);
-            let mut answer = self.client.get(&self.url, at, end)?;
-            self.same_file(&answer)?;
+            let mut answer = self.get(at, end)?;
             let (from, got) = match answer.range {
                 Some((from, to, _)) => {
                     let body = self.body(&mut answer, to - from)?;
@@ -159,17 +161,83 @@ impl Remote {
                     end - 1
                 ));
             }
-            put(from, &got);
+            parts.push((from, got));
             at = reached;
         }
-        Ok(())
+        Ok(parts)
+    }
+
+    /// GETs `start..end` from where the first answer came from (the CDN a Hub redirected
+    /// to, without the Hub's round trip), or, if that fails (a signed URL that expired), from
+    /// the URL given; the answer is held to the first.
+    fn get(&self, start: u64, end: u64) -> Result<Answer, String> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let direct = self.lock().clone();
+        let answer = match direct.map(|url| self.client.get(&url, start, end)) {
+            Some(Ok(answer)) => answer,
+            _ => {
+                let answer = self.client.get(&self.url, start, end)?;
+                *self.lock() = Some(answer.url.clone());
+                answer
+            }
+        };
+        self.same_file(&answer)?;
+        Ok(answer)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.direct.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
+/// Ranges closer than this are fetched as one: a request costs more than a few pages.
+const MERGE_GAP: u64 = 16 << 10;
+/// Requests in flight at once for one file.
+const PARALLEL: usize = 8;
+
+/// `wanted` with ranges less than [`MERGE_GAP`] apart merged.
+fn coalesce(wanted: &[ByteRange]) -> Vec<ByteRange> {
+    let mut merged: Vec<ByteRange> = Vec::new();
+    for r in wanted {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end().saturating_add(MERGE_GAP) => {
+                *last = ByteRange::between(last.start, last.end().max(r.end()));
+            }
+            _ => merged.push(*r),
+        }
+    }
+    merged
+}
+
 impl Origin for Remote {
+    /// Fetches the ranges, merged where close, with up to [`PARALLEL`] requests at once.
     fn fetch(&self, wanted: &[ByteRange], put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
-        for r in wanted {
-            self.range(r.start, r.end().min(self.total), put)?;
+        let ranges: Vec<ByteRange> = (coalesce(wanted).into_iter())
+            .map(|r| ByteRange::between(r.start, r.end().min(self.total)))
+            .filter(|r| r.len > 0)
+            .collect();
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..PARALLEL.min(ranges.len()) {
+                scope.spawn(|| {
+                    while let Some(r) = ranges.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let got = self.range(r.start, r.end());
+                        let failed = got.is_err();
+                        results.lock().unwrap_or_else(|e| e.into_inner()).push(got);
+                        if failed {
+                            // The others stop at their next range.
+                            next.store(ranges.len(), Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+        for parts in results {
+            for (at, bytes) in parts? {
+                put(at, &bytes);
+            }
         }
         Ok(())
     }
