@@ -383,6 +383,15 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
     assert_eq!(remote["sha256"], format!("{:064x}", bytes.len()));
     assert_eq!(remote["size"], bytes.len());
     assert_eq!(remote["fetched"], hub.served("llama.gguf"));
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/check.schema.json");
+    let schema = std::fs::read_to_string(schema);
+    let schema: serde_json::Value = serde_json::from_str(&schema.unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
     let (local, _, _) = common::rtenx(&["check", "--format", "json", llama.to_str().unwrap()]);
     let local: serde_json::Value = serde_json::from_str(&local).unwrap();
     assert_eq!(file["findings"], local["files"][0]["findings"]);
@@ -471,4 +480,26 @@ fn a_repository_is_listed_page_by_page_and_its_model_files_are_named() {
         message.ends_with("hf://org/repo/sub/tiny.gguf (gguf, 10 B)"),
         "{message}"
     );
+}
+
+#[test]
+fn sarif_and_the_ml_bom_carry_the_hubs_records_of_a_remote_file() {
+    let hub = Hub::start();
+    let bytes = std::fs::read(common::fixtures().join("gguf/llama.gguf")).unwrap();
+    hub.add_bytes("llama.gguf", bytes.clone());
+    let url = Hub::hf("llama.gguf");
+    let sha = format!("{:064x}", bytes.len());
+    let (out, err, code) = rtenx(&hub, &["check", "--format", "sarif", &url]);
+    assert_eq!(code, 0, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let artifact = &sarif["runs"][0]["artifacts"][0];
+    let resolve = format!("{}/org/repo/resolve/main/llama.gguf", hub.endpoint);
+    assert_eq!(artifact["location"]["uri"], resolve);
+    assert_eq!(artifact["hashes"]["sha-256"], sha);
+    assert_eq!(artifact["properties"]["commit"], COMMIT);
+    // The ML-BOM's hash of a remote file is the Hub's: nothing is downloaded to hash it.
+    let (out, err, code) = rtenx(&hub, &["sbom", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&sha), "{out}");
+    assert_eq!(hub.served("llama.gguf"), 2 * bytes.len() as u64);
 }

@@ -4,8 +4,8 @@
 //! Two listeners, as on the Hub: the Hub itself answers `resolve` with a `302` to the second
 //! (a CDN), carrying `X-Repo-Commit`, `X-Linked-Size`, `X-Linked-Etag` and `ETag`, and checks
 //! the token if one is set; the CDN serves byte ranges (`206` with `Content-Range`) and records
-//! whether a token reached it. The tree API lists a repository by pages, with `Link: <...>;
-//! rel="next"`. Each misbehaviour of [`Misbehaviour`] can be switched on. Every body byte
+//! whether a token reached it; both answer `HEAD` as `huggingface_hub` sends it. The tree API
+//! lists a repository by pages, with `Link: <...>; rel="next"`. Each misbehaviour of [`Misbehaviour`] can be switched on. Every body byte
 //! served is counted per file.
 
 use std::collections::HashMap;
@@ -148,6 +148,22 @@ impl Hub {
             .insert(path.to_owned(), content);
     }
 
+    /// Serves every file below `dir` by its path there.
+    pub fn add_dir(&self, dir: &std::path::Path) {
+        for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+            if entry.file_type().is_file() {
+                let path = entry.path().strip_prefix(dir).unwrap();
+                let path = path.to_string_lossy().into_owned();
+                self.add(&path, Content::File(entry.into_path()));
+            }
+        }
+    }
+
+    /// Entries of the tree API per page from now on.
+    pub fn page_size(&self, entries: usize) {
+        self.state.lock().unwrap().page = entries;
+    }
+
     /// Serves the bytes `bytes` as `path`.
     pub fn add_bytes(&self, path: &str, bytes: Vec<u8>) {
         self.add(path, Content::Bytes(Arc::new(bytes)));
@@ -227,14 +243,29 @@ fn serve(stream: TcpStream, host: &'static str, state: &Mutex<State>) {
     }
 }
 
-fn respond(out: &mut TcpStream, status: &str, headers: &[(&str, String)], body: &[u8]) {
+/// Sends an answer; to `HEAD`, without its body.
+fn respond(
+    out: &mut TcpStream,
+    seen: &Seen,
+    status: &str,
+    headers: &[(&str, String)],
+    body: &[u8],
+) {
     let mut head = format!("HTTP/1.1 {status}\r\n");
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
     let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(body);
+    if seen.method != "HEAD" {
+        let _ = out.write_all(body);
+    }
+}
+
+/// The answer to `HEAD` of a file: its size and `ETag`, no body.
+fn head(out: &mut TcpStream, total: u64) {
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {total}\r\nAccept-Ranges: bytes\r\nETag: \"{total:064x}\"\r\n\r\n");
+    let _ = out.write_all(head.as_bytes());
 }
 
 /// The Hub: `resolve` and the tree API.
@@ -245,6 +276,7 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
             let body = br#"{"error":"Access to model org/repo is restricted. You must have access to it and be authenticated to access it. Please log in."}"#;
             respond(
                 out,
+                seen,
                 "401 Unauthorized",
                 &[("X-Error-Code", "GatedRepo".into())],
                 body,
@@ -253,12 +285,27 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         }
     }
     let target = seen.target.split('?').next().unwrap_or("");
+    if target == "/_served" {
+        // For benchmarks: the body bytes served so far, by file.
+        let served: Vec<String> = (state.served.iter())
+            .map(|(path, n)| format!("{path:?}: {n}"))
+            .collect();
+        respond(
+            out,
+            seen,
+            "200 OK",
+            &[],
+            format!("{{{}}}", served.join(", ")).as_bytes(),
+        );
+        return true;
+    }
     if let Some(rest) = target.strip_prefix("/api/models/org/repo/tree/") {
         return tree(out, seen, state, rest);
     }
     let Some(rest) = target.strip_prefix("/org/repo/resolve/") else {
         respond(
             out,
+            seen,
             "404 Not Found",
             &[("X-Error-Code", "RepoNotFound".into())],
             br#"{"error":"Repository not found"}"#,
@@ -270,6 +317,7 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     let Some(content) = state.files.get(&path) else {
         respond(
             out,
+            seen,
             "404 Not Found",
             &[("X-Error-Code", "EntryNotFound".into())],
             br#"{"error":"Entry not found"}"#,
@@ -288,7 +336,7 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
             format!("{}/blobs/{}", state.cdn, path.replace(' ', "%20")),
         ),
     ];
-    respond(out, "302 Found", &headers, b"");
+    respond(out, seen, "302 Found", &headers, b"");
     true
 }
 
@@ -322,6 +370,7 @@ fn tree(out: &mut TcpStream, seen: &Seen, state: &State, _rest: &str) -> bool {
     }
     respond(
         out,
+        seen,
         "200 OK",
         &headers,
         format!("[{}]", page.join(",")).as_bytes(),
@@ -349,13 +398,14 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         )
     };
     let Some(content) = content else {
-        respond(out, "404 Not Found", &[], b"");
+        respond(out, seen, "404 Not Found", &[], b"");
         return true;
     };
     match misbehaviour {
         Misbehaviour::RedirectLoop => {
             respond(
                 out,
+                seen,
                 "302 Found",
                 &[("Location", format!("{cdn}{}", seen.target))],
                 b"",
@@ -365,6 +415,7 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         Misbehaviour::RateLimited(first) if n <= first => {
             respond(
                 out,
+                seen,
                 "429 Too Many Requests",
                 &[("Retry-After", "0".into())],
                 b"",
@@ -374,6 +425,7 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         Misbehaviour::Down => {
             respond(
                 out,
+                seen,
                 "503 Service Unavailable",
                 &[("Retry-After", "0".into())],
                 b"slow down",
@@ -383,6 +435,10 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         _ => {}
     }
     let total = content.len();
+    if seen.method == "HEAD" {
+        head(out, total);
+        return true;
+    }
     let range = seen.range.as_deref().and_then(|r| {
         let (a, b) = r.strip_prefix("bytes=")?.split_once('-')?;
         let a: u64 = a.parse().ok()?;
@@ -400,6 +456,7 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     if total == 0 && range.is_some() {
         respond(
             out,
+            seen,
             "416 Range Not Satisfiable",
             &[("Content-Range", "bytes */0".into())],
             b"",
@@ -454,7 +511,7 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
             let mut long = body.clone();
             long.extend(vec![0xAA; 4096]);
             count(long.len());
-            respond(out, "206 Partial Content", &headers, &long);
+            respond(out, seen, "206 Partial Content", &headers, &long);
             false
         }
         Misbehaviour::Stall => {
@@ -465,7 +522,7 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
         }
         _ => {
             count(body.len());
-            respond(out, "206 Partial Content", &headers, &body);
+            respond(out, seen, "206 Partial Content", &headers, &body);
             true
         }
     }
