@@ -396,6 +396,10 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
     let local: serde_json::Value = serde_json::from_str(&local).unwrap();
     assert_eq!(file["findings"], local["files"][0]["findings"]);
 
+    let (out, err, code) = rtenx(&hub, &["check", &url]);
+    assert_eq!(code, 0, "{err}");
+    let fetched = "fetched 83.09 KiB of 83.09 KiB in 1 request (1 remote file)\nchecked 1 file";
+    assert!(out.contains(fetched), "{out}");
     let (out, err, code) = rtenx(&hub, &["inspect", &url]);
     assert_eq!(code, 0, "{err}");
     assert!(
