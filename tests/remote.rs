@@ -153,10 +153,9 @@ fn a_header_past_the_first_read_takes_one_more_and_no_tensor_bytes() {
     assert_eq!(analysis.inventory.tensors.len(), 4000);
     assert!(!analysis.has_errors());
     let provenance = file.provenance().unwrap();
-    // The header, rounded up to a page, in two requests; of the tensor bytes only the pages
-    // where detection looks for an HDF5 signature after a user block (at 512 KiB and 1 MiB).
-    assert_eq!(provenance.fetched, header.next_multiple_of(4096) + 2 * 4096);
-    assert_eq!(provenance.requests, 4);
+    // The header, rounded up to a page, in two requests, and no tensor byte.
+    assert_eq!(provenance.fetched, header.next_multiple_of(4096));
+    assert_eq!(provenance.requests, 2);
     assert_eq!(provenance.commit.as_deref(), Some(COMMIT));
     assert_eq!(provenance.size, bytes.len() as u64);
     assert_eq!(provenance.sha256, Some(format!("{:064x}", bytes.len())));
@@ -192,6 +191,11 @@ fn a_misbehaving_server_is_an_error_that_says_how_never_a_download() {
             ..Budgets::DEFAULT
         },
     );
+    // A checkpoint whose directory is at its end, 4 MiB in.
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("model.pt");
+    rtenx::synth::pytorch::write(&zip, 4, 1 << 20).unwrap();
+    hub.add("model.pt", Content::File(zip));
     let cases = [
         (Misbehaviour::LongBody, "longer than its Content-Range"),
         (
@@ -217,16 +221,19 @@ fn a_misbehaving_server_is_an_error_that_says_how_never_a_download() {
     ];
     for (misbehaviour, expected) in cases {
         hub.misbehave(misbehaviour);
-        let before = hub.served("m.safetensors");
-        let message = error(&small, "m.safetensors");
+        // Ranges ignored cost nothing more while the bytes needed are at the start.
+        let path = match misbehaviour {
+            Misbehaviour::IgnoreRange => "model.pt",
+            _ => "m.safetensors",
+        };
+        let before = hub.served(path);
+        let message = error(&small, path);
         assert!(message.contains(expected), "{misbehaviour:?}: {message}");
-        assert!(
-            message.starts_with("hf://org/repo/m.safetensors: "),
-            "{message}"
-        );
+        let named = format!("hf://org/repo/{path}: ");
+        assert!(message.starts_with(&named), "{message}");
         // Never the whole file: the budget, and what the sockets' buffers took in before
         // the connection closed.
-        let served = hub.served("m.safetensors") - before;
+        let served = hub.served(path) - before;
         assert!(
             served < 32 << 20,
             "{misbehaviour:?}: served {served} of {len}"

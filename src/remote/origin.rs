@@ -255,3 +255,25 @@ impl Origin for Remote {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_close_together_are_one_request() {
+        let r = |start, end| ByteRange::between(start, end);
+        let wanted = [
+            r(0, 10),
+            r(4096, 8192),
+            r(30_000, 30_010),
+            r(50_000, 50_001),
+        ];
+        assert_eq!(
+            coalesce(&wanted),
+            [r(0, 8192), r(30_000, 30_010), r(50_000, 50_001)]
+        );
+        assert_eq!(coalesce(&[r(0, 100), r(50, 60)]), [r(0, 100)]);
+        assert_eq!(coalesce(&[]), []);
+    }
+}

@@ -131,6 +131,8 @@ impl Hub {
             let state = state.clone();
             std::thread::spawn(move || {
                 for stream in listener.incoming().flatten() {
+                    // Each answer is sent whole: no wait for an acknowledgement in between.
+                    let _ = stream.set_nodelay(true);
                     let state = state.clone();
                     std::thread::spawn(move || serve(stream, host, &state));
                 }
@@ -256,10 +258,11 @@ fn respond(
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    let _ = out.write_all(head.as_bytes());
+    let mut answer = head.into_bytes();
     if seen.method != "HEAD" {
-        let _ = out.write_all(body);
+        answer.extend_from_slice(body);
     }
+    let _ = out.write_all(&answer);
 }
 
 /// The answer to `HEAD` of a file: its size and `ETag`, no body.
