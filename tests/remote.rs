@@ -218,6 +218,10 @@ fn a_misbehaving_server_is_an_error_that_says_how_never_a_download() {
             "the server ignores byte ranges (it answered 200",
         ),
         (Misbehaviour::ShortBody, "cut short"),
+        (
+            Misbehaviour::Trickle,
+            "more than 4096 requests for this file",
+        ),
     ];
     for (misbehaviour, expected) in cases {
         hub.misbehave(misbehaviour);

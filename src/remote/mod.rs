@@ -14,8 +14,9 @@
 //! 3. while reading, any page the reader reads that was not fetched (the sparse file records
 //!    it), after which the file is read again (`analysis::analyze_opened`).
 //!
-//! Tensor bytes are never fetched: what needs them (`--verify-checksums`, `--hash`) is refused
-//! for a remote file.
+//! Tensor bytes are never fetched: `--verify-checksums` and `check --hash`, which need them,
+//! are refused for a remote file, and `sbom` takes the SHA-256 the Hub records. A repository
+//! is listed ([`Session::list`]) but not checked yet: the answer names its model files.
 //!
 //! Sources, since no machine that builds rtenx reaches the Hub (the facts are gathered in
 //! `../shared/reference/remote.md`): the URL forms and `HF_ENDPOINT`, `HF_TOKEN` and the token
@@ -25,7 +26,8 @@
 //! `huggingface_hub.file_download.get_hf_file_metadata`; the errors (`X-Error-Code`
 //! `RepoNotFound`, `RevisionNotFound`, `EntryNotFound`, 401/403 for gated repositories, 429 with
 //! `Retry-After`) from `huggingface_hub.utils._http.hf_raise_for_status` and the Hub's API
-//! documentation; servers that answer `200` or short `206`s to ranges from datasets issues
+//! documentation; the tree API and its `Link: <...>; rel="next"` pages from
+//! `HfApi.list_repo_tree` and `utils._pagination.paginate`; servers that answer `200` or short `206`s to ranges from datasets issues
 //! #7685 and #7931 and hf-hub #144. docs/remote.md says the same for users.
 
 mod http;

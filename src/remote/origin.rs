@@ -171,7 +171,10 @@ impl Remote {
     /// to, without the Hub's round trip), or, if that fails (a signed URL that expired), from
     /// the URL given; the answer is held to the first.
     fn get(&self, start: u64, end: u64) -> Result<Answer, String> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
+        let made = self.requests.fetch_add(1, Ordering::Relaxed);
+        if made >= MAX_REQUESTS {
+            return Err(format!("{}: more than {MAX_REQUESTS} requests for this file: its server answers too little at a time", self.url));
+        }
         let direct = self.lock().clone();
         let answer = match direct.map(|url| self.client.get(&url, start, end)) {
             Some(Ok(answer)) => answer,
@@ -190,6 +193,8 @@ impl Remote {
     }
 }
 
+/// Requests for one file at most: a server that answers a byte at a time is given up on.
+const MAX_REQUESTS: u64 = 4096;
 /// Ranges closer than this are fetched as one: a request costs more than a few pages.
 const MERGE_GAP: u64 = 16 << 10;
 /// Requests in flight at once for one file.

@@ -44,6 +44,8 @@ pub enum Misbehaviour {
     RateLimited(u32),
     /// Every request to the CDN answers `503`.
     Down,
+    /// Every `206` holds one byte, the first asked for.
+    Trickle,
 }
 
 /// A file the Hub serves.
@@ -486,9 +488,14 @@ fn cdn(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     match misbehaviour {
         Misbehaviour::WrongRange => (a_shown, b_shown) = (a + 1, b.max(a + 1)),
         Misbehaviour::SizeChanges if n > 1 => total_shown += 1,
+        Misbehaviour::Trickle => b_shown = a,
         _ => {}
     }
-    let body = content.read(a, b - a + 1);
+    let sent = match misbehaviour {
+        Misbehaviour::Trickle => 1,
+        _ => b - a + 1,
+    };
+    let body = content.read(a, sent);
     let mut headers = vec![("ETag", format!("\"{total:064x}\""))];
     if misbehaviour != Misbehaviour::NoContentRange {
         headers.push((
