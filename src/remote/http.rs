@@ -21,8 +21,10 @@ pub const MAX_REDIRECTS: usize = 5;
 /// `Retry-After` is cut to it).
 const RETRIES: u32 = 3;
 const LONGEST_WAIT: Duration = Duration::from_secs(10);
-/// Connecting gives up after this.
+/// Connecting gives up after this, and a whole request (a server that sends a byte just
+/// before each read would time out otherwise never ends) after the second.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 /// Bytes of an error answer kept to say what the server said.
 const ERROR_BODY: u64 = 512;
 /// Bytes of one page of a listing (the Hub's pages hold at most 1,000 entries).
@@ -139,6 +141,7 @@ impl Client {
                 .max_redirects(0)
                 .http_status_as_error(false)
                 .timeout_connect(Some(CONNECT_TIMEOUT))
+                .timeout_global(Some(REQUEST_TIMEOUT))
                 .timeout_per_read(Some(budgets.timeout))
                 .user_agent(concat!("rtenx/", env!("CARGO_PKG_VERSION")))
                 .proxy(proxy)
