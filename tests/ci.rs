@@ -507,11 +507,11 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
     pickle("global-os-system.pkl", &model);
     let (found, fixed, code) = against(&baseline, &model);
     assert!(
-        found.len() == 1 && found[0].starts_with("os.system imported"),
+        found.len() == 1 && found[0].starts_with("loading runs a shell command: os.system("),
         "{found:?}"
     );
     assert!(
-        fixed.len() == 1 && fixed[0].starts_with("builtins.print imported"),
+        fixed.len() == 1 && fixed[0].starts_with("loading calls builtins.print("),
         "{fixed:?}"
     );
     assert_eq!(code, 1);
@@ -524,12 +524,12 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
         e["message"]
             .as_str()
             .unwrap()
-            .starts_with("builtins.__import__")
+            .starts_with("loading imports a module: builtins.__import__(")
     });
     std::fs::write(&baseline, written.to_string()).unwrap();
     let (found, fixed, code) = against(&baseline, &model);
     assert!(
-        found.len() == 1 && found[0].starts_with("builtins.getattr imported"),
+        found.len() == 1 && found[0].starts_with("loading gets an attribute by name"),
         "{found:?}"
     );
     assert!(fixed.is_empty(), "{fixed:?}");
@@ -551,7 +551,7 @@ fn a_baseline_entry_matches_only_with_its_code_and_path() {
         std::fs::write(&baseline, edited.to_string()).unwrap();
         let (found, _, code) = against(&baseline, &model);
         assert!(
-            found.len() == 1 && found[0].starts_with("os.system imported"),
+            found.len() == 1 && found[0].starts_with("loading runs a shell command: os.system("),
             "{field}: {found:?}"
         );
         assert_eq!(code, 1);
