@@ -945,20 +945,23 @@ fn a_folder_check_ends_with_its_files_by_verdict() {
     );
 }
 
-/// Issue 39: the fix lived only in `rtenx explain`. A finding's first report in a file is
-/// followed by its rule's fix, as a `help:` line, and a GitHub annotation ends with it.
+/// Issue 39: the fix lived only in `rtenx explain`. A finding's first report in a file says
+/// what happens on its first line, the place, the detail as a `note:`, then its rule's fix
+/// as a `help:` line; a GitHub annotation ends with the fix.
 #[test]
 fn a_finding_says_how_to_fix_it() {
     let model = "tests/fixtures/pickle/bad/global-os-system.pkl";
     let (out, _, _) = rtenx(&["check", "--isolated", model]);
     let help = "Do not load the file. A checkpoint should hold only tensors and plain \
                 containers: save `model.state_dict()` rather than the model, or use safetensors.";
-    assert!(
-        out.contains(&format!(
-            "  --> {model} @ 2 (0x2), import os.system\n   = help: {help}\n"
-        )),
-        "{out}"
+    let expected = format!(
+        "error[PK001]: loading runs a shell command: os.system('true')\n  \
+         --> {model} @ 2 (0x2), import os.system\n   \
+         = note: os.system imported by GLOBAL at byte 2, called by REDUCE at byte 23; it is \
+         outside the safe set of data-rebuilding globals (torch.load(weights_only=True)'s, \
+         NumPy's, builtin containers)\n   = help: {help}\n"
     );
+    assert!(out.starts_with(&expected), "{out}");
     let (out, _, _) = rtenx(&["check", "--isolated", "--format", "github", model]);
     assert!(out.contains(&format!("%0Ahelp: {help}\n")), "{out}");
 }
