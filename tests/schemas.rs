@@ -185,6 +185,8 @@ fn every_diff_validates_against_its_schema() {
         ("diff/mlp_a.onnx", "diff/mlp_b.onnx"),
         ("diff/mlp_a.onnx", "diff/mlp_dynamic.onnx"),
         ("diff/mlp_a.onnx", "diff/mlp_a.quant.onnx"),
+        ("diff/encoder.onnx", "diff/encoder.quant.onnx"),
+        ("diff/encoder.static.onnx", "diff/encoder.dynamo.onnx"),
         ("diff/ckpt.pt", "diff/ckpt_tuned.safetensors"),
         ("rten/convnet.rten", "rten/bad/RT015-conv-no-attrs.rten"),
         ("rten/mlp.rten", "onnx/mlp/model.onnx"),

@@ -24,12 +24,18 @@ pub struct ValuesDiff {
     pub changed: Vec<ValueChange>,
     /// Pairs that could not be compared, and why.
     pub not_compared: Vec<NotCompared>,
+    /// Tensors of A paired with none of B: their values were not compared.
+    pub unpaired_a: u64,
+    /// Tensors of B paired with none of A.
+    pub unpaired_b: u64,
 }
 
 impl ValuesDiff {
-    /// Whether no pair differs beyond the tolerance.
+    /// Whether no pair differs beyond the tolerance and every tensor was paired.
     pub fn is_empty(&self) -> bool {
         self.changed.iter().all(|c| c.within_tolerance)
+            && self.unpaired_a == 0
+            && self.unpaired_b == 0
     }
 }
 
@@ -156,13 +162,14 @@ pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Opt
         .collect()
 }
 
-/// Compares the values of every pair, on two threads.
+/// Compares the values of every pair, on two threads; with the pairs that differ beyond the
+/// tolerance.
 pub(super) fn compare(
     a: &Inventory,
     b: &Inventory,
     pairs: &[(TensorId, TensorId)],
     tolerance: f64,
-) -> ValuesDiff {
+) -> (ValuesDiff, Vec<(TensorId, TensorId)>) {
     let (fa, fb) = (Files::open(a), Files::open(b));
     let mut results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
         let work = |half: usize| {
@@ -189,6 +196,7 @@ pub(super) fn compare(
         tolerance,
         ..ValuesDiff::default()
     };
+    let mut differing = Vec::new();
     for (k, outcome) in results {
         let (x, y) = pairs[k];
         let (a, b) = (a.tensors[x].name.clone(), b.tensors[y].name.clone());
@@ -197,6 +205,9 @@ pub(super) fn compare(
             Outcome::Differ(numeric) => {
                 diff.compared += 1;
                 let within_tolerance = numeric.is_some_and(|n| n.differing == 0);
+                if !within_tolerance {
+                    differing.push((x, y));
+                }
                 diff.changed.push(ValueChange {
                     a,
                     b,
@@ -207,7 +218,7 @@ pub(super) fn compare(
             Outcome::Skipped(reason) => diff.not_compared.push(NotCompared { a, b, reason }),
         }
     }
-    diff
+    (diff, differing)
 }
 
 enum Outcome {
