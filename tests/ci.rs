@@ -813,13 +813,7 @@ fn data_files_are_named_relative_to_the_root_in_every_output() {
         .collect();
     assert!(paths.contains(&"models/a/w.data"), "{paths:?}");
     let sarif: Value = serde_json::from_str(output("sarif")).unwrap();
-    let uris: Vec<&str> = (sarif["runs"][0]["results"].as_array().unwrap().iter())
-        .map(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                .as_str()
-                .unwrap()
-        })
-        .collect();
+    let uris = common::sarif_uris(&sarif);
     assert!(uris.contains(&"models/a/w.data"), "{uris:?}");
     // `--root` names them from another folder, wherever rtenx runs.
     let (out, _, _) = rtenx_in(

@@ -10,6 +10,15 @@ use serde_json::Value;
 
 const DIR: &str = "tests/fixtures/diff";
 
+/// `rtenx diff` on fixtures `a` and `b` of [`DIR`] with `options`: stdout and the exit code.
+fn run_diff(a: &str, b: &str, options: &[&str]) -> (String, i32) {
+    let (a, b) = (format!("{DIR}/{a}"), format!("{DIR}/{b}"));
+    let mut args = vec!["diff", &a, &b];
+    args.extend_from_slice(options);
+    let (out, _, code) = rtenx(&args);
+    (out, code)
+}
+
 fn diff_with(a: &str, b: &str, options: &Options) -> Diff {
     let open = |name: &str| {
         let path = common::fixtures().join(name);
@@ -313,12 +322,7 @@ fn values_name_the_tensors_they_could_not_pair_and_never_call_them_the_same() {
     assert_eq!((v.unpaired_a, v.unpaired_b), (5, 17));
     assert_eq!((v.compared, v.equal), (28, 28));
     assert!(d.differs(Aspect::Values));
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/encoder.onnx"),
-        &format!("{DIR}/encoder.quant.onnx"),
-        "--values",
-    ]);
+    let (out, code) = run_diff("encoder.onnx", "encoder.quant.onnx", &["--values"]);
     assert_eq!(code, 1);
     let line = out.lines().find(|l| l.starts_with(" values")).unwrap();
     assert!(!line.contains("same"), "{line}");
@@ -350,23 +354,14 @@ fn all_lifts_the_cut_of_long_lists() {
 
 #[test]
 fn text_of_a_quantised_model_lists_what_the_quantiser_rewrote() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/encoder.onnx"),
-        &format!("{DIR}/encoder.quant.onnx"),
-        "--values",
-    ]);
+    let (out, code) = run_diff("encoder.onnx", "encoder.quant.onnx", &["--values"]);
     assert_eq!(code, 1);
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn text_of_a_re_export_pairs_renamed_operators() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/encoder.static.onnx"),
-        &format!("{DIR}/encoder.dynamo.onnx"),
-    ]);
+    let (out, code) = run_diff("encoder.static.onnx", "encoder.dynamo.onnx", &[]);
     assert_eq!(code, 1);
     insta::assert_snapshot!(out);
 }
@@ -485,26 +480,18 @@ fn exit_codes_follow_fail_on() {
 
 #[test]
 fn text_output_is_a_summary_then_the_sections_that_differ() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/mlp_a.onnx"),
-        &format!("{DIR}/mlp_b.onnx"),
-        "--values",
-    ]);
+    let (out, code) = run_diff("mlp_a.onnx", "mlp_b.onnx", &["--values"]);
     assert_eq!(code, 1);
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn json_output_says_what_differs() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/ckpt.pt"),
-        &format!("{DIR}/ckpt_tuned.safetensors"),
-        "--values",
-        "--format",
-        "json",
-    ]);
+    let (out, code) = run_diff(
+        "ckpt.pt",
+        "ckpt_tuned.safetensors",
+        &["--values", "--format", "json"],
+    );
     assert_eq!(code, 1);
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["different"], true);
@@ -640,7 +627,7 @@ fn a_graph_of_alike_operators_pairs_in_bounded_time_and_memory() {
     run.assert_bounded("diff of 200,001 alike operators");
     assert!(
         run.stdout
-            .contains("operators 200001 -> 200001 (200001 paired)"),
+            .contains("operators 200,001 -> 200,001 (200,001 paired)"),
         "{}",
         &run.stdout[..run.stdout.len().min(2000)]
     );

@@ -5,7 +5,7 @@
 use super::{Change, Diff, GraphDiff, HeldTensor, NodeChange, NodeRef, Port, TensorSide};
 use crate::analysis::Analysis;
 use crate::escape;
-use crate::inventory::display::{dims_text, dtype_text, shape_text, Part};
+use crate::inventory::display::{count_text, dims_text, dtype_text, shape_text, Part};
 use crate::inventory::Name;
 use humansize::{format_size, BINARY};
 use std::collections::{HashMap, HashSet};
@@ -87,12 +87,12 @@ fn summary(diff: &Diff) -> String {
     ];
     let how: Vec<String> = (how.iter())
         .filter(|&&(n, what)| n > 0 || what == "paired")
-        .map(|(n, what)| format!("{n} {what}"))
+        .map(|(n, what)| format!("{} {what}", count_text(*n)))
         .collect();
     format!(
         "operators {} -> {} ({}) · parameters {} -> {} · weights {} -> {}",
-        o.a,
-        o.b,
+        count_text(o.a),
+        count_text(o.b),
         how.join(", "),
         count(s.parameters.a),
         count(s.parameters.b),
@@ -104,7 +104,7 @@ fn summary(diff: &Diff) -> String {
 /// A count as written at a glance: exact below 10,000, else to three figures (`4.4M`).
 fn count(n: u64) -> String {
     let (scaled, unit) = match n {
-        0..10_000 => return n.to_string(),
+        0..10_000 => return count_text(n),
         10_000..1_000_000 => (n as f64 / 1e3, "K"),
         1_000_000..1_000_000_000 => (n as f64 / 1e6, "M"),
         _ => (n as f64 / 1e9, "B"),
