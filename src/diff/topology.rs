@@ -2,6 +2,7 @@
 //! vertex), and for each vertex the operator that produces it and those that consume it, as
 //! flat arrays built in linear time.
 
+use crate::inventory::grouped::Grouped;
 use crate::inventory::{
     AttrValue, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, SubgraphOf, TensorId,
 };
@@ -37,10 +38,8 @@ pub(super) struct Topology<'a> {
     base: Vec<u32>,
     /// Per vertex: the operator that produces it and its output slot, or `NONE`.
     producer: Vec<(u32, u32)>,
-    /// Per vertex: where its consumers start in `consumers` (one more entry at the end).
-    first: Vec<u32>,
-    /// Every (operator, input slot) that reads a vertex, grouped by vertex.
-    consumers: Vec<(u32, u32)>,
+    /// Per vertex: the operators that read it, with their input slots.
+    consumers: Grouped<(u32, u32)>,
 }
 
 impl<'a> Topology<'a> {
@@ -57,8 +56,7 @@ impl<'a> Topology<'a> {
             ops: Vec::new(),
             base,
             producer: vec![(NONE, NONE); total as usize],
-            first: vec![0; total as usize + 1],
-            consumers: Vec::new(),
+            consumers: Grouped::default(),
         };
         for (gid, graph) in inv.graphs.iter().enumerate() {
             for (id, node) in graph.nodes_with_ids() {
@@ -70,11 +68,6 @@ impl<'a> Topology<'a> {
                 for (slot, &out) in (0..).zip(op.outputs()) {
                     topo.set_producer(topo.vertex(gid, out), (at, slot));
                 }
-                for &input in op.inputs() {
-                    if let Some(v) = topo.vertex(gid, input) {
-                        topo.first[v as usize + 1] += 1;
-                    }
-                }
                 topo.ops.push(Op {
                     graph: gid,
                     id,
@@ -84,20 +77,14 @@ impl<'a> Topology<'a> {
                 });
             }
         }
-        for v in 1..topo.first.len() {
-            topo.first[v] = topo.first[v].saturating_add(topo.first[v - 1]);
-        }
-        topo.consumers = vec![(NONE, NONE); topo.first.last().map_or(0, |&n| n as usize)];
-        let mut next = topo.first.clone();
-        for (at, op) in (0..).zip(&topo.ops) {
-            for (slot, &input) in (0..).zip(op.op.inputs()) {
-                if let Some(v) = topo.vertex(op.graph, input) {
-                    let place = &mut next[v as usize];
-                    topo.consumers[*place as usize] = (at, slot);
-                    *place += 1;
-                }
-            }
-        }
+        let view = &topo;
+        let reads = (0u32..).zip(&view.ops).flat_map(|(at, op)| {
+            let slots = (0u32..).zip(op.op.inputs());
+            slots
+                .filter_map(move |(slot, &input)| Some(((at, slot), view.vertex(op.graph, input)?)))
+        });
+        let consumers = Grouped::build(view.producer.len(), reads);
+        topo.consumers = consumers;
         topo
     }
 
@@ -147,9 +134,7 @@ impl<'a> Topology<'a> {
 
     /// The operators that read `v`, with the input slot.
     pub fn consumers(&self, v: u32) -> &[(u32, u32)] {
-        let start = self.first.get(v as usize).copied().unwrap_or(0) as usize;
-        let end = self.first.get(v as usize + 1).copied().unwrap_or(0) as usize;
-        self.consumers.get(start..end).unwrap_or(&[])
+        self.consumers.get(v)
     }
 
     /// The tensor of a vertex that is a constant.

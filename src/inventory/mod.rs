@@ -9,6 +9,7 @@ pub mod display;
 mod dtype;
 mod gaps;
 mod graph;
+pub mod grouped;
 mod imports;
 mod layout;
 mod list;
