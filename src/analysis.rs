@@ -55,14 +55,28 @@ pub fn analyze_with(path: &Path, options: &ReadOptions) -> Result<Analysis, Open
     analyze_opened(&ModelFile::open(path)?, options)
 }
 
-/// Like [`analyze_file_with`], and refuses what was read if the file changed meanwhile.
+/// Times a remote file is read again for the holes its reading met (see
+/// [`crate::source::sparse`]) before it is given up as needing more than its fetch plan.
+const ROUNDS: usize = 32;
+
+/// Like [`analyze_file_with`], and refuses what was read if the file changed meanwhile. A
+/// remote file is read again, after fetching them, while its reading meets bytes that were
+/// not fetched, so that nothing is judged from a hole.
 pub fn analyze_opened(file: &ModelFile, options: &ReadOptions) -> Result<Analysis, OpenError> {
-    let analysis = analyze_file_with(file, options);
-    // What was read from a file that changed meanwhile describes no file at all.
-    match file.changed() {
-        Some(change) => Err(change),
-        None => Ok(analysis),
+    for _ in 0..ROUNDS {
+        let analysis = analyze_file_with(file, options);
+        // What was read from a file that changed meanwhile describes no file at all.
+        if let Some(change) = file.changed() {
+            return Err(change);
+        }
+        if !file.fetch_touched()? {
+            return Ok(analysis);
+        }
     }
+    Err(OpenError::Remote {
+        url: file.path().display().to_string(),
+        cause: format!("its reading still met bytes not fetched after {ROUNDS} rounds of fetching them; not checked"),
+    })
 }
 
 /// Reads and checks an already opened model file.

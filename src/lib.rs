@@ -51,6 +51,8 @@ pub mod formats;
 pub mod inventory;
 #[doc(hidden)]
 pub mod json_dump;
+#[cfg(all(unix, feature = "remote"))]
+pub mod remote;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]

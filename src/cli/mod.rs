@@ -158,6 +158,49 @@ impl DataArgs {
     }
 }
 
+/// Opens the model file named `path`: a remote one (`hf://`, `https://`) by byte ranges,
+/// a local one mapped.
+pub fn open_named(path: &Path) -> Result<rtenx::source::ModelFile, rtenx::OpenError> {
+    let Some(remote) = path.to_str().filter(|p| rtenx::source::names_remote(p)) else {
+        return rtenx::source::ModelFile::open(path);
+    };
+    #[cfg(all(unix, feature = "remote"))]
+    {
+        remote_budgets()?;
+        rtenx::remote::open(remote)
+    }
+    #[cfg(not(all(unix, feature = "remote")))]
+    Err(rtenx::OpenError::Remote {
+        url: remote.to_owned(),
+        cause: "this rtenx was built without remote files (the `remote` feature)".to_owned(),
+    })
+}
+
+/// Sets the budgets of remote files from `RTENX_REMOTE_BUDGET` (a size, such as 256MiB:
+/// the bytes fetched of one file; a run may fetch 16 times that, and at least 1 GiB), once.
+#[cfg(all(unix, feature = "remote"))]
+fn remote_budgets() -> Result<(), rtenx::OpenError> {
+    static SET: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(|| {
+        let Ok(size) = std::env::var("RTENX_REMOTE_BUDGET") else {
+            return Ok(());
+        };
+        let file = config::parse_size(&size)?;
+        let defaults = rtenx::remote::Budgets::DEFAULT;
+        let run = file.saturating_mul(16).max(defaults.run);
+        rtenx::remote::set_budgets(rtenx::remote::Budgets {
+            file,
+            run,
+            ..defaults
+        });
+        Ok(())
+    });
+    set.clone().map_err(|cause| rtenx::OpenError::Remote {
+        url: "RTENX_REMOTE_BUDGET".to_owned(),
+        cause,
+    })
+}
+
 /// Opens and analyses one named model (a file, or a folder that holds one), printing the
 /// error if it cannot be read; with what only `inspect` and `dump` show
 /// ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or without.

@@ -42,7 +42,8 @@ pub mod scan;
 pub mod shared;
 
 use crate::check::{Findings, RuleGroup};
-use crate::inventory::Inventory;
+use crate::inventory::{ByteRange, Inventory};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use std::path::{Path, PathBuf};
 
@@ -90,6 +91,17 @@ pub trait Format: Sync {
     fn detect(&self, bytes: &[u8]) -> Detection;
     /// Reads the file into an inventory, appending findings. Never panics.
     fn read(&self, file: &ModelFile, options: &ReadOptions, findings: &mut Findings) -> Inventory;
+
+    /// The byte ranges this reader reads of a file it is given, as far as `fetched`, the
+    /// parts of `bytes` known so far, tell: a remote file is fetched by these ranges, and
+    /// the plan asked again until it asks for nothing new. The rest of `bytes` reads as zeros
+    /// and must not be trusted. A plan need not be exact: bytes the reader reads beyond it
+    /// are fetched afterwards, at the cost of reading the file again
+    /// ([`crate::source::sparse`]). By default, the whole file.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        let _ = fetched;
+        vec![ByteRange::between(0, bytes.len() as u64)]
+    }
 
     /// What a directory scan does with `path`; by default, files with one of
     /// [`About::extensions`] are models.

@@ -78,17 +78,26 @@ pub fn detect(file: &ModelFile) -> Detected {
     let bytes = file.bytes();
     let ext = extension(file.path());
     let named = |exts: &[&str]| ext.as_deref().is_some_and(|e| exts.contains(&e));
-    let read = FORMATS.iter().map(|f| {
-        (
-            (f.detect(bytes), named(f.about().extensions), true),
-            Detected::Read(*f),
-        )
-    });
-    let not_read = foreign::FOREIGN.iter().map(|f| {
+    let read: Vec<_> = (FORMATS.iter())
+        .map(|f| {
+            (
+                (f.detect(bytes), named(f.about().extensions), true),
+                Detected::Read(*f),
+            )
+        })
+        .collect();
+    // A format rtenx reads whose magic and extension both match outranks every format it
+    // does not read, whose detectors then need not look (some look far into the file, which
+    // a remote file would fetch).
+    let sure = read
+        .iter()
+        .any(|(rank, _)| *rank == (Detection::Magic, true, true));
+    let not_read = (foreign::FOREIGN.iter()).filter(|_| !sure).map(|f| {
         let rank = ((f.detect)(bytes), named(f.extensions), false);
         (rank, Detected::NotRead(f))
     });
-    read.chain(not_read)
+    read.into_iter()
+        .chain(not_read)
         .filter(|((detection, ..), _)| *detection != Detection::No)
         .max_by_key(|(rank, _)| *rank)
         .map_or(Detected::Unknown, |(_, found)| found)

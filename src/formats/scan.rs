@@ -75,6 +75,18 @@ pub fn models_in(dir: &Path) -> Found {
     claimed_by(dir, FORMATS)
 }
 
+/// The format that claims the file `path` by its name alone (as a model or a data file),
+/// if one does: what a listing of names, such as a remote repository's, can tell.
+pub fn claim_by_name(path: &Path) -> Option<(&'static dyn Format, Scan)> {
+    by_name(path, FORMATS)
+}
+
+fn by_name(path: &Path, formats: &[&'static dyn Format]) -> Option<(&'static dyn Format, Scan)> {
+    (formats.iter())
+        .map(|f| (*f, f.scan(path)))
+        .find(|(_, scan)| matches!(scan, Scan::Model | Scan::Companion))
+}
+
 fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
     let mut found = Found::default();
     let root = match ScanRoot::open(dir) {
@@ -102,10 +114,8 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
             .map(|f| (*f, f.scan(entry.path())))
             .filter(|(_, scan)| *scan != Scan::Skip)
             .collect();
-        let by_name = claims
-            .iter()
-            .find(|(_, scan)| *scan != Scan::ModelIfDetected);
-        let Some(&(mut format, scan)) = by_name.or(claims.first()) else {
+        let Some((mut format, scan)) = by_name(entry.path(), formats).or(claims.first().copied())
+        else {
             continue;
         };
         // The file as the walk sees it (lstat): what it must still be when it is opened.

@@ -40,6 +40,17 @@ impl FileEntry {
     /// (kept as given, perhaps relative) are opened as they were. A file swapped in since is
     /// refused either way.
     pub fn reopen(&self) -> Result<ModelFile, OpenError> {
+        if let Some(url) = self
+            .path
+            .to_str()
+            .filter(|p| crate::source::names_remote(p))
+        {
+            return Err(OpenError::Remote {
+                url: url.to_owned(),
+                cause: "a remote file's tensor bytes are not fetched: download it to read them"
+                    .to_owned(),
+            });
+        }
         match self.role {
             FileRole::ExternalData if self.path.is_absolute() => {
                 ModelFile::open_checked(&self.path, self.identity)

@@ -3,7 +3,8 @@
 //! Top level: `{"version": 1, "files": [...], "summary": {...}}`. Each file has `path`,
 //! `format`, `format_version`, `error` (null unless unreadable) and `findings`, each with
 //! `code`, `name`, `severity`, `path`, `offset`, `item`, `item_description`, `message` and
-//! `fingerprint`; with `--hash`, a file has `hashes`, and with `--baseline` the report has
+//! `fingerprint`; with `--hash`, a file has `hashes`; a remote file has `remote` (its URL,
+//! the Hub's commit and SHA-256, its size, the bytes and requests it cost); with `--baseline` the report has
 //! `baseline`. The summary counts findings by severity and files by verdict.
 //! Paths are relative to the root where they are below it, and otherwise kept byte for byte
 //! ([`JsonPath`]). `schemas/check.schema.json` describes it. New fields may be added in a
@@ -66,6 +67,9 @@ fn file(result: &FileResult, root: &Root) -> Value {
             .iter()
             .map(|h| json!({ "path": JsonPath(&root.show(&h.path)), "sha256": h.sha256 }));
         entry["hashes"] = hashes.collect();
+    }
+    if let Some(remote) = &result.remote {
+        entry["remote"] = json!(remote);
     }
     entry
 }

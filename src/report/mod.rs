@@ -27,6 +27,8 @@ pub struct FileResult {
     pub outcome: Result<Checked, OpenError>,
     /// With `--hash sha256`: the digest of the model and of each of its data files.
     pub hashes: Vec<FileHash>,
+    /// For a remote file: its URL, what its server said of it, and what it cost.
+    pub remote: Option<crate::source::Provenance>,
 }
 
 /// A file's SHA-256.
@@ -101,6 +103,7 @@ impl FileResult {
             path,
             outcome,
             hashes: Vec::new(),
+            remote: None,
         };
         (result, inventory)
     }

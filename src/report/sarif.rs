@@ -77,11 +77,28 @@ pub(super) fn write(
             out.push(entry);
         }
     }
-    let artifacts: Vec<Value> = results
+    let mut artifacts: Vec<Value> = results
         .iter()
         .flat_map(|r| &r.hashes)
         .map(|h| json!({ "location": { "uri": uri(&root.show(&h.path)) }, "hashes": { "sha-256": h.sha256 } }))
         .collect();
+    // A remote file: its URL, and the SHA-256 and commit the Hub records for it.
+    artifacts.extend(
+        results
+            .iter()
+            .filter_map(|r| r.remote.as_ref())
+            .map(|remote| {
+                let mut artifact = json!({
+                    "location": { "uri": remote.url },
+                    "length": remote.size,
+                    "properties": { "commit": remote.commit },
+                });
+                if let Some(sha) = &remote.sha256 {
+                    artifact["hashes"] = json!({ "sha-256": sha });
+                }
+                artifact
+            }),
+    );
     let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -118,7 +118,32 @@ pub(super) fn write(
         }
         writeln!(w, "baseline: {}", BaselineSummary(compared))?;
     }
+    write_fetched(w, results)?;
     writeln!(w, "checked {}", Summary::of(results))
+}
+
+/// What the remote files of `results` cost: `fetched 3.40 MiB of 133.69 GiB in 150 requests
+/// (30 remote files)`.
+fn write_fetched(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
+    let remote: Vec<_> = results.iter().filter_map(|r| r.remote.as_ref()).collect();
+    if remote.is_empty() {
+        return Ok(());
+    }
+    let fetched = humansize::format_size(
+        remote.iter().map(|r| r.fetched).sum::<u64>(),
+        humansize::BINARY,
+    );
+    let size = humansize::format_size(
+        remote.iter().map(|r| r.size).sum::<u64>(),
+        humansize::BINARY,
+    );
+    let plural = |n: u64, one: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {one}s"),
+    };
+    let requests = plural(remote.iter().map(|r| r.requests).sum(), "request");
+    let files = plural(remote.len() as u64, "remote file");
+    writeln!(w, "fetched {fetched} of {size} in {requests} ({files})")
 }
 
 /// Notes shown before the summary: a check of a few models says, for each that is more

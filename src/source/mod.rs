@@ -4,9 +4,14 @@
 //! error for that file instead of a SIGBUS for the whole process.
 
 pub mod digest;
+pub mod fetched;
 mod guard;
+mod provenance;
+#[cfg(all(unix, feature = "remote"))]
+pub mod sparse;
 
 pub use guard::set_fatal_hook;
+pub use provenance::{names_remote, Provenance};
 
 use bytes::Bytes;
 use memmap2::MmapOptions;
@@ -47,6 +52,14 @@ pub enum OpenError {
         path: PathBuf,
         /// What changed.
         what: String,
+    },
+    /// A remote file could not be fetched, or its server answered what cannot be trusted.
+    #[error("{url}: {cause}")]
+    Remote {
+        /// The URL as given.
+        url: String,
+        /// What went wrong.
+        cause: String,
     },
 }
 
@@ -94,6 +107,9 @@ pub struct ModelFile {
     bytes: Bytes,
     /// The open file and what it was when mapped, to tell a change afterwards.
     opened: Option<(File, Snapshot)>,
+    /// A remote file: the sparse file its fetched bytes are in.
+    #[cfg(all(unix, feature = "remote"))]
+    sparse: Option<std::sync::Arc<sparse::Sparse>>,
 }
 
 /// A file's size and modification time.
@@ -121,6 +137,17 @@ struct Watched {
 impl AsRef<[u8]> for Watched {
     fn as_ref(&self) -> &[u8] {
         &self.map
+    }
+}
+
+/// The map of a remote file's sparse file, shared with the [`ModelFile`] that fetches into it.
+#[cfg(all(unix, feature = "remote"))]
+struct SparseBytes(std::sync::Arc<sparse::Sparse>);
+
+#[cfg(all(unix, feature = "remote"))]
+impl AsRef<[u8]> for SparseBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
     }
 }
 
@@ -217,7 +244,81 @@ impl ModelFile {
             path: path.to_owned(),
             bytes,
             opened: Some((file, Snapshot::of(meta))),
+            #[cfg(all(unix, feature = "remote"))]
+            sparse: None,
         })
+    }
+
+    /// A remote file named `url`, whose bytes are fetched into `sparse`.
+    #[cfg(all(unix, feature = "remote"))]
+    pub fn remote(url: &str, sparse: sparse::Sparse) -> Self {
+        let sparse = std::sync::Arc::new(sparse);
+        ModelFile {
+            path: PathBuf::from(url),
+            bytes: Bytes::from_owner(SparseBytes(sparse.clone())),
+            opened: None,
+            sparse: Some(sparse),
+        }
+    }
+
+    /// What was fetched of a remote file; `None` for a local one.
+    #[cfg(all(unix, feature = "remote"))]
+    pub fn fetched(&self) -> Option<fetched::Fetched> {
+        Some(self.sparse.as_ref()?.fetched())
+    }
+
+    /// Fetches the parts of `wanted` a remote file lacks (its fetch plan); returns the bytes
+    /// fetched, 0 for a local file.
+    #[cfg(all(unix, feature = "remote"))]
+    pub fn fetch(&self, wanted: &[crate::inventory::ByteRange]) -> Result<u64, OpenError> {
+        let Some(sparse) = &self.sparse else {
+            return Ok(0);
+        };
+        sparse
+            .fetch(wanted)
+            .map_err(|cause| self.remote_error(cause))
+    }
+
+    /// Where a remote file is and what it cost; `None` for a local one.
+    pub fn provenance(&self) -> Option<Provenance> {
+        #[cfg(all(unix, feature = "remote"))]
+        return Some(self.sparse.as_ref()?.provenance());
+        #[cfg(not(all(unix, feature = "remote")))]
+        None
+    }
+
+    #[cfg(all(unix, feature = "remote"))]
+    fn remote_error(&self, cause: String) -> OpenError {
+        OpenError::Remote {
+            url: self.path.display().to_string(),
+            cause,
+        }
+    }
+
+    /// Whether the file is remote: nothing beside it is on this machine.
+    pub fn is_remote(&self) -> bool {
+        #[cfg(all(unix, feature = "remote"))]
+        return self.sparse.is_some();
+        #[cfg(not(all(unix, feature = "remote")))]
+        false
+    }
+
+    /// For a remote file, fetches the holes read since the last call: `Ok(true)` if there
+    /// were any, so what was read from them must be read again. Always `Ok(false)` for a
+    /// local file.
+    pub fn fetch_touched(&self) -> Result<bool, OpenError> {
+        #[cfg(all(unix, feature = "remote"))]
+        if let Some(sparse) = &self.sparse {
+            let (touched, more) = sparse.take_touched();
+            if touched.is_empty() {
+                return Ok(more);
+            }
+            sparse
+                .fetch(&touched)
+                .map_err(|cause| self.remote_error(cause))?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// Tells the kernel that `block`, a page-aligned part of this file's map that has been
@@ -299,6 +400,8 @@ impl ModelFile {
             path: path.into(),
             bytes: Bytes::from(bytes),
             opened: None,
+            #[cfg(all(unix, feature = "remote"))]
+            sparse: None,
         }
     }
 

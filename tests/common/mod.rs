@@ -3,6 +3,7 @@
 
 pub mod bounded;
 pub mod hostile;
+pub mod hub;
 
 use std::path::{Path, PathBuf};
 

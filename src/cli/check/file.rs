@@ -103,6 +103,11 @@ fn over_budget(
 /// Reads and checks the opened `file`, applies the severity overrides, and with `--hash`
 /// hashes it and its data files.
 fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> FileResult {
+    if file.is_remote() && (run.verify_checksums || run.hash) {
+        let cause = "--verify-checksums and --hash read every byte of the file, which is not done for a remote file: download it to check those".to_owned();
+        let url = path.display().to_string();
+        return FileResult::new(path, Err(OpenError::Remote { url, cause })).0;
+    }
     let report = |done, total| run.progress.show(done, total);
     let options = ReadOptions {
         verify_checksums: run.verify_checksums,
@@ -120,6 +125,7 @@ fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> F
         }
     }
     let (mut result, inventory) = FileResult::new(path, outcome);
+    result.remote = file.provenance();
     match hashes {
         Ok(hashes) => result.hashes = hashes,
         Err(e) => result.outcome = Err(e),

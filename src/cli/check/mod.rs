@@ -453,7 +453,7 @@ impl Target {
     pub fn open(self) -> (PathBuf, Result<ModelFile, OpenError>) {
         match self {
             Target::Named(path) => {
-                let file = ModelFile::open(&path);
+                let file = crate::cli::open_named(&path);
                 (path, file)
             }
             Target::Found(found) => {

@@ -305,6 +305,7 @@ fn cannot_read(e: &OpenError) -> String {
         OpenError::Changed { .. } | OpenError::ChangedWhileRead { .. } => {
             "changed while it was read; not read".to_owned()
         }
+        OpenError::Remote { cause, .. } => cause.clone(),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::formats::shared::context::Context;
 use crate::formats::shared::zip;
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{ByteRange, FileFormat, Inventory, SectionKind};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use rules::PICKLE_MEMBER;
 use std::collections::HashSet;
@@ -84,5 +85,11 @@ impl Format for Archives {
             cx.inv.format_version = format!("{pickles} pickle members");
         }
         cx.inv
+    }
+
+    /// The end records, directory, local headers and the start of each member, which is
+    /// judged if it is a pickle.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        zip::fetch_plan(bytes, fetched, &|_| zip::MEMBER_START)
     }
 }

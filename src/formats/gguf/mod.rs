@@ -13,6 +13,7 @@ mod dtypes;
 mod header;
 mod metadata;
 mod model;
+mod plan;
 pub mod rules;
 mod split;
 mod strings;
@@ -23,7 +24,8 @@ mod wire;
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
-use crate::inventory::Inventory;
+use crate::inventory::{ByteRange, Inventory};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use std::path::Path;
 
@@ -63,5 +65,10 @@ impl Format for Gguf {
         let mut cx = Context::new(self, file, out);
         model::read(&mut cx, file, options);
         cx.inv
+    }
+
+    /// The header, key-value pairs and tensor infos, grown until they end.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        plan::fetch_plan(bytes, fetched)
     }
 }

@@ -16,7 +16,7 @@ use crate::source::ModelFile;
 use std::collections::{BTreeSet, HashMap};
 
 /// The alignment when `general.alignment` is not set.
-const DEFAULT_ALIGNMENT: u64 = 32;
+pub const DEFAULT_ALIGNMENT: u64 = 32;
 
 /// Tensor names already read, in every part: where each was declared.
 pub type Seen = HashMap<Name, (FileId, u64)>;

@@ -19,6 +19,7 @@ use crate::formats::shared::pickle::Located;
 use crate::formats::shared::zip;
 use crate::formats::{About, Detection, Format, ReadOptions};
 use crate::inventory::{ByteRange, Inventory, Name, Section, SectionKind, Storage};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use array::Where;
 
@@ -61,6 +62,15 @@ impl Format for NumPy {
         cx.whole_if_unread();
         cx.inv.fill_gaps();
         cx.inv
+    }
+
+    /// An `.npz`'s end records, directory, local headers and the start of each member (its
+    /// `.npy` header); an `.npy` file whole.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        if !zip::is_zip(bytes) {
+            return vec![ByteRange::between(0, bytes.len() as u64)];
+        }
+        zip::fetch_plan(bytes, fetched, &|_| zip::MEMBER_START)
     }
 }
 

@@ -38,6 +38,14 @@ const RECORDS: &[&[u8]] = &[
     b"archive_format",
 ];
 
+/// Whether a member is a storage, `data/<key>` under the archive's folder: tensor bytes,
+/// never unpickled.
+pub fn is_storage(name: &[u8]) -> bool {
+    let mut parts = name.splitn(3, |&b| b == b'/');
+    let (_, dir) = (parts.next(), parts.next());
+    dir.is_some_and(|d| d.eq_ignore_ascii_case(b"data")) && parts.next().is_some()
+}
+
 /// Whether an archive's member names are PyTorch's: a record under a folder, in any case,
 /// as torch's reader finds records.
 pub fn is_torch(names: &[&[u8]]) -> bool {

@@ -26,6 +26,7 @@ use crate::formats::shared::hf;
 use crate::formats::shared::{pickle, tar, zip};
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use std::path::Path;
 
@@ -98,5 +99,17 @@ impl Format for PyTorch {
         cx.inv.fill_gaps();
         hf::check(&mut cx);
         cx.inv
+    }
+
+    /// A zip checkpoint's end records, directory, local headers and every member but the
+    /// storages under `data/`; a legacy or tar checkpoint whole.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        if !zip::is_zip(bytes) {
+            return vec![ByteRange::between(0, bytes.len() as u64)];
+        }
+        zip::fetch_plan(bytes, fetched, &|name| match archive::is_storage(name) {
+            true => 0,
+            false => zip::MEMBER_WHOLE,
+        })
     }
 }

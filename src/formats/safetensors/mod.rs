@@ -16,7 +16,8 @@ use crate::formats::shared::bytes::le_u64;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::hf;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
-use crate::inventory::Inventory;
+use crate::inventory::{ByteRange, Inventory};
+use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use std::path::Path;
 
@@ -106,5 +107,20 @@ impl Format for Safetensors {
         }
         hf::check(&mut cx);
         cx.inv
+    }
+
+    /// The header's length, then the header, as `huggingface_hub.get_safetensors_metadata`
+    /// fetches it; an index is read whole.
+    fn fetch_plan(&self, bytes: &[u8], fetched: &Fetched) -> Vec<ByteRange> {
+        let len = bytes.len() as u64;
+        if !fetched.covers(0, 8.min(len)) {
+            return vec![ByteRange::between(0, 8)];
+        }
+        if !is_safetensors(bytes) {
+            return vec![ByteRange::between(0, len)];
+        }
+        // A header past the parser's limit is refused unread.
+        let header = le_u64(bytes, 0).filter(|&n| n <= header::MAX_HEADER);
+        vec![ByteRange::between(0, header.map_or(8, |n| n + 8))]
     }
 }

@@ -85,14 +85,20 @@ pub struct DataFiles {
 }
 
 impl DataFiles {
-    /// Data files relative to the model at `model_path`, whose format adds `rules`.
+    /// Data files relative to the model at `model_path`, whose format adds `rules`. A remote
+    /// model's (`hf://`, `https://`) are not looked for on this machine.
     pub fn new(model_path: &Path, rules: &'static dyn LocationRules) -> Self {
         let parent = model_path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let model_dir =
-            std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()));
+        let remote = model_path.to_str().is_some_and(crate::source::names_remote);
+        let model_dir = match remote {
+            true => Err("is remote, and its data files are not fetched".to_owned()),
+            false => {
+                std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()))
+            }
+        };
         let model = std::fs::metadata(model_path)
             .ok()
             .and_then(|m| FileIdentity::of(&m));

@@ -9,9 +9,11 @@
 
 mod contents;
 mod miniz;
+mod plan;
 pub mod rules;
 
 pub use contents::pickle_member;
+pub use plan::{fetch_plan, MEMBER_START, MEMBER_WHOLE};
 
 use crate::check::Place;
 use crate::escape::excerpt;
@@ -212,11 +214,7 @@ struct End {
 /// The end of central directory record (from the end of `bytes`) and what it, or the zip64
 /// record it defers to, says; `Err` with the zip64 locator's position if that is unusable.
 fn find_end(bytes: &[u8]) -> Option<(u64, Result<End, u64>)> {
-    let len = bytes::len(bytes);
-    let earliest = len.saturating_sub(END_LEN + u64::from(u16::MAX));
-    let at = (earliest..=len.saturating_sub(END_LEN))
-        .rev()
-        .find(|&at| bytes::le_u32(bytes, at) == Some(END_MAGIC))?;
+    let at = end_at(bytes)?;
     let u16_at = |off: u64| bytes::le_u16(bytes, at + off).map_or(0, u64::from);
     let u32_at = |off: u64| bytes::le_u32(bytes, at + off).map_or(0, u64::from);
     let end = End {
@@ -228,10 +226,7 @@ fn find_end(bytes: &[u8]) -> Option<(u64, Result<End, u64>)> {
     let deferred = end.entries == 0xFFFF || end.directory == 0xFFFF_FFFF || end.size == 0xFFFF_FFFF;
     // Writers such as torch's add zip64 records whether or not the end record defers to them.
     let locator = at.saturating_sub(20);
-    let end64 = (bytes::le_u32(bytes, locator) == Some(LOCATOR_MAGIC))
-        .then(|| bytes::le_u64(bytes, locator + 8))
-        .flatten()
-        .filter(|&e| bytes::le_u32(bytes, e) == Some(END64_MAGIC));
+    let end64 = zip64_at(bytes, at).filter(|&e| bytes::le_u32(bytes, e) == Some(END64_MAGIC));
     let end = match end64 {
         Some(end64) => {
             let u64_at = |off: u64| bytes::le_u64(bytes, end64 + off).unwrap_or(0);
@@ -246,6 +241,24 @@ fn find_end(bytes: &[u8]) -> Option<(u64, Result<End, u64>)> {
         None => end,
     };
     Some((at, Ok(end)))
+}
+
+/// Where the end of central directory record is: the last signature in the last bytes
+/// that can hold it and its comment.
+fn end_at(bytes: &[u8]) -> Option<u64> {
+    let len = bytes::len(bytes);
+    let earliest = len.saturating_sub(END_LEN + u64::from(u16::MAX));
+    (earliest..=len.saturating_sub(END_LEN))
+        .rev()
+        .find(|&at| bytes::le_u32(bytes, at) == Some(END_MAGIC))
+}
+
+/// Where the zip64 end record is, as the locator before the end record at `at` says.
+fn zip64_at(bytes: &[u8], at: u64) -> Option<u64> {
+    let locator = at.checked_sub(20)?;
+    (bytes::le_u32(bytes, locator) == Some(LOCATOR_MAGIC))
+        .then(|| bytes::le_u64(bytes, locator + 8))
+        .flatten()
 }
 
 /// The end records, reporting what does not fit.

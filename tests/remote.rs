@@ -1,0 +1,516 @@
+//! Remote files, read by byte ranges from a server on the loopback interface that plays the
+//! Hub (`common/hub.rs`): every fixture reads the same remote as a local copy of it, for the
+//! bytes the tests count; a server that misbehaves is an error that says so, never a download
+//! of the whole file or a hang; the token goes to the Hub alone.
+#![cfg(all(unix, feature = "remote"))]
+
+mod common;
+
+use common::hub::{Content, Hub, Misbehaviour, COMMIT};
+use rtenx::remote::{Budgets, Session};
+use rtenx::source::ModelFile;
+use rtenx::{analyze_opened, Analysis, ReadOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a check reports, without the file's name: each finding's rule, severity, place and
+/// message, and the inventory's format and tensor count.
+fn verdict(a: &Analysis) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} {} tensors={}",
+        a.inventory.format.name(),
+        a.inventory.format_version,
+        a.inventory.tensors.len()
+    )];
+    lines.extend(a.findings.iter().map(|f| {
+        format!(
+            "{} {:?} {:?} {:?} {}",
+            f.rule.code, f.severity, f.offset, f.item, f.message
+        )
+    }));
+    lines
+}
+
+fn session(hub: &Hub) -> Session {
+    Session::new(&hub.endpoint, None, Budgets::DEFAULT)
+}
+
+/// Checks the file at `local`, alone in its folder, and served as `path` by `hub`: the two
+/// analyses and the bytes fetched.
+fn both(hub: &Hub, session: &Session, local: &Path, path: &str) -> (Analysis, Analysis, u64) {
+    let options = ReadOptions::default();
+    let here = analyze_opened(&ModelFile::open(local).unwrap(), &options).unwrap();
+    hub.add(path, Content::File(local.to_owned()));
+    let file = session.open(&Hub::hf(path)).unwrap();
+    let there = analyze_opened(&file, &options).unwrap();
+    let fetched = file.provenance().unwrap().fetched;
+    assert_eq!(hub.served(path), fetched, "{path}: served and fetched");
+    (here, there, fetched)
+}
+
+/// Every file below `dir` whose name ends with one of `extensions`.
+fn files(dir: &str, extensions: &[&str]) -> Vec<PathBuf> {
+    let root = common::fixtures().join(dir);
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            extensions.iter().any(|ext| name.ends_with(ext))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Serves each of `fixtures` and asserts that its remote check equals the local one, fetching
+/// at most the file; returns (files, bytes in them, bytes fetched).
+fn same_remote_as_local(fixtures: &[PathBuf]) -> (usize, u64, u64) {
+    let hub = Hub::start();
+    let session = session(&hub);
+    let (mut size, mut fetched) = (0, 0);
+    for (i, local) in fixtures.iter().enumerate() {
+        let name = local.file_name().unwrap().to_string_lossy();
+        let path = format!("f{i}/{name}");
+        let alone = tempfile::tempdir().unwrap();
+        let copy = alone.path().join(&*name);
+        std::fs::copy(local, &copy).unwrap();
+        let (here, there, got) = both(&hub, &session, &copy, &path);
+        assert_eq!(verdict(&here), verdict(&there), "{}", local.display());
+        let len = std::fs::metadata(local).unwrap().len();
+        assert!(got <= len, "{}: fetched {got} of {len}", local.display());
+        size += len;
+        fetched += got;
+    }
+    (fixtures.len(), size, fetched)
+}
+
+#[test]
+fn every_safetensors_fixture_reads_the_same_remote_as_local() {
+    let (n, size, fetched) = same_remote_as_local(&files("safetensors", &[".safetensors"]));
+    assert!(
+        n > 50 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+#[test]
+fn every_gguf_fixture_reads_the_same_remote_as_local() {
+    let (n, size, fetched) = same_remote_as_local(&files("gguf", &[".gguf"]));
+    assert!(
+        n > 50 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+#[test]
+fn every_pytorch_zip_fixture_reads_the_same_remote_as_local() {
+    let zips: Vec<PathBuf> = [".pt", ".pth", ".bin", ".pt2", ".ckpt", ".npz"]
+        .iter()
+        .flat_map(|ext| {
+            let mut all = files("pickle", &[ext]);
+            all.extend(files("hf", &[ext]));
+            all.extend(files("fuzz/pytorch", &[ext]));
+            all
+        })
+        .filter(|p| std::fs::read(p).unwrap().starts_with(b"PK\x03\x04"))
+        .collect();
+    let (n, size, fetched) = same_remote_as_local(&zips);
+    assert!(
+        n > 20 && fetched <= size,
+        "{n} files, {fetched} of {size} bytes"
+    );
+}
+
+/// A safetensors file of `tensors` tensors of 16 KiB each: a header of about 60 bytes a tensor.
+fn safetensors(tensors: usize) -> Vec<u8> {
+    let entries: Vec<String> = (0..tensors)
+        .map(|i| {
+            let (a, b) = (i * 16384, (i + 1) * 16384);
+            format!(
+                r#""layer.{i}.weight":{{"dtype":"F32","shape":[4096],"data_offsets":[{a},{b}]}}"#
+            )
+        })
+        .collect();
+    let header = format!("{{{}}}", entries.join(","));
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend(header.as_bytes());
+    file.resize(file.len() + tensors * 16384, 0);
+    file
+}
+
+#[test]
+fn a_header_past_the_first_read_takes_one_more_and_no_tensor_bytes() {
+    let hub = Hub::start();
+    let bytes = safetensors(4000);
+    let header = 8 + u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    assert!(header > 200_000);
+    hub.add_bytes("big.safetensors", bytes.clone());
+    let file = session(&hub).open(&Hub::hf("big.safetensors")).unwrap();
+    let analysis = analyze_opened(&file, &ReadOptions::default()).unwrap();
+    assert_eq!(analysis.inventory.tensors.len(), 4000);
+    assert!(!analysis.has_errors());
+    let provenance = file.provenance().unwrap();
+    // The header, rounded up to a page, in two requests, and no tensor byte.
+    assert_eq!(provenance.fetched, header.next_multiple_of(4096));
+    assert_eq!(provenance.requests, 2);
+    assert_eq!(provenance.commit.as_deref(), Some(COMMIT));
+    assert_eq!(provenance.size, bytes.len() as u64);
+    assert_eq!(provenance.sha256, Some(format!("{:064x}", bytes.len())));
+    assert_eq!(hub.served("big.safetensors"), provenance.fetched);
+    // Only the first request went through the Hub: the others went where it redirected.
+    let to_hub = hub.seen().iter().filter(|s| s.host == "hub").count();
+    assert_eq!(to_hub, 1);
+}
+
+/// The remote error of opening and checking `hf://org/repo/PATH` with `session`.
+fn error(session: &Session, path: &str) -> String {
+    let checked = session
+        .open(&Hub::hf(path))
+        .and_then(|file| analyze_opened(&file, &ReadOptions::default()));
+    match checked {
+        Ok(_) => panic!("{path} was read"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_misbehaving_server_is_an_error_that_says_how_never_a_download() {
+    let hub = Hub::start();
+    let bytes = safetensors(8000);
+    let len = bytes.len() as u64;
+    hub.add_bytes("m.safetensors", bytes);
+    let small = Session::new(
+        &hub.endpoint,
+        None,
+        Budgets {
+            file: 1 << 20,
+            timeout: Duration::from_secs(1),
+            ..Budgets::DEFAULT
+        },
+    );
+    // A checkpoint whose directory is at its end, 4 MiB in.
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("model.pt");
+    rtenx::synth::pytorch::write(&zip, 4, 1 << 20).unwrap();
+    hub.add("model.pt", Content::File(zip));
+    let cases = [
+        (Misbehaviour::LongBody, "longer than its Content-Range"),
+        (
+            Misbehaviour::NoContentRange,
+            "answered 206 with Content-Range none",
+        ),
+        (Misbehaviour::WrongRange, "to a request for bytes 0-102399"),
+        (
+            Misbehaviour::SizeChanges,
+            "changed between requests: its size went from",
+        ),
+        (Misbehaviour::RedirectLoop, "redirect loop"),
+        (Misbehaviour::Stall, "no answer in time"),
+        (
+            Misbehaviour::Down,
+            "the server failed, and still after retrying (503",
+        ),
+        (
+            Misbehaviour::IgnoreRange,
+            "the server ignores byte ranges (it answered 200",
+        ),
+        (Misbehaviour::ShortBody, "cut short"),
+    ];
+    for (misbehaviour, expected) in cases {
+        hub.misbehave(misbehaviour);
+        // Ranges ignored cost nothing more while the bytes needed are at the start.
+        let path = match misbehaviour {
+            Misbehaviour::IgnoreRange => "model.pt",
+            _ => "m.safetensors",
+        };
+        let before = hub.served(path);
+        let message = error(&small, path);
+        assert!(message.contains(expected), "{misbehaviour:?}: {message}");
+        let named = format!("hf://org/repo/{path}: ");
+        assert!(message.starts_with(&named), "{message}");
+        // Never the whole file: the budget, and what the sockets' buffers took in before
+        // the connection closed.
+        let served = hub.served(path) - before;
+        assert!(
+            served < 32 << 20,
+            "{misbehaviour:?}: served {served} of {len}"
+        );
+    }
+}
+
+#[test]
+fn rate_limits_and_whole_answers_within_the_budget_still_read_the_same() {
+    let hub = Hub::start();
+    let bytes = safetensors(4000);
+    hub.add_bytes("m.safetensors", bytes.clone());
+    let session = session(&hub);
+    let reference = {
+        let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+        verdict(&analyze_opened(&file, &ReadOptions::default()).unwrap())
+    };
+    for misbehaviour in [Misbehaviour::RateLimited(2), Misbehaviour::IgnoreRange] {
+        hub.misbehave(misbehaviour);
+        let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+        let analysis = analyze_opened(&file, &ReadOptions::default()).unwrap();
+        assert_eq!(verdict(&analysis), reference, "{misbehaviour:?}");
+    }
+    // The whole answer, within the budget, was read once and is the file.
+    let file = session.open(&Hub::hf("m.safetensors")).unwrap();
+    assert_eq!(file.bytes(), &bytes[..]);
+}
+
+#[test]
+fn the_token_goes_to_the_hub_and_never_to_the_host_it_redirects_to() {
+    let hub = Hub::start();
+    hub.add_bytes("m.safetensors", safetensors(10));
+    hub.require_token("hf_secret");
+    let message = error(&session(&hub), "m.safetensors");
+    assert!(
+        message.contains("not allowed: a gated or private repository needs a token"),
+        "{message}"
+    );
+    assert!(
+        message.contains("(401 Unauthorized: Access to model org/repo is restricted"),
+        "{message}"
+    );
+    let with_token = Session::new(&hub.endpoint, Some("hf_secret".into()), Budgets::DEFAULT);
+    let file = with_token.open(&Hub::hf("m.safetensors")).unwrap();
+    assert!(!analyze_opened(&file, &ReadOptions::default())
+        .unwrap()
+        .has_errors());
+    let seen = hub.seen();
+    let (to_hub, to_cdn): (Vec<_>, Vec<_>) = seen.iter().partition(|s| s.host == "hub");
+    assert!(!to_cdn.is_empty());
+    assert!(
+        to_cdn.iter().all(|s| s.authorization.is_none()),
+        "{to_cdn:?}"
+    );
+    let authorised = to_hub.iter().filter(|s| s.authorization.is_some()).count();
+    assert!(
+        authorised >= 1 && authorised == to_hub.len() - 1,
+        "{to_hub:?}"
+    );
+    // Missing files and repositories say which.
+    let message = error(&with_token, "missing.safetensors");
+    assert!(
+        message.contains("no such file in the repository (404"),
+        "{message}"
+    );
+    let message = with_token
+        .open("hf://other/repo/m.gguf")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("no such repository"), "{message}");
+}
+
+#[test]
+fn a_40_gb_file_is_checked_with_under_a_megabyte_fetched() {
+    use rtenx::synth::{gguf, safetensors};
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // A llama of 80 blocks with a 32,000-token vocabulary, and a LlamaForCausalLM of 80
+    // layers in one file, their tensor data holes (src/synth/).
+    let gguf_path = a.path().join("llama40g.gguf");
+    let spec = gguf::Spec {
+        layers: 80,
+        width: 8_192,
+        vocabulary: 32_000,
+        parts: 1,
+    };
+    gguf::write(&gguf_path, &spec).unwrap();
+    let spec = safetensors::Spec {
+        layers: 80,
+        width: 6_144,
+        shards: 1,
+    };
+    safetensors::write(b.path(), &spec).unwrap();
+    // Alone in its folder, as the remote file is: its config.json is not fetched.
+    std::fs::remove_file(b.path().join("config.json")).unwrap();
+    let hub = Hub::start();
+    let session = session(&hub);
+    for local in [gguf_path, b.path().join("model.safetensors")] {
+        let size = std::fs::metadata(&local).unwrap().len();
+        assert!(size > 40_000_000_000, "{size}");
+        let name = local.file_name().unwrap().to_string_lossy().into_owned();
+        let (here, there, fetched) = both(&hub, &session, &local, &name);
+        assert_eq!(verdict(&here), verdict(&there), "{name}");
+        assert!(here.inventory.tensors.len() > 500, "{:?}", verdict(&here));
+        assert!(fetched < 1 << 20, "{name}: {fetched} bytes fetched");
+    }
+}
+
+/// Runs the `rtenx` binary against `hub`: stdout, stderr and the exit code.
+fn rtenx(hub: &Hub, args: &[&str]) -> (String, String, i32) {
+    rtenx_with(hub, "", args)
+}
+
+/// Runs the `rtenx` binary against `hub` with `RTENX_REMOTE_BUDGET` set to `budget` (unless
+/// empty): stdout, stderr and the exit code.
+fn rtenx_with(hub: &Hub, budget: &str, args: &[&str]) -> (String, String, i32) {
+    let mut command = assert_cmd::Command::cargo_bin("rtenx").unwrap();
+    if !budget.is_empty() {
+        command.env("RTENX_REMOTE_BUDGET", budget);
+    }
+    let out = command
+        .env("NO_COLOR", "1")
+        .env("HF_ENDPOINT", &hub.endpoint)
+        .env_remove("HF_TOKEN")
+        .env("HF_HOME", "/nonexistent")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        text(out.stdout),
+        text(out.stderr),
+        out.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
+    let hub = Hub::start();
+    let llama = common::fixtures().join("gguf/llama.gguf");
+    let bytes = std::fs::read(&llama).unwrap();
+    hub.add_bytes("llama.gguf", bytes.clone());
+    let url = Hub::hf("llama.gguf");
+    let (out, err, code) = rtenx(&hub, &["check", "--format", "json", &url]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["path"], url);
+    assert_eq!(file["format"], "gguf");
+    let remote = &file["remote"];
+    let resolve = format!("{}/org/repo/resolve/main/llama.gguf", hub.endpoint);
+    assert_eq!(remote["url"], resolve);
+    assert_eq!(remote["commit"], COMMIT);
+    assert_eq!(remote["sha256"], format!("{:064x}", bytes.len()));
+    assert_eq!(remote["size"], bytes.len());
+    assert_eq!(remote["fetched"], hub.served("llama.gguf"));
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/check.schema.json");
+    let schema = std::fs::read_to_string(schema);
+    let schema: serde_json::Value = serde_json::from_str(&schema.unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let (local, _, _) = common::rtenx(&["check", "--format", "json", llama.to_str().unwrap()]);
+    let local: serde_json::Value = serde_json::from_str(&local).unwrap();
+    assert_eq!(file["findings"], local["files"][0]["findings"]);
+
+    let (out, err, code) = rtenx(&hub, &["check", &url]);
+    assert_eq!(code, 0, "{err}");
+    let fetched = "fetched 83.09 KiB of 83.09 KiB in 1 request (1 remote file)\nchecked 1 file";
+    assert!(out.contains(fetched), "{out}");
+    let (out, err, code) = rtenx(&hub, &["inspect", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("{url}\n  format   gguf v3")),
+        "{out}"
+    );
+    let (out, err, code) = rtenx(&hub, &["dump", "--json", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"token_embd.weight\""), "{out}");
+
+    // What cannot be read is exit 2 with the cause, and nothing reported clean.
+    // The report is on standard output, the one file's error included.
+    for (path, hash, expected) in [
+        (
+            Hub::hf("gone.gguf"),
+            false,
+            "no such file in the repository (404",
+        ),
+        (url.clone(), true, "not done for a remote file"),
+        (
+            "http://example.com/m.gguf".into(),
+            false,
+            "plain http:// is refused",
+        ),
+    ] {
+        let mut args = vec!["check", &path];
+        if hash {
+            args.extend(["--hash", "sha256"]);
+        }
+        let (out, err, code) = rtenx(&hub, &args);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!("error: cannot read {path}: ")),
+            "{out}"
+        );
+        assert!(out.contains(expected), "{out}");
+        assert!(out.contains("1 file could not be read"), "{out}");
+    }
+    let (out, err, code) = rtenx_with(&hub, "16KiB", &["check", &url]);
+    assert_eq!(code, 2, "{out}{err}");
+    let expected = "more than its budget of 16384 bytes (RTENX_REMOTE_BUDGET raises it)";
+    assert!(out.contains(expected), "{out}");
+    let (out, err, code) = rtenx_with(&hub, "lots", &["check", &url]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("RTENX_REMOTE_BUDGET: `lots` is not a size"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_repository_is_listed_page_by_page_and_its_model_files_are_named() {
+    let hub = Hub::start();
+    let names = [
+        "README.md",
+        "config.json",
+        "model-00001-of-00002.safetensors",
+        "model-00002-of-00002.safetensors",
+        "model.safetensors.index.json",
+        "sub/tiny.gguf",
+    ];
+    for name in names {
+        hub.add_bytes(name, vec![0; 10]);
+    }
+    let session = session(&hub);
+    let files = session.list("hf://org/repo").unwrap();
+    let listed: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(listed, names);
+    assert_eq!(files[2].size, 10);
+    assert_eq!(files[2].sha256, Some(format!("{:064x}", 10)));
+    // Two entries a page: three pages, each led to by the last one's Link header.
+    let pages = hub
+        .seen()
+        .iter()
+        .filter(|s| s.target.contains("/tree/main"))
+        .count();
+    assert_eq!(pages, 3);
+    let message = session.open("hf://org/repo").err().unwrap().to_string();
+    let expected = "hf://org/repo: a whole repository is not checked yet: name one of its 4 model files: hf://org/repo/model-00001-of-00002.safetensors (safetensors, 10 B), ";
+    assert!(message.starts_with(expected), "{message}");
+    assert!(
+        message.ends_with("hf://org/repo/sub/tiny.gguf (gguf, 10 B)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn sarif_and_the_ml_bom_carry_the_hubs_records_of_a_remote_file() {
+    let hub = Hub::start();
+    let bytes = std::fs::read(common::fixtures().join("gguf/llama.gguf")).unwrap();
+    hub.add_bytes("llama.gguf", bytes.clone());
+    let url = Hub::hf("llama.gguf");
+    let sha = format!("{:064x}", bytes.len());
+    let (out, err, code) = rtenx(&hub, &["check", "--format", "sarif", &url]);
+    assert_eq!(code, 0, "{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let artifact = &sarif["runs"][0]["artifacts"][0];
+    let resolve = format!("{}/org/repo/resolve/main/llama.gguf", hub.endpoint);
+    assert_eq!(artifact["location"]["uri"], resolve);
+    assert_eq!(artifact["hashes"]["sha-256"], sha);
+    assert_eq!(artifact["properties"]["commit"], COMMIT);
+    // The ML-BOM's hash of a remote file is the Hub's: nothing is downloaded to hash it.
+    let (out, err, code) = rtenx(&hub, &["sbom", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&sha), "{out}");
+    assert_eq!(hub.served("llama.gguf"), 2 * bytes.len() as u64);
+}
