@@ -23,7 +23,7 @@ mod symbol;
 mod tensor;
 
 pub use architecture::{Architecture, Verdict};
-pub use dtype::{BlockType, DType, Decode};
+pub use dtype::{BlockType, DType, Scales};
 pub use graph::{
     Attr, AttrValue, Composite, Dim, EnumValue, Graph, GraphId, GraphRef, NodeId, Operator,
     RecordedScope, Shape, SubgraphOf, TensorRef, Value,
