@@ -115,6 +115,10 @@ pub struct Inventory {
     pub views: Vec<TensorView>,
     /// The architecture and whether its loader would take the model, where a reader checks it.
     pub architecture: Option<Architecture>,
+    /// The tensors whose elements are stored big-endian (those of a big-endian GGUF file, a
+    /// `>f4` NumPy array), by id, ascending; every other tensor's are little-endian.
+    #[serde(skip)]
+    pub big_endian: Vec<TensorId>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -218,6 +222,7 @@ impl Inventory {
             imports: Vec::new(),
             views: Vec::new(),
             architecture: None,
+            big_endian: Vec::new(),
         }
     }
 

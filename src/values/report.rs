@@ -8,9 +8,9 @@ use super::rules::{
     SUBNORMAL_VALUES, VALUES_NOT_READ, ZERO_TAIL as ZERO_TAIL_RULE,
 };
 use super::scan::{scan, Kind, Options, Read, Scan};
-use super::source::{slice, Files};
+use super::source::Files;
 use crate::check::{Findings, Item, Place};
-use crate::inventory::{DataRange, Inventory, Scales, Tensor, TensorId};
+use crate::inventory::{Inventory, Scales, Tensor, TensorId};
 use crate::source::ModelFile;
 use std::sync::atomic::AtomicBool;
 
@@ -148,13 +148,8 @@ fn floats(
     let size = float.bytes() as u64;
     let offset = |i: u64| read.data.offset + i * size;
     let value = |i: u64| {
-        let data = DataRange {
-            offset: offset(i),
-            len: size,
-            ..read.data
-        };
-        let bytes = files.file(data.file).and_then(|f| slice(f, data));
-        bytes.map_or("unreadable".into(), |b| number(float.value(b)))
+        let bytes = read.value(files, i);
+        bytes.map_or("unreadable".into(), |b| number(float.value(&b)))
     };
     let what = if parts == 2 { "parts" } else { "elements" };
     let which = |i: u64| match parts {
@@ -164,9 +159,10 @@ fn floats(
     };
     if let Some(i) = tally.first_nonfinite {
         let message = format!(
-            "{} of its {} {what} are NaN or infinite ({} NaN, {} infinite): the first is {}, {}",
+            "{} of its {} {what} {} NaN or infinite ({} NaN, {} infinite): the first is {}, {}",
             tally.nonfinite(),
             tally.count,
+            are(tally.nonfinite()),
             tally.nan,
             tally.inf,
             which(i),
@@ -185,10 +181,11 @@ fn floats(
     }
     if let Some(i) = tally.first_subnormal {
         let message = format!(
-            "{} of its {} {what} are subnormal (not zero, and smaller in magnitude than {}, the \
+            "{} of its {} {what} {} subnormal (not zero, and smaller in magnitude than {}, the \
              smallest normal {}): the first is {}, {}",
             tally.subnormal,
             tally.count,
+            are(tally.subnormal),
             number(float.min_normal()),
             t.dtype.map_or("", |d| d.name()),
             which(i),
@@ -198,9 +195,10 @@ fn floats(
     }
     if let Some(i) = tally.first_extreme {
         let message = format!(
-            "{} of its {} {what} are ±{}, the largest finite {}: the first is {}, {}",
+            "{} of its {} {what} {} ±{}, the largest finite {}: the first is {}, {}",
             tally.extreme,
             tally.count,
+            are(tally.extreme),
             number(float.max()),
             t.dtype.map_or("", |d| d.name()),
             which(i),
@@ -218,28 +216,24 @@ fn bad_block(
     b: u64,
 ) -> (u64, String) {
     let start = read.data.offset + b * block.bytes;
-    let data = DataRange {
-        offset: start,
-        len: block.bytes,
-        ..read.data
-    };
-    let bytes = files.file(data.file).and_then(|f| slice(f, data));
-    let scales = bytes.map(|b| blocks::scales(block, b)).unwrap_or_default();
+    let bytes = read.value(files, b);
+    let scales = bytes.map(|b| blocks::scales(block, &b)).unwrap_or_default();
     let bad = scales.iter().find(|s| s.class.nan || s.class.inf);
-    let (offset, field) = bad.map_or((start, "its scale is unreadable".to_owned()), |s| {
+    let (offset, field) = bad.map_or((start, "scale is unreadable".to_owned()), |s| {
         let shown = match (s.class.nan, s.name) {
             (true, "e") => "0xff (NaN)".to_owned(),
             _ => number(s.value),
         };
         (
             start + u64::from(s.offset),
-            format!("its {} is {shown}", s.name),
+            format!("{} is {shown}", s.name),
         )
     });
+    let scales = read.tally.nonfinite();
     let message = format!(
-        "{} scales of its {} {} blocks are NaN or infinite: the first is block {b} (elements {} to \
-         {}), where {field}",
-        read.tally.nonfinite(),
+        "{scales} NaN or infinite scale{} in its {} {} blocks: the first is in block {b} \
+         (elements {} to {}), whose {field}",
+        if scales == 1 { "" } else { "s" },
         read.tally.count,
         block.name,
         b * block.elements,
@@ -294,6 +288,15 @@ fn tails(scan: &Scan, zero_tail: u64) -> Vec<Option<Tail>> {
         }
     }
     tails
+}
+
+/// The verb for `n` things.
+fn are(n: u64) -> &'static str {
+    if n == 1 {
+        "is"
+    } else {
+        "are"
+    }
 }
 
 /// Whether `t` is a weight rather than a bias or a norm's weight: at least two dimensions

@@ -32,7 +32,7 @@ crate::rules! {
     /// not be NaN or infinite, and MXFP4's exponent `e` must not be 0xff (NaN). NVFP4's scales
     /// have no invalid value. No type forbids a zero scale: a zero block is only zero (see
     /// VX003). The finding counts the bad scales and points at the first bad block: its index,
-    /// its row, and the byte offset of the scale.
+    /// the elements it holds, and the byte offset of the scale.
     ///
     /// ## Why is this bad?
     /// Every element of the block becomes NaN or infinite when it is dequantised. llama.cpp's

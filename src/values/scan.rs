@@ -117,8 +117,50 @@ pub struct Read {
     pub kind: Kind,
     /// What they hold.
     pub tally: Tally,
+    /// Whether each value's bytes are big-endian.
+    pub big_endian: bool,
     /// The bits of the first value.
     first: u64,
+}
+
+impl Read {
+    /// Counts `bytes`, whole values `start` bytes into the read, into `t`.
+    fn count(&self, bytes: &[u8], start: u64, moments: bool, t: &mut Tally) {
+        match self.big_endian {
+            true => (self.kind).count(
+                &swapped(bytes, self.kind.unit()),
+                start,
+                self.first,
+                moments,
+                t,
+            ),
+            false => self.kind.count(bytes, start, self.first, moments, t),
+        }
+    }
+
+    /// The little-endian bytes of value `index` (element, part or block), if `files` has them.
+    pub fn value(&self, files: &Files, index: u64) -> Option<Vec<u8>> {
+        let unit = self.kind.unit() as u64;
+        let data = DataRange {
+            offset: self.data.offset + index.checked_mul(unit)?,
+            len: unit,
+            ..self.data
+        };
+        let bytes = slice(files.file(data.file)?, data)?;
+        Some(match self.big_endian {
+            true => swapped(bytes, bytes.len()),
+            false => bytes.to_vec(),
+        })
+    }
+}
+
+/// `bytes` with the bytes of each value of `unit` bytes reversed: big-endian values made
+/// little-endian.
+fn swapped(bytes: &[u8], unit: usize) -> Vec<u8> {
+    bytes
+        .chunks(unit.max(1))
+        .flat_map(|v| v.iter().rev().copied())
+        .collect()
 }
 
 /// What a scan read.
@@ -199,8 +241,7 @@ pub fn scan(files: &Files, options: &Options) -> Scan {
             };
             read_ahead(file, data);
             let mut t = Tally::default();
-            read.kind
-                .count(bytes, start, read.first, options.moments, &mut t);
+            read.count(bytes, start, options.moments, &mut t);
             release_around(file, data);
             let done = done.fetch_add(len, Ordering::Relaxed) + len;
             if let Some(progress) = options.progress {
@@ -263,13 +304,17 @@ fn read_ahead(file: &ModelFile, data: DataRange) {
 fn plan(files: &Files, moments: bool) -> Scan {
     let inv = files.inv;
     let mut tensors = vec![None; inv.tensors.len()];
-    let mut wanted: Vec<(DataRange, &'static str, Kind, TensorId)> = Vec::new();
+    let mut wanted: Vec<(DataRange, (&'static str, bool), Kind, TensorId)> = Vec::new();
     for (id, t) in inv.tensors.iter().enumerate() {
         let kind = t.dtype.and_then(|d| Some((d, Kind::of(d, moments)?)));
         let Some((dtype, kind)) = kind.filter(|_| t.data.is_some()) else {
             continue;
         };
+        let big_endian = inv.big_endian.binary_search(&id).is_ok();
         let range = files.range(id).and_then(|mut data| {
+            if big_endian && matches!(kind, Kind::Blocks(_)) {
+                return Err("big-endian blocks");
+            }
             data.len -= data.len % kind.unit() as u64;
             let file = files.file(data.file).ok_or("file not readable")?;
             slice(file, data).ok_or("data outside its file")?;
@@ -277,26 +322,26 @@ fn plan(files: &Files, moments: bool) -> Scan {
         });
         match range {
             Ok(data) if data.len == 0 => {}
-            Ok(data) => wanted.push((data, dtype.name(), kind, id)),
+            Ok(data) => wanted.push((data, (dtype.name(), big_endian), kind, id)),
             Err(reason) => tensors[id] = Some(Err(reason)),
         }
     }
-    let key = |d: &DataRange, name| (d.file, d.offset, d.len, name);
-    wanted.sort_unstable_by_key(|(d, name, _, id)| (key(d, *name), *id));
+    let key = |d: &DataRange, how| (d.file, d.offset, d.len, how);
+    wanted.sort_unstable_by_key(|(d, how, _, id)| (key(d, *how), *id));
     let mut reads: Vec<Read> = Vec::new();
     let mut last = None;
-    for (data, name, kind, id) in wanted {
-        if last != Some(key(&data, name)) {
-            let first = (files.file(data.file))
-                .and_then(|f| slice(f, data))
-                .map_or(0, |b| kind.first(b));
-            reads.push(Read {
+    for (data, how, kind, id) in wanted {
+        if last != Some(key(&data, how)) {
+            let mut read = Read {
                 data,
                 kind,
                 tally: Tally::default(),
-                first,
-            });
-            last = Some(key(&data, name));
+                big_endian: how.1,
+                first: 0,
+            };
+            read.first = read.value(files, 0).map_or(0, |b| kind.first(&b));
+            reads.push(read);
+            last = Some(key(&data, how));
         }
         tensors[id] = Some(Ok(reads.len() - 1));
     }

@@ -239,3 +239,16 @@ mod tests {
         assert_eq!(zeros.nonzero_end, 0);
     }
 }
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+    #[test]
+    fn one_f32() {
+        let mut t = Tally::default();
+        floats::<crate::values::float::F32>(&1.0f32.to_le_bytes(), 0, 1.0f32.to_bits(), &mut t);
+        eprintln!("{t:?}");
+        let mut t = Tally::default();
+        floats_in::<crate::values::float::F32>(&1.0f32.to_le_bytes(), 0, 1.0f32.to_bits(), &mut t);
+        eprintln!("{t:?}");
+    }
+}
