@@ -6,6 +6,9 @@ use super::float::{class, Bits, Class, Float, F16, F32, F8E8M0};
 use super::tally::Tally;
 use crate::inventory::{BlockType, Scales};
 
+/// Bytes of a page of memory.
+const PAGE: usize = 4096;
+
 /// One scale of a block: its name, its offset in the block and its value's class.
 pub struct Scale {
     /// The field's name, such as `dmin`.
@@ -86,6 +89,20 @@ fn each_scale(kind: &BlockType, block: &[u8], mut f: impl FnMut(Scale)) {
 pub fn count(kind: &BlockType, bytes: &[u8], base: u64, t: &mut Tally) {
     let size = usize::try_from(kind.bytes).unwrap_or(usize::MAX).max(1);
     t.varies = true;
+    // A page's worth of blocks at a time, the page after next asked for first (see
+    // `tally::floats`).
+    let group = (PAGE / size).max(1) * size;
+    for (g, blocks) in bytes.chunks(group).enumerate() {
+        if let Some(ahead) = bytes.get((g + 2) * group..) {
+            crate::source::prefetch(ahead);
+        }
+        let first = (g * group / size) as u64;
+        count_blocks(kind, blocks, size, base + first, t);
+    }
+}
+
+/// [`count`] over `bytes`, whole blocks of `size` bytes, without prefetching.
+fn count_blocks(kind: &BlockType, bytes: &[u8], size: usize, base: u64, t: &mut Tally) {
     for (i, block) in bytes.chunks_exact(size).enumerate() {
         let (mut bad, mut zero, mut any) = (false, true, false);
         each_scale(kind, block, |s| {

@@ -8,6 +8,9 @@ use serde::Serialize;
 /// Values decoded and summed at a time.
 const RUN: usize = 1024;
 
+/// Independent sums a run is added up in.
+const LANES: usize = 4;
+
 /// Figures over some finite values.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Moments {
@@ -46,35 +49,67 @@ impl Moments {
     /// Figures over the finite values of `values`; `None` if there is none.
     pub fn of(values: impl Iterator<Item = f64>) -> Option<Moments> {
         let mut all: Option<Moments> = None;
+        let mut add = |part: Moments| match &mut all {
+            Some(all) => all.merge(&part),
+            None => all = Some(part),
+        };
         let mut run = [0f64; RUN];
-        let mut values = values.filter(|v| v.is_finite()).peekable();
-        while values.peek().is_some() {
-            let mut n = 0;
-            for (slot, v) in run.iter_mut().zip(&mut values) {
-                *slot = v;
-                n += 1;
+        let mut n = 0;
+        for v in values.filter(|v| v.is_finite()) {
+            run[n] = v;
+            n += 1;
+            if n == RUN {
+                add(Moments::of_run(&run));
+                n = 0;
             }
-            let part = Moments::of_run(&run[..n]);
-            match &mut all {
-                Some(all) => all.merge(&part),
-                None => all = Some(part),
-            }
+        }
+        if n > 0 {
+            add(Moments::of_run(&run[..n]));
         }
         all
     }
 
-    /// Figures over `run`, finite values and at least one, in two passes.
+    /// Figures over `run`, finite values and at least one, in two passes, each summing in
+    /// [`LANES`] independent sums that the compiler keeps in vector registers.
     fn of_run(run: &[f64]) -> Moments {
-        let mean = run.iter().sum::<f64>() / run.len() as f64;
-        let m2 = run.iter().map(|v| (v - mean) * (v - mean)).sum();
-        let min = run.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = run.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (mut sum, mut min, mut max) = (
+            [0f64; LANES],
+            [f64::INFINITY; LANES],
+            [f64::NEG_INFINITY; LANES],
+        );
+        let lanes = run.chunks_exact(LANES);
+        let rest = lanes.remainder();
+        for v in lanes {
+            for k in 0..LANES {
+                sum[k] += v[k];
+                min[k] = if v[k] < min[k] { v[k] } else { min[k] };
+                max[k] = if v[k] > max[k] { v[k] } else { max[k] };
+            }
+        }
+        let total = sum.iter().sum::<f64>() + rest.iter().sum::<f64>();
+        let mean = total / run.len() as f64;
+        let mut m2 = [0f64; LANES];
+        for v in run.chunks_exact(LANES) {
+            for k in 0..LANES {
+                m2[k] += (v[k] - mean) * (v[k] - mean);
+            }
+        }
+        let squares = |v: &f64| (v - mean) * (v - mean);
+        let fold = |a: [f64; LANES], f: fn(f64, f64) -> f64, rest: f64| a.into_iter().fold(rest, f);
         Moments {
             n: run.len() as u64,
-            min,
-            max,
+            min: fold(
+                min,
+                f64::min,
+                rest.iter().copied().fold(f64::INFINITY, f64::min),
+            ),
+            max: fold(
+                max,
+                f64::max,
+                rest.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            ),
             mean,
-            m2,
+            m2: m2.iter().sum::<f64>() + rest.iter().map(squares).sum::<f64>(),
         }
     }
 }
