@@ -92,6 +92,10 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
             },
         };
     }
+    let swapped = matches!(&header.dtype, header::Dtype::Simple(d) if d.order == b'>');
+    if swapped && tensor.data.is_some() {
+        cx.inv.big_endian.push(index);
+    }
     cx.inv.tensors.push(tensor);
     Some((header, end))
 }
