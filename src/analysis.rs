@@ -98,6 +98,9 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
                 inventory.sizes.extend(standard);
             }
             generic::run(&inventory, file.bytes(), &mut findings);
+            if let Some(check) = &options.values {
+                crate::values::check(&inventory, file, check, options.progress, &mut findings);
+            }
             // A file the reader found nothing in to check (a zip of no model) is only that.
             let checked = matches!(inventory.format, FileFormat::Read(_));
             if let Some(message) = registry::misnamed(format, file.path()).filter(|_| checked) {
@@ -129,8 +132,11 @@ pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
     findings.sort_by_key(|f| (f.file, f.offset.is_none(), f.offset, f.rule.code));
     let mut inventory = inventory;
     if let Some(arch) = &mut inventory.architecture {
-        // Any error stops the loader, not only those of the architecture's table.
-        let errors = findings.iter().filter(|f| f.severity == Severity::Error);
+        // Any error stops the loader, not only those of the architecture's table; but not
+        // what the values hold, which loaders do not read (llama.cpp only when asked).
+        let values = crate::values::GROUP.prefix;
+        let errors = (findings.iter())
+            .filter(|f| f.severity == Severity::Error && !f.rule.code.starts_with(values));
         arch.settle(errors.count());
     }
     Analysis {

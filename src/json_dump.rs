@@ -9,6 +9,7 @@
 use crate::analysis::Analysis;
 use crate::check::{Finding, Item, Severity};
 use crate::inventory::{FileId, GraphId, Inventory, Scope, ScopeTree, Tensor, Totals};
+use crate::values::{Scan, Stats};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -29,12 +30,23 @@ struct Document<'a> {
     findings: Vec<FindingOut<'a>>,
 }
 
-/// A tensor, whose graph is null in a model with no graph (weights only).
+/// A tensor, whose graph is null in a model with no graph (weights only), and with
+/// `dump --values` the figures of its values.
 #[derive(Serialize)]
 struct TensorOut<'a> {
     #[serde(flatten)]
     tensor: &'a Tensor,
     graph: Option<GraphId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values: Option<ValuesOut>,
+}
+
+/// The figures of a tensor's values, or why they were not read.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ValuesOut {
+    Read(Stats),
+    NotRead { not_read: &'static str },
 }
 
 #[derive(Serialize)]
@@ -69,16 +81,31 @@ impl<'a> From<&'a Finding> for FindingOut<'a> {
 }
 
 /// Writes `analysis` as JSON to `w`, followed by a newline.
-pub fn write<W: Write>(mut w: W, analysis: &Analysis) -> io::Result<()> {
+pub fn write<W: Write>(w: W, analysis: &Analysis) -> io::Result<()> {
+    write_with_values(w, analysis, None)
+}
+
+/// Like [`write`], with the figures of each tensor's values that `values` read (`dump
+/// --values`).
+pub fn write_with_values<W: Write>(
+    mut w: W,
+    analysis: &Analysis,
+    values: Option<&Scan>,
+) -> io::Result<()> {
     let inv = &analysis.inventory;
+    let values_of = |id| match values?.of(id)? {
+        Ok(read) => Some(ValuesOut::Read(Stats::of(read))),
+        Err(not_read) => Some(ValuesOut::NotRead { not_read }),
+    };
     let doc = Document {
         schema_version: SCHEMA_VERSION,
         generator: concat!("rtenx ", env!("CARGO_PKG_VERSION")),
         inventory: inv,
-        tensors: (inv.tensors.iter())
-            .map(|tensor| TensorOut {
+        tensors: (inv.tensors.iter().enumerate())
+            .map(|(id, tensor)| TensorOut {
                 tensor,
                 graph: Some(tensor.graph).filter(|&g| g < inv.graphs.len()),
+                values: values_of(id),
             })
             .collect(),
         totals: inv.totals(),

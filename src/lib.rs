@@ -67,6 +67,8 @@ pub mod summary;
 pub mod synth;
 #[doc(hidden)]
 pub mod tui;
+#[doc(hidden)]
+pub mod values;
 
 pub use analysis::{analyze, analyze_with, preview, Analysis};
 #[doc(hidden)]

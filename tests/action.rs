@@ -386,13 +386,7 @@ fn the_readme_ci_example_runs_in_a_fresh_repository() {
     assert!(out.contains("exit-code=1\n"), "{out}");
     let sarif: Value =
         serde_json::from_slice(&std::fs::read(repo.join("rtenx.sarif")).unwrap()).unwrap();
-    let uris: Vec<&str> = (sarif["runs"][0]["results"].as_array().unwrap().iter())
-        .map(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                .as_str()
-                .unwrap()
-        })
-        .collect();
+    let uris = common::sarif_uris(&sarif);
     assert_eq!(uris, ["models/bad.rten", "models/bad.rten"]);
     // pre-commit hands the hook the models, not their data files or the baseline.
     let hook = hook_files();

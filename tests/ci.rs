@@ -507,11 +507,11 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
     pickle("global-os-system.pkl", &model);
     let (found, fixed, code) = against(&baseline, &model);
     assert!(
-        found.len() == 1 && found[0].starts_with("os.system imported"),
+        found.len() == 1 && found[0].starts_with("loading runs a shell command: os.system("),
         "{found:?}"
     );
     assert!(
-        fixed.len() == 1 && fixed[0].starts_with("builtins.print imported"),
+        fixed.len() == 1 && fixed[0].starts_with("loading calls builtins.print("),
         "{fixed:?}"
     );
     assert_eq!(code, 1);
@@ -524,12 +524,12 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
         e["message"]
             .as_str()
             .unwrap()
-            .starts_with("builtins.__import__")
+            .starts_with("loading imports a module: builtins.__import__(")
     });
     std::fs::write(&baseline, written.to_string()).unwrap();
     let (found, fixed, code) = against(&baseline, &model);
     assert!(
-        found.len() == 1 && found[0].starts_with("builtins.getattr imported"),
+        found.len() == 1 && found[0].starts_with("loading gets an attribute by name"),
         "{found:?}"
     );
     assert!(fixed.is_empty(), "{fixed:?}");
@@ -551,7 +551,7 @@ fn a_baseline_entry_matches_only_with_its_code_and_path() {
         std::fs::write(&baseline, edited.to_string()).unwrap();
         let (found, _, code) = against(&baseline, &model);
         assert!(
-            found.len() == 1 && found[0].starts_with("os.system imported"),
+            found.len() == 1 && found[0].starts_with("loading runs a shell command: os.system("),
             "{field}: {found:?}"
         );
         assert_eq!(code, 1);
@@ -813,13 +813,7 @@ fn data_files_are_named_relative_to_the_root_in_every_output() {
         .collect();
     assert!(paths.contains(&"models/a/w.data"), "{paths:?}");
     let sarif: Value = serde_json::from_str(output("sarif")).unwrap();
-    let uris: Vec<&str> = (sarif["runs"][0]["results"].as_array().unwrap().iter())
-        .map(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                .as_str()
-                .unwrap()
-        })
-        .collect();
+    let uris = common::sarif_uris(&sarif);
     assert!(uris.contains(&"models/a/w.data"), "{uris:?}");
     // `--root` names them from another folder, wherever rtenx runs.
     let (out, _, _) = rtenx_in(
@@ -945,20 +939,23 @@ fn a_folder_check_ends_with_its_files_by_verdict() {
     );
 }
 
-/// Issue 39: the fix lived only in `rtenx explain`. A finding's first report in a file is
-/// followed by its rule's fix, as a `help:` line, and a GitHub annotation ends with it.
+/// Issue 39: the fix lived only in `rtenx explain`. A finding's first report in a file says
+/// what happens on its first line, the place, the detail as a `note:`, then its rule's fix
+/// as a `help:` line; a GitHub annotation ends with the fix.
 #[test]
 fn a_finding_says_how_to_fix_it() {
     let model = "tests/fixtures/pickle/bad/global-os-system.pkl";
     let (out, _, _) = rtenx(&["check", "--isolated", model]);
     let help = "Do not load the file. A checkpoint should hold only tensors and plain \
                 containers: save `model.state_dict()` rather than the model, or use safetensors.";
-    assert!(
-        out.contains(&format!(
-            "  --> {model} @ 2 (0x2), import os.system\n   = help: {help}\n"
-        )),
-        "{out}"
+    let expected = format!(
+        "error[PK001]: loading runs a shell command: os.system('true')\n  \
+         --> {model} @ 2 (0x2), import os.system\n   \
+         = note: os.system imported by GLOBAL at byte 2, called by REDUCE at byte 23; it is \
+         outside the safe set of data-rebuilding globals (torch.load(weights_only=True)'s, \
+         NumPy's, builtin containers)\n   = help: {help}\n"
     );
+    assert!(out.starts_with(&expected), "{out}");
     let (out, _, _) = rtenx(&["check", "--isolated", "--format", "github", model]);
     assert!(out.contains(&format!("%0Ahelp: {help}\n")), "{out}");
 }

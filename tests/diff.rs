@@ -1,5 +1,6 @@
-//! `rtenx diff` on pairs made by the real tools (tests/fixtures/diff/gen.py): each section
-//! has a pair where it must report something and one where it must not.
+//! `rtenx diff` on pairs made by the real tools (tests/fixtures/diff/gen.py, and the real
+//! exports and conversions of tests/fixtures/onnx): each section has a pair where it must
+//! report something and one where it must not.
 
 mod common;
 
@@ -8,6 +9,15 @@ use rtenx::diff::{Aspect, Diff, Options};
 use serde_json::Value;
 
 const DIR: &str = "tests/fixtures/diff";
+
+/// `rtenx diff` on fixtures `a` and `b` of [`DIR`] with `options`: stdout and the exit code.
+fn run_diff(a: &str, b: &str, options: &[&str]) -> (String, i32) {
+    let (a, b) = (format!("{DIR}/{a}"), format!("{DIR}/{b}"));
+    let mut args = vec!["diff", &a, &b];
+    args.extend_from_slice(options);
+    let (out, _, code) = rtenx(&args);
+    (out, code)
+}
 
 fn diff_with(a: &str, b: &str, options: &Options) -> Diff {
     let open = |name: &str| {
@@ -115,6 +125,245 @@ fn quantisation_names_the_layers_it_replaced_and_the_weights_it_rewrote() {
     assert_eq!(quantized.dtype, Some(rtenx::inventory::DType::I8));
     // The biases were kept as they were.
     assert_eq!(d.tensors.matched, 3);
+}
+
+/// Operators listed as removed and as added under one name and type: the same operator,
+/// which the pairing missed.
+fn both_removed_and_added(d: &Diff) -> Vec<String> {
+    let key = |n: &rtenx::diff::NodeRef| format!("{} {}", n.op_type, text(&n.name));
+    let removed: std::collections::HashSet<String> = d.graph.removed.iter().map(key).collect();
+    (d.graph.added.iter().map(key))
+        .filter(|k| removed.contains(k))
+        .collect()
+}
+
+/// Operator types of a list, each with its count.
+fn types(nodes: &[rtenx::diff::NodeRef]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for n in nodes {
+        *out.entry(n.op_type.to_string()).or_default() += 1;
+    }
+    out
+}
+
+/// Operators of different types paired: only where one replaced the other in place.
+fn cross_type(d: &Diff) -> usize {
+    d.graph
+        .changed
+        .iter()
+        .filter(|c| c.op_type.is_some())
+        .count()
+}
+
+/// (paired, added, removed) operators.
+fn paired(d: &Diff) -> (u64, u64, u64) {
+    let o = &d.summary.operators;
+    (o.paired, o.added, o.removed)
+}
+
+#[test]
+fn quantisation_pairs_every_operator_it_kept_though_it_reorders_them() {
+    // onnxruntime's quantize_dynamic writes the nodes in another order: the pairing goes by
+    // name and type, then along the links, never by position.
+    let cases = [
+        ("diff/encoder.onnx", "diff/encoder.quant.onnx", (72, 25, 5)),
+        (
+            "onnx/torch_gpt2/model.onnx",
+            "onnx/real/torch_gpt2_qdyn.onnx",
+            (184, 55, 9),
+        ),
+        ("diff/mlp_a.onnx", "diff/mlp_a.quant.onnx", (2, 18, 3)),
+    ];
+    for (a, b, expected) in cases {
+        let d = diff(a, b);
+        assert_eq!(paired(&d), expected, "{a}");
+        assert_eq!(both_removed_and_added(&d), Vec::<String>::new(), "{a}");
+        assert_eq!(cross_type(&d), 0, "{a}");
+        // Only what the quantiser rewrote is gone, and nothing of its kind came back.
+        let (removed, added) = (types(&d.graph.removed), types(&d.graph.added));
+        assert!(
+            removed.keys().all(|t| t == "MatMul" || t == "Gemm"),
+            "{a}: {removed:?}"
+        );
+        assert!(
+            removed.keys().all(|t| !added.contains_key(t)),
+            "{a}: {added:?}"
+        );
+        assert!(added.contains_key("MatMulInteger"), "{a}: {added:?}");
+    }
+}
+
+#[test]
+fn a_quantised_embedding_is_listed_under_the_gather_that_reads_it() {
+    let d = diff("diff/encoder.onnx", "diff/encoder.quant.onnx");
+    let [change] = &d.graph.changed[..] else {
+        panic!("{:?}", d.graph.changed)
+    };
+    assert_eq!(
+        (text(&change.a.name), text(&change.b.name)),
+        ("/embed/Gather".into(), "/embed/Gather".into())
+    );
+    assert!(change.op_type.is_none() && change.attributes.is_empty());
+    let [held] = &change.tensors[..] else {
+        panic!("{:?}", change.tensors)
+    };
+    assert_eq!(held.input, Some(0));
+    let c = &held.change;
+    assert_eq!(
+        (text(&c.a), text(&c.b)),
+        ("embed.weight".into(), "embed.weight_quantized".into())
+    );
+    use rtenx::inventory::DType;
+    let dtype = c.dtype.as_ref().unwrap();
+    assert_eq!((dtype.a, dtype.b), (Some(DType::F32), Some(DType::U8)));
+    // The tensors section pairs them too, as read by one operator.
+    let rename = &d.tensors.renamed[0];
+    assert_eq!(
+        (text(&rename.a), rename.by),
+        ("embed.weight".into(), rtenx::diff::RenamedBy::Operator)
+    );
+}
+
+#[test]
+fn a_re_export_pairs_every_operator_the_other_exporter_renamed() {
+    // The TorchScript exporter names nodes `/attn/Reshape`, the dynamo exporter `node_view`:
+    // no name is shared, so every pair comes from the graph's links.
+    let d = diff("diff/encoder.static.onnx", "diff/encoder.dynamo.onnx");
+    assert_eq!(paired(&d), (29, 0, 8));
+    assert_eq!(cross_type(&d), 0);
+    let renamed = |c: &rtenx::diff::NodeChange| text(&c.a.name) != text(&c.b.name);
+    assert!(d.graph.changed.iter().all(renamed));
+    // What only A has is the TorchScript exporter's own: constants as nodes, and copies of
+    // shared weights.
+    let removed = types(&d.graph.removed);
+    assert_eq!(
+        removed.into_iter().collect::<Vec<_>>(),
+        [("Constant".into(), 6), ("Identity".into(), 2)]
+    );
+    // The transposed weights, which the exporters name after nothing, pair through the
+    // MatMuls that read them; the values of A's constant nodes with B's initializers.
+    let by_operator: Vec<String> = (d.tensors.renamed.iter())
+        .filter(|r| r.by == rtenx::diff::RenamedBy::Operator)
+        .map(|r| text(&r.a))
+        .collect();
+    let weights = by_operator
+        .iter()
+        .filter(|n| n.starts_with("onnx::MatMul_"));
+    let constants = by_operator
+        .iter()
+        .filter(|n| n.starts_with("/attn/Constant"));
+    assert_eq!(
+        (weights.count(), constants.count()),
+        (5, 3),
+        "{by_operator:?}"
+    );
+    // The split sizes became an attribute, and B reads one shape in three places.
+    assert_eq!(d.tensors.removed.len(), 3);
+    assert!(d.tensors.added.is_empty());
+}
+
+#[test]
+fn pairs_of_real_conversions_keep_every_operator() {
+    let cases = [
+        (
+            "onnx/torch_gpt2/model.onnx",
+            "onnx/real/torch_gpt2_fp16.onnx",
+            (193, 0, 0),
+        ),
+        (
+            "onnx/torch_gpt2/model.onnx",
+            "onnx/resaved/torch_gpt2/model.onnx",
+            (193, 0, 0),
+        ),
+        (
+            "onnx/torch_llama/model.onnx",
+            "onnx/resaved/torch_llama/model.onnx",
+            (187, 0, 0),
+        ),
+        (
+            "onnx/real/cast_tail.onnx",
+            "onnx/real/cast_tail_fp16_keepio.onnx",
+            (3, 2, 0),
+        ),
+        (
+            "onnx/real/skl_linear.onnx",
+            "onnx/real/skl_linear_fp16.onnx",
+            (1, 2, 0),
+        ),
+        ("rten/src/quantized.onnx", "rten/quantized.rten", (9, 0, 0)),
+    ];
+    for (a, b, expected) in cases {
+        let d = diff(a, b);
+        assert_eq!(paired(&d), expected, "{a} {b}");
+        assert_eq!(cross_type(&d), 0, "{a} {b}");
+        let added = types(&d.graph.added);
+        assert!(added.keys().all(|t| t == "Cast"), "{a} {b}: {added:?}");
+    }
+}
+
+#[test]
+fn the_summary_counts_operators_parameters_and_bytes_from_a_to_b() {
+    let d = diff("diff/encoder.onnx", "diff/encoder.quant.onnx");
+    let s = &d.summary;
+    let o = &s.operators;
+    assert_eq!((o.a, o.b, o.replaced), (77, 97, 0));
+    assert_eq!(o.a, o.paired + o.replaced + o.removed);
+    assert_eq!(o.b, o.paired + o.replaced + o.added);
+    assert_eq!((s.parameters.a, s.parameters.b), (2795, 2807));
+    assert_eq!((s.bytes.a, s.bytes.b), (11268, 3426));
+    let replaced = diff("diff/mlp_a.onnx", "diff/mlp_b.onnx").summary.operators;
+    assert_eq!((replaced.paired, replaced.replaced), (4, 1));
+}
+
+#[test]
+fn values_name_the_tensors_they_could_not_pair_and_never_call_them_the_same() {
+    let d = diff_with("diff/encoder.onnx", "diff/encoder.quant.onnx", &values());
+    let v = d.values.as_ref().unwrap();
+    assert_eq!((v.unpaired_a, v.unpaired_b), (5, 17));
+    assert_eq!((v.compared, v.equal), (28, 28));
+    assert!(d.differs(Aspect::Values));
+    let (out, code) = run_diff("encoder.onnx", "encoder.quant.onnx", &["--values"]);
+    assert_eq!(code, 1);
+    let line = out.lines().find(|l| l.starts_with(" values")).unwrap();
+    assert!(!line.contains("same"), "{line}");
+    assert!(
+        line.contains("5 tensors in A and 17 in B could not be paired: values not compared"),
+        "{line}"
+    );
+    // Every tensor paired: nothing to say beyond the pairs.
+    let all = diff_with("diff/mlp_a.onnx", "diff/mlp_b.onnx", &values());
+    let v = all.values.as_ref().unwrap();
+    assert_eq!((v.unpaired_a, v.unpaired_b), (0, 0));
+    assert!(!all.differs(Aspect::Values));
+}
+
+#[test]
+fn all_lifts_the_cut_of_long_lists() {
+    let pair = [
+        "tests/fixtures/onnx/torch_gpt2/model.onnx",
+        "tests/fixtures/onnx/real/torch_gpt2_qdyn.onnx",
+    ];
+    let (cut, _, _) = rtenx(&["diff", pair[0], pair[1]]);
+    assert!(cut.contains("  … and 5 more (--all lists them)\n"), "{cut}");
+    let (all, _, _) = rtenx(&["diff", pair[0], pair[1], "--all"]);
+    assert!(!all.contains("… and"), "{all}");
+    let added = |out: &str| out.lines().filter(|l| l.starts_with("+ ")).count();
+    // A metadata key, 55 operators and 31 tensors only B has.
+    assert_eq!((added(&cut), added(&all)), (1 + 50 + 31, 1 + 55 + 31));
+}
+
+#[test]
+fn text_of_a_quantised_model_lists_what_the_quantiser_rewrote() {
+    let (out, code) = run_diff("encoder.onnx", "encoder.quant.onnx", &["--values"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn text_of_a_re_export_pairs_renamed_operators() {
+    let (out, code) = run_diff("encoder.static.onnx", "encoder.dynamo.onnx", &[]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -231,32 +480,33 @@ fn exit_codes_follow_fail_on() {
 
 #[test]
 fn text_output_is_a_summary_then_the_sections_that_differ() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/mlp_a.onnx"),
-        &format!("{DIR}/mlp_b.onnx"),
-        "--values",
-    ]);
+    let (out, code) = run_diff("mlp_a.onnx", "mlp_b.onnx", &["--values"]);
     assert_eq!(code, 1);
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn json_output_says_what_differs() {
-    let (out, _, code) = rtenx(&[
-        "diff",
-        &format!("{DIR}/ckpt.pt"),
-        &format!("{DIR}/ckpt_tuned.safetensors"),
-        "--values",
-        "--format",
-        "json",
-    ]);
+    let (out, code) = run_diff(
+        "ckpt.pt",
+        "ckpt_tuned.safetensors",
+        &["--values", "--format", "json"],
+    );
     assert_eq!(code, 1);
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["different"], true);
     assert_eq!(doc["files"]["format"]["b"], "safetensors");
     assert_eq!(doc["tensors"]["renamed"][0]["by"], "bytes");
     assert_eq!(doc["values"]["changed"].as_array().unwrap().len(), 2);
+    let operators = &doc["summary"]["operators"];
+    assert_eq!(
+        (operators["a"].as_u64(), operators["paired"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(
+        doc["summary"]["parameters"]["a"],
+        doc["summary"]["parameters"]["b"]
+    );
 }
 
 #[test]
@@ -288,7 +538,13 @@ fn every_fixture_diffs_against_its_neighbour() {
         };
         let d = Diff::of(a, b, &values());
         let mut out = Vec::new();
-        rtenx::diff::text::write(&mut out, &d, [(pa, a), (pb, b)]).unwrap();
+        rtenx::diff::text::write(
+            &mut out,
+            &d,
+            [(pa, a), (pb, b)],
+            rtenx::diff::text::Lists::All,
+        )
+        .unwrap();
         d.write_json(&mut out, [pa, pb], false).unwrap();
         assert!(!out.contains(&0x1b), "{pa:?} {pb:?}");
     }
@@ -317,4 +573,62 @@ fn data_files_pair_with_each_side() {
     let (_, err, code) = rtenx(&["diff", &pte, &pte, "--data-b", "no/such.ptd"]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read --data no/such.ptd"), "{err}");
+}
+
+/// Two graphs no name or order helps with: `x` read by 100,000 unnamed Relus, each read with
+/// `x` by an unnamed Add, all read by one Concat; B writes the nodes in reverse order. Every
+/// consumer of `x` is alike, and the Concat reads 100,000 values: the pairing still pairs
+/// every operator, in time and memory linear in the links.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_graph_of_alike_operators_pairs_in_bounded_time_and_memory() {
+    use prost::Message;
+    use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
+    const N: usize = 100_000;
+    let text = |s: String| -> Option<bytes::Bytes> { Some(s.into_bytes().into()) };
+    let node = |op: &str, inputs: Vec<String>, output: String| NodeProto {
+        input: inputs.into_iter().map(|s| s.into_bytes().into()).collect(),
+        output: vec![output.into_bytes().into()],
+        op_type: text(op.to_owned()),
+        ..NodeProto::default()
+    };
+    let mut nodes: Vec<NodeProto> = (0..N)
+        .flat_map(|i| {
+            [
+                node("Relu", vec!["x".into()], format!("r{i}")),
+                node("Add", vec![format!("r{i}"), "x".into()], format!("a{i}")),
+            ]
+        })
+        .collect();
+    nodes.push(node(
+        "Concat",
+        (0..N).map(|i| format!("a{i}")).collect(),
+        "y".into(),
+    ));
+    let port = |name: &str| ValueInfoProto {
+        name: text(name.to_owned()),
+        r#type: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let write = |file: &str, nodes: Vec<NodeProto>| {
+        let graph = GraphProto {
+            node: nodes.iter().map(|n| n.encode_to_vec().into()).collect(),
+            input: vec![port("x")],
+            output: vec![port("y")],
+            ..GraphProto::default()
+        };
+        let model = ModelProto::with_graph(&graph, 17).encode_to_vec();
+        std::fs::write(dir.path().join(file), model).unwrap();
+    };
+    write("a.onnx", nodes.clone());
+    nodes.reverse();
+    write("b.onnx", nodes);
+    let run = common::bounded::run_in(dir.path(), &["diff", "a.onnx", "b.onnx"]);
+    run.assert_bounded("diff of 200,001 alike operators");
+    assert!(
+        run.stdout
+            .contains("operators 200,001 -> 200,001 (200,001 paired)"),
+        "{}",
+        &run.stdout[..run.stdout.len().min(2000)]
+    );
 }

@@ -578,3 +578,197 @@ fn torchscript_constants_are_listed_at_their_bytes() {
     assert_eq!(values, [2.0, 3.0, 4.0]);
     assert!(!analysis.has_errors(), "{:?}", analysis.findings);
 }
+
+/// The message of the first finding of `code` at byte `offset` of fixture `file`.
+fn message(file: &str, code: &str, offset: u64) -> String {
+    let analysis = rtenx::analyze(&dir().join(file)).unwrap();
+    let found = analysis
+        .findings
+        .iter()
+        .find(|f| f.rule.code == code && f.offset == Some(offset));
+    match found {
+        Some(f) => f.message.clone(),
+        None => panic!("{file}: no {code} at {offset}: {:?}", analysis.findings),
+    }
+}
+
+/// An unsafe import's message says first what loading does (runs a shell command, starts a
+/// process, runs Python code, opens a URL, imports a module, gets an attribute, or calls
+/// it), with the call as Python writes it and the arguments the pickle passes, then where
+/// the import and the call are.
+#[test]
+fn an_unsafe_call_says_what_loading_does_and_shows_its_arguments() {
+    for (file, offset, wanted) in [
+        (
+            "bad/global-os-system.pkl",
+            2,
+            "loading runs a shell command: os.system('true') — os.system imported by GLOBAL at byte 2, called by REDUCE at byte 23; ",
+        ),
+        (
+            "bad/os-system-command.pkl",
+            2,
+            "loading runs a shell command: os.system('echo rtenx-fixture | cat') — ",
+        ),
+        (
+            "bad/posix-system.pkl",
+            17,
+            "loading runs a shell command: posix.system('true') — ",
+        ),
+        (
+            "bad/subprocess-popen-args.pkl",
+            2,
+            "loading starts a process: subprocess.Popen(['sh', '-c', 'echo rtenx-fixture']) — ",
+        ),
+        (
+            "bad/newobj-popen.pkl",
+            2,
+            "loading makes an object of a class that starts a process when called, with __new__ alone: subprocess.Popen.__new__(subprocess.Popen, ['true']) — ",
+        ),
+        (
+            "bad/builtin-eval.pkl",
+            2,
+            "loading runs Python code: __builtin__.eval(\"print('rtenx-fixture')\") — __builtin__.eval (builtins.eval in Python 3) imported by GLOBAL",
+        ),
+        (
+            "bad/urllib-urlopen.pkl",
+            2,
+            "loading opens a URL or a network connection: urllib.request.urlopen('http://example.invalid/rtenx-fixture') — ",
+        ),
+        (
+            "bad/webbrowser-open.pkl",
+            2,
+            "loading opens a URL or a network connection: webbrowser.open('http://example.invalid/rtenx-fixture') — ",
+        ),
+        (
+            "bad/getattr-chain.pkl",
+            20,
+            "loading imports a module: builtins.__import__('os') — ",
+        ),
+        (
+            "bad/getattr-chain.pkl",
+            2,
+            "loading gets an attribute by name (a way to reach any function): builtins.getattr(builtins.__import__('os'), 'system') (arguments built at run time) — ",
+        ),
+        (
+            "bad/runtime-argument.pkl",
+            2,
+            "loading runs a shell command: os.system(codecs.decode('rpub egrax-svkgher', 'rot13')) (arguments built at run time) — ",
+        ),
+        (
+            "bad/runtime-argument.pkl",
+            13,
+            "loading calls codecs.decode('rpub egrax-svkgher', 'rot13') — ",
+        ),
+        (
+            "bad/build-setstate.pkl",
+            42,
+            "loading runs a shell command: os.system('true') — os.system imported by GLOBAL at byte 42, called by BUILD at byte 64; ",
+        ),
+        (
+            "bad/ext1.pkl",
+            2,
+            "loading calls <extension code 1>('true') — ",
+        ),
+        (
+            "bad/replaced-rebuild-function.pkl",
+            40,
+            "loading imports os.system, which runs a shell command when called, without calling it — ",
+        ),
+        (
+            "bad/replaced-rebuild-function.pkl",
+            54,
+            "loading calls an object reached through torch._utils, which the pickle changed: torch._utils._rebuild_tensor_v2('echo rtenx-fixture') — ",
+        ),
+    ] {
+        let message = message(file, "PK001", offset);
+        assert!(message.starts_with(wanted), "{file}:\n{message}\n{wanted}");
+    }
+    let paddle = message("bad/paddle-eval-other.pdparams", "PY001", 77);
+    assert!(
+        paddle.starts_with(
+            "loading runs Python code: builtins.eval(\"__import__('os').system('true')\", {}) — "
+        ),
+        "{paddle}"
+    );
+}
+
+/// A command with terminal escapes, a bidi override and 10 KiB of text is shown cut to a few
+/// hundred characters, every control character escaped, in the finding and in the report.
+#[test]
+fn a_hostile_argument_is_shown_short_and_escaped() {
+    let file = "bad/hostile-argument.pkl";
+    let message = message(file, "PK001", 2);
+    let call = message.split(" — ").next().unwrap();
+    assert!(
+        call.starts_with(r"loading runs a shell command: os.system('echo rtenx-fixture #\u{1b}[2J\u{1b}]0;rtenx\u{7}\u{1b}[31m\u{202e}AAAA"),
+        "{call}"
+    );
+    assert!(call.ends_with("AAA…"), "{call}");
+    assert!(call.chars().count() < 260, "{} characters", call.len());
+    assert!(message.len() < 600, "{} bytes", message.len());
+    assert!(
+        !message.chars().any(rtenx::escape::needs_escape),
+        "{message:?}"
+    );
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_rtenx"))
+        .arg("check")
+        .arg(dir().join(file))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(stdout.contains(call), "{stdout}");
+    let escaped = |c: char| c == '\n' || !rtenx::escape::needs_escape(c);
+    assert!(stdout.chars().all(escaped), "{stdout:?}");
+}
+
+/// Every finding of the pickle, PyTorch, NumPy and Paddle-pickle rules on every pickle fixture
+/// opens with what loading (or a loader, or a tool reading the file) does, before the detail.
+#[test]
+fn every_pickle_finding_opens_with_what_loading_does() {
+    const OPENINGS: &[&str] = &[
+        "loading ",
+        "pickle.load ",
+        "a second pickle.load ",
+        "joblib.load ",
+        "torch.load ",
+        "torch.load(weights_only=True) ",
+        "torch.load(weights_only=True), ",
+        "torch.jit.load ",
+        "torch.export.load ",
+        "numpy.load ",
+        "CPython's C unpickler ",
+        "repr, copy and state-dict walks ",
+        "a reader that copies ",
+        "a scanner that ",
+        "a tool that ",
+    ];
+    let mut files = Vec::new();
+    for sub in ["", "bad", "handmade"] {
+        for entry in std::fs::read_dir(dir().join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            let data = !path.extension().is_some_and(|e| e == "tsv" || e == "txt");
+            if path.is_file() && data {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 150, "{} files", files.len());
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for path in files {
+        let Ok(analysis) = rtenx::analyze(&path) else {
+            continue;
+        };
+        for f in &analysis.findings {
+            if !["PK", "PT", "NP", "PY"].contains(&&f.rule.code[..2]) {
+                continue;
+            }
+            checked += 1;
+            if !OPENINGS.iter().any(|o| f.message.starts_with(o)) {
+                failures.push(format!("{}: {} {}", path.display(), f.rule.code, f.message));
+            }
+        }
+    }
+    assert!(checked > 140, "{checked} findings");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -113,6 +113,23 @@ fn the_command_line_writes_what_the_schemas_describe() {
     };
     let dump = rtenx(&["dump", "--json", "tests/fixtures/executorch/xnnpack.pte"]);
     assert_valid(&schema("dump.schema.json"), &dump, "rtenx dump");
+    // With the figures of every tensor's values: elements, blocks, and a view not read.
+    for file in [
+        "values/bad/quant_scales.gguf",
+        "values/bad/nan.pt",
+        "gguf/all_types.gguf",
+    ] {
+        let path = format!("tests/fixtures/{file}");
+        let dump = rtenx(&["dump", "--values", &path]);
+        assert_valid(
+            &schema("dump.schema.json"),
+            &dump,
+            &format!("rtenx dump --values {file}"),
+        );
+        let values =
+            (dump["tensors"].as_array().unwrap().iter()).filter(|t| t.get("values").is_some());
+        assert!(values.count() > 0, "{file}: no figures");
+    }
     let check = rtenx(&["check", "--format", "json", "tests/fixtures/executorch"]);
     assert_valid(&schema("check.schema.json"), &check, "rtenx check");
 }
@@ -185,6 +202,8 @@ fn every_diff_validates_against_its_schema() {
         ("diff/mlp_a.onnx", "diff/mlp_b.onnx"),
         ("diff/mlp_a.onnx", "diff/mlp_dynamic.onnx"),
         ("diff/mlp_a.onnx", "diff/mlp_a.quant.onnx"),
+        ("diff/encoder.onnx", "diff/encoder.quant.onnx"),
+        ("diff/encoder.static.onnx", "diff/encoder.dynamo.onnx"),
         ("diff/ckpt.pt", "diff/ckpt_tuned.safetensors"),
         ("rten/convnet.rten", "rten/bad/RT015-conv-no-attrs.rten"),
         ("rten/mlp.rten", "onnx/mlp/model.onnx"),

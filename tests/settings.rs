@@ -143,7 +143,8 @@ fn show_settings_says_which_settings_were_not_applied() {
     assert_eq!(
         out,
         "../model/model.pkl\n  config: none\n  ignored: ../model/rtenx.toml (inside what is \
-         checked: never applied, see RX021)\n  max-size: none\n  timeout: none\n"
+         checked: never applied, see RX021)\n  max-size: none\n  timeout: none\n  values: no\n  \
+         zero-tail: 1048576 bytes\n"
     );
     drop(model);
 }

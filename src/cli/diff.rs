@@ -2,6 +2,7 @@
 
 use super::{DataArgs, Outcome};
 use clap::{Args, ValueEnum};
+use rtenx::diff::text::Lists;
 use rtenx::diff::{Aspect, Diff, Options, RenameRule};
 use rtenx::Analysis;
 use std::io::{self, Write};
@@ -34,6 +35,10 @@ pub struct DiffArgs {
     /// counts as equal.
     #[arg(long, value_name = "ABS", default_value_t = 0.0, value_parser = tolerance)]
     tolerance: f64,
+    /// List every item of every section in text (by default each list stops after 50 and
+    /// says how many more there are).
+    #[arg(long)]
+    all: bool,
     /// What makes the exit code 1, as a comma-separated list.
     #[arg(
         long,
@@ -93,7 +98,10 @@ pub fn run(args: DiffArgs) -> io::Result<Outcome> {
     let different = args.fail_on.iter().any(|&f| diff.differs(f));
     let mut out = io::BufWriter::new(io::stdout().lock());
     match args.format {
-        Format::Text => rtenx::diff::text::write(&mut out, &diff, [(&args.a, &a), (&args.b, &b)])?,
+        Format::Text => {
+            let lists = if args.all { Lists::All } else { Lists::Cut };
+            rtenx::diff::text::write(&mut out, &diff, [(&args.a, &a), (&args.b, &b)], lists)?
+        }
         Format::Json => diff.write_json(&mut out, [&args.a, &args.b], different)?,
     }
     out.flush()?;

@@ -12,6 +12,11 @@ pub struct DumpArgs {
     /// Write JSON: the only dump format, so the flag may be left out.
     #[arg(long)]
     json: bool,
+    /// Read every tensor's values and add their figures to each tensor: how many, zeros, NaN,
+    /// infinities, subnormals, and the smallest, largest, mean and standard deviation of the
+    /// finite ones (reads every tensor byte, on every core).
+    #[arg(long)]
+    values: bool,
     #[command(flatten)]
     data: super::DataArgs,
 }
@@ -20,14 +25,31 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
     let DumpArgs {
         file,
         json: _,
+        values,
         data,
     } = args;
     let analysis = match super::analyze_one(&file, &data, true) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };
+    let scan = values.then(|| {
+        let progress = super::progress::Progress::new("reading");
+        let report = |done, total| progress.show(done, total);
+        let options = rtenx::values::Options {
+            moments: true,
+            threads: super::check::workers(),
+            cancel: None,
+            progress: Some(&report),
+        };
+        let scan = rtenx::values::scan(
+            &rtenx::values::Files::open(&analysis.inventory, None),
+            &options,
+        );
+        progress.finish();
+        scan
+    });
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    rtenx::json_dump::write(&mut out, &analysis)?;
+    rtenx::json_dump::write_with_values(&mut out, &analysis, scan.as_ref())?;
     out.flush()?;
     super::release_at_exit(analysis);
     Ok(Outcome::Clean)

@@ -1,23 +1,22 @@
-//! The hashing progress bar on standard error, drawn by indicatif: only on a terminal, fitted
-//! to its width, at most 20 times a second, and cleared when done.
+//! The progress bar of hashing and reading values, on standard error, drawn by indicatif: only
+//! on a terminal, fitted to its width, at most 20 times a second, and cleared when done.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// The bar's line; `wide_bar` takes the width the rest leaves.
-const TEMPLATE: &str =
-    "hashing [{wide_bar}] {binary_bytes}/{binary_total_bytes}  {binary_bytes_per_sec}";
+/// The bar's line after what it does; `wide_bar` takes the width the rest leaves.
+const TEMPLATE: &str = " [{wide_bar}] {binary_bytes}/{binary_total_bytes}  {binary_bytes_per_sec}";
 
 /// Progress of a long byte-counting job; clones draw the same bar.
 #[derive(Clone)]
 pub struct Progress(ProgressBar);
 
 impl Progress {
-    /// A bar that draws only when standard error is a terminal.
-    pub fn new() -> Self {
+    /// A bar that draws only when standard error is a terminal, saying `what` it does.
+    pub fn new(what: &str) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         // TEMPLATE parses (a test below holds it to that); were it not to, the bar would
         // keep indicatif's default style.
-        if let Ok(style) = ProgressStyle::with_template(TEMPLATE) {
+        if let Ok(style) = ProgressStyle::with_template(&format!("{what}{TEMPLATE}")) {
             bar.set_style(style.progress_chars("#-"));
         }
         Progress(bar)
@@ -39,6 +38,7 @@ impl Progress {
 mod tests {
     #[test]
     fn the_template_parses() {
-        assert!(indicatif::ProgressStyle::with_template(super::TEMPLATE).is_ok());
+        let template = format!("hashing{}", super::TEMPLATE);
+        assert!(indicatif::ProgressStyle::with_template(&template).is_ok());
     }
 }

@@ -1,21 +1,21 @@
-//! The graph: operator counts by type, then the operators of both files aligned by topology
-//! and operator type (names change between exporters), with what was added, removed or
-//! changed.
+//! The graph: operator counts by type, then the operators of both files paired
+//! (`pairing.rs`), with what was added, removed or changed; a changed operator lists its
+//! attributes and the constants it reads that changed.
 
-use super::align::{align, Alignment};
+use super::pairing::{shared_tensors, Pairing, Place};
+use super::tensors::TensorChange;
+use super::topology::{Op, Topology};
 use super::Change;
-use crate::inventory::{
-    AttrValue, Graph, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, Symbol,
-};
+use crate::inventory::{AttrValue, GraphId, Inventory, Name, NodeId, OpRef, Symbol, TensorId};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// How the graphs differ.
 #[derive(Debug, Default, Serialize)]
 pub struct GraphDiff {
     /// Operator types whose counts differ.
     pub operators: Vec<OpCount>,
-    /// Operators paired with one of the other file.
+    /// Operators paired with one of the same type in the other file.
     pub matched: u64,
     /// Whether attributes were compared: only between files of one format, since formats
     /// name and encode attributes differently.
@@ -35,6 +35,11 @@ impl GraphDiff {
             && self.changed.is_empty()
             && self.added.is_empty()
             && self.removed.is_empty()
+    }
+
+    /// Paired operators of different types: one replaced the other in place.
+    pub fn replaced(&self) -> usize {
+        self.changed.iter().filter(|c| c.op_type.is_some()).count()
     }
 }
 
@@ -77,26 +82,64 @@ pub struct NodeChange {
     pub inputs: Option<Change<usize>>,
     /// Attributes added, removed or given another value, by name.
     pub attributes: Vec<Symbol>,
+    /// Constants both read at one input slot, or hold in one attribute, that changed.
+    pub tensors: Vec<HeldTensor>,
 }
 
-pub(super) fn compare(a: &Inventory, b: &Inventory) -> GraphDiff {
-    let (ops_a, ops_b) = (Ops::of(a), Ops::of(b));
-    let Alignment { same, replaced } = align(&[
-        (&ops_a.wide, &ops_b.wide),
-        (&ops_a.near, &ops_b.near),
-        (&ops_a.depth, &ops_b.depth),
-        (&ops_a.kind, &ops_b.kind),
-    ]);
-    let attributes_compared = a.format == b.format;
-    let mut paired_a = vec![false; ops_a.nodes.len()];
-    let mut paired_b = vec![false; ops_b.nodes.len()];
+/// A constant two paired operators hold at one place, changed.
+#[derive(Debug, Serialize)]
+pub struct HeldTensor {
+    /// The input slot that reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<usize>,
+    /// The attribute that holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<Symbol>,
+    /// The names, and the dtype, shape and bytes where they changed.
+    #[serde(flatten)]
+    pub change: TensorChange,
+    /// Whether its values differ beyond the tolerance (with `--values`).
+    pub values_differ: bool,
+}
+
+/// Builds the graph section from the pairing; `differing` holds the tensor pairs whose values
+/// differ beyond the tolerance.
+pub(super) fn compare(
+    (a, b): (&Topology, &Topology),
+    pairing: &Pairing,
+    differing: &HashSet<(TensorId, TensorId)>,
+) -> GraphDiff {
+    let attributes_compared = a.inv.format == b.inv.format;
     let mut changed = Vec::new();
-    for &(i, j) in same.iter().chain(&replaced) {
-        (paired_a[i], paired_b[j]) = (true, true);
-        let (x, y) = (&ops_a.nodes[i], &ops_b.nodes[j]);
+    let mut matched = 0;
+    for (i, &j) in (0..).zip(&pairing.a) {
+        let (x, Some(y)) = (&a.ops[i as usize], b.ops.get(j as usize)) else {
+            continue;
+        };
+        matched += u64::from(x.kind == y.kind);
+        let mut tensors = Vec::new();
+        shared_tensors(a, b, i, j, |place, tx, ty| {
+            let (ta, tb) = (&a.inv.tensors[tx], &b.inv.tensors[ty]);
+            let values_differ = differing.contains(&(tx, ty));
+            let change = TensorChange::of(ta, tb).or_else(|| {
+                values_differ.then(|| TensorChange::named(ta.name.clone(), tb.name.clone()))
+            });
+            if let Some(change) = change {
+                let (input, attribute) = match place {
+                    Place::Input(k) => (Some(k), None),
+                    Place::Attribute(name) => (None, Some(name.clone())),
+                };
+                tensors.push(HeldTensor {
+                    input,
+                    attribute,
+                    change,
+                    values_differ,
+                });
+            }
+        });
         let change = NodeChange {
-            a: x.reference(),
-            b: y.reference(),
+            a: reference(x),
+            b: reference(y),
             op_type: Change::of(x.op.op_type().clone(), y.op.op_type().clone()),
             inputs: Change::of(x.op.inputs().len(), y.op.inputs().len()),
             attributes: if attributes_compared {
@@ -104,24 +147,38 @@ pub(super) fn compare(a: &Inventory, b: &Inventory) -> GraphDiff {
             } else {
                 Vec::new()
             },
+            tensors,
         };
-        if change.op_type.is_some() || change.inputs.is_some() || !change.attributes.is_empty() {
+        if change.op_type.is_some()
+            || change.inputs.is_some()
+            || !change.attributes.is_empty()
+            || !change.tensors.is_empty()
+        {
             changed.push(change);
         }
     }
-    let unpaired = |ops: &Ops, paired: &[bool]| -> Vec<NodeRef> {
-        (ops.nodes.iter().zip(paired))
-            .filter(|(_, &p)| !p)
-            .map(|(op, _)| op.reference())
+    let unpaired = |topo: &Topology, partner: &[u32]| -> Vec<NodeRef> {
+        (topo.ops.iter().zip(partner))
+            .filter(|&(_, &p)| p == super::topology::NONE)
+            .map(|(op, _)| reference(op))
             .collect()
     };
     GraphDiff {
-        operators: op_counts(a, b),
-        matched: same.len() as u64,
+        operators: op_counts(a.inv, b.inv),
+        matched,
         attributes_compared,
         changed,
-        added: unpaired(&ops_b, &paired_b),
-        removed: unpaired(&ops_a, &paired_a),
+        added: unpaired(b, &pairing.b),
+        removed: unpaired(a, &pairing.a),
+    }
+}
+
+fn reference(op: &Op) -> NodeRef {
+    NodeRef {
+        graph: op.graph,
+        node: op.id,
+        name: op.name.clone(),
+        op_type: op.op.op_type().clone(),
     }
 }
 
@@ -144,7 +201,8 @@ fn op_counts(a: &Inventory, b: &Inventory) -> Vec<OpCount> {
 }
 
 /// Attribute names whose values differ. Subgraphs and tensors held in attributes are
-/// compared by kind only: their indices mean nothing across files.
+/// compared by kind only here: their indices mean nothing across files (a tensor that
+/// changed is listed with the operator's tensors).
 fn attribute_changes(a: OpRef<'_>, b: OpRef<'_>) -> Vec<Symbol> {
     let mut names: BTreeMap<&str, (Option<&AttrValue>, Option<&AttrValue>)> = BTreeMap::new();
     for attr in a.attrs().iter() {
@@ -164,126 +222,4 @@ fn attribute_changes(a: OpRef<'_>, b: OpRef<'_>) -> Vec<Symbol> {
         .filter(|(_, (x, y))| !matches!((x, y), (Some(x), Some(y)) if same(x, y)))
         .map(|(name, _)| Symbol::from(name.to_owned()))
         .collect()
-}
-
-/// One operator node of a file.
-struct Op<'a> {
-    graph: GraphId,
-    id: NodeId,
-    name: &'a Name,
-    op: OpRef<'a>,
-}
-
-impl Op<'_> {
-    fn reference(&self) -> NodeRef {
-        NodeRef {
-            graph: self.graph,
-            node: self.id,
-            name: self.name.clone(),
-            op_type: self.op.op_type().clone(),
-        }
-    }
-}
-
-/// Every operator of a file, graph after graph, with its keys from coarse to fine: its type
-/// (`kind`); its type and depth from the inputs (`depth`); its type with what feeds each
-/// input (`near`: the producer's type, or the constant's dtype and shape); and that again
-/// one step further up (`wide`). Names take no part.
-struct Ops<'a> {
-    nodes: Vec<Op<'a>>,
-    kind: Vec<u64>,
-    depth: Vec<u64>,
-    near: Vec<u64>,
-    wide: Vec<u64>,
-}
-
-impl<'a> Ops<'a> {
-    fn of(inv: &'a Inventory) -> Self {
-        let mut ops = Ops {
-            nodes: Vec::new(),
-            kind: Vec::new(),
-            depth: Vec::new(),
-            near: Vec::new(),
-            wide: Vec::new(),
-        };
-        for (gid, graph) in inv.graphs.iter().enumerate() {
-            ops.add_graph(inv, gid, graph);
-        }
-        ops
-    }
-
-    fn add_graph(&mut self, inv: &Inventory, gid: GraphId, graph: &'a Graph) {
-        let first = self.nodes.len();
-        // For each value node, the position (in `nodes`) of the operator that produces it.
-        let mut producer = vec![usize::MAX; graph.nodes.len()];
-        for (id, node) in graph.nodes.iter().enumerate() {
-            if let NodeKind::Operator(op) = node.kind {
-                for out in op.outputs().iter().flatten() {
-                    if let Some(slot) = producer.get_mut(*out as usize) {
-                        *slot = self.nodes.len();
-                    }
-                }
-                self.nodes.push(Op {
-                    graph: gid,
-                    id: id as NodeId,
-                    name: node.name,
-                    op,
-                });
-            }
-        }
-        let ops = &self.nodes[first..];
-        // What feeds an input, by the producer's key in `keys`, or by what the input is.
-        let feed = |keys: &[u64], input: Option<NodeId>, before: usize| -> u64 {
-            let Some(id) = input else { return 1 };
-            match producer.get(id as usize) {
-                Some(&p) if p != usize::MAX && p < before => keys[p],
-                _ => match graph.node(id).map(|n| n.kind) {
-                    Some(NodeKind::Constant { tensor }) => inv.tensors.get(tensor).map_or(2, |t| {
-                        let dtype = t.dtype.map_or(0, |d| text_key(d.name()));
-                        t.shape.iter().fold(mix(3, dtype), |h, &d| mix(h, d))
-                    }),
-                    Some(NodeKind::Value(_)) => 4,
-                    _ => 5,
-                },
-            }
-        };
-        for op in ops {
-            let key = text_key(op.op.op_type());
-            let key = op.op.domain().map_or(key, |d| mix(key, text_key(d)));
-            self.kind.push(mix(key, op.op.outputs().len() as u64));
-        }
-        for (k, op) in ops.iter().enumerate() {
-            let at = first + k;
-            let inputs = op.op.inputs().iter();
-            let depth = (inputs.clone())
-                .filter_map(|i| producer.get((*i)? as usize).copied())
-                .filter(|&p| p < at)
-                .map(|p| self.depth[p])
-                .max()
-                .map_or(1, |d| d + 1);
-            self.depth.push(depth);
-            let near = inputs.fold(self.kind[at], |h, &i| mix(h, feed(&self.kind, i, at)));
-            self.near.push(near);
-        }
-        for (k, op) in ops.iter().enumerate() {
-            let at = first + k;
-            let wide = (op.op.inputs().iter())
-                .fold(self.near[at], |h, &i| mix(h, feed(&self.near, i, at)));
-            self.wide.push(wide);
-        }
-        // Depth becomes a key only now: it was needed as a number above.
-        for at in first..self.nodes.len() {
-            self.depth[at] = mix(self.kind[at], self.depth[at]);
-        }
-    }
-}
-
-/// Mixes `x` into the hash `h` (FxHash's step).
-fn mix(h: u64, x: u64) -> u64 {
-    (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
-}
-
-fn text_key(s: &str) -> u64 {
-    s.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| mix(h, u64::from(b)))
 }

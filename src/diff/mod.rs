@@ -1,28 +1,34 @@
 //! `rtenx diff`: what changed between two models, of one format or of two.
 //!
-//! Both sides are [`Analysis`]es, so nothing here names a format. Each section compares one
-//! aspect: the files, the interface (graph inputs and outputs), the graph (operator counts,
-//! then nodes aligned by topology and operator type), the tensors, their values (only when
-//! asked: the one part that reads tensor bytes) and the findings.
+//! Both sides are [`Analysis`]es, so nothing here names a format. A summary gives the totals
+//! from A to B; each section then compares one aspect: the files, the interface (graph
+//! inputs and outputs), the graph (operator counts, then operators paired by name and type,
+//! then by what they read and write), the tensors, their values (only when asked: the one
+//! part that reads tensor bytes) and the findings.
 
-mod align;
 mod files;
 mod findings;
 mod graph;
 mod interface;
+mod pairing;
+mod summary;
 mod tensors;
 pub mod text;
+mod topology;
 mod values;
 
 pub use files::{FilesDiff, MetadataChange};
 pub use findings::{FindingKey, FindingsDiff};
-pub use graph::{GraphDiff, NodeChange, NodeRef, OpCount};
+pub use graph::{GraphDiff, HeldTensor, NodeChange, NodeRef, OpCount};
 pub use interface::{InterfaceDiff, Port, PortChange};
+pub use summary::{Operators, Summary};
 pub use tensors::{Rename, RenameRule, RenamedBy, TensorChange, TensorSide, TensorsDiff};
 pub use values::{Numeric, ValueChange, ValuesDiff};
 
 use crate::analysis::Analysis;
 use serde::Serialize;
+use std::collections::HashSet;
+use topology::Topology;
 
 /// Version of the diff JSON layout (`schemas/diff.schema.json`).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -75,6 +81,8 @@ pub enum Aspect {
 /// Everything that differs between A and B.
 #[derive(Debug, Serialize)]
 pub struct Diff {
+    /// Operators, parameters and bytes from A to B.
+    pub summary: Summary,
     /// The files themselves.
     pub files: FilesDiff,
     /// Graph inputs and outputs.
@@ -94,14 +102,26 @@ impl Diff {
     /// Compares `a` with `b`.
     pub fn of(a: &Analysis, b: &Analysis, options: &Options) -> Diff {
         let (a_inv, b_inv) = (&a.inventory, &b.inventory);
-        let tensors = tensors::compare(a_inv, b_inv, options);
-        let values = options
-            .values
-            .then(|| values::compare(a_inv, b_inv, &tensors.pairs, options.tolerance));
+        let (ta, tb) = (Topology::of(a_inv), Topology::of(b_inv));
+        let mut tensors = tensors::Matching::by_name(a_inv, b_inv, options);
+        let pairing = pairing::pair(&ta, &tb, &tensors.pairs);
+        tensors.by_operator(&pairing.tensors(&ta, &tb));
+        let tensors = tensors.finish();
+        let mut differing = HashSet::new();
+        let values = options.values.then(|| {
+            let (mut values, pairs) =
+                values::compare(a_inv, b_inv, &tensors.pairs, options.tolerance);
+            differing.extend(pairs);
+            values.unpaired_a = tensors.diff.removed.len() as u64;
+            values.unpaired_b = tensors.diff.added.len() as u64;
+            values
+        });
+        let graph = graph::compare((&ta, &tb), &pairing, &differing);
         Diff {
+            summary: Summary::of(a_inv, b_inv, &graph),
             files: files::compare(a_inv, b_inv),
             interface: interface::compare(a_inv, b_inv),
-            graph: graph::compare(a_inv, b_inv),
+            graph,
             tensors: tensors.diff,
             values,
             findings: findings::compare(a, b),

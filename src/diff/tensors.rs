@@ -1,7 +1,8 @@
-//! The tensors: matched by name (after `--rename`), then by bytes (with `--values`) or by
-//! dtype and shape where that is unambiguous; what is left was added or removed.
+//! The tensors: matched by name (after `--rename`), then by bytes (with `--values`), by the
+//! operators that read them (once the graphs are paired) and by dtype and shape where that is
+//! unambiguous; what is left was added or removed.
 
-use super::{align, values, Change, Options};
+use super::{pairing, values, Change, Options};
 use crate::inventory::{DType, Inventory, Name, Tensor, TensorId};
 use regex::bytes::Regex;
 use serde::Serialize;
@@ -98,6 +99,8 @@ pub struct Rename {
 pub enum RenamedBy {
     /// The same bytes (with `--values`).
     Bytes,
+    /// Read at one input slot, or held in one attribute, by paired operators.
+    Operator,
     /// The only tensor of its dtype and shape on each side.
     Shape,
 }
@@ -126,65 +129,148 @@ pub(super) struct Compared {
     pub pairs: Vec<(TensorId, TensorId)>,
 }
 
-pub(super) fn compare(a: &Inventory, b: &Inventory, options: &Options) -> Compared {
-    let mut diff = TensorsDiff::default();
-    let mut pairs = Vec::new();
-    // By name, A's rewritten by the first rule that matches it, or as it is if B has no
-    // tensor of the rewritten name.
-    let mut by_name: HashMap<&[u8], Vec<TensorId>> = HashMap::new();
-    for (id, t) in b.tensors.iter().enumerate().rev() {
-        by_name.entry(t.name.as_bytes()).or_default().push(id);
-    }
-    let mut left_a = Vec::new();
-    for (id, t) in a.tensors.iter().enumerate() {
-        let name = mapped(&options.renames, t.name.as_bytes());
-        let mut take = |name: &[u8]| by_name.get_mut(name).and_then(Vec::pop);
-        match take(&name).or_else(|| take(t.name.as_bytes())) {
-            Some(other) => pairs.push((id, other)),
-            None => left_a.push(id),
+/// Tensors paired so far, and those left on each side.
+pub(super) struct Matching<'i> {
+    a: &'i Inventory,
+    b: &'i Inventory,
+    /// Pairs by name, or through `--rename`.
+    pub pairs: Vec<(TensorId, TensorId)>,
+    renamed: Vec<((TensorId, TensorId), RenamedBy)>,
+    left_a: Vec<TensorId>,
+    left_b: Vec<TensorId>,
+}
+
+impl<'i> Matching<'i> {
+    /// Pairs by name (A's rewritten by the first rule that matches it, or as it is if B has
+    /// no tensor of the rewritten name), then by bytes with `--values`.
+    pub fn by_name(a: &'i Inventory, b: &'i Inventory, options: &Options) -> Self {
+        let mut pairs = Vec::new();
+        let mut by_name: HashMap<&[u8], Vec<TensorId>> = HashMap::new();
+        for (id, t) in b.tensors.iter().enumerate().rev() {
+            by_name.entry(t.name.as_bytes()).or_default().push(id);
         }
-    }
-    diff.matched = pairs.len() as u64;
-    let mut left_b: Vec<TensorId> = by_name.into_values().flatten().collect();
-    left_b.sort_unstable();
-    let mut renamed = Vec::new();
-    if options.values {
-        let (ha, hb) = (values::hashes(a, &left_a), values::hashes(b, &left_b));
-        let found = unique_pairs(
-            &mut left_a,
-            &mut left_b,
-            |id| ha.get(&id).copied().flatten(),
-            |id| hb.get(&id).copied().flatten(),
-        );
-        renamed.extend(found.into_iter().map(|p| (p, RenamedBy::Bytes)));
-    }
-    let found = unique_pairs(&mut left_a, &mut left_b, shape_of(a), shape_of(b));
-    renamed.extend(found.into_iter().map(|p| (p, RenamedBy::Shape)));
-    renamed.sort_unstable_by_key(|&((x, _), _)| x);
-    for &((x, y), by) in &renamed {
-        diff.renamed.push(Rename {
-            a: a.tensors[x].name.clone(),
-            b: b.tensors[y].name.clone(),
-            by,
-        });
-    }
-    pairs.extend(renamed.iter().map(|&(p, _)| p));
-    for &(x, y) in &pairs {
-        let (ta, tb) = (&a.tensors[x], &b.tensors[y]);
-        let change = TensorChange {
-            a: ta.name.clone(),
-            b: tb.name.clone(),
-            dtype: Change::of(ta.dtype, tb.dtype),
-            shape: Change::of(ta.shape.clone(), tb.shape.clone()),
-            byte_size: Change::of(ta.byte_size, tb.byte_size),
+        let mut left_a = Vec::new();
+        for (id, t) in a.tensors.iter().enumerate() {
+            let name = mapped(&options.renames, t.name.as_bytes());
+            let mut take = |name: &[u8]| by_name.get_mut(name).and_then(Vec::pop);
+            match take(&name).or_else(|| take(t.name.as_bytes())) {
+                Some(other) => pairs.push((id, other)),
+                None => left_a.push(id),
+            }
+        }
+        let mut left_b: Vec<TensorId> = by_name.into_values().flatten().collect();
+        left_b.sort_unstable();
+        let mut matching = Matching {
+            a,
+            b,
+            pairs,
+            renamed: Vec::new(),
+            left_a,
+            left_b,
         };
-        if change.dtype.is_some() || change.shape.is_some() || change.byte_size.is_some() {
-            diff.changed.push(change);
+        if options.values {
+            let (ha, hb) = (
+                values::hashes(a, &matching.left_a),
+                values::hashes(b, &matching.left_b),
+            );
+            let found = unique_pairs(
+                &mut matching.left_a,
+                &mut matching.left_b,
+                |id| ha.get(&id).copied().flatten(),
+                |id| hb.get(&id).copied().flatten(),
+            );
+            matching.rename(found, RenamedBy::Bytes);
+        }
+        matching
+    }
+
+    fn rename(&mut self, found: Vec<(TensorId, TensorId)>, by: RenamedBy) {
+        self.renamed.extend(found.into_iter().map(|p| (p, by)));
+    }
+
+    /// Pairs tensors left on both sides that paired operators read at one slot (`found`,
+    /// the first pair of each tensor counting).
+    pub fn by_operator(&mut self, found: &[(TensorId, TensorId)]) {
+        let free = |left: &[TensorId], n: usize| {
+            let mut free = vec![false; n];
+            for &id in left {
+                free[id] = true;
+            }
+            free
+        };
+        let mut free_a = free(&self.left_a, self.a.tensors.len());
+        let mut free_b = free(&self.left_b, self.b.tensors.len());
+        let mut taken = Vec::new();
+        for &(x, y) in found {
+            if free_a.get(x) == Some(&true) && free_b.get(y) == Some(&true) {
+                (free_a[x], free_b[y]) = (false, false);
+                taken.push((x, y));
+            }
+        }
+        self.left_a.retain(|&id| free_a[id]);
+        self.left_b.retain(|&id| free_b[id]);
+        self.rename(taken, RenamedBy::Operator);
+    }
+
+    /// Pairs what is left by a dtype and shape that one tensor has on each side, and
+    /// compares every pair's type.
+    pub fn finish(mut self) -> Compared {
+        let (a, b) = (self.a, self.b);
+        let found = unique_pairs(&mut self.left_a, &mut self.left_b, shape_of(a), shape_of(b));
+        self.rename(found, RenamedBy::Shape);
+        let mut diff = TensorsDiff {
+            matched: self.pairs.len() as u64,
+            ..TensorsDiff::default()
+        };
+        let mut pairs = self.pairs;
+        self.renamed.sort_unstable_by_key(|&((x, _), _)| x);
+        for &((x, y), by) in &self.renamed {
+            diff.renamed.push(Rename {
+                a: a.tensors[x].name.clone(),
+                b: b.tensors[y].name.clone(),
+                by,
+            });
+        }
+        pairs.extend(self.renamed.iter().map(|&(p, _)| p));
+        for &(x, y) in &pairs {
+            if let Some(change) = TensorChange::of(&a.tensors[x], &b.tensors[y]) {
+                diff.changed.push(change);
+            }
+        }
+        diff.removed = (self.left_a.iter())
+            .map(|&id| (&a.tensors[id]).into())
+            .collect();
+        diff.added = (self.left_b.iter())
+            .map(|&id| (&b.tensors[id]).into())
+            .collect();
+        Compared { diff, pairs }
+    }
+}
+
+impl TensorChange {
+    /// Two tensors by name, their type unchanged.
+    pub(super) fn named(a: Name, b: Name) -> Self {
+        TensorChange {
+            a,
+            b,
+            dtype: None,
+            shape: None,
+            byte_size: None,
         }
     }
-    diff.removed = left_a.iter().map(|&id| (&a.tensors[id]).into()).collect();
-    diff.added = left_b.iter().map(|&id| (&b.tensors[id]).into()).collect();
-    Compared { diff, pairs }
+
+    /// How `a` and `b` differ in type, if they do.
+    pub(super) fn of(a: &Tensor, b: &Tensor) -> Option<Self> {
+        let change = TensorChange {
+            dtype: Change::of(a.dtype, b.dtype),
+            shape: Change::of(a.shape.clone(), b.shape.clone()),
+            byte_size: Change::of(a.byte_size, b.byte_size),
+            ..TensorChange::named(a.name.clone(), b.name.clone())
+        };
+        let changed =
+            change.dtype.is_some() || change.shape.is_some() || change.byte_size.is_some();
+        changed.then_some(change)
+    }
 }
 
 /// A tensor's dtype and shape, by its id.
@@ -213,7 +299,7 @@ fn unique_pairs<K: Hash + Eq>(
     let keyed = |ids: &[TensorId], key: &dyn Fn(TensorId) -> Option<K>| -> Vec<(K, usize)> {
         ids.iter().filter_map(|&id| Some((key(id)?, id))).collect()
     };
-    let found = align::unique_pairs(keyed(left_a, &key_a), keyed(left_b, &key_b));
+    let found = pairing::unique_pairs(keyed(left_a, &key_a), keyed(left_b, &key_b));
     let mut taken_b: Vec<TensorId> = found.iter().map(|p| p.1).collect();
     taken_b.sort_unstable();
     left_a.retain(|id| found.binary_search_by_key(id, |p| p.0).is_err());

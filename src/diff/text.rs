@@ -2,19 +2,45 @@
 //! then each section that differs. Lines start with `-` for what only A has, `+` for what
 //! only B has, and `~` for what both have, changed. Every name is escaped.
 
-use super::{Change, Diff, GraphDiff, NodeRef, Port, TensorSide};
+use super::{Change, Diff, GraphDiff, HeldTensor, NodeChange, NodeRef, Port, TensorSide};
 use crate::analysis::Analysis;
 use crate::escape;
-use crate::inventory::display::{dims_text, dtype_text, shape_text, Part};
+use crate::inventory::display::{count_text, dims_text, dtype_text, shape_text, Part};
 use crate::inventory::Name;
+use humansize::{format_size, BINARY};
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Items listed per list before the rest are counted (JSON lists them all).
+/// Items listed per list before the rest are counted, unless all are asked for (JSON lists
+/// them all).
 const SHOWN: usize = 50;
 
+/// How many items of each list to write.
+#[derive(Debug, Clone, Copy)]
+pub enum Lists {
+    /// The first [`SHOWN`], then how many were left out.
+    Cut,
+    /// Every item.
+    All,
+}
+
+impl Lists {
+    fn limit(self) -> usize {
+        match self {
+            Lists::Cut => SHOWN,
+            Lists::All => usize::MAX,
+        }
+    }
+}
+
 /// Writes `diff` of `a` (at `paths[0]`) and `b` as text.
-pub fn write<W: Write>(w: &mut W, diff: &Diff, sides: [(&Path, &Analysis); 2]) -> io::Result<()> {
+pub fn write<W: Write>(
+    w: &mut W,
+    diff: &Diff,
+    sides: [(&Path, &Analysis); 2],
+    lists: Lists,
+) -> io::Result<()> {
     for (label, (path, analysis)) in ["a", "b"].iter().zip(sides) {
         let inv = &analysis.inventory;
         let size: u64 = inv.files.iter().filter_map(|f| f.size).sum();
@@ -30,20 +56,63 @@ pub fn write<W: Write>(w: &mut W, diff: &Diff, sides: [(&Path, &Analysis); 2]) -
     for line in stat_lines(diff) {
         writeln!(w, "{line}")?;
     }
-    files(w, diff)?;
-    interface(w, diff)?;
-    graph(w, &diff.graph)?;
-    tensors(w, diff)?;
-    values(w, diff)?;
-    findings(w, diff)
+    let n = lists.limit();
+    files(w, diff, n)?;
+    interface(w, diff, n)?;
+    graph(w, &diff.graph, n)?;
+    tensors(w, diff, n)?;
+    values(w, diff, n)?;
+    findings(w, diff, n)
 }
 
-/// One line per section, as `git diff --stat` gives one per file: ` graph     | 1 changed`.
+/// The totals from A to B, then one line per section, as `git diff --stat` gives one per
+/// file: ` graph     | 1 changed`.
 pub fn stat_lines(diff: &Diff) -> Vec<String> {
-    stats(diff)
-        .into_iter()
-        .map(|(title, stat)| format!(" {title:<10}| {stat}"))
-        .collect()
+    let totals = summary(diff);
+    let sections = stats(diff).into_iter();
+    let sections = sections.map(|(title, stat)| format!(" {title:<10}| {stat}"));
+    std::iter::once(totals).chain(sections).collect()
+}
+
+/// `operators 53 -> 53 (52 paired, 1 added, 1 removed) · parameters 4.4M -> 4.4M · weights
+/// 17.6 MiB -> 4.5 MiB`.
+fn summary(diff: &Diff) -> String {
+    let s = &diff.summary;
+    let o = &s.operators;
+    let how = [
+        (o.paired, "paired"),
+        (o.replaced, "replaced"),
+        (o.added, "added"),
+        (o.removed, "removed"),
+    ];
+    let how: Vec<String> = (how.iter())
+        .filter(|&&(n, what)| n > 0 || what == "paired")
+        .map(|(n, what)| format!("{} {what}", count_text(*n)))
+        .collect();
+    format!(
+        "operators {} -> {} ({}) · parameters {} -> {} · weights {} -> {}",
+        count_text(o.a),
+        count_text(o.b),
+        how.join(", "),
+        count(s.parameters.a),
+        count(s.parameters.b),
+        format_size(s.bytes.a, BINARY),
+        format_size(s.bytes.b, BINARY),
+    )
+}
+
+/// A count as written at a glance: exact below 10,000, else to three figures (`4.4M`).
+fn count(n: u64) -> String {
+    let (scaled, unit) = match n {
+        0..10_000 => return count_text(n),
+        10_000..1_000_000 => (n as f64 / 1e3, "K"),
+        1_000_000..1_000_000_000 => (n as f64 / 1e6, "M"),
+        _ => (n as f64 / 1e9, "B"),
+    };
+    match scaled {
+        x if x < 100.0 => format!("{x:.1}{unit}"),
+        x => format!("{x:.0}{unit}"),
+    }
 }
 
 /// The diff as a part of a model's summary, for the model shown as B: the section lines,
@@ -115,7 +184,7 @@ fn stats(diff: &Diff) -> Vec<(&'static str, String)> {
         ("interface", collect(&interface)),
         (
             "graph",
-            format!("{} ({} operators matched)", collect(&graph), g.matched),
+            format!("{} ({} operators paired)", collect(&graph), g.matched),
         ),
         (
             "tensors",
@@ -125,10 +194,23 @@ fn stats(diff: &Diff) -> Vec<(&'static str, String)> {
     if let Some(v) = &diff.values {
         let beyond = v.changed.iter().filter(|c| !c.within_tolerance).count();
         let within = v.changed.len() - beyond;
+        let unpaired = (v.unpaired_a > 0 || v.unpaired_b > 0).then(|| {
+            format!(
+                "{} {} in A and {} in B could not be paired: values not compared",
+                v.unpaired_a,
+                if v.unpaired_a == 1 {
+                    "tensor"
+                } else {
+                    "tensors"
+                },
+                v.unpaired_b
+            )
+        });
         let parts = [
             count(beyond, "differ"),
             count(within, "within tolerance"),
             count(v.not_compared.len(), "not compared"),
+            unpaired,
         ];
         out.push((
             "values",
@@ -152,17 +234,18 @@ fn heading<W: Write>(w: &mut W, title: &str) -> io::Result<()> {
     writeln!(w, "\n{title}")
 }
 
-/// Writes up to [`SHOWN`] lines of `items`, then how many were left out.
+/// Writes up to `limit` lines of `items`, then how many were left out.
 fn list<W: Write, T>(
     w: &mut W,
     items: &[T],
+    limit: usize,
     line: impl Fn(&mut W, &T) -> io::Result<()>,
 ) -> io::Result<()> {
-    for item in items.iter().take(SHOWN) {
+    for item in items.iter().take(limit) {
         line(w, item)?;
     }
-    if items.len() > SHOWN {
-        writeln!(w, "  … and {} more", items.len() - SHOWN)?;
+    if items.len() > limit {
+        writeln!(w, "  … and {} more (--all lists them)", items.len() - limit)?;
     }
     Ok(())
 }
@@ -179,7 +262,7 @@ fn change<W: Write, T>(
     }
 }
 
-fn files<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+fn files<W: Write>(w: &mut W, diff: &Diff, n: usize) -> io::Result<()> {
     let f = &diff.files;
     if f.is_empty() {
         return Ok(());
@@ -191,7 +274,7 @@ fn files<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
     change(w, "size", &f.size, |n| format!("{n} bytes"))?;
     change(w, "producer", &f.producer, text)?;
     let value = |v: &Option<Name>| v.as_ref().map(|v| escape::clip(name(v), 60).into_owned());
-    list(w, &f.metadata, |w, m| match (value(&m.a), value(&m.b)) {
+    list(w, &f.metadata, n, |w, m| match (value(&m.a), value(&m.b)) {
         (Some(a), Some(b)) => writeln!(w, "~ metadata {}: {a} -> {b}", name(&m.key)),
         (Some(a), None) => writeln!(w, "- metadata {}: {a}", name(&m.key)),
         (None, Some(b)) => writeln!(w, "+ metadata {}: {b}", name(&m.key)),
@@ -203,7 +286,7 @@ fn port(p: &Port) -> String {
     format!("{} {}", dtype_text(p.dtype), shape_text(p.shape.as_deref()))
 }
 
-fn interface<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+fn interface<W: Write>(w: &mut W, diff: &Diff, n: usize) -> io::Result<()> {
     if diff.interface.is_empty() {
         return Ok(());
     }
@@ -212,7 +295,7 @@ fn interface<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
         ("input", &diff.interface.inputs),
         ("output", &diff.interface.outputs),
     ] {
-        list(w, changes, |w, c| match (&c.a, &c.b) {
+        list(w, changes, n, |w, c| match (&c.a, &c.b) {
             (Some(a), Some(b)) => {
                 writeln!(w, "~ {kind} {}: {} -> {}", name(&c.name), port(a), port(b))
             }
@@ -225,39 +308,98 @@ fn interface<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
 }
 
 fn node(n: &NodeRef) -> String {
+    labelled(n, &format!("node {}", n.node))
+}
+
+/// An operator with `at` saying where it is: `Gemm "fc1" (node 7)`.
+fn labelled(n: &NodeRef, at: &str) -> String {
     let graph = match n.graph {
         0 => String::new(),
         g => format!(" in subgraph {g}"),
     };
     let op = escape::clip(escape::sanitize(&n.op_type), 100);
-    format!("{op} \"{}\" (node {}{graph})", name(&n.name), n.node)
+    format!("{op} \"{}\" ({at}{graph})", name(&n.name))
 }
 
-fn graph<W: Write>(w: &mut W, g: &GraphDiff) -> io::Result<()> {
+/// Two paired operators, named once where they share type and name.
+fn pair(a: &NodeRef, b: &NodeRef) -> String {
+    if a.op_type != b.op_type || a.name != b.name || a.graph != b.graph {
+        format!("{} / {}", node(a), node(b))
+    } else if a.node == b.node {
+        node(a)
+    } else {
+        labelled(a, &format!("node {} / {}", a.node, b.node))
+    }
+}
+
+/// What changed between two paired operators.
+fn node_change(c: &NodeChange) -> String {
+    let mut what = Vec::new();
+    if let Some(op) = &c.op_type {
+        what.push(format!("{} -> {}", op.a, op.b));
+    }
+    if let Some(n) = &c.inputs {
+        what.push(format!("inputs {} -> {}", n.a, n.b));
+    }
+    if !c.attributes.is_empty() {
+        let names: Vec<String> = c.attributes.iter().map(|a| a.to_string()).collect();
+        what.push(format!("attributes {}", names.join(", ")));
+    }
+    let mut what = vec![escape::sanitize(&what.join("; ")).into_owned()];
+    what.retain(|s| !s.is_empty());
+    what.extend(c.tensors.iter().map(held));
+    what.join("; ")
+}
+
+/// A constant a paired operator holds, changed: `input 1 w -> w_quantized (f32 -> i8)`.
+fn held(t: &HeldTensor) -> String {
+    let place = match (&t.input, &t.attribute) {
+        (Some(k), _) => format!("input {k}"),
+        (None, Some(attr)) => format!("attribute {}", escape::sanitize(attr)),
+        (None, None) => "tensor".to_owned(),
+    };
+    let c = &t.change;
+    let names = if c.a == c.b {
+        name(&c.a).into_owned()
+    } else {
+        format!("{} -> {}", name(&c.a), name(&c.b))
+    };
+    let mut what = type_changes(c);
+    if t.values_differ {
+        what.push("values differ".to_owned());
+    }
+    format!("{place} {names} ({})", what.join(", "))
+}
+
+fn graph<W: Write>(w: &mut W, g: &GraphDiff, n: usize) -> io::Result<()> {
     if g.is_empty() {
         return Ok(());
     }
     heading(w, "graph")?;
-    list(w, &g.operators, |w, o| {
+    list(w, &g.operators, n, |w, o| {
         writeln!(w, "~ {}: {} -> {}", escape::sanitize(&o.op_type), o.a, o.b)
     })?;
-    list(w, &g.changed, |w, c| {
-        let mut what = Vec::new();
-        if let Some(op) = &c.op_type {
-            what.push(format!("{} -> {}", op.a, op.b));
-        }
-        if let Some(n) = &c.inputs {
-            what.push(format!("inputs {} -> {}", n.a, n.b));
-        }
-        if !c.attributes.is_empty() {
-            let names: Vec<String> = c.attributes.iter().map(|a| a.to_string()).collect();
-            what.push(format!("attributes {}", names.join(", ")));
-        }
-        let what = escape::sanitize(&what.join("; ")).into_owned();
-        writeln!(w, "~ {} / {}: {what}", node(&c.a), node(&c.b))
+    list(w, &g.changed, n, |w, c| {
+        writeln!(w, "~ {}: {}", pair(&c.a, &c.b), node_change(c))
     })?;
-    list(w, &g.removed, |w, n| writeln!(w, "- {}", node(n)))?;
-    list(w, &g.added, |w, n| writeln!(w, "+ {}", node(n)))
+    list(w, &g.removed, n, |w, x| writeln!(w, "- {}", node(x)))?;
+    list(w, &g.added, n, |w, x| writeln!(w, "+ {}", node(x)))
+}
+
+/// How two tensors' dtype, shape and bytes differ: `f32 -> i8, 2048 -> 512 bytes`.
+fn type_changes(c: &super::TensorChange) -> Vec<String> {
+    let mut what = Vec::new();
+    if let Some(d) = &c.dtype {
+        what.push(format!("{} -> {}", dtype_text(d.a), dtype_text(d.b)));
+    }
+    if let Some(s) = &c.shape {
+        what.push(format!("{} -> {}", dims_text(&s.a), dims_text(&s.b)));
+    }
+    if let Some(s) = &c.byte_size {
+        let bytes = |n: Option<u64>| n.map_or("?".to_owned(), |n| n.to_string());
+        what.push(format!("{} -> {} bytes", bytes(s.a), bytes(s.b)));
+    }
+    what
 }
 
 fn tensor(t: &TensorSide) -> String {
@@ -269,24 +411,24 @@ fn tensor(t: &TensorSide) -> String {
     )
 }
 
-fn tensors<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+fn tensors<W: Write>(w: &mut W, diff: &Diff, n: usize) -> io::Result<()> {
     let t = &diff.tensors;
     if t.is_empty() {
         return Ok(());
     }
     heading(w, "tensors")?;
-    list(w, &t.changed, |w, c| {
-        let mut what = Vec::new();
-        if let Some(d) = &c.dtype {
-            what.push(format!("{} -> {}", dtype_text(d.a), dtype_text(d.b)));
-        }
-        if let Some(s) = &c.shape {
-            what.push(format!("{} -> {}", dims_text(&s.a), dims_text(&s.b)));
-        }
-        if let Some(s) = &c.byte_size {
-            let bytes = |n: Option<u64>| n.map_or("?".to_owned(), |n| n.to_string());
-            what.push(format!("{} -> {} bytes", bytes(s.a), bytes(s.b)));
-        }
+    // A renamed tensor whose type changed too is written once, as renamed.
+    let retyped: HashMap<(&[u8], &[u8]), &super::TensorChange> = (t.changed.iter())
+        .map(|c| ((c.a.as_bytes(), c.b.as_bytes()), c))
+        .collect();
+    let renamed: HashSet<(&[u8], &[u8])> = (t.renamed.iter())
+        .map(|r| (r.a.as_bytes(), r.b.as_bytes()))
+        .collect();
+    let changed: Vec<_> = (t.changed.iter())
+        .filter(|c| !renamed.contains(&(c.a.as_bytes(), c.b.as_bytes())))
+        .collect();
+    list(w, &changed, n, |w, c| {
+        let what = type_changes(c);
         let names = if c.a.as_bytes() == c.b.as_bytes() {
             name(&c.a).into_owned()
         } else {
@@ -294,18 +436,22 @@ fn tensors<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
         };
         writeln!(w, "~ {names}: {}", what.join(", "))
     })?;
-    list(w, &t.renamed, |w, r| {
+    list(w, &t.renamed, n, |w, r| {
         let by = match r.by {
             super::RenamedBy::Bytes => "same bytes",
+            super::RenamedBy::Operator => "read by paired operators",
             super::RenamedBy::Shape => "same dtype and shape",
         };
-        writeln!(w, "~ {} -> {} ({by})", name(&r.a), name(&r.b))
+        let what = (retyped.get(&(r.a.as_bytes(), r.b.as_bytes())))
+            .map(|c| format!(": {}", type_changes(c).join(", ")))
+            .unwrap_or_default();
+        writeln!(w, "~ {} -> {} ({by}){what}", name(&r.a), name(&r.b))
     })?;
-    list(w, &t.removed, |w, x| writeln!(w, "- {}", tensor(x)))?;
-    list(w, &t.added, |w, x| writeln!(w, "+ {}", tensor(x)))
+    list(w, &t.removed, n, |w, x| writeln!(w, "- {}", tensor(x)))?;
+    list(w, &t.added, n, |w, x| writeln!(w, "+ {}", tensor(x)))
 }
 
-fn values<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+fn values<W: Write>(w: &mut W, diff: &Diff, n: usize) -> io::Result<()> {
     let Some(v) = &diff.values else {
         return Ok(());
     };
@@ -313,7 +459,7 @@ fn values<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
         return Ok(());
     }
     heading(w, "values")?;
-    list(w, &v.changed, |w, c| {
+    list(w, &v.changed, n, |w, c| {
         let figures = c.numeric.map_or("bytes differ".to_owned(), |n| {
             let mut s = format!(
                 "{} differing, max abs {:.3e}, max rel {:.3e}",
@@ -334,19 +480,19 @@ fn values<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
         };
         writeln!(w, "~ {}: {figures}{mark}", name(&c.a))
     })?;
-    list(w, &v.not_compared, |w, n| {
-        writeln!(w, "  {}: not compared, {}", name(&n.a), n.reason)
+    list(w, &v.not_compared, n, |w, x| {
+        writeln!(w, "  {}: not compared, {}", name(&x.a), x.reason)
     })
 }
 
-fn findings<W: Write>(w: &mut W, diff: &Diff) -> io::Result<()> {
+fn findings<W: Write>(w: &mut W, diff: &Diff, n: usize) -> io::Result<()> {
     let f = &diff.findings;
     if f.is_empty() {
         return Ok(());
     }
     heading(w, "findings")?;
     for (mark, keys) in [("-", &f.fixed), ("+", &f.new)] {
-        list(w, keys, |w, k| {
+        list(w, keys, n, |w, k| {
             let item = k
                 .item
                 .as_deref()

@@ -2,14 +2,11 @@
 //! through the memory map, in chunks whose pages are dropped once compared, so memory stays
 //! bounded whatever the size of the files; the pairs are shared between two threads.
 
-use crate::inventory::{DType, Inventory, Name, TensorId, TensorView};
-use crate::source::ModelFile;
+use crate::inventory::{Inventory, Name, TensorId};
+use crate::values::{decoder, release, Decode, Files, CHUNK};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
-
-/// Bytes compared or hashed before their pages are let go.
-const CHUNK: usize = 4 << 20;
 
 /// How the values of the paired tensors differ.
 #[derive(Debug, Default, Serialize)]
@@ -24,12 +21,18 @@ pub struct ValuesDiff {
     pub changed: Vec<ValueChange>,
     /// Pairs that could not be compared, and why.
     pub not_compared: Vec<NotCompared>,
+    /// Tensors of A paired with none of B: their values were not compared.
+    pub unpaired_a: u64,
+    /// Tensors of B paired with none of A.
+    pub unpaired_b: u64,
 }
 
 impl ValuesDiff {
-    /// Whether no pair differs beyond the tolerance.
+    /// Whether no pair differs beyond the tolerance and every tensor was paired.
     pub fn is_empty(&self) -> bool {
         self.changed.iter().all(|c| c.within_tolerance)
+            && self.unpaired_a == 0
+            && self.unpaired_b == 0
     }
 }
 
@@ -73,73 +76,9 @@ pub struct NotCompared {
     pub reason: &'static str,
 }
 
-/// The files of one side, opened again as they were read.
-struct Files<'a> {
-    inv: &'a Inventory,
-    files: Vec<Option<ModelFile>>,
-    views: HashMap<TensorId, &'a TensorView>,
-}
-
-impl<'a> Files<'a> {
-    fn open(inv: &'a Inventory) -> Self {
-        let files = inv.files.iter().map(|f| f.reopen().ok()).collect();
-        let views = inv.views.iter().map(|v| (v.tensor, v)).collect();
-        Files { inv, files, views }
-    }
-
-    /// The file and the bytes of tensor `id`'s elements.
-    fn bytes(&self, id: TensorId) -> Result<(&ModelFile, &[u8]), &'static str> {
-        let t = self.inv.tensors.get(id).ok_or("no such tensor")?;
-        let mut data = t.data.ok_or("no data")?;
-        if let Some(view) = self.views.get(&id) {
-            let dtype = t.dtype.ok_or("unknown dtype")?;
-            if !contiguous(view, &t.shape) {
-                return Err("strided view");
-            }
-            data = view
-                .span(&t.shape, dtype, data)
-                .ok_or("view outside its storage")?;
-        } else if let Some(size) = t.byte_size {
-            data.len = data.len.min(size);
-        }
-        let file = (self.files.get(data.file))
-            .and_then(Option::as_ref)
-            .ok_or("file not readable")?;
-        let range = usize::try_from(data.offset)
-            .ok()
-            .zip(usize::try_from(data.len).ok());
-        let bytes = range
-            .and_then(|(start, len)| file.bytes().get(start..start.checked_add(len)?))
-            .ok_or("data outside its file")?;
-        Ok((file, bytes))
-    }
-}
-
-/// Whether `view` lays its elements out one after another, row-major.
-fn contiguous(view: &TensorView, shape: &[u64]) -> bool {
-    let mut expected = 1u64;
-    for (&dim, &stride) in shape.iter().zip(&view.strides).rev() {
-        if dim > 1 && stride != expected {
-            return false;
-        }
-        expected = expected.saturating_mul(dim);
-    }
-    view.strides.len() == shape.len()
-}
-
-/// Drops the pages of `chunk` (those wholly inside it) once read.
-fn release(file: &ModelFile, chunk: &[u8]) {
-    const PAGE: usize = 4096;
-    let at = chunk.as_ptr() as usize;
-    let skip = at.next_multiple_of(PAGE) - at;
-    if let Some(rest) = chunk.get(skip..) {
-        file.release(&rest[..rest.len() / PAGE * PAGE]);
-    }
-}
-
 /// A hash of the bytes of each tensor of `ids` that can be read, to find renamed tensors.
 pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Option<u64>> {
-    let files = Files::open(inv);
+    let files = Files::open(inv, None);
     let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
     ids.iter()
         .map(|&id| {
@@ -156,14 +95,15 @@ pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Opt
         .collect()
 }
 
-/// Compares the values of every pair, on two threads.
+/// Compares the values of every pair, on two threads; with the pairs that differ beyond the
+/// tolerance.
 pub(super) fn compare(
     a: &Inventory,
     b: &Inventory,
     pairs: &[(TensorId, TensorId)],
     tolerance: f64,
-) -> ValuesDiff {
-    let (fa, fb) = (Files::open(a), Files::open(b));
+) -> (ValuesDiff, Vec<(TensorId, TensorId)>) {
+    let (fa, fb) = (Files::open(a, None), Files::open(b, None));
     let mut results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
         let work = |half: usize| {
             let (fa, fb) = (&fa, &fb);
@@ -189,6 +129,7 @@ pub(super) fn compare(
         tolerance,
         ..ValuesDiff::default()
     };
+    let mut differing = Vec::new();
     for (k, outcome) in results {
         let (x, y) = pairs[k];
         let (a, b) = (a.tensors[x].name.clone(), b.tensors[y].name.clone());
@@ -197,6 +138,9 @@ pub(super) fn compare(
             Outcome::Differ(numeric) => {
                 diff.compared += 1;
                 let within_tolerance = numeric.is_some_and(|n| n.differing == 0);
+                if !within_tolerance {
+                    differing.push((x, y));
+                }
                 diff.changed.push(ValueChange {
                     a,
                     b,
@@ -207,7 +151,7 @@ pub(super) fn compare(
             Outcome::Skipped(reason) => diff.not_compared.push(NotCompared { a, b, reason }),
         }
     }
-    diff
+    (diff, differing)
 }
 
 enum Outcome {
@@ -231,7 +175,7 @@ fn compare_pair(fa: &Files, fb: &Files, x: TensorId, y: TensorId, tolerance: f64
     if a.len() != b.len() {
         return Outcome::Skipped("sizes differ");
     }
-    let decoder = ta.dtype.and_then(DType::decoder);
+    let decoder = ta.dtype.and_then(decoder);
     // Chunks hold whole elements.
     let step = decoder.map_or(1, |(size, _)| size);
     let chunk = CHUNK / step * step;
@@ -255,7 +199,7 @@ fn compare_pair(fa: &Files, fb: &Files, x: TensorId, y: TensorId, tolerance: f64
 }
 
 /// Adds the element-wise differences of `a` and `b` to `n`.
-fn elements(n: &mut Numeric, a: &[u8], b: &[u8], size: usize, decode: DecodeFn, tolerance: f64) {
+fn elements(n: &mut Numeric, a: &[u8], b: &[u8], size: usize, decode: Decode, tolerance: f64) {
     for (ea, eb) in a.chunks_exact(size).zip(b.chunks_exact(size)) {
         if ea == eb {
             continue;
@@ -279,8 +223,6 @@ fn elements(n: &mut Numeric, a: &[u8], b: &[u8], size: usize, decode: DecodeFn, 
     }
 }
 
-type DecodeFn = crate::inventory::Decode;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,7 +233,7 @@ mod tests {
 
     #[test]
     fn element_figures_count_what_exceeds_the_tolerance_and_what_became_nan_or_infinite() {
-        let (size, decode) = DType::F32.decoder().unwrap();
+        let (size, decode) = decoder(crate::inventory::DType::F32).unwrap();
         let a = f32s(&[1.0, 2.0, 3.0, 4.0, 0.0]);
         let b = f32s(&[1.0, 2.5, f32::NAN, f32::INFINITY, 0.001]);
         let mut n = Numeric::default();
@@ -299,19 +241,5 @@ mod tests {
         assert_eq!((n.differing, n.nan_appeared, n.inf_appeared), (3, 1, 1));
         assert_eq!(n.max_abs, 0.5);
         assert!((n.max_rel - 1.0).abs() < 1e-12, "{}", n.max_rel);
-    }
-
-    #[test]
-    fn only_row_major_views_are_contiguous() {
-        let view = |strides: &[u64]| TensorView {
-            tensor: 0,
-            storage: Name::from("0"),
-            storage_offset: 0,
-            strides: strides.to_vec(),
-        };
-        assert!(contiguous(&view(&[3, 1]), &[2, 3]));
-        assert!(contiguous(&view(&[7, 1]), &[1, 3]));
-        assert!(!contiguous(&view(&[1, 2]), &[2, 3]));
-        assert!(!contiguous(&view(&[1]), &[2, 3]));
     }
 }

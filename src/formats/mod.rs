@@ -140,6 +140,9 @@ pub struct ReadOptions<'a> {
     /// checked too (such as rten's on ONNX external data locations, OX024); `None` checks the
     /// format alone.
     pub target: Option<Target>,
+    /// Read every tensor's values and report what they hold (NaN, infinities, dead weights:
+    /// the VX rules, `check --values`); `None` reads no tensor byte.
+    pub values: Option<crate::values::Check<'a>>,
 }
 
 impl Default for ReadOptions<'_> {
@@ -150,6 +153,7 @@ impl Default for ReadOptions<'_> {
             data: &[],
             views: true,
             target: None,
+            values: None,
         }
     }
 }

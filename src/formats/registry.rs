@@ -34,6 +34,7 @@ static SHARED_GROUPS: &[&RuleGroup] = &[
     &pickle::rules::GROUP,
     &zip::rules::GROUP,
     &hf::rules::GROUP,
+    &crate::values::GROUP,
 ];
 
 /// Every rule group: the shared ones first, then one per format.

@@ -59,6 +59,25 @@ pub struct BlockType {
     pub elements: u64,
     /// Bytes per block.
     pub bytes: u64,
+    /// Where each block keeps the scales its values are multiplied by.
+    pub scales: Scales,
+}
+
+/// Where a block keeps its scales (and mins), and how they are coded: what `check --values`
+/// reads of a block type, as llama.cpp's row validation (`ggml_validate_row_data`) does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scales {
+    /// No scale can be wrong: every byte value is a valid scale (NVFP4's UE4M3 scales).
+    None,
+    /// Half-precision scales, each at its byte offset in the block, by name (`d`, `dmin`).
+    F16(&'static [(u16, &'static str)]),
+    /// One single-precision scale `d` at this byte offset.
+    F32(u16),
+    /// One power-of-two scale `e` (E8M0, whose 0xff is NaN) at this byte offset.
+    E8M0(u16),
+    /// One half-precision scale spread over the top four bits of the four little-endian
+    /// 16-bit words at this byte offset, lowest nibble first (IQ1_M).
+    F16Nibbles(u16),
 }
 
 impl BlockType {
@@ -168,67 +187,9 @@ impl fmt::Display for DType {
     }
 }
 
-/// Reads one little-endian element, given exactly its bytes, as f64.
-pub type Decode = fn(&[u8]) -> f64;
-
-impl DType {
-    /// The element size of this type and how to decode one element, for the numeric types
-    /// whose elements are whole bytes; `None` for the others.
-    pub fn decoder(self) -> Option<(usize, Decode)> {
-        fn le<const N: usize>(b: &[u8]) -> [u8; N] {
-            let mut a = [0u8; N];
-            a.copy_from_slice(&b[..N]);
-            a
-        }
-        Some(match self {
-            DType::F32 => (4, |b| f64::from(f32::from_le_bytes(le(b)))),
-            DType::F64 => (8, |b| f64::from_le_bytes(le(b))),
-            DType::F16 => (2, |b| f64::from(f16_to_f32(u16::from_le_bytes(le(b))))),
-            DType::BF16 => (2, |b| {
-                f64::from(f32::from_bits(u32::from(u16::from_le_bytes(le(b))) << 16))
-            }),
-            DType::I8 => (1, |b| f64::from(b[0] as i8)),
-            DType::U8 | DType::Bool => (1, |b| f64::from(b[0])),
-            DType::I16 => (2, |b| f64::from(i16::from_le_bytes(le(b)))),
-            DType::U16 => (2, |b| f64::from(u16::from_le_bytes(le(b)))),
-            DType::I32 => (4, |b| f64::from(i32::from_le_bytes(le(b)))),
-            DType::U32 => (4, |b| f64::from(u32::from_le_bytes(le(b)))),
-            DType::I64 => (8, |b| i64::from_le_bytes(le(b)) as f64),
-            DType::U64 => (8, |b| u64::from_le_bytes(le(b)) as f64),
-            _ => return None,
-        })
-    }
-}
-
-/// IEEE half precision to single precision.
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let frac = u32::from(h & 0x3ff);
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, _) => {
-            // Subnormal: normalise.
-            let shift = frac.leading_zeros() - 21;
-            sign | ((113 - shift) << 23) | ((frac << shift) & 0x3ff) << 13
-        }
-        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
-        _ => sign | ((exp + 112) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{f16_to_f32, BlockType, DType};
-
-    #[test]
-    fn half_precision_decodes_exactly() {
-        assert_eq!(f16_to_f32(0x3c00), 1.0);
-        assert_eq!(f16_to_f32(0xc000), -2.0);
-        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
-        assert!(f16_to_f32(0x7e00).is_nan());
-    }
+    use super::{BlockType, DType, Scales};
 
     #[test]
     fn byte_sizes_round_sub_byte_types_up_and_never_overflow() {
@@ -246,6 +207,7 @@ mod tests {
             name: "q4_0",
             elements: 32,
             bytes: 18,
+            scales: Scales::F16(&[(0, "d")]),
         };
         assert_eq!(DType::Blocks(&Q4_0).byte_size(64), Some(36));
         assert_eq!(DType::Blocks(&Q4_0).bits_per_element(), Some(4.5));

@@ -9,6 +9,7 @@ pub mod display;
 mod dtype;
 mod gaps;
 mod graph;
+pub mod grouped;
 mod imports;
 mod layout;
 mod list;
@@ -23,7 +24,7 @@ mod symbol;
 mod tensor;
 
 pub use architecture::{Architecture, Verdict};
-pub use dtype::{BlockType, DType, Decode};
+pub use dtype::{BlockType, DType, Scales};
 pub use graph::{
     Attr, AttrValue, Composite, Dim, EnumValue, Graph, GraphId, GraphRef, NodeId, Operator,
     RecordedScope, Shape, SubgraphOf, TensorRef, Value,
@@ -115,6 +116,10 @@ pub struct Inventory {
     pub views: Vec<TensorView>,
     /// The architecture and whether its loader would take the model, where a reader checks it.
     pub architecture: Option<Architecture>,
+    /// The tensors whose elements are stored big-endian (those of a big-endian GGUF file, a
+    /// `>f4` NumPy array), by id, ascending; every other tensor's are little-endian.
+    #[serde(skip)]
+    pub big_endian: Vec<TensorId>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -218,6 +223,7 @@ impl Inventory {
             imports: Vec::new(),
             views: Vec::new(),
             architecture: None,
+            big_endian: Vec::new(),
         }
     }
 

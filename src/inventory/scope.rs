@@ -14,6 +14,7 @@
 //! The build is one pass over the names with a hash map of (parent, part), so O(n) in the
 //! names' bytes; each scope's own part is copied once, whatever the number of names in it.
 
+use super::grouped::Grouped;
 use super::{Inventory, Name, NodeId, NodeKind, Nodes, TensorId};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -48,15 +49,12 @@ pub struct Scope {
 pub struct ScopeTree {
     /// The scopes, the whole model first, each after its parent, in order of first mention.
     pub scopes: Vec<Scope>,
-    /// Children of scope `i`: `children[child_starts[i]..child_starts[i + 1]]`.
-    child_starts: Vec<u32>,
-    children: Vec<ScopeId>,
-    /// Operators directly in scope `i`: `members[member_starts[i]..member_starts[i + 1]]`.
-    member_starts: Vec<u32>,
-    members: Vec<NodeId>,
-    /// Tensors directly in scope `i`: `tensors[tensor_starts[i]..tensor_starts[i + 1]]`.
-    tensor_starts: Vec<u32>,
-    tensors: Vec<u32>,
+    /// The children of each scope.
+    children: Grouped<ScopeId>,
+    /// The operators directly in each scope.
+    members: Grouped<NodeId>,
+    /// The tensors directly in each scope.
+    tensors: Grouped<u32>,
     /// The scope of each tensor.
     tensor_scope: Vec<ScopeId>,
     /// The scope of each node of the main graph.
@@ -140,20 +138,13 @@ impl ScopeTree {
             }
         }
         let parents = scopes.iter().skip(1).map(|s| s.parent.unwrap_or(0));
-        let (child_starts, children) = grouped(scopes.len(), (1u32..).zip(parents));
+        let children = Grouped::build(scopes.len(), (1u32..).zip(parents));
         let operators = (0u32..).zip(nodes).zip(&node_scope);
         let operators = operators.filter(|((_, n), _)| matches!(n.kind, NodeKind::Operator(_)));
-        let (member_starts, members) =
-            grouped(scopes.len(), operators.map(|((id, _), &s)| (id, s)));
-        let (tensor_starts, tensors) =
-            grouped(scopes.len(), (0u32..).zip(tensor_scope.iter().copied()));
+        let members = Grouped::build(scopes.len(), operators.map(|((id, _), &s)| (id, s)));
+        let tensors = Grouped::build(scopes.len(), (0u32..).zip(tensor_scope.iter().copied()));
         let mut first: Vec<NodeId> = (0..scopes.len() as u32)
-            .map(|s| {
-                slice(&member_starts, &members, s)
-                    .first()
-                    .copied()
-                    .unwrap_or(u32::MAX)
-            })
+            .map(|s| members.get(s).first().copied().unwrap_or(u32::MAX))
             .collect();
         for i in (1..scopes.len()).rev() {
             let p = scopes[i].parent.unwrap_or(0) as usize;
@@ -162,11 +153,8 @@ impl ScopeTree {
         ScopeTree {
             first,
             scopes,
-            child_starts,
             children,
-            member_starts,
             members,
-            tensor_starts,
             tensors,
             tensor_scope,
             node_scope,
@@ -181,17 +169,17 @@ impl ScopeTree {
 
     /// The scopes directly inside `scope`, in order of first mention.
     pub fn children(&self, scope: ScopeId) -> &[ScopeId] {
-        slice(&self.child_starts, &self.children, scope)
+        self.children.get(scope)
     }
 
     /// The operators directly in `scope`, in graph order.
     pub fn members(&self, scope: ScopeId) -> &[NodeId] {
-        slice(&self.member_starts, &self.members, scope)
+        self.members.get(scope)
     }
 
     /// The tensors directly in `scope`, in the inventory's order.
     pub fn tensors(&self, scope: ScopeId) -> &[u32] {
-        slice(&self.tensor_starts, &self.tensors, scope)
+        self.tensors.get(scope)
     }
 
     /// The first operator of the main graph in `scope` or below it.
@@ -366,43 +354,6 @@ fn dotted(name: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
         at += piece.len() + 1;
         (start, piece)
     })
-}
-
-/// Items grouped by a key below `keys`, kept in order: the starts of each key's run and the
-/// items (compressed sparse rows). Keys out of range are left out.
-fn grouped(
-    keys: usize,
-    pairs: impl Iterator<Item = (u32, ScopeId)> + Clone,
-) -> (Vec<u32>, Vec<u32>) {
-    let mut starts = vec![0u32; keys + 1];
-    for (_, key) in pairs.clone().filter(|&(_, key)| (key as usize) < keys) {
-        if let Some(count) = starts.get_mut(key as usize + 1) {
-            *count += 1;
-        }
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    let mut fill = starts.clone();
-    let mut items = vec![0; starts[keys] as usize];
-    for (item, key) in pairs.filter(|&(_, key)| (key as usize) < keys) {
-        if let Some(pos) = fill.get_mut(key as usize) {
-            if let Some(slot) = items.get_mut(*pos as usize) {
-                *slot = item;
-            }
-            *pos += 1;
-        }
-    }
-    (starts, items)
-}
-
-/// Run `key` of a grouping made by [`grouped`].
-fn slice<'a>(starts: &[u32], items: &'a [u32], key: ScopeId) -> &'a [u32] {
-    let i = key as usize;
-    match (starts.get(i), starts.get(i + 1)) {
-        (Some(&a), Some(&b)) => items.get(a as usize..b as usize).unwrap_or(&[]),
-        _ => &[],
-    }
 }
 
 #[cfg(test)]

@@ -59,7 +59,13 @@ pub(super) fn write(
                 severity_style(f.severity),
                 &format!("{}[{}]", f.severity, f.rule.code),
             );
-            writeln!(w, "{head}: {}", sanitize(&root.message(&f.message)))?;
+            let message = root.message(&f.message);
+            // What happens on the first line; the detail, after ` — `, below the place.
+            let (first, detail) = match message.split_once(" — ") {
+                Some((first, detail)) => (first, Some(detail)),
+                None => (&*message, None),
+            };
+            writeln!(w, "{head}: {}", sanitize(first))?;
             let path = escape::path(&root.show(&place.path)).into_owned();
             let at = match f.offset {
                 Some(o) => format!("{path} @ {o} (0x{o:x})"),
@@ -69,6 +75,10 @@ pub(super) fn write(
             match &place.item {
                 Some(item) => writeln!(w, "  {arrow} {at}, {}", sanitize(item))?,
                 None => writeln!(w, "  {arrow} {at}")?,
+            }
+            if let Some(detail) = detail {
+                let label = paint(color, bold(AnsiColor::Blue), "note");
+                writeln!(w, "   = {label}: {}", sanitize(detail))?;
             }
             if let Some(help) = f.rule.help().filter(|_| helped.insert(f.rule.code)) {
                 let label = paint(color, bold(AnsiColor::Cyan), "help");

@@ -326,17 +326,34 @@ impl ModelFile {
     /// it is reading in memory, not the whole file. The bytes stay readable; a later read
     /// pages them in again. A block outside the map, or not page-aligned, is left alone.
     pub fn release(&self, block: &[u8]) {
+        #[cfg(unix)]
+        self.advise(block, libc::MADV_DONTNEED);
+        #[cfg(not(unix))]
+        let _ = block;
+    }
+
+    /// Tells the kernel that `block`, a page-aligned part of this file's map, will be read
+    /// soon, so that it starts reading it from the disk: a read-ahead hint for a pass that
+    /// reads the map in order. A block outside the map, or not page-aligned, is left alone.
+    pub fn will_need(&self, block: &[u8]) {
+        #[cfg(unix)]
+        self.advise(block, libc::MADV_WILLNEED);
+        #[cfg(not(unix))]
+        let _ = block;
+    }
+
+    /// Gives the kernel `advice` about `block`, if it is a page-aligned part of this file's map.
+    #[cfg(unix)]
+    fn advise(&self, block: &[u8], advice: libc::c_int) {
         let (start, end) = (self.bytes.as_ptr() as usize, self.bytes.len());
         let at = block.as_ptr() as usize;
         let inside = at >= start && at - start + block.len() <= end;
-        #[cfg(unix)]
         if inside && at % 4096 == 0 && !block.is_empty() && self.opened.is_some() {
-            // SAFETY: the range lies inside this file's private, read-only map. Dropping its
-            // pages changes no byte a reader sees: they are read from the file again.
-            unsafe { libc::madvise(at as *mut libc::c_void, block.len(), libc::MADV_DONTNEED) };
+            // SAFETY: the range lies inside this file's private, read-only map, and neither
+            // advice changes a byte a reader sees: MADV_DONTNEED drops pages, which are read
+            // from the file again, and MADV_WILLNEED reads them in ahead of time.
+            unsafe { libc::madvise(at as *mut libc::c_void, block.len(), advice) };
         }
-        #[cfg(not(unix))]
-        let _ = inside;
     }
 
     /// Releases the whole map (see [`ModelFile::release`]): a reader that has walked a large

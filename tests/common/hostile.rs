@@ -292,6 +292,8 @@ pub struct Prepared {
     pub entry: PathBuf,
     /// The runtime the setup names (`target rten`), if any.
     pub target: Option<rtenx::formats::Target>,
+    /// With `values` in the setup, the values are read, with this zero-tail (`values 4096`).
+    pub values: Option<u64>,
 }
 
 #[cfg(unix)]
@@ -302,11 +304,15 @@ impl Prepared {
     }
 
     /// Checks the entry with `--verify-checksums`, the option that reads the most, and the
-    /// setup's target.
+    /// setup's target and `--values`.
     pub fn analyze(&self) -> rtenx::Analysis {
         let options = rtenx::formats::ReadOptions {
             verify_checksums: true,
             target: self.target,
+            values: self.values.map(|zero_tail| rtenx::values::Check {
+                zero_tail,
+                cancel: None,
+            }),
             ..Default::default()
         };
         rtenx::analyze_with(&self.entry, &options).unwrap()
@@ -325,8 +331,9 @@ impl Case {
             entry: bad.join(&self.entry),
             _root: root,
             target: None,
+            values: None,
         };
-        prepared.target = apply(prepared.dir(), &self.setup);
+        (prepared.target, prepared.values) = apply(prepared.dir(), &self.setup);
         prepared
     }
 
@@ -350,11 +357,12 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
-/// Applies setup steps inside `dir`; the runtime a `target` step names.
+/// Applies setup steps inside `dir`; the runtime a `target` step names, and the zero-tail of a
+/// `values` step (`values`, or `values 4096`).
 #[cfg(unix)]
-fn apply(dir: &Path, setup: &str) -> Option<rtenx::formats::Target> {
+fn apply(dir: &Path, setup: &str) -> (Option<rtenx::formats::Target>, Option<u64>) {
     use std::fs;
-    let mut target = None;
+    let (mut target, mut values) = (None, None);
     for step in setup
         .split(';')
         .map(str::trim)
@@ -386,8 +394,10 @@ fn apply(dir: &Path, setup: &str) -> Option<rtenx::formats::Target> {
                 assert!(status.success());
             }
             ["target", "rten"] => target = Some(rtenx::formats::Target::Rten),
+            ["values"] => values = Some(rtenx::values::ZERO_TAIL),
+            ["values", bytes] => values = Some(bytes.parse().unwrap()),
             _ => panic!("unknown setup step `{step}`"),
         }
     }
-    target
+    (target, values)
 }

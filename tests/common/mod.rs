@@ -68,3 +68,14 @@ pub fn mlp_with_escape_in_a_name() -> Vec<u8> {
     bytes[at] = 0x1b;
     bytes
 }
+
+/// The artifact URI of each result of a SARIF report, in order.
+pub fn sarif_uris(sarif: &serde_json::Value) -> Vec<&str> {
+    let results = sarif["runs"][0]["results"].as_array();
+    (results.into_iter().flatten())
+        .map(|r| {
+            let location = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+            location["uri"].as_str().unwrap_or_default()
+        })
+        .collect()
+}

@@ -12,6 +12,7 @@ use rtenx::formats::ReadOptions;
 use rtenx::report::FileResult;
 use rtenx::source::{ModelFile, OpenError};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
 /// What every file of a run is checked with.
@@ -50,13 +51,19 @@ pub fn check(target: Target, settings: Settings, run: &Run) -> Outcome {
         return over_budget(path, &file, &FILE_TOO_LARGE, message);
     }
     let Some(limit) = settings.timeout else {
-        return within_budget(analyze(&file, path, &settings, run));
+        return within_budget(analyze(&file, path, &settings, run, None));
     };
     let (send, receive) = mpsc::channel();
-    let job = (Arc::clone(&file), path.clone(), run.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let job = (
+        Arc::clone(&file),
+        path.clone(),
+        run.clone(),
+        Arc::clone(&stop),
+    );
     let spawned = std::thread::Builder::new().spawn(move || {
-        let (file, path, run) = job;
-        let _ = send.send(analyze(&file, path, &settings, &run));
+        let (file, path, run, stop) = job;
+        let _ = send.send(analyze(&file, path, &settings, &run, Some(&stop)));
     });
     if let Err(e) = spawned {
         let error = OpenError::Io {
@@ -68,6 +75,8 @@ pub fn check(target: Target, settings: Settings, run: &Run) -> Outcome {
     match receive.recv_timeout(limit) {
         Ok(result) => within_budget(result),
         Err(_) => {
+            // Reading values stops at once; a reader goes on to its end.
+            stop.store(true, Ordering::Relaxed);
             let ms = limit.as_millis();
             let message =
                 format!("checking the file took longer than the timeout of {ms} ms: given up");
@@ -101,20 +110,31 @@ fn over_budget(
 }
 
 /// Reads and checks the opened `file`, applies the severity overrides, and with `--hash`
-/// hashes it and its data files.
-fn analyze(file: &ModelFile, path: PathBuf, settings: &Settings, run: &Run) -> FileResult {
-    if file.is_remote() && (run.verify_checksums || run.hash) {
-        let cause = "--verify-checksums and --hash read every byte of the file, which is not done for a remote file: download it to check those".to_owned();
+/// hashes it and its data files. Reading values stops when `stop` is set.
+fn analyze(
+    file: &ModelFile,
+    path: PathBuf,
+    settings: &Settings,
+    run: &Run,
+    stop: Option<&AtomicBool>,
+) -> FileResult {
+    if file.is_remote() && (run.verify_checksums || run.hash || settings.values) {
+        let cause = "--values, --verify-checksums and --hash read every byte of the file, which is not done for a remote file: download it to check those".to_owned();
         let url = path.display().to_string();
         return FileResult::new(path, Err(OpenError::Remote { url, cause })).0;
     }
     let report = |done, total| run.progress.show(done, total);
+    let values = settings.values.then(|| rtenx::values::Check {
+        zero_tail: settings.zero_tail.unwrap_or(rtenx::values::ZERO_TAIL),
+        cancel: stop,
+    });
     let options = ReadOptions {
         verify_checksums: run.verify_checksums,
         progress: Some(&report),
         data: &settings.data,
         views: false,
         target: settings.target,
+        values,
     };
     let mut outcome = rtenx::analyze_opened(file, &options);
     let mut hashes = Ok(Vec::new());

@@ -47,6 +47,11 @@ pub struct CheckArgs {
     /// (reads every data byte; without it, check reads no tensor data).
     #[arg(long)]
     verify_checksums: bool,
+    /// Read every tensor's values and report NaN, infinities, broken quantisation scales,
+    /// all-zero and constant weights and zero tails (the VX rules; reads every tensor byte,
+    /// on every core).
+    #[arg(long)]
+    values: bool,
     /// Also check what this runtime refuses beyond the format's specification (rten: the
     /// narrower ONNX external data locations it reads, OX024).
     #[arg(long, value_enum, value_name = "RUNTIME")]
@@ -177,6 +182,8 @@ fn command_line(args: &CheckArgs) -> Layer {
         timeout: args.timeout,
         data: args.data.files.clone(),
         target: args.target.map(Runtime::target),
+        values: args.values.then_some(true),
+        zero_tail: None,
     }
 }
 
@@ -327,16 +334,18 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             .map(|t| (t, settings.next().map(|s| s.settings).unwrap_or_default()))
             .collect()
     };
-    let progress = Progress::new();
+    let values = jobs.iter().any(|(_, settings)| settings.values);
+    let progress = Progress::new(if values { "reading" } else { "hashing" });
     let run = file::Run {
         verify_checksums: args.verify_checksums,
         hash: args.hash.is_some(),
         progress: progress.clone(),
         lone: jobs.len() == 1,
     };
-    // Hashing already uses every core within a file; otherwise files are checked side by side.
-    // One file needs no count of the cores, which reads the cgroup's quota.
-    let workers = if args.verify_checksums || jobs.len() < 2 {
+    // Hashing and reading values already use every core within a file; otherwise files are
+    // checked side by side. One file needs no count of the cores, which reads the cgroup's
+    // quota.
+    let workers = if args.verify_checksums || values || jobs.len() < 2 {
         1
     } else {
         workers()

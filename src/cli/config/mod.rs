@@ -45,6 +45,10 @@ pub struct Layer {
     pub data: Vec<PathBuf>,
     /// `target`: the runtime whose own rules also apply.
     pub target: Option<rtenx::formats::Target>,
+    /// `values`: read every tensor's values (`--values`).
+    pub values: Option<bool>,
+    /// `zero-tail`, in bytes: the shortest zero run at a tensor's end that VX005 reports.
+    pub zero_tail: Option<u64>,
 }
 
 /// One `[[overrides]]` table: the files it applies to and what it sets.

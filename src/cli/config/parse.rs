@@ -44,6 +44,8 @@ struct RawTable {
     max_size: Option<Spanned<String>>,
     target: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
+    values: Option<bool>,
+    zero_tail: Option<Spanned<String>>,
     #[serde(default)]
     data: Vec<Spanned<String>>,
     /// Top level only.
@@ -192,12 +194,19 @@ fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
         .as_ref()
         .map(|v| crate::cli::check::parse_target(v.get_ref()).map_err(|m| fail(Some(v.span()), m)))
         .transpose()?;
+    let zero_tail = t
+        .zero_tail
+        .as_ref()
+        .map(|v| located(v, super::parse_size))
+        .transpose()?;
     Ok(Layer {
         rules,
         max_size,
         timeout,
         data,
         target,
+        values: t.values,
+        zero_tail,
     })
 }
 

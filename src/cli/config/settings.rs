@@ -25,6 +25,10 @@ pub struct Settings {
     pub data: Vec<PathBuf>,
     /// The runtime whose own rules also apply.
     pub target: Option<rtenx::formats::Target>,
+    /// Whether every tensor's values are read.
+    pub values: bool,
+    /// The shortest zero run at a tensor's end that VX005 reports, if not the default.
+    pub zero_tail: Option<u64>,
 }
 
 impl Settings {
@@ -57,6 +61,8 @@ impl Settings {
         self.max_size = layer.max_size.or(self.max_size);
         self.timeout = layer.timeout.or(self.timeout);
         self.target = layer.target.or(self.target);
+        self.values = layer.values.unwrap_or(self.values);
+        self.zero_tail = layer.zero_tail.or(self.zero_tail);
         self.data.extend(layer.data.iter().cloned());
     }
 
@@ -108,6 +114,10 @@ impl Settings {
             Some(t) => writeln!(out, "  timeout: {} ms", t.as_millis())?,
             None => writeln!(out, "  timeout: none")?,
         }
+        let yes_no = |b| if b { "yes" } else { "no" };
+        writeln!(out, "  values: {}", yes_no(self.values))?;
+        let zero_tail = self.zero_tail.unwrap_or(rtenx::values::ZERO_TAIL);
+        writeln!(out, "  zero-tail: {zero_tail} bytes")?;
         for data in &self.data {
             writeln!(out, "  data: {}", shown(data))?;
         }

@@ -140,6 +140,9 @@ pub fn read(
             }
             None => tensor,
         };
+        if header.big_endian {
+            cx.inv.big_endian.push(cx.inv.tensors.len());
+        }
         cx.inv.tensors.push(tensor);
     }
     Placed {

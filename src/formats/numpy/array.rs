@@ -44,7 +44,7 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
     let header = match header::read(at.bytes, at.start) {
         Ok(header) => header,
         Err((pos, problem)) => {
-            let message = format!("{}: {problem}", name.display());
+            let message = format!("numpy.load refuses {}: {problem}", name.display());
             cx.report(&NPY_HEADER_INVALID, at.place(pos, None), message);
             return None;
         }
@@ -57,7 +57,7 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
     let len = header.data_len();
     let mut end = header.data.checked_add(len.unwrap_or(0));
     if header.is_object() {
-        let message = format!("{} is an object array ({}): its data is a pickle, which numpy.load refuses unless allow_pickle=True", tensor.name.display(), header.descr);
+        let message = format!("numpy.load refuses {} unless allow_pickle=True, which runs its pickle: an object array ({}), whose data is a pickle", tensor.name.display(), header.descr);
         cx.report(&OBJECT_ARRAY, at.place(at.start, Some(item)), message);
         let src = Source {
             bytes: at.bytes,
@@ -91,6 +91,10 @@ pub fn read(cx: &mut Context<'_>, at: &Where<'_>, name: Name) -> Option<(Header,
                 ..tensor
             },
         };
+    }
+    let swapped = matches!(&header.dtype, header::Dtype::Simple(d) if d.order == b'>');
+    if swapped && tensor.data.is_some() {
+        cx.inv.big_endian.push(index);
     }
     cx.inv.tensors.push(tensor);
     Some((header, end))

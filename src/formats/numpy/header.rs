@@ -102,7 +102,7 @@ pub fn read(bytes: &[u8], start: u64) -> Result<Header, (u64, String)> {
         return Err((len_at, "the header ends before its length".into()));
     };
     if len > MAX_HEADER {
-        return Err((len_at, format!("the header is {len} bytes; numpy.load refuses headers over {MAX_HEADER} bytes unless allow_pickle=True")));
+        return Err((len_at, format!("the header is {len} bytes, over the {MAX_HEADER} it reads without allow_pickle=True")));
     }
     let text_at = cursor.pos();
     let Some(text) = cursor.take(len) else {

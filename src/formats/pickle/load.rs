@@ -5,9 +5,9 @@
 use super::paddle::{self, Form};
 use super::rules::EVAL_NOT_PADDLE;
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
 use crate::formats::shared::compressed;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::pickle::effects;
 use crate::formats::shared::pickle::walk::{self, Flow};
 use crate::formats::shared::pickle::{self, Id, Located, Options, Pickle, Source, Tree, Value};
 use crate::inventory::{Name, Tensor, Trust};
@@ -150,11 +150,10 @@ fn report_eval(
     at: u64,
     tensor: Option<usize>,
 ) {
-    let expression = match p.value(id) {
-        Some(Value::Call(call)) => p.items(call.args).and_then(|a| p.str(*a.first()?)),
-        _ => None,
+    let Some(Value::Call(call)) = p.value(id) else {
+        return;
     };
-    let shown = excerpt(expression.unwrap_or_default(), 200);
+    let what = effects::consequence(p, call.op, call.func, call.args);
     let mut place = src.place(at);
     if let Some(tensor) = tensor {
         place = place.item(Item::Tensor { tensor });
@@ -163,6 +162,6 @@ fn report_eval(
         .and_then(|t| cx.inv.tensors.get(t))
         .map(|t| format!(" for entry \"{}\"", t.name.display()))
         .unwrap_or_default();
-    let message = format!("builtins.eval called by REDUCE at {}{entry} evaluates \"{shown}\": paddle.save writes only eval('data', {{'data': array}}), and paddle.load runs any other expression", src.at(at));
+    let message = format!("{what} — builtins.eval called by REDUCE at {}{entry}: paddle.save writes only eval('data', {{'data': array}}), and paddle.load runs any other expression", src.at(at));
     cx.report(&EVAL_NOT_PADDLE, place, message);
 }

@@ -101,7 +101,7 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         if !found {
             let first = archive.members.first().map(|m| m.header);
             let message = format!(
-                "the archive has no {}: torch.load refuses it (\"failed locating file data.pkl\")",
+                "torch.load refuses the file (\"failed locating file data.pkl\"): the archive has no {}",
                 excerpt(&data, 200)
             );
             cx.report(&DATA_PKL_MISSING, Place::field("data.pkl", first), message);
@@ -153,7 +153,7 @@ fn folder<'a>(cx: &mut Context<'_>, archive: &Archive<'a>) -> &'a [u8] {
         let inside = !prefix.is_empty() && member.name.starts_with(prefix);
         if !inside && !zip::escapes(member.name) {
             let message = format!(
-                "member \"{}\" at {} is not under the archive's folder \"{}\": torch refuses it (\"file in archive is not in a subdirectory\")",
+                "torch.load refuses the file (\"file in archive is not in a subdirectory\"): member \"{}\" at {} is not under the archive's folder \"{}\"",
                 excerpt(member.name, 200),
                 member.header,
                 excerpt(prefix, 200)
@@ -212,7 +212,7 @@ pub fn read_pickle(
             member.data,
         )
     } else {
-        let message = format!("{} at {} is compressed (method {}): torch.save stores it as is, and a scanner that reads stored members or raw bytes misses it", excerpt(member.name, 200), member.header, member.method);
+        let message = format!("a scanner that reads stored members or raw bytes misses the pickle torch.load runs: {} at {} is compressed (method {}), where torch.save stores it as is", excerpt(member.name, 200), member.header, member.method);
         cx.report(&COMPRESSED_PICKLE, Place::at(member.header), message);
         let Some(found) = zip::inflate_paid(cx, file, member) else {
             return;
@@ -286,7 +286,7 @@ fn unread_pickles(
         if !zip::pickle_member(cx, cx.bytes, member, &known) || debug {
             continue;
         }
-        let message = format!("member \"{}\" at {} is a pickle that torch.load never reads (it reads data.pkl): a tool that unpacks the archive, or loads this member, runs what it imports, which rtenx judges", excerpt(member.name, 200), member.header);
+        let message = format!("a tool that unpacks the archive, or loads member \"{}\", runs what that pickle imports (rtenx judges it): the member at {} is a pickle that torch.load never reads (it reads data.pkl)", excerpt(member.name, 200), member.header);
         cx.report(&UNREAD_PICKLE, Place::at(member.header), message);
     }
 }
@@ -299,7 +299,7 @@ fn code(cx: &mut Context<'_>, archive: &Archive<'_>, dir: &[u8]) {
     let Some(first) = sources.first() else {
         return;
     };
-    let message = format!("a TorchScript archive: torch.jit.load compiles the {} source files under {} (first: {}) and runs them when the model is called", sources.len(), excerpt(dir, 200), excerpt(first.name, 200));
+    let message = format!("torch.jit.load compiles code that runs when the model is called: a TorchScript archive, with {} source files under {} (first: {})", sources.len(), excerpt(dir, 200), excerpt(first.name, 200));
     cx.report(&TORCHSCRIPT_CODE, Place::at(first.header), message);
     for m in sources {
         if !cx.spend(1, Place::at(m.header)) {

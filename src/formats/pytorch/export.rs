@@ -26,7 +26,7 @@ pub fn read(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8], nested: 
         .iter()
         .filter(|m| m.name.starts_with(&models) && m.name.ends_with(b".json"))
     {
-        let message = format!("a torch.export program, {} ({} bytes): torch.export.load deserialises its graph, which runs when the model is called", excerpt(m.name, 200), m.size);
+        let message = format!("torch.export.load deserialises a graph that runs when the model is called: a torch.export program, {} ({} bytes)", excerpt(m.name, 200), m.size);
         cx.report(&EXPORT_PROGRAM, Place::at(m.header), message);
         if cx.spend(1, Place::at(m.header)) {
             let name = cx.name(m.name);

@@ -38,7 +38,7 @@ pub fn read(cx: &mut Context<'_>) {
             .rev()
             .map(|b| format!("{b:02x}"))
             .collect();
-        let message = format!("the magic number LONG1 at byte 2 reads 0x{found}, not 0x1950a86a20f9469cfc6c: torch refuses the file (\"Invalid magic number\")");
+        let message = format!("torch.load refuses the file (\"Invalid magic number\"): the magic number LONG1 at byte 2 reads 0x{found}, not 0x1950a86a20f9469cfc6c");
         let at = bytes::len(bytes).min(START.len() as u64 - 2);
         cx.report(&LEGACY_HEADER, Place::field("magic number", at), message);
     }
@@ -90,7 +90,7 @@ fn bare(cx: &mut Context<'_>) {
     let options = Options::reporting(false);
     let p = pickle::read(cx, &src, options);
     pickle::judge(cx, &src, &p, options, &|_| None);
-    let message = format!("the file is a pickle of {} bytes, not a checkpoint: torch.load unpickles it as the legacy magic number, running what it imports, then refuses the file (\"Invalid magic number; corrupt file?\")", p.end);
+    let message = format!("torch.load runs what the pickle imports, then refuses the file (\"Invalid magic number; corrupt file?\"): the file is a pickle of {} bytes, not a checkpoint, which torch.load unpickles as the legacy magic number", p.end);
     cx.report(&LEGACY_HEADER, Place::field("magic number", 0), message);
     cx.inv.sections.push(Section {
         file: 0,
@@ -105,7 +105,7 @@ fn header(cx: &mut Context<'_>, version: &Pickle<'_>, info: &Pickle<'_>) {
     if found != Some(PROTOCOL) {
         let shown = found.map_or_else(|| "not an integer".to_owned(), |v| v.to_string());
         let message = format!(
-            "the protocol version pickle at byte {} is {shown}; torch reads {PROTOCOL}",
+            "torch.load refuses the file (\"Invalid protocol version\"): the protocol version pickle at byte {} is {shown}; torch reads {PROTOCOL}",
             version.start
         );
         cx.report(
@@ -146,7 +146,7 @@ fn storages(
         if class.ends_with("UntypedStorage") && !std::mem::replace(&mut untyped, true) {
             // torch.save writes dtypes with no typed storage class (uint16, float8, ...) this
             // way, but the legacy loader asks the class for its dtype.
-            let message = format!("the legacy checkpoint's storage id at byte {at} names {class}: torch.load refuses it (\"type object 'torch.storage.UntypedStorage' has no attribute 'dtype'\"); a tensor of this dtype loads only from a zip checkpoint");
+            let message = format!("torch.load refuses the file (\"type object 'torch.storage.UntypedStorage' has no attribute 'dtype'\"): the legacy checkpoint's storage id at byte {at} names {class}; a tensor of this dtype loads only from a zip checkpoint");
             cx.report(&LEGACY_HEADER, Place::at(*at), message);
         }
         if let (Some(key), Some(dtype)) = (main.str(*key), dtypes::of_storage(&class)) {

@@ -52,7 +52,7 @@ pub fn read(cx: &mut Context<'_>) {
         kind: SectionKind::Header,
         range: ByteRange::between(end, bytes::len(bytes)),
     });
-    let message = "a legacy .tar checkpoint: torch.load(weights_only=True) refuses it (\"Cannot use weights_only=True with files saved in the legacy .tar format\"), so it loads only with weights_only=False, which runs what its pickles import";
+    let message = "torch.load(weights_only=True) refuses the file (\"Cannot use weights_only=True with files saved in the legacy .tar format\"), so it loads only with weights_only=False, which runs what its pickles import: a legacy .tar checkpoint";
     cx.report(&WEIGHTS_ONLY_REFUSES, Place::at(0), message);
     if let Some(m) = tar::last(&members, b"storages") {
         stream(cx, m, Kind::Storages);

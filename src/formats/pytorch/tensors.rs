@@ -263,7 +263,7 @@ fn invalid(cx: &mut Context<'_>, src: &Source<'_>, name: Name, at: u64, problem:
     };
     let decl = src.place(at).offset.unwrap_or(0);
     let message = format!(
-        "tensor \"{}\" rebuilt at {}: {problem}",
+        "torch.load fails on tensor \"{}\" (rebuilt at {}): {problem}",
         name.display(),
         src.at(at)
     );
@@ -298,7 +298,7 @@ fn add(
         Ok(()) => true,
         Err(problem) => {
             let message = format!(
-                "tensor \"{}\" rebuilt at {}: {problem}",
+                "torch.load fails on tensor \"{}\" (rebuilt at {}): {problem}",
                 tensor.name.display(),
                 src.at(dense.at)
             );
@@ -327,7 +327,7 @@ fn place(
     let shown = tensor.name.display().into_owned();
     let key = excerpt(pid.key, 100);
     let Some(stored) = storages(pid.key) else {
-        let message = format!("tensor \"{shown}\"'s storage key '{key}' (persistent id at {}) names no storage in the file", src.at(pid.at));
+        let message = format!("torch.load fails on tensor \"{shown}\": its storage key '{key}' (persistent id at {}) names no storage in the file", src.at(pid.at));
         cx.report(&STORAGE_MISSING, src.place(pid.at).item(item), message);
         return Tensor {
             storage: Storage::Missing,
@@ -354,7 +354,7 @@ fn place(
             .map_or(src.place(pid.at), |r| Place::at(r.offset));
         let need = need.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
         let message = format!(
-            "tensor \"{shown}\" ({} {}, strides {}, storage offset {}) and its persistent id's {} elements of {} B ({}) need {need} bytes of storage {}, which holds {}",
+            "torch.load fails on tensor \"{shown}\": the tensor ({} {}, strides {}, storage offset {}) and its persistent id's {} elements of {} B ({}) need {need} bytes of storage {}, which holds {}",
             dense.element.name,
             brief(&dense.shape),
             brief(&dense.strides),

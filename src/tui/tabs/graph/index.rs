@@ -1,6 +1,7 @@
 //! Who produces and who consumes each node of a graph, built once per graph as compact arrays
 //! of `u32` (compressed sparse rows): 8 bytes a node and 4 a link.
 
+use crate::inventory::grouped::Grouped;
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, Nodes};
 
 /// No producer.
@@ -12,9 +13,8 @@ pub struct GraphIndex {
     pub graph: GraphId,
     /// The operator writing each node, or [`NONE`].
     producer: Vec<u32>,
-    /// Node `i` is read by `consumers[starts[i]..starts[i + 1]]`.
-    starts: Vec<u32>,
-    consumers: Vec<NodeId>,
+    /// The operators reading each node.
+    consumers: Grouped<NodeId>,
     /// The graph's inputs and its captures, each sorted, to tell what a value with no
     /// producer is.
     inputs: Vec<NodeId>,
@@ -57,49 +57,21 @@ impl GraphIndex {
         let nodes = inv.graphs.get(graph).map_or(&none, |g| &g.nodes);
         let n = nodes.len().min(NONE as usize - 1);
         let mut producer = vec![NONE; n];
-        let mut counts = vec![0u32; n];
         let ops = (0u32..)
             .zip(nodes.iter().take(n))
             .filter_map(|(id, node)| match node.kind {
                 NodeKind::Operator(op) => Some((id, op)),
                 _ => None,
             });
-        let mut total = 0u32;
         for (id, op) in ops.clone() {
             for &out in op.outputs().iter().flatten() {
                 if let Some(slot) = producer.get_mut(out as usize) {
                     *slot = id;
                 }
             }
-            for &input in op.inputs().iter().flatten() {
-                if let (Some(c), Some(t)) = (counts.get_mut(input as usize), total.checked_add(1)) {
-                    *c += 1;
-                    total = t;
-                }
-            }
         }
-        let mut starts = Vec::with_capacity(n + 1);
-        let mut at = 0u32;
-        for c in &counts {
-            starts.push(at);
-            at += c; // The counts sum to `total`, a u32.
-        }
-        starts.push(at);
-        let mut fill = counts; // Reused as each node's next free slot.
-        fill.copy_from_slice(&starts[..n]);
-        let mut consumers = vec![0; total as usize];
-        for (id, op) in ops {
-            for &input in op.inputs().iter().flatten() {
-                let i = input as usize;
-                let (Some(pos), Some(&end)) = (fill.get_mut(i), starts.get(i + 1)) else {
-                    continue;
-                };
-                if *pos < end {
-                    consumers[*pos as usize] = id;
-                    *pos += 1;
-                }
-            }
-        }
+        let reads = ops.flat_map(|(id, op)| op.inputs().iter().flatten().map(move |&i| (id, i)));
+        let consumers = Grouped::build(n, reads);
         let sorted = |ids: Option<&Vec<NodeId>>| {
             let mut ids = ids.cloned().unwrap_or_default();
             ids.sort_unstable();
@@ -109,7 +81,6 @@ impl GraphIndex {
         GraphIndex {
             graph,
             producer,
-            starts,
             consumers,
             inputs: sorted(g.map(|g| &g.inputs)),
             captures: sorted(g.map(|g| &g.captures)),
@@ -143,17 +114,13 @@ impl GraphIndex {
 
     /// The operators that read `node`.
     pub fn consumers(&self, node: NodeId) -> &[NodeId] {
-        let i = node as usize;
-        match (self.starts.get(i), self.starts.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.consumers.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+        self.consumers.get(node)
     }
 
     /// Bytes the index holds.
     pub fn bytes(&self) -> usize {
-        let lists = [&self.producer, &self.starts, &self.consumers, &self.inputs];
-        4 * (lists.iter().map(|l| l.capacity()).sum::<usize>() + self.captures.capacity())
+        let lists = [&self.producer, &self.inputs, &self.captures];
+        4 * lists.iter().map(|l| l.capacity()).sum::<usize>() + self.consumers.bytes()
     }
 }
 

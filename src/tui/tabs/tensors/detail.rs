@@ -4,6 +4,7 @@ use super::{StatsView, TensorsTab};
 use crate::escape::sanitize;
 use crate::inventory::{Inventory, NodeKind};
 use crate::tui::theme::Theme;
+use crate::values::Unit;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
@@ -83,21 +84,27 @@ fn stats(view: &StatsView, id: usize, claimed: Option<u64>, theme: Theme) -> Vec
             tensor,
             result: Ok(s),
         } if *tensor == id => {
-            let figures = match s.finite {
-                Some(f) => format!(
-                    "min {:.6} · max {:.6} · mean {:.6} · std {:.6}",
-                    f.min, f.max, f.mean, f.std
-                ),
-                None => "no finite values".to_owned(),
+            let figures = match (s.min, s.max, s.mean, s.std) {
+                (Some(min), Some(max), Some(mean), Some(std)) => {
+                    format!("min {min:.6} · max {max:.6} · mean {mean:.6} · std {std:.6}")
+                }
+                _ if s.unit == Unit::Blocks => "block scales only: elements not decoded".into(),
+                _ => "no finite values".to_owned(),
+            };
+            let unit = match s.unit {
+                Unit::Elements => "elements",
+                Unit::Parts => "complex parts",
+                Unit::Blocks => "blocks",
             };
             let mut lines = vec![
                 Line::raw(figures),
                 Line::raw(format!(
-                    "zeros {} · NaN {} · Inf {} · of {} elements",
-                    s.zeros, s.nans, s.infs, s.count
+                    "zeros {} · NaN {} · Inf {} · subnormal {} · of {} {unit}",
+                    s.zeros, s.nan, s.inf, s.subnormal, s.count
                 )),
             ];
-            if let Some(claimed) = claimed.filter(|&c| c != s.count) {
+            let elements = (s.unit == Unit::Elements).then_some(s.count);
+            if let Some(claimed) = claimed.filter(|&c| elements.is_some_and(|n| n != c)) {
                 let note = format!(
                     "the shape claims {claimed} elements; the stored bytes hold {}",
                     s.count
