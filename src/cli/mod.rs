@@ -172,7 +172,8 @@ pub fn open_named(path: &Path) -> Result<rtenx::source::ModelFile, rtenx::OpenEr
     #[cfg(not(all(unix, feature = "remote")))]
     Err(rtenx::OpenError::Remote {
         url: remote.to_owned(),
-        cause: "this rtenx was built without remote files (the `remote` feature)".to_owned(),
+        cause: "this rtenx reads no remote files (they need the `remote` feature, on Unix)"
+            .to_owned(),
     })
 }
 
