@@ -36,11 +36,13 @@ hyperfine --warmup 2 --runs 10 -N \
   "$PY benches/values_numpy.py $BF16 --bits"
 hyperfine --warmup 1 --runs 3 "$PY benches/values_numpy.py $BF16"
 warm "$Q4K"
-hyperfine --warmup 2 --runs 10 -N \
+# -i: the file names an architecture llama.cpp does not know (GG032), an error.
+hyperfine --warmup 2 --runs 10 -N -i \
   "$R check --isolated --values $Q4K" \
   "taskset -c 0 $R check --isolated --values $Q4K" \
   "$PY benches/values_numpy.py $Q4K" \
   "$VALIDATE $Q4K"
+/usr/bin/time -f "dump --values: %e s, peak RSS %M KB" "$R" dump --values "$BF16" > /dev/null
 # Cached by an earlier read through a memory map (pages in small folios): cold once, then warm.
 "$PY" -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$BF16"
 /usr/bin/time -f "cold, 2 cores: %e s" "$R" check --isolated --values "$BF16"

@@ -253,3 +253,13 @@ fn reading_every_value_of_a_large_file_holds_a_few_chunks_in_memory() {
     // 256 MiB read through the map, of which a few 4 MiB chunks are mapped at a time.
     assert!(run.rss_mb < 100, "peak RSS {} MB", run.rss_mb);
 }
+
+#[test]
+fn the_timeout_still_bounds_a_file_whose_values_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = big_bf16(dir.path(), 64);
+    let path = path.to_str().unwrap();
+    let (code, out) = rtenx(&["check", "--isolated", "--values", "--timeout", "1ms", path]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("RX019"), "{out}");
+}

@@ -86,8 +86,8 @@ pub fn stats(
     let total = (data.len() / unit) as u64;
     let first = kind.first(data);
     let mut tally = Tally::default();
-    let chunk = super::CHUNK / unit * unit;
-    for (i, bytes) in data.chunks(chunk.max(unit)).enumerate() {
+    let chunk = (super::CHUNK / unit * unit).max(unit);
+    for (i, bytes) in data.chunks(chunk).enumerate() {
         let mut part = Tally::default();
         kind.count(bytes, (i * chunk) as u64, first, true, &mut part);
         tally.merge(&part);

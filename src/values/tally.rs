@@ -238,17 +238,46 @@ mod tests {
         zeros.last_nonzero(&[0; 300], 0);
         assert_eq!(zeros.nonzero_end, 0);
     }
-}
-#[cfg(test)]
-mod debug_tests {
-    use super::*;
+
+    /// The AVX2 build (where the processor has it) counts what the portable one does, and
+    /// both what a test of one element at a time finds.
     #[test]
-    fn one_f32() {
-        let mut t = Tally::default();
-        floats::<crate::values::float::F32>(&1.0f32.to_le_bytes(), 0, 1.0f32.to_bits(), &mut t);
-        eprintln!("{t:?}");
-        let mut t = Tally::default();
-        floats_in::<crate::values::float::F32>(&1.0f32.to_le_bytes(), 0, 1.0f32.to_bits(), &mut t);
-        eprintln!("{t:?}");
+    fn every_build_of_the_loop_counts_the_same() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let bytes: Vec<u8> = (0..3 * BLOCK + 77)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u8
+            })
+            .collect();
+        fn both<F: Float>(bytes: &[u8]) {
+            let first = F::U::read(bytes);
+            let (mut a, mut b) = (Tally::default(), Tally::default());
+            let whole = &bytes[..bytes.len() / F::U::BYTES * F::U::BYTES];
+            floats::<F>(whole, 0, first, &mut a);
+            floats_in::<F>(whole, 0, first, &mut b);
+            assert_eq!(a, b);
+            assert!(a.nan + a.inf > 0 && a.subnormal > 0, "{a:?}");
+            // And what one element at a time finds.
+            let classes: Vec<Class> = whole
+                .chunks_exact(F::U::BYTES)
+                .map(|e| class::<F>(F::U::read(e)))
+                .collect();
+            let count = |f: fn(&Class) -> bool| classes.iter().filter(|c| f(c)).count() as u64;
+            let expected = (
+                count(|c| c.nan),
+                count(|c| c.inf),
+                count(|c| c.zero),
+                count(|c| c.subnormal),
+                count(|c| c.extreme),
+            );
+            assert_eq!((a.nan, a.inf, a.zeros, a.subnormal, a.extreme), expected);
+        }
+        both::<crate::values::float::F16>(&bytes);
+        both::<crate::values::float::Bf16>(&bytes);
+        both::<crate::values::float::F8E4M3FN>(&bytes);
+        both::<crate::values::float::F8E5M2FNUZ>(&bytes);
     }
 }
