@@ -22,7 +22,7 @@ mod tally;
 
 pub use decode::{decoder, Decode};
 pub use moments::Moments;
-pub use report::{check, Check, ZERO_TAIL};
+pub use report::check;
 pub use rules::GROUP;
 pub use scan::{scan, Kind, Options, Read, Scan, CHUNK};
 pub use source::{release, Files};
