@@ -313,7 +313,7 @@ fn small_terminals_and_empty_lists_do_not_break() {
     for (w, h) in [(80, 24), (20, 5), (1, 1)] {
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
         for tab in Tab::ALL {
-            a.apply(Action::Tab(tab));
+            a.apply(Action::Tab(tab as usize));
             terminal
                 .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: true }))
                 .unwrap();
@@ -1282,7 +1282,7 @@ fn compared(shown: &str, other: &str, tab: Tab) -> App {
 fn a_compared_model_marks_the_changed_operator_and_tensors() {
     let mut a = compared("mlp_a.onnx", "mlp_b.onnx", Tab::Overview);
     insta::assert_snapshot!("diff_overview", screen(&mut a));
-    a.apply(Action::Tab(Tab::Graph));
+    a.apply(Action::Tab(Tab::Graph as usize));
     insta::assert_snapshot!("diff_graph", screen(&mut a));
     press(&mut a, "t");
     let list = screen(&mut a);
@@ -1305,7 +1305,7 @@ fn a_compared_model_marks_the_changed_operator_and_tensors() {
     assert_eq!(a.tabs.graph.scope_box().map(|b| b.0), Some(middle));
     let boxes = screen(&mut a);
     assert!(boxes.contains("│~ scope middle"), "{boxes}");
-    a.apply(Action::Tab(Tab::Operators));
+    a.apply(Action::Tab(Tab::Operators as usize));
     insta::assert_snapshot!("diff_operators", screen(&mut a));
     let mut t = compared("ckpt.pt", "ckpt_tuned.safetensors", Tab::Tensors);
     let tensors = screen(&mut t);

@@ -142,7 +142,7 @@ impl TensorsTab {
     }
 
     /// Takes the worker's news; true if the screen should be redrawn.
-    pub fn poll(&mut self) -> bool {
+    fn poll_stats(&mut self) -> bool {
         let Some(rx) = &self.worker else { return false };
         let mut changed = false;
         while let Ok(update) = rx.try_recv() {
@@ -169,11 +169,6 @@ impl TensorsTab {
         changed
     }
 
-    /// True while statistics are being computed.
-    pub fn busy(&self) -> bool {
-        self.worker.is_some()
-    }
-
     /// Makes the rows again after the filter or the sort changed.
     fn refresh(&mut self, inv: &Inventory) {
         self.list
@@ -192,6 +187,30 @@ fn tensor_rows(inv: &Inventory, filter: &TextFilter, sort: TensorSort) -> Vec<Te
 }
 
 impl Component for TensorsTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Stats, Action::Copy, Action::Sort, Action::Reverse]
+    }
+
+    fn receive(&mut self, event: &Event, inv: &Inventory) -> bool {
+        let &Event::ShowTensor(tensor) = event else {
+            return false;
+        };
+        self.show(inv, tensor);
+        true
+    }
+
+    fn mark(&mut self, marks: &Arc<Marks>) {
+        self.marks = Arc::clone(marks);
+    }
+
+    fn poll(&mut self) -> bool {
+        self.poll_stats()
+    }
+
+    fn busy(&self) -> bool {
+        self.worker.is_some()
+    }
+
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let tensor = analysis.inventory.tensors.get(self.selected_tensor()?)?;
         Some(String::from_utf8_lossy(tensor.name.as_bytes()).into_owned())
