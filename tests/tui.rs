@@ -370,16 +370,20 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
     match a.tabs.tensors.stats() {
         StatsView::Done {
             tensor,
-            result: Ok(s),
+            result: Ok(f),
         } => {
             assert_eq!(*tensor, id);
-            assert_eq!(s.count as usize, values.len());
-            assert_eq!(s.max, Some(max));
+            assert_eq!(f.stats.count as usize, values.len());
+            assert_eq!(f.stats.max, Some(max));
+            let h = f.histogram.as_ref().expect("f32 values have a histogram");
+            assert_eq!(h.bins.iter().sum::<u64>() as usize, values.len());
+            assert_eq!(h.high, max);
         }
         other => panic!("statistics did not finish: {other:?}"),
     }
     let s = screen(&mut a);
     assert!(s.contains("min ") && s.contains("std "), "{s}");
+    assert!(s.contains('█'), "the histogram's fullest bin: {s}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod stats;
 mod table;
 
 pub use sort::{TensorColumn, TensorSort};
-pub use stats::Stats;
+pub use stats::Figures;
 
 use crate::analysis::Analysis;
 use crate::inventory::{Inventory, TensorId};
@@ -45,7 +45,7 @@ pub enum StatsView {
         /// The tensor.
         tensor: TensorId,
         /// The statistics, or why there are none.
-        result: Result<Stats, String>,
+        result: Result<Figures, String>,
     },
 }
 
@@ -241,14 +241,15 @@ impl Component for TensorsTab {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, analysis: &Analysis, theme: Theme) {
+        let (pane, height) = detail::pane(self, &analysis.inventory, theme);
         let [header, table, detail] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(3),
-            Constraint::Length(7),
+            Constraint::Length(height),
         ])
         .areas(area);
         table::draw(self, frame, [header, table], &analysis.inventory, theme);
-        detail::draw(self, frame, detail, &analysis.inventory, theme);
+        frame.render_widget(pane, detail);
     }
 
     fn filter(&self) -> Option<&TextFilter> {
