@@ -13,7 +13,7 @@ pub struct Figures {
     /// The figures.
     pub stats: Stats,
     /// How the finite values spread, where elements are decoded one by one.
-    pub histogram: Option<Histogram>,
+    pub histogram: Option<Box<Histogram>>,
 }
 
 /// Messages from the worker.
@@ -41,7 +41,7 @@ pub fn spawn(data: Bytes, dtype: DType) -> Receiver<Update> {
             let range = stats.min.zip(stats.max);
             let histogram = range.and_then(|range| {
                 let second = |done, n| send(n + done, 2 * n);
-                Histogram::of(&data, dtype, range, second)
+                Histogram::of(&data, dtype, range, second).map(Box::new)
             });
             Figures { stats, histogram }
         });
