@@ -157,32 +157,28 @@ fn floats(
             out.add(&CONSTANT_TENSOR, at(read.data.offset, id), message);
         }
     }
-    if let Some(i) = tally.first_subnormal {
+    // A rule that counts the values of one kind and shows the first of them.
+    let dtype = t.dtype.map_or("", |d| d.name());
+    let mut first_of = |rule, i, count, kind: String| {
         let message = format!(
-            "{} of its {} {what} {} subnormal (not zero, and smaller in magnitude than {}, the \
-             smallest normal {}): the first is {}, {}",
-            tally.subnormal,
+            "{count} of its {} {what} {} {kind}: the first is {}, {}",
             tally.count,
-            are(tally.subnormal),
-            number(float.min_normal()),
-            t.dtype.map_or("", |d| d.name()),
+            are(count),
             which(i),
             value(i)
         );
-        out.add(&SUBNORMAL_VALUES, at(offset(i), id), message);
+        out.add(rule, at(offset(i), id), message);
+    };
+    if let Some(i) = tally.first_subnormal {
+        let kind = format!(
+            "subnormal (not zero, and smaller in magnitude than {}, the smallest normal {dtype})",
+            number(float.min_normal())
+        );
+        first_of(&SUBNORMAL_VALUES, i, tally.subnormal, kind);
     }
     if let Some(i) = tally.first_extreme {
-        let message = format!(
-            "{} of its {} {what} {} ±{}, the largest finite {}: the first is {}, {}",
-            tally.extreme,
-            tally.count,
-            are(tally.extreme),
-            number(float.max()),
-            t.dtype.map_or("", |d| d.name()),
-            which(i),
-            value(i)
-        );
-        out.add(&SATURATED_VALUES, at(offset(i), id), message);
+        let kind = format!("±{}, the largest finite {dtype}", number(float.max()));
+        first_of(&SATURATED_VALUES, i, tally.extreme, kind);
     }
 }
 
