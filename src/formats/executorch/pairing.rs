@@ -18,9 +18,9 @@ use crate::formats::shared::budget::Budget;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::ReadOptions;
+use crate::inventory::hashing::{HashMap, HashSet};
 use crate::inventory::{FileEntry, FileId, FileRole, Inventory, NewKind};
 use crate::source::ModelFile;
-use ahash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A data file read for the program, not yet part of its inventory.

@@ -13,6 +13,7 @@ use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{low32, narrow, signed64};
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, GraphRef, Name, NewKind, NodeId, Operator, Value,
 };
@@ -27,7 +28,7 @@ const MAX_ANCESTORS: usize = 64;
 /// A variable's type, and the element type and dims of its tensor, if it has one.
 type Declared = (u64, Option<u64>, Option<Vec<i64>>);
 
-type Names<'b> = HashMap<&'b [u8], NodeId, ahash::RandomState>;
+type Names<'b> = HashMap<&'b [u8], NodeId, Seeded>;
 
 /// Reads the ProgramDesc `cx` reads into its inventory; returns its parameters, sorted.
 pub fn read(cx: &mut Context<'_>) -> Vec<Param> {

@@ -19,6 +19,7 @@ use crate::check::{Item, Place};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, Name, NewKind, NodeId, Operator, SubgraphOf, Symbol, Value,
 };
@@ -136,9 +137,9 @@ enum Level<'a> {
 struct Reader<'b, 'c> {
     cx: &'b mut Context<'c>,
     /// Where each value id is defined: its graph and node.
-    values: HashMap<i64, (GraphId, NodeId), ahash::RandomState>,
+    values: HashMap<i64, (GraphId, NodeId), Seeded>,
     /// The capture of a value in a graph other than its own.
-    captured: HashMap<(GraphId, i64), NodeId, ahash::RandomState>,
+    captured: HashMap<(GraphId, i64), NodeId, Seeded>,
     params: Vec<Param>,
     magic: bool,
     regions: bool,

@@ -20,7 +20,8 @@ use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtypes::from_onnx, Reader};
 use crate::check::{Item, Place};
-use crate::formats::shared::budget::{Interner, Seeded, SUBGRAPH_ENTRIES};
+use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId, NodeKind,
     OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
