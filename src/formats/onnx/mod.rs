@@ -35,6 +35,7 @@ use crate::formats::shared::budget::MAX_ENTRIES;
 use crate::formats::shared::bytes::{len, offset_in, range};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{self, DataFiles};
+use crate::formats::shared::protobuf::PROTOBUF_LIMIT;
 use crate::formats::{About, Detection, Format, ReadOptions, Target};
 use crate::inventory::{
     ByteRange, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
@@ -42,9 +43,6 @@ use crate::inventory::{
 use crate::source::ModelFile;
 use model_view::ModelView;
 use rules::*;
-
-/// Protobuf's message size limit, which .onnx files must stay below.
-const PROTOBUF_LIMIT: u64 = 1 << 31;
 
 /// The ONNX format.
 pub struct Onnx;

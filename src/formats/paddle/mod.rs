@@ -26,15 +26,13 @@ pub mod rules;
 use crate::check::{Findings, Place};
 use crate::formats::shared::bytes::len;
 use crate::formats::shared::context::Context;
+use crate::formats::shared::protobuf::PROTOBUF_LIMIT;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 use crate::source::ModelFile;
 use detect::Kind;
 use rules::PROGRAM_TOO_LARGE;
 use std::path::Path;
-
-/// Protobuf's message size limit, which a `.pdmodel` must stay below.
-const PROTOBUF_LIMIT: u64 = 1 << 31;
 
 /// The PaddlePaddle format.
 pub struct Paddle;
