@@ -5,7 +5,7 @@
 //! keeps its first findings and counts the rest, which one closing finding reports.
 
 use super::{Finding, Place, Rule};
-use ahash::HashMap;
+use crate::inventory::hashing::HashMap;
 use std::ops::{Deref, DerefMut};
 
 /// Findings of one rule kept per analysis.

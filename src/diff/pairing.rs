@@ -17,8 +17,8 @@
 //! Operators of different types pair in step 4 only.
 
 use super::topology::{mix, Topology, NONE};
+use crate::inventory::hashing::HashMap;
 use crate::inventory::{AttrValue, Symbol, TensorId};
-use ahash::HashMap;
 use std::collections::VecDeque;
 use std::hash::Hash;
 

@@ -2,6 +2,7 @@
 //! through the memory map, in chunks whose pages are dropped once compared, so memory stays
 //! bounded whatever the size of the files; the pairs are shared between two threads.
 
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{Inventory, Name, TensorId};
 use crate::values::{decoder, release, Decode, Files, CHUNK};
 use serde::Serialize;
@@ -79,7 +80,7 @@ pub struct NotCompared {
 /// A hash of the bytes of each tensor of `ids` that can be read, to find renamed tensors.
 pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Option<u64>> {
     let files = Files::open(inv, None);
-    let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
+    let state = Seeded::default();
     ids.iter()
         .map(|&id| {
             let hash = files.bytes(id).ok().map(|(file, bytes)| {

@@ -6,6 +6,7 @@
 //! looks only at the first bytes, and at the first member's name of a zip archive.
 
 use super::shared::bytes::head;
+use super::shared::json::with_key as json_with_key;
 use super::shared::{flatbuffer, protobuf};
 use super::Detection;
 
@@ -265,21 +266,6 @@ fn graphdef(bytes: &[u8]) -> Detection {
     plausible(first_is_node && known)
 }
 
-/// Whether `bytes` start a JSON object that holds `key` (quoted, white space removed) in its
-/// first 4 KiB.
-pub(crate) fn json_with_key(bytes: &[u8], key: &str) -> bool {
-    let head = head(bytes, 4096);
-    // Every file is asked this, and most are not JSON: the first byte that is not ASCII
-    // white space settles it, unless it starts a character that may be white space.
-    let first = head.iter().find(|b| !matches!(b, b'\t'..=b'\r' | b' '));
-    if first.is_none_or(|&b| b.is_ascii() && b != b'{') {
-        return false;
-    }
-    let text = String::from_utf8_lossy(head);
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.starts_with('{') && compact.contains(key)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,19 +276,6 @@ mod tests {
             .filter(|f| (f.detect)(bytes) != Detection::No)
             .map(|f| f.name)
             .collect()
-    }
-
-    #[test]
-    fn json_is_told_by_its_first_character_after_white_space() {
-        let key = "\"k\"";
-        assert!(json_with_key(b" \t\x0b\r\n{\"k\": 1}", key));
-        // U+00A0 and U+3000 are white space too.
-        assert!(json_with_key("\u{a0}\u{3000}{ \"k\" : 1}".as_bytes(), key));
-        assert!(!json_with_key(b"\x08\x07{\"k\": 1}", key));
-        assert!(!json_with_key(b"[{\"k\": 1}]", key));
-        assert!(!json_with_key("\u{e9}{\"k\": 1}".as_bytes(), key));
-        assert!(!json_with_key(b"{\"j\": 1}", key));
-        assert!(!json_with_key(b" \n ", key));
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod dtype;
 mod gaps;
 mod graph;
 pub mod grouped;
+pub mod hashing;
 mod imports;
 mod layout;
 mod list;

@@ -6,8 +6,8 @@
 //! of one array per graph. Readers push owned [`NewNode`]s; everything else reads [`Node`]
 //! views, which borrow the columns.
 
+use super::hashing::HashMap;
 use super::{Attr, GraphId, Name, NodeId, Offset, Operator, Symbol, TensorId, Value};
-use ahash::HashMap;
 use serde::{Serialize, Serializer};
 
 /// A node as a reader builds it, before [`Nodes::push`] stores it as columns.

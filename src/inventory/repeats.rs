@@ -1,5 +1,6 @@
 //! Nodes named like an earlier node of their class, found by sorting rather than hashing.
 
+use super::hashing::Seeded;
 use super::{Graph, Name, Node, NodeId};
 use std::hash::BuildHasher;
 
@@ -14,7 +15,7 @@ impl Graph {
     /// process, so a file cannot choose collisions; where hashes meet, the nodes are sorted by
     /// name, which keeps the worst case at O(n log n) comparisons.
     pub fn repeated_names(&self, class: impl Fn(Node<'_>) -> Option<u8>) -> Vec<(NodeId, NodeId)> {
-        let seed = foldhash::fast::RandomState::default();
+        let seed = Seeded::default();
         repeats(self, class, |class, name| seed.hash_one((class, name)))
     }
 }
@@ -92,7 +93,7 @@ fn sort_by_high_half(entries: &mut Vec<u64>) {
 
 #[cfg(test)]
 mod tests {
-    use super::repeats;
+    use super::{repeats, Seeded};
     use crate::inventory::{Graph, NewKind, NewNode, Node, NodeKind, Offset, Operator};
     use std::hash::BuildHasher;
 
@@ -140,7 +141,7 @@ mod tests {
     /// sort does, on few and many distinct hashes.
     #[test]
     fn the_radix_sort_agrees_with_a_full_sort() {
-        let seed = foldhash::fast::RandomState::default();
+        let seed = Seeded::default();
         for (len, distinct) in [
             (10, 3),
             (300, 7),

@@ -8,8 +8,8 @@ use super::rules::{CONSTANT_OUT_OF_RANGE, LEGACY_DATA_FILE};
 use super::schema::{data as fb, legacy_data as legacy};
 use super::segments::{self, Segment};
 use super::verify;
-use crate::check::{Findings, Place};
-use crate::formats::shared::budget::{Budget, Interner};
+use crate::check::Place;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{ByteRange, DataRange, Inventory, Section, SectionKind, Tensor};
 
@@ -21,29 +21,24 @@ fn is_legacy(flatbuffer: &[u8]) -> bool {
         .is_some_and(|len| len > 4 + 2 * 3)
 }
 
-/// Reads a `.ptd` whose bytes are file 0 of `inv`, and returns its entries, with their
-/// tensors added to `inv`; `None` if the file could not be read to its end.
-pub fn read(
-    bytes: &[u8],
-    inv: &mut Inventory,
-    budget: &mut Budget,
-    out: &mut Findings,
-) -> Option<Vec<Entry>> {
-    let layout = header::data(bytes, inv, out)?;
+/// Reads the `.ptd` that `cx` reads (its file 0), and returns its entries, with their
+/// tensors added to its inventory; `None` if the file could not be read to its end.
+pub fn read(cx: &mut Context<'_>) -> Option<Vec<Entry>> {
+    let bytes = cx.bytes;
+    let layout = header::data(cx)?;
     let flatbuffer = usize::try_from(layout.flatbuffer_end)
         .ok()
         .and_then(|end| bytes.get(..end))
         .unwrap_or_default();
-    let mut names = Interner::default();
-    let mut reader = Entries::new(inv, budget, &mut names, bytes, out);
+    let mut reader = Entries::new(cx);
     let segments = if is_legacy(flatbuffer) {
-        reader.inv.format_version = "FT01 data, first generation".to_owned();
+        reader.cx.inv.format_version = "FT01 data, first generation".to_owned();
         let message = "this .ptd has the first FT01 layout (ExecuTorch 0.6, with tensor_alignment and a tensor list); runtimes from 0.7 on read its fields as the current layout's and get garbage";
-        reader.out.add(&LEGACY_DATA_FILE, Place::at(0), message);
+        reader.cx.report(&LEGACY_DATA_FILE, Place::at(0), message);
         let root = verify::verify(
             flatbuffer,
             legacy::root_as_flat_tensor_with_opts,
-            reader.out,
+            reader.cx.out,
         )?;
         reader.version(root.version(), &root._tab);
         let segments = reader.segments(
@@ -53,7 +48,7 @@ pub fn read(
         );
         let ends = legacy_tensors(&mut reader, &root, &segments);
         pad_tails(
-            reader.inv,
+            &mut reader.cx.inv,
             &segments,
             &ends,
             u64::from(root.tensor_alignment()),
@@ -67,8 +62,8 @@ pub fn read(
         );
         segments
     } else {
-        reader.inv.format_version = "FT01 data".to_owned();
-        let root = verify::verify(flatbuffer, fb::root_as_flat_tensor_with_opts, reader.out)?;
+        reader.cx.inv.format_version = "FT01 data".to_owned();
+        let root = verify::verify(flatbuffer, fb::root_as_flat_tensor_with_opts, reader.cx.out)?;
         reader.version(root.version(), &root._tab);
         let segments = reader.segments(
             root.segments()
@@ -90,7 +85,7 @@ pub fn read(
         reader.named(named, &segments);
         segments
     };
-    let (entries, inv) = reader.finish();
+    let entries = reader.finish();
     let mut holds_tensors = vec![false; segments.len()];
     for e in entries.iter().filter(|e| e.desc.is_some()) {
         if let Some(slot) = e.segment.and_then(|i| holds_tensors.get_mut(i)) {
@@ -101,7 +96,7 @@ pub fn read(
         Some(true) => SectionKind::TensorData,
         _ => SectionKind::BlobData,
     };
-    segments::declare(&segments, &layout, 0, kind, inv);
+    segments::declare(&segments, &layout, 0, kind, &mut cx.inv);
     Some(entries).filter(|_| layout.complete())
 }
 
@@ -127,7 +122,7 @@ fn pad_tails(inv: &mut Inventory, segments: &[Segment], ends: &[Option<u64>], al
 /// Tensors of a first-generation file: each at an offset inside its segment. Returns where
 /// the last tensor of each segment ends.
 fn legacy_tensors(
-    r: &mut Entries<'_>,
+    r: &mut Entries<'_, '_>,
     root: &legacy::FlatTensor<'_>,
     segments: &[Segment],
 ) -> Vec<Option<u64>> {
@@ -163,7 +158,7 @@ fn legacy_tensors(
                     t.offset(),
                     seg.len
                 );
-                r.out.add(&CONSTANT_OUT_OF_RANGE, Place::at(at), message);
+                r.cx.report(&CONSTANT_OUT_OF_RANGE, Place::at(at), message);
                 return None;
             }
             Some(DataRange {

@@ -6,9 +6,9 @@ use super::header;
 use super::keys::KeyIds;
 use super::rules::{out_of_range, DATA_VERSION_UNKNOWN, DUPLICATE_KEY, INDEX_OUT_OF_RANGE};
 use super::segments::{self, Segment};
-use crate::check::{Findings, Item, Place};
-use crate::formats::shared::budget::{Budget, Interner};
-use crate::inventory::{DType, DataRange, Inventory, Name, Storage, Tensor, TensorId};
+use crate::check::{Item, Place};
+use crate::formats::shared::context::Context;
+use crate::inventory::{DType, DataRange, Name, Storage, Tensor, TensorId};
 
 /// A named entry of a data file.
 #[derive(Debug, Clone)]
@@ -23,17 +23,10 @@ pub struct Entry {
     pub segment: Option<usize>,
 }
 
-/// Adds named entries and their tensors to an inventory.
-pub struct Entries<'a> {
-    /// The inventory the tensors go to.
-    pub inv: &'a mut Inventory,
-    budget: &'a mut Budget,
-    /// The file's strings, each copied once.
-    names: &'a mut Interner,
-    /// The file the keys are read from.
-    file: &'a [u8],
-    /// Where findings go.
-    pub out: &'a mut Findings,
+/// Adds named entries and their tensors to the inventory of the file they are read from.
+pub struct Entries<'c, 'a> {
+    /// The file being read.
+    pub cx: &'c mut Context<'a>,
     /// The entries read so far.
     pub entries: Vec<Entry>,
     /// The number of each key, and the first tensor of each number.
@@ -41,22 +34,11 @@ pub struct Entries<'a> {
     first: Vec<TensorId>,
 }
 
-impl<'a> Entries<'a> {
-    /// Entries of `file` added to `inv`, their keys copied once through `names`, spending
-    /// from `budget`.
-    pub fn new(
-        inv: &'a mut Inventory,
-        budget: &'a mut Budget,
-        names: &'a mut Interner,
-        file: &'a [u8],
-        out: &'a mut Findings,
-    ) -> Self {
+impl<'c, 'a> Entries<'c, 'a> {
+    /// Entries of the file `cx` reads, added to its inventory.
+    pub fn new(cx: &'c mut Context<'a>) -> Self {
         Entries {
-            inv,
-            budget,
-            names,
-            file,
-            out,
+            cx,
             entries: Vec::new(),
             keys: KeyIds::default(),
             first: Vec::new(),
@@ -66,27 +48,25 @@ impl<'a> Entries<'a> {
     /// The key `key`, a string of the file, copied once however often it is listed.
     pub fn key(&mut self, key: Option<&str>) -> Name {
         match key {
-            Some(key) => self
-                .names
-                .name(self.file, key.as_bytes(), self.budget, self.out),
+            Some(key) => self.cx.name(key.as_bytes()),
             None => Name::default(),
         }
     }
 
-    /// The entries read, and the inventory back.
-    pub fn finish(self) -> (Vec<Entry>, &'a mut Inventory) {
-        (self.entries, self.inv)
+    /// The entries read.
+    pub fn finish(self) -> Vec<Entry> {
+        self.entries
     }
 
     /// Records FlatTensor.version, reporting any but 0.
     pub fn version(&mut self, version: u32, root: &flatbuffers::Table<'_>) {
         let at = root.loc() as u64;
-        self.inv.property("version", version, Some(at));
+        self.cx.inv.property("version", version, Some(at));
         if version != 0 {
             let message =
                 format!("FlatTensor.version is {version}; every ExecuTorch release writes 0");
-            self.out
-                .add(&DATA_VERSION_UNKNOWN, Place::field("version", at), message);
+            self.cx
+                .report(&DATA_VERSION_UNKNOWN, Place::field("version", at), message);
         }
     }
 
@@ -100,7 +80,7 @@ impl<'a> Entries<'a> {
             .into_iter()
             .flatten()
             .map(|(o, s, at)| (o, s, at as u64));
-        segments::read(list, layout, self.budget, self.out)
+        segments::read(self.cx, list, layout)
     }
 
     /// Adds a tensor for `name`, reporting a key seen before in this file.
@@ -111,26 +91,23 @@ impl<'a> Entries<'a> {
         data: Option<DataRange>,
         at: u64,
     ) -> Option<TensorId> {
-        if !self
-            .budget
-            .spend(1, Place::field("named_data", at), self.out)
-        {
+        if !self.cx.spend(1, Place::field("named_data", at)) {
             return None;
         }
-        let id = self.inv.tensors.len();
+        let id = self.cx.inv.tensors.len();
         match self.first.get(self.keys.id(name) as usize) {
             Some(&first) => {
                 let message =
                     format!("key \"{name}\" appears again; the first entry (tensor {first}) wins");
                 let place = Place::at(at).item(Item::Tensor { tensor: id });
-                self.out.add(&DUPLICATE_KEY, place, message);
+                self.cx.report(&DUPLICATE_KEY, place, message);
             }
             None => self.first.push(id),
         }
         let place = Place::at(at).item(Item::Tensor { tensor: id });
         // An opaque blob is shown as the bytes it is, holding no parameters.
         let shape = match desc {
-            Some(d) => d.check(&|| format!("entry \"{name}\""), place, false, self.out),
+            Some(d) => d.check(&|| format!("entry \"{name}\""), place, false, self.cx.out),
             None => {
                 let len = data.map_or(0, |d| d.len);
                 Shape {
@@ -140,7 +117,7 @@ impl<'a> Entries<'a> {
             }
         };
         let tensor = Tensor::declared(name.clone(), shape.dtype, shape.dims, at);
-        self.inv.tensors.push(match data {
+        self.cx.inv.tensors.push(match data {
             Some(data) => tensor.stored(Storage::External, data),
             None => tensor,
         });
@@ -158,7 +135,7 @@ impl<'a> Entries<'a> {
     ) -> Option<DataRange> {
         let Some(segment) = segments.get(index as usize) else {
             let message = out_of_range(what(), "segment", index, "the file", segments.len());
-            self.out.add(
+            self.cx.report(
                 &INDEX_OUT_OF_RANGE,
                 Place::field("segment_index", at),
                 message,

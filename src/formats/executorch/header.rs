@@ -5,8 +5,9 @@ use super::rules::{
     HEADER_INVALID, HEADER_MAGIC_CORRUPT, PROGRAM_RANGE_INVALID, PROGRAM_TOO_LARGE,
     SEGMENT_BASE_INVALID,
 };
-use crate::check::{Findings, Place};
+use crate::check::Place;
 use crate::formats::shared::bytes::{le_u32, le_u64};
+use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Magic of a `.pte` extended header.
@@ -35,12 +36,6 @@ pub struct Layout {
     pub has_header: bool,
 }
 
-/// A header's fields, recorded as properties as they are read.
-struct Fields<'a> {
-    bytes: &'a [u8],
-    inv: &'a mut Inventory,
-}
-
 impl Layout {
     /// Whether every byte the header declares could be placed, so that unclaimed bytes are
     /// really unused.
@@ -49,18 +44,18 @@ impl Layout {
     }
 }
 
-impl Fields<'_> {
-    fn u32(&mut self, key: &str, at: u64) -> Option<u32> {
-        let value = le_u32(self.bytes, at)?;
-        self.inv.property(key, value, Some(at));
-        Some(value)
-    }
+/// The `u32` header field `key` at `at`, recorded as a property.
+fn u32_field(cx: &mut Context<'_>, key: &str, at: u64) -> Option<u32> {
+    let value = le_u32(cx.bytes, at)?;
+    cx.inv.property(key, value, Some(at));
+    Some(value)
+}
 
-    fn u64(&mut self, key: &str, at: u64) -> Option<u64> {
-        let value = le_u64(self.bytes, at)?;
-        self.inv.property(key, value, Some(at));
-        Some(value)
-    }
+/// The `u64` header field `key` at `at`, recorded as a property.
+fn u64_field(cx: &mut Context<'_>, key: &str, at: u64) -> Option<u64> {
+    let value = le_u64(cx.bytes, at)?;
+    cx.inv.property(key, value, Some(at));
+    Some(value)
 }
 
 fn section(inv: &mut Inventory, kind: SectionKind, start: u64, end: u64) {
@@ -75,14 +70,15 @@ fn section(inv: &mut Inventory, kind: SectionKind, start: u64, end: u64) {
 
 /// Reads the `eh00` header of a `.pte`, if it has one, and declares the header and program
 /// sections. `None` if the program cannot be located.
-pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Layout> {
+pub fn program(cx: &mut Context<'_>) -> Option<Layout> {
+    let bytes = cx.bytes;
     let size = bytes.len() as u64;
     let magic = bytes.get(8..12);
     if magic != Some(PROGRAM_MAGIC.as_slice()) {
-        let corrupt = looks_corrupt(bytes, MIN_PROGRAM_HEADER, PROGRAM_MAGIC, out);
-        inv.property("extended_header", "none", None);
-        check_program_size(size, out);
-        section(inv, SectionKind::ModelData, 0, size);
+        let corrupt = looks_corrupt(cx, MIN_PROGRAM_HEADER, PROGRAM_MAGIC);
+        cx.inv.property("extended_header", "none", None);
+        check_program_size(cx, size);
+        section(&mut cx.inv, SectionKind::ModelData, 0, size);
         return Some(Layout {
             flatbuffer_end: size,
             segment_base: None,
@@ -90,8 +86,7 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
             has_header: corrupt,
         });
     }
-    let mut f = Fields { bytes, inv };
-    let length = f.u32("header_length", 12);
+    let length = u32_field(cx, "header_length", 12);
     let Some(length) = length.filter(|&n| n >= MIN_PROGRAM_HEADER) else {
         let message = match length {
             Some(n) => format!(
@@ -99,20 +94,21 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
             ),
             None => format!("the file ends at {size}, inside the eh00 header"),
         };
-        out.add(&HEADER_INVALID, Place::field("header_length", 12), message);
+        cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
     let header_end = AT + u64::from(length);
-    let (Some(program_size), Some(base)) =
-        (f.u64("program_size", 16), f.u64("segment_base_offset", 24))
-    else {
+    let (Some(program_size), Some(base)) = (
+        u64_field(cx, "program_size", 16),
+        u64_field(cx, "segment_base_offset", 24),
+    ) else {
         let message = format!("the file ends at {size}, inside the {length}-byte eh00 header");
-        out.add(&HEADER_INVALID, Place::field("header_length", 12), message);
+        cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
     // Headers before ExecuTorch 1.0 have no segment_data_size: the segments run to the end.
     let data_size = if length >= 32 {
-        f.u64("segment_data_size", 32).unwrap_or(0)
+        u64_field(cx, "segment_data_size", 32).unwrap_or(0)
     } else {
         size.saturating_sub(base)
     };
@@ -120,7 +116,7 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
         let message = format!(
             "program_size {program_size} must lie between the header's end at {header_end} and the file's end at {size}"
         );
-        out.add(
+        cx.report(
             &PROGRAM_RANGE_INVALID,
             Place::field("program_size", 16),
             message,
@@ -132,46 +128,39 @@ pub fn program(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<
         data_size,
         fields_at: (24, 32),
     };
-    Some(with_header(
-        inv,
-        header_end,
-        program_size,
-        segments,
-        size,
-        out,
-    ))
+    Some(with_header(cx, header_end, program_size, segments, size))
 }
 
 /// Reads the `FH01` header of a `.ptd` and declares the header and FlatBuffer sections.
-pub fn data(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Layout> {
+pub fn data(cx: &mut Context<'_>) -> Option<Layout> {
+    let bytes = cx.bytes;
     let size = bytes.len() as u64;
     if bytes.get(8..12) != Some(DATA_MAGIC.as_slice()) {
-        if !looks_corrupt(bytes, MIN_DATA_HEADER, DATA_MAGIC, out) {
+        if !looks_corrupt(cx, MIN_DATA_HEADER, DATA_MAGIC) {
             let message =
                 "bytes 8..12 do not hold the FH01 magic every .ptd file starts its header with";
-            out.add(&HEADER_MAGIC_CORRUPT, Place::field("magic", 8), message);
+            cx.report(&HEADER_MAGIC_CORRUPT, Place::field("magic", 8), message);
         }
         return None;
     }
-    let mut f = Fields { bytes, inv };
-    let length = f.u32("header_length", 12);
+    let length = u32_field(cx, "header_length", 12);
     let fields = (
-        f.u64("flatbuffer_offset", 16),
-        f.u64("flatbuffer_size", 24),
-        f.u64("segment_base_offset", 32),
-        f.u64("segment_data_size", 40),
+        u64_field(cx, "flatbuffer_offset", 16),
+        u64_field(cx, "flatbuffer_size", 24),
+        u64_field(cx, "segment_base_offset", 32),
+        u64_field(cx, "segment_data_size", 40),
     );
     let (Some(length), Some(fb_offset), Some(fb_size), Some(base), Some(data_size)) =
         (length, fields.0, fields.1, fields.2, fields.3)
     else {
         let message = format!("the file ends at {size}, inside the 40-byte FH01 header");
-        out.add(&HEADER_INVALID, Place::field("header_length", 12), message);
+        cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
     if length < MIN_DATA_HEADER {
         let message =
             format!("FH01 header length is {length}; the runtime needs at least {MIN_DATA_HEADER}");
-        out.add(&HEADER_INVALID, Place::field("header_length", 12), message);
+        cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     }
     let header_end = AT + u64::from(length);
@@ -180,7 +169,7 @@ pub fn data(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Lay
         let message = format!(
             "flatbuffer_offset {fb_offset} + flatbuffer_size {fb_size} must start after the header at {header_end} and end within the file at {size}"
         );
-        out.add(
+        cx.report(
             &PROGRAM_RANGE_INVALID,
             Place::field("flatbuffer_size", 24),
             message,
@@ -192,7 +181,7 @@ pub fn data(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Lay
         data_size,
         fields_at: (32, 40),
     };
-    Some(with_header(inv, header_end, fb_end, segments, size, out))
+    Some(with_header(cx, header_end, fb_end, segments, size))
 }
 
 /// The segment fields of a header: base, data size and where the two are stored.
@@ -205,19 +194,23 @@ struct Segments {
 /// The layout of a file whose header ends at `header_end` and whose FlatBuffer ends at
 /// `flatbuffer_end` (both checked to lie in the file of `size` bytes), with its sections.
 fn with_header(
-    inv: &mut Inventory,
+    cx: &mut Context<'_>,
     header_end: u64,
     flatbuffer_end: u64,
     segments: Segments,
     size: u64,
-    out: &mut Findings,
 ) -> Layout {
-    check_program_size(flatbuffer_end, out);
-    section(inv, SectionKind::Header, 0, header_end);
-    section(inv, SectionKind::ModelData, header_end, flatbuffer_end);
+    check_program_size(cx, flatbuffer_end);
+    section(&mut cx.inv, SectionKind::Header, 0, header_end);
+    section(
+        &mut cx.inv,
+        SectionKind::ModelData,
+        header_end,
+        flatbuffer_end,
+    );
     Layout {
         flatbuffer_end,
-        segment_base: segment_base(&segments, flatbuffer_end, size, out),
+        segment_base: segment_base(cx, &segments, flatbuffer_end, size),
         segment_data_size: segments.data_size,
         has_header: true,
     }
@@ -225,10 +218,10 @@ fn with_header(
 
 /// Checks the segment data range; `None` if it cannot be used.
 fn segment_base(
+    cx: &mut Context<'_>,
     segments: &Segments,
     flatbuffer_end: u64,
     size: u64,
-    out: &mut Findings,
 ) -> Option<u64> {
     let Segments {
         base,
@@ -260,7 +253,7 @@ fn segment_base(
             } else {
                 size_at
             };
-            out.add(
+            cx.report(
                 &SEGMENT_BASE_INVALID,
                 Place::field("segment_base_offset", at),
                 message,
@@ -271,19 +264,20 @@ fn segment_base(
     }
 }
 
-fn check_program_size(len: u64, out: &mut Findings) {
+fn check_program_size(cx: &mut Context<'_>, len: u64) {
     if len >= FLATBUFFER_LIMIT {
         let message = format!(
             "the FlatBuffer is {len} bytes; 32-bit offsets reach at most {FLATBUFFER_LIMIT} (2 GiB)"
         );
-        out.add(&PROGRAM_TOO_LARGE, Place::at(0), message);
+        cx.report(&PROGRAM_TOO_LARGE, Place::at(0), message);
     }
 }
 
 /// Reports a header whose magic is damaged but whose fields are intact: at least two bytes of
 /// the magic in place, a length the format uses and a FlatBuffer end inside the file.
 /// Returns whether it did.
-fn looks_corrupt(bytes: &[u8], min_length: u32, magic: &[u8; 4], out: &mut Findings) -> bool {
+fn looks_corrupt(cx: &mut Context<'_>, min_length: u32, magic: &[u8; 4]) -> bool {
+    let bytes = cx.bytes;
     let size = bytes.len() as u64;
     let Some(found) = bytes.get(8..12) else {
         return false;
@@ -300,6 +294,6 @@ fn looks_corrupt(bytes: &[u8], min_length: u32, magic: &[u8; 4], out: &mut Findi
         "bytes 8..12 are {}, not the magic {name}, but the header fields after them are intact (length {length}); the runtime takes the file for one without a header and reads its data from the wrong place",
         crate::escape::sanitize(&format!("{found:02x?}"))
     );
-    out.add(&HEADER_MAGIC_CORRUPT, Place::field("magic", 8), message);
+    cx.report(&HEADER_MAGIC_CORRUPT, Place::field("magic", 8), message);
     true
 }

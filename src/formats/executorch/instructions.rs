@@ -27,7 +27,7 @@ impl Walk<'_, '_> {
         chain_len: usize,
     ) -> bool {
         let at = instruction._tab.loc() as u64;
-        let Some(graph) = self.inv.graphs.get(method.graph) else {
+        let Some(graph) = self.cx.inv.graphs.get(method.graph) else {
             return false;
         };
         let node = graph.next_id();
@@ -48,7 +48,7 @@ impl Walk<'_, '_> {
                 let name = name.unwrap_or_else(|| {
                     let what = format!("a kernel call of method \"{}\"", method.name);
                     let message = out_of_range(what, "operator", op, "the method", operators.len());
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    self.cx.report(&INDEX_OUT_OF_RANGE, place, message);
                     self.made(("#", bits64(op.into()), 0), || format!("#{op}"), place)
                 });
                 let args: Vec<i32> = self.bounded_args(call.and_then(|c| c.args()));
@@ -69,7 +69,7 @@ impl Walk<'_, '_> {
                         let what = format!("a delegate call of method \"{}\"", method.name);
                         let message =
                             out_of_range(what, "delegate", index, "the method", delegates.len());
-                        self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                        self.cx.report(&INDEX_OUT_OF_RANGE, place, message);
                         let text = || format!("delegate #{index}");
                         (
                             self.made(("delegate #", bits64(index.into()), 0), text, place),
@@ -91,7 +91,7 @@ impl Walk<'_, '_> {
                     let what = format!("a jump in method \"{}\"", method.name);
                     let message =
                         out_of_range(what, "instruction", destination, "its chain", chain_len);
-                    self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                    self.cx.report(&INDEX_OUT_OF_RANGE, place, message);
                 }
                 let attrs = vec![Attr {
                     name: Symbol::Static("destination"),
@@ -112,7 +112,7 @@ impl Walk<'_, '_> {
                 )
             }
             other => {
-                if !self.budget.spend(NODE_ENTRIES, place, self.out) {
+                if !self.cx.spend(NODE_ENTRIES, place) {
                     return false;
                 }
                 let kind = NewKind::Unknown {
@@ -123,7 +123,7 @@ impl Walk<'_, '_> {
             }
         };
         let cost = NODE_ENTRIES.max(1 + args.len() as u64);
-        if !self.budget.spend(cost, place, self.out) {
+        if !self.cx.spend(cost, place) {
             return false;
         }
         let moves = op_type == "move";
@@ -136,7 +136,7 @@ impl Walk<'_, '_> {
 
     /// Adds a nameless node at `at` to `graph`.
     fn push_node(&mut self, graph: GraphId, kind: NewKind, at: u64) {
-        if let Some(graph) = self.inv.graphs.get_mut(graph) {
+        if let Some(graph) = self.cx.inv.graphs.get_mut(graph) {
             let name = Name::default();
             let offset = at.into();
             graph.nodes.push(NewNode { name, kind, offset });
@@ -146,7 +146,7 @@ impl Walk<'_, '_> {
     /// Arguments as stored, no more than the budget could pay for: an instruction with more
     /// is refused by the budget once counted, so the rest need not be copied.
     fn bounded_args(&self, args: Option<flatbuffers::Vector<'_, i32>>) -> Vec<i32> {
-        let limit = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
+        let limit = usize::try_from(self.cx.budget.left()).unwrap_or(usize::MAX);
         args.into_iter()
             .flatten()
             .take(limit.saturating_add(1))
@@ -161,7 +161,7 @@ impl Walk<'_, '_> {
         text: impl FnOnce() -> String,
         place: Place,
     ) -> Symbol {
-        (self.names).symbol_at(key, text, place, &mut self.budget, self.out)
+        self.cx.symbol_at(key, text, place)
     }
 
     /// Splits arguments into inputs (values defined before) and outputs (tensors defined
@@ -184,7 +184,7 @@ impl Walk<'_, '_> {
                     method.name
                 );
                 let message = out_of_range(what, "value", arg, "the method", n);
-                self.out.add(&INDEX_OUT_OF_RANGE, place, message);
+                self.cx.report(&INDEX_OUT_OF_RANGE, place, message);
                 continue;
             };
             let slot = method.defined.get_mut(id as usize);
@@ -200,7 +200,7 @@ impl Walk<'_, '_> {
             }
             // A list argument reads the values it lists, too.
             if let Some(listed) = self.listed(method, id) {
-                if self.budget.spend(listed.len() as u64, place, self.out) {
+                if self.cx.spend(listed.len() as u64, place) {
                     inputs.extend(listed.iter().map(|&v| Some(v)));
                 }
             }
@@ -224,7 +224,7 @@ impl Walk<'_, '_> {
             return Some(listed.clone());
         }
         let n = method.value_count();
-        let limit = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
+        let limit = usize::try_from(self.cx.budget.left()).unwrap_or(usize::MAX);
         let items = listed_values(method.values?.get(id as usize), limit)?;
         let listed: Rc<[NodeId]> = items
             .into_iter()

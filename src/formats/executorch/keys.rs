@@ -3,8 +3,8 @@
 //! [`crate::formats::shared::budget::Interner`]), and each handle's bytes are hashed once:
 //! comparing the keys of a file costs no more than the bytes copied out of it.
 
+use crate::inventory::hashing::HashMap;
 use crate::inventory::Name;
-use ahash::HashMap;
 
 /// The number of each key met so far.
 #[derive(Debug, Default)]

@@ -27,11 +27,10 @@ mod stacks;
 mod verify;
 
 use crate::check::{Findings, Place};
-use crate::formats::shared::budget::Budget;
-use crate::formats::shared::bytes::len;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
-use crate::inventory::{FileFormat, Inventory};
+use crate::inventory::Inventory;
 use crate::source::ModelFile;
 use std::path::Path;
 
@@ -83,12 +82,12 @@ impl Format for ExecuTorch {
     }
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
-        let bytes = file.bytes();
-        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
-        inv.preferred_alignment = Some(CONSTANT_ALIGNMENT);
+        let mut cx = Context::new(self, file, out);
+        let bytes = cx.bytes;
+        cx.inv.preferred_alignment = Some(CONSTANT_ALIGNMENT);
         let id = bytes.get(4..8).unwrap_or_default();
         let data = bytes.get(4..6) == Some(b"FT");
-        inv.format_version = format!(
+        cx.inv.format_version = format!(
             "{} {}",
             if data { "data" } else { "program" },
             crate::escape::sanitize(&String::from_utf8_lossy(id))
@@ -99,8 +98,8 @@ impl Format for ExecuTorch {
                 "the file is {} bytes, too short for a FlatBuffer's root offset and identifier",
                 bytes.len()
             );
-            out.add(&rules::FLATBUFFER_INVALID, Place::at(0), message);
-            return inv;
+            cx.report(&rules::FLATBUFFER_INVALID, Place::at(0), message);
+            return cx.inv;
         }
         if id != expected {
             let message = format!(
@@ -109,34 +108,33 @@ impl Format for ExecuTorch {
                 if data { ".ptd" } else { ".pte" },
                 String::from_utf8_lossy(expected)
             );
-            out.add(
+            cx.report(
                 &rules::IDENTIFIER_UNSUPPORTED,
                 Place::field("file_identifier", 4),
                 message,
             );
-            return inv;
+            return cx.inv;
         }
         // Unclaimed bytes are reported only when every part of the file could be placed.
         if data {
-            if data_file::read(bytes, &mut inv, &mut Budget::for_file(len(bytes)), out).is_some() {
-                inv.fill_gaps();
+            if data_file::read(&mut cx).is_some() {
+                cx.inv.fill_gaps();
             }
             if options.views {
-                inv.sizes = breakdown::data(&inv);
+                cx.inv.sizes = breakdown::data(&cx.inv);
             }
-            return inv;
+            return cx.inv;
         }
-        let Some(mut program) = program::read(bytes, &mut inv, out) else {
-            return inv;
+        let Some(program) = program::read(&mut cx) else {
+            return cx.inv;
         };
-        let mut budget = std::mem::take(&mut program.budget);
-        pairing::resolve(file, options, &program, &mut budget, &mut inv, out);
+        pairing::resolve(&mut cx, options, &program);
         if program.complete {
-            inv.fill_gaps();
+            cx.inv.fill_gaps();
         }
         if options.views {
-            inv.sizes = breakdown::program(&inv, &program);
+            cx.inv.sizes = breakdown::program(&cx.inv, &program);
         }
-        inv
+        cx.inv
     }
 }

@@ -15,11 +15,12 @@ use super::rules::{
 };
 use crate::check::{Finding, Findings, Item, Place, Severity};
 use crate::formats::shared::budget::Budget;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::ReadOptions;
-use crate::inventory::{FileEntry, FileFormat, FileId, FileRole, Inventory, NewKind};
+use crate::inventory::hashing::{HashMap, HashSet};
+use crate::inventory::{FileEntry, FileId, FileRole, Inventory, NewKind};
 use crate::source::ModelFile;
-use ahash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A data file read for the program, not yet part of its inventory.
@@ -49,14 +50,8 @@ struct Paired {
 
 /// Pairs `model` with its data files and resolves the program's external tensors. A program
 /// with neither external tensors nor delegates needs no data file and looks for none.
-pub fn resolve(
-    model: &ModelFile,
-    options: &ReadOptions,
-    program: &Program,
-    budget: &mut Budget,
-    inv: &mut Inventory,
-    out: &mut Findings,
-) {
+pub fn resolve(cx: &mut Context<'_>, options: &ReadOptions, program: &Program) {
+    let (model, budget, inv, out) = (cx.file, &mut cx.budget, &mut cx.inv, &mut *cx.out);
     let candidates = if !options.data.is_empty() {
         let given = options
             .data
@@ -117,13 +112,17 @@ fn read_all(
             }
             continue;
         }
-        let mut sub = Inventory::of_model(FileFormat::Read("executorch"), &file);
-        if let Some(main) = sub.files.first_mut() {
-            main.path = path;
-        }
         let mut sub_out = Findings::default();
         budget.add_file(file.bytes().len() as u64);
-        let entries = data_file::read(file.bytes(), &mut sub, budget, &mut sub_out);
+        // The data file is read as a file of its own, paying from the program's budget.
+        let mut cx = Context::new(&super::ExecuTorch, &file, &mut sub_out);
+        if let Some(main) = cx.inv.files.first_mut() {
+            main.path = path;
+        }
+        cx.budget = std::mem::take(budget);
+        let entries = data_file::read(&mut cx);
+        *budget = cx.budget;
+        let sub = cx.inv;
         // What was read from a file that changed meanwhile describes no file at all.
         if let Some(change) = file.changed() {
             sub_out.add(&DATA_FILE_MISSING, Place::FILE, change.to_string());

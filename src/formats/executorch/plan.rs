@@ -53,12 +53,11 @@ impl Method<'_> {
 impl Walk<'_, '_> {
     /// Reads method `index` into a new graph; false once the budget has run out.
     pub fn plan(&mut self, index: usize, plan: fb::ExecutionPlan<'_>) -> bool {
-        let graph = self.inv.graphs.len();
+        let graph = self.cx.inv.graphs.len();
         let at = plan._tab.loc() as u64;
-        if !self.budget.spend(
+        if !self.cx.spend(
             crate::formats::shared::budget::SUBGRAPH_ENTRIES,
             Place::at(at),
-            self.out,
         ) {
             return false;
         }
@@ -71,7 +70,7 @@ impl Walk<'_, '_> {
             defined: Vec::new(),
             listed: HashMap::new(),
         };
-        self.inv.graphs.push(Graph {
+        self.cx.inv.graphs.push(Graph {
             name,
             offset: Some(at),
             ..Graph::default()
@@ -81,9 +80,10 @@ impl Walk<'_, '_> {
         let chains = plan.chains().into_iter().flatten();
         let instructions = chains.map(|c| c.instructions().map_or(0, |i| i.len()));
         let instructions = instructions.fold(0, usize::saturating_add);
-        let affordable = usize::try_from(self.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
+        let affordable =
+            usize::try_from(self.cx.budget.left() / NODE_ENTRIES).unwrap_or(usize::MAX);
         let values = method.value_count().min(affordable);
-        if let Some(g) = self.inv.graphs.get_mut(graph) {
+        if let Some(g) = self.cx.inv.graphs.get_mut(graph) {
             g.nodes.reserve(
                 instructions.min(affordable.saturating_sub(values)),
                 values,
@@ -100,7 +100,7 @@ impl Walk<'_, '_> {
                 *slot = Defined::Yes;
             }
         }
-        if let Some(g) = self.inv.graphs.get_mut(graph) {
+        if let Some(g) = self.cx.inv.graphs.get_mut(graph) {
             (g.inputs, g.outputs) = (inputs, outputs);
         }
         let operators = self.operators(&plan);
@@ -109,7 +109,7 @@ impl Walk<'_, '_> {
             let count = chain.instructions().map_or(0, |i| i.len());
             let mut traces = super::stacks::of_chain(&chain, count).into_iter().flatten();
             for instruction in chain.instructions().into_iter().flatten() {
-                let node = self.inv.graphs.get(graph).map(Graph::next_id);
+                let node = self.cx.inv.graphs.get(graph).map(Graph::next_id);
                 if !self.instruction(&mut method, &operators, &delegates, instruction, count) {
                     return false;
                 }
@@ -124,9 +124,7 @@ impl Walk<'_, '_> {
     /// The string `s` of the program, copied once however often it is referred to.
     pub fn name(&mut self, s: Option<&str>) -> Name {
         match s {
-            Some(s) => self
-                .names
-                .name(self.bytes, s.as_bytes(), &mut self.budget, self.out),
+            Some(s) => self.cx.name(s.as_bytes()),
             None => Name::default(),
         }
     }
@@ -134,7 +132,7 @@ impl Walk<'_, '_> {
     /// Where string `s` is in the program, to key what is made from it (`u64::MAX` when
     /// absent).
     pub fn position(&self, s: Option<&str>) -> u64 {
-        s.and_then(|s| offset_in(self.bytes, s.as_bytes()))
+        s.and_then(|s| offset_in(self.cx.bytes, s.as_bytes()))
             .unwrap_or(u64::MAX)
     }
 
@@ -155,7 +153,7 @@ impl Walk<'_, '_> {
             let message = format!(
                 "execution plan {index} has no `{field}`, which the runtime needs to load it"
             );
-            self.out.add(
+            self.cx.report(
                 &METHOD_INCOMPLETE,
                 Place::field("execution_plan", at),
                 message,
@@ -179,7 +177,7 @@ impl Walk<'_, '_> {
                 .map_or(0, |s| s.len().min(64));
             let listed = listed_count(&value);
             let cost = NODE_ENTRIES.max((1 + rank as u64).saturating_add(listed as u64));
-            if !self.budget.spend(cost, Place::at(at), self.out) {
+            if !self.cx.spend(cost, Place::at(at)) {
                 return false;
             }
             let (kind, defined) = self.value(method, i, value, at);
@@ -189,7 +187,7 @@ impl Walk<'_, '_> {
             let name = match &kind {
                 // The exporter stores equal constants once; a second value of this method
                 // holding one is named for itself, as a value.
-                NewKind::Constant { tensor } => match self.inv.tensors.get(*tensor) {
+                NewKind::Constant { tensor } => match self.cx.inv.tensors.get(*tensor) {
                     Some(t) if t.graph == method.graph && t.node.is_some_and(|n| n != i) => {
                         Name::from(format!("%{i}"))
                     }
@@ -201,7 +199,7 @@ impl Walk<'_, '_> {
                     None => Name::from(format!("%{i}")),
                 },
             };
-            if let Some(g) = self.inv.graphs.get_mut(method.graph) {
+            if let Some(g) = self.cx.inv.graphs.get_mut(method.graph) {
                 g.nodes.push(NewNode {
                     name,
                     kind,
@@ -251,7 +249,7 @@ impl Walk<'_, '_> {
                 {
                     let what = format!("an int list of method \"{}\"", method.name);
                     let message = out_of_range(what, "value", bad, "the method", n);
-                    self.out.add(
+                    self.cx.report(
                         &INDEX_OUT_OF_RANGE,
                         Place::at(at).item(Item::Graph {
                             graph: method.graph,
@@ -328,7 +326,7 @@ impl Walk<'_, '_> {
                 ),
                 Some(_) => continue,
             };
-            self.out.add(
+            self.cx.report(
                 &INDEX_OUT_OF_RANGE,
                 Place::at(at).item(Item::Graph {
                     graph: method.graph,
@@ -366,12 +364,13 @@ impl Walk<'_, '_> {
         // Constants and initial states become inventory tensors, whose sizes the generic
         // rules check.
         let becomes_tensor = !external && index > 0 && (!planned || initial_state);
-        let shape = desc.check(&what, place, !becomes_tensor, self.out);
+        let shape = desc.check(&what, place, !becomes_tensor, self.cx.out);
         let fqn = extra.and_then(|e| e.fully_qualified_name());
         let value = NewKind::Value(Value {
             dtype: shape.dtype,
             shape: Some(
-                self.names
+                self.cx
+                    .names
                     .shape(shape.dims.iter().map(|&d| Dim::Fixed(d)).collect()),
             ),
             composite: None,
@@ -399,7 +398,7 @@ impl Walk<'_, '_> {
             Some(_) => self.name(fqn),
             None => {
                 let name = format!("{}.%{node}", method.name);
-                match self.budget.copy(name.len() as u64, place, self.out) {
+                match self.cx.budget.copy(name.len() as u64, place, self.cx.out) {
                     true => Name::from(name),
                     false => Name::default(),
                 }
@@ -434,10 +433,10 @@ impl Walk<'_, '_> {
         at: u64,
     ) -> Vec<NodeId> {
         let n = method.value_count();
-        let affordable = usize::try_from(self.budget.left()).unwrap_or(usize::MAX);
+        let affordable = usize::try_from(self.cx.budget.left()).unwrap_or(usize::MAX);
         let mut ids = Vec::with_capacity(list.map_or(0, |l| l.len()).min(affordable));
         for (pos, v) in list.into_iter().flatten().enumerate() {
-            if !self.budget.spend(1, Place::field(field, at), self.out) {
+            if !self.cx.spend(1, Place::field(field, at)) {
                 break;
             }
             match u32::try_from(v).ok().filter(|&v| (v as usize) < n) {
@@ -445,7 +444,7 @@ impl Walk<'_, '_> {
                 None => {
                     let what = format!("{field}[{pos}] of method \"{}\"", method.name);
                     let message = out_of_range(what, "value", v, "the method", n);
-                    self.out.add(
+                    self.cx.report(
                         &INDEX_OUT_OF_RANGE,
                         Place::field(field, at).item(Item::Graph {
                             graph: method.graph,
@@ -463,7 +462,7 @@ impl Walk<'_, '_> {
         let mut names = Vec::new();
         for op in plan.operators().into_iter().flatten() {
             let place = Place::at(op._tab.loc() as u64);
-            if !self.budget.spend(1, place, self.out) {
+            if !self.cx.spend(1, place) {
                 break;
             }
             // Kept as the file spells it: outputs escape it, the inventory does not.
@@ -473,9 +472,7 @@ impl Walk<'_, '_> {
                 Some(overload) => format!("{}.{overload}", name.unwrap_or_default()),
                 None => name.unwrap_or_default().to_owned(),
             };
-            let symbol = self
-                .names
-                .symbol_at(key, text, place, &mut self.budget, self.out);
+            let symbol = self.cx.symbol_at(key, text, place);
             names.push(symbol);
         }
         names
@@ -486,13 +483,13 @@ impl Walk<'_, '_> {
         let mut ids = Vec::new();
         for d in plan.delegates().into_iter().flatten() {
             let at = d._tab.loc() as u64;
-            if !self.budget.spend(1, Place::at(at), self.out) {
+            if !self.cx.spend(1, Place::at(at)) {
                 break;
             }
             let backend = self.name(d.id());
             let key = ("delegate", self.position(d.id()), 0);
             let text = || format!("delegate {}", d.id().unwrap_or_default());
-            let call = (self.names).symbol_at(key, text, Place::at(at), &mut self.budget, self.out);
+            let call = self.cx.symbol_at(key, text, Place::at(at));
             let processed = d.processed();
             let index = processed.map_or(0, |p| p.index()) as usize;
             let inline = processed.is_none_or(|p| p.location() == fb::DataLocation::INLINE);
@@ -505,8 +502,8 @@ impl Walk<'_, '_> {
                         let what = format!("delegate {backend} of method \"{}\"", method.name);
                         let message =
                             out_of_range(what, "inline blob", index, "the program", count);
-                        self.out
-                            .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
+                        self.cx
+                            .report(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
                         None
                     }
                 }
@@ -522,8 +519,8 @@ impl Walk<'_, '_> {
                         let what = format!("delegate {backend} of method \"{}\"", method.name);
                         let count = self.segments.len();
                         let message = out_of_range(what, "segment", index, "the program", count);
-                        self.out
-                            .add(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
+                        self.cx
+                            .report(&INDEX_OUT_OF_RANGE, Place::field("processed", at), message);
                         None
                     }
                 }

@@ -8,11 +8,11 @@ use super::rules::{out_of_range, CONSTANT_OUT_OF_RANGE, INDEX_OUT_OF_RANGE, METH
 use super::schema::program as fb;
 use super::segments::{self, Segment};
 use super::verify;
-use crate::check::{Findings, Item, Place};
-use crate::formats::shared::budget::{Budget, Interner};
-use crate::formats::shared::bytes::{len, offset_in};
+use crate::check::{Item, Place};
+use crate::formats::shared::bytes::offset_in;
+use crate::formats::shared::context::Context;
 use crate::inventory::{
-    DataRange, GraphId, Inventory, Name, NodeId, SectionKind, Storage, Symbol, Tensor, TensorId,
+    DataRange, GraphId, Name, NodeId, SectionKind, Storage, Symbol, Tensor, TensorId,
 };
 use std::collections::HashMap;
 
@@ -75,8 +75,6 @@ pub struct Program {
     pub delegates: Vec<Delegate>,
     /// Bytes of inline delegate data and legacy constant buffers in the FlatBuffer.
     pub inline_bytes: (u64, u64),
-    /// What is left of the entry budget, for the data files.
-    pub budget: Budget,
     /// Whether every declared byte could be placed.
     pub complete: bool,
 }
@@ -92,19 +90,11 @@ pub enum Constants<'a> {
 }
 
 /// State shared by the methods of one program.
-pub struct Walk<'a, 'i> {
-    /// The whole file.
-    pub bytes: &'a [u8],
+pub struct Walk<'c, 'a> {
+    /// The program's file.
+    pub cx: &'c mut Context<'a>,
     /// The program root.
     pub root: fb::Program<'a>,
-    /// The inventory.
-    pub inv: &'i mut Inventory,
-    /// Findings.
-    pub out: &'i mut Findings,
-    /// The entry budget.
-    pub budget: Budget,
-    /// The file's strings, each copied once.
-    pub names: Interner,
     /// Segments.
     pub segments: Vec<Segment>,
     /// What each segment holds.
@@ -123,29 +113,23 @@ pub struct Walk<'a, 'i> {
     pub stacks: super::stacks::Stacks,
 }
 
-/// Reads the program in `bytes` into `inv`. `None` if its FlatBuffer cannot be read.
-pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Program> {
-    let layout = header::program(bytes, inv, out)?;
+/// Reads the program `cx` reads into its inventory. `None` if its FlatBuffer cannot be read.
+pub fn read(cx: &mut Context<'_>) -> Option<Program> {
+    let bytes = cx.bytes;
+    let layout = header::program(cx)?;
     let flatbuffer = bytes.get(..usize::try_from(layout.flatbuffer_end).ok()?)?;
-    let root = verify::verify(flatbuffer, fb::root_as_program_with_opts, out)?;
-    inv.property("version", root.version(), Some(root._tab.loc() as u64));
-    let mut budget = Budget::for_file(len(bytes));
+    let root = verify::verify(flatbuffer, fb::root_as_program_with_opts, cx.out)?;
+    (cx.inv).property("version", root.version(), Some(root._tab.loc() as u64));
     let list = root.segments().into_iter().flatten();
     let list = list.map(|s| (s.offset(), s.size(), s._tab.loc() as u64));
-    let segments = segments::read(list, &layout, &mut budget, out);
+    let segments = segments::read(cx, list, &layout);
     let mut uses = vec![SegmentUse::Unused; segments.len()];
-    let constants = constants(&root, &segments, &mut uses, out);
-    let mut names = Interner::default();
-    let entries = Entries::new(inv, &mut budget, &mut names, bytes, out);
-    let named = named_data(&root, &segments, &mut uses, entries);
+    let constants = constants(cx, &root, &segments, &mut uses);
+    let named = named_data(&root, &segments, &mut uses, Entries::new(cx));
     let inline_bytes = inline_bytes(&root);
     let mut walk = Walk {
-        bytes,
+        cx,
         root,
-        inv,
-        out,
-        budget,
-        names,
         segments,
         uses,
         constants,
@@ -166,7 +150,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
         }
         None => {
             let message = "the program has no execution plans, so it has no method to load";
-            walk.out.add(
+            walk.cx.report(
                 &METHOD_INCOMPLETE,
                 Place::field("execution_plan", root._tab.loc() as u64),
                 message,
@@ -178,14 +162,13 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
         uses,
         externals,
         delegates,
-        budget,
         ..
     } = walk;
     let kind = |i: usize| match uses.get(i) {
         Some(SegmentUse::Constants | SegmentUse::Mutable) => SectionKind::TensorData,
         _ => SectionKind::BlobData,
     };
-    segments::declare(&segments, &layout, 0, kind, inv);
+    segments::declare(&segments, &layout, 0, kind, &mut cx.inv);
     Some(Program {
         complete: layout.complete(),
         segments,
@@ -194,7 +177,6 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Pro
         externals,
         delegates,
         inline_bytes,
-        budget,
     })
 }
 
@@ -210,16 +192,16 @@ fn value_place(tensor: &Tensor, at: u64) -> Place {
 
 /// Checks a segment index from the program; the segment if it is in range.
 fn segment_index(
+    cx: &mut Context<'_>,
     segments: &[Segment],
     index: u64,
     what: &str,
     at: u64,
-    out: &mut Findings,
 ) -> Option<usize> {
     let found = usize::try_from(index).ok().filter(|&i| i < segments.len());
     if found.is_none() {
         let message = out_of_range(what, "segment", index, "the program", segments.len());
-        out.add(
+        cx.report(
             &INDEX_OUT_OF_RANGE,
             Place::field("segment_index", at),
             message,
@@ -239,17 +221,17 @@ fn range_of(segment: &Segment) -> Option<DataRange> {
 /// The constant store: the constant segment when it has more than the placeholder offset,
 /// as the runtime decides, else the legacy buffers.
 fn constants<'a>(
+    cx: &mut Context<'_>,
     root: &fb::Program<'a>,
     segments: &[Segment],
     uses: &mut [SegmentUse],
-    out: &mut Findings,
 ) -> Constants<'a> {
     if let Some(cs) = root.constant_segment() {
         let offsets = cs.offsets().filter(|o| o.len() > 1);
         if let Some(offsets) = offsets {
             let at = cs._tab.loc() as u64;
             let what = "constant_segment.segment_index";
-            let seg = segment_index(segments, cs.segment_index().into(), what, at, out);
+            let seg = segment_index(cx, segments, cs.segment_index().into(), what, at);
             if let Some(slot) = seg.and_then(|i| uses.get_mut(i)) {
                 *slot = SegmentUse::Constants;
             }
@@ -267,7 +249,7 @@ fn named_data(
     root: &fb::Program<'_>,
     segments: &[Segment],
     uses: &mut [SegmentUse],
-    mut entries: Entries<'_>,
+    mut entries: Entries<'_, '_>,
 ) -> Vec<Entry> {
     let list = root
         .named_data()
@@ -280,7 +262,7 @@ fn named_data(
             *slot = SegmentUse::Named;
         }
     }
-    entries.finish().0
+    entries.finish()
 }
 
 /// Bytes of inline delegate blobs and of legacy constant buffers.
@@ -304,9 +286,8 @@ impl Walk<'_, '_> {
         for m in self.root.mutable_data_segments().into_iter().flatten() {
             let at = m._tab.loc() as u64;
             let what = "mutable_data_segments segment_index";
-            if let Some(i) =
-                segment_index(&self.segments, m.segment_index().into(), what, at, self.out)
-            {
+            let index = m.segment_index().into();
+            if let Some(i) = segment_index(self.cx, &self.segments, index, what, at) {
                 if let Some(used) = self.uses.get_mut(i) {
                     *used = SegmentUse::Mutable;
                 }
@@ -317,7 +298,7 @@ impl Walk<'_, '_> {
     /// The tensor holding constant `index`, made from `tensor` the first time and shared by
     /// every value that uses the same index (see [`Walk::known_tensor`]).
     pub fn constant(&mut self, index: u32, tensor: Tensor, at: u64) -> Option<TensorId> {
-        let id = self.inv.tensors.len();
+        let id = self.cx.inv.tensors.len();
         // The tensor exists once it is pushed below; an index problem is the value node's.
         let place = Place::at(at).item(Item::Tensor { tensor: id });
         let value = value_place(&tensor, at);
@@ -331,7 +312,7 @@ impl Walk<'_, '_> {
                     let (what, count) = ("data_buffer_idx", offsets.len());
                     let message =
                         out_of_range(what, "offset", index, "the constant segment", count);
-                    self.out.add(&INDEX_OUT_OF_RANGE, value, message);
+                    self.cx.report(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
                 let data =
@@ -346,13 +327,13 @@ impl Walk<'_, '_> {
                     let (what, count) = ("data_buffer_idx", buffers.len());
                     let message =
                         out_of_range(what, "constant buffer", index, "the program", count);
-                    self.out.add(&INDEX_OUT_OF_RANGE, value, message);
+                    self.cx.report(&INDEX_OUT_OF_RANGE, value, message);
                     return None;
                 };
                 let data = buffer.storage().and_then(|s| {
                     Some(DataRange {
                         file: 0,
-                        offset: offset_in(self.bytes, s.bytes())?,
+                        offset: offset_in(self.cx.bytes, s.bytes())?,
                         len: s.len() as u64,
                     })
                 });
@@ -360,7 +341,7 @@ impl Walk<'_, '_> {
             }
             Constants::Absent => {
                 let message = out_of_range("data_buffer_idx", "constant", index, "the program", 0);
-                self.out.add(&INDEX_OUT_OF_RANGE, value, message);
+                self.cx.report(&INDEX_OUT_OF_RANGE, value, message);
                 return None;
             }
         };
@@ -369,7 +350,7 @@ impl Walk<'_, '_> {
         } else {
             Storage::Missing
         };
-        self.inv.tensors.push(Tensor {
+        self.cx.inv.tensors.push(Tensor {
             data,
             storage,
             ..tensor
@@ -387,7 +368,7 @@ impl Walk<'_, '_> {
         tensor: Tensor,
         at: u64,
     ) -> Option<TensorId> {
-        let id = self.inv.tensors.len();
+        let id = self.cx.inv.tensors.len();
         let place = Place::at(at).item(Item::Tensor { tensor: id });
         let value = value_place(&tensor, at);
         let list = self.root.mutable_data_segments();
@@ -399,7 +380,7 @@ impl Walk<'_, '_> {
         else {
             let what = "mutable_data_segments_idx";
             let message = out_of_range(what, "mutable data segment", which, "the program", count);
-            self.out.add(&INDEX_OUT_OF_RANGE, value, message);
+            self.cx.report(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };
         let offsets = m.offsets();
@@ -415,7 +396,7 @@ impl Walk<'_, '_> {
                 "the mutable data segment",
                 n,
             );
-            self.out.add(&INDEX_OUT_OF_RANGE, value, message);
+            self.cx.report(&INDEX_OUT_OF_RANGE, value, message);
             return None;
         };
         let segment = self
@@ -429,7 +410,7 @@ impl Walk<'_, '_> {
         } else {
             Storage::Missing
         };
-        self.inv.tensors.push(Tensor {
+        self.cx.inv.tensors.push(Tensor {
             data,
             storage,
             ..tensor
@@ -469,7 +450,7 @@ impl Walk<'_, '_> {
                     "{what} at offset {offset} of its segment needs {len} bytes, but the segment holds {}",
                     segment.len
                 );
-                self.out.add(&CONSTANT_OUT_OF_RANGE, place, message);
+                self.cx.report(&CONSTANT_OUT_OF_RANGE, place, message);
                 None
             }
         }

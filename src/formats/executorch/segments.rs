@@ -5,8 +5,8 @@ use super::header::Layout;
 use super::rules::{
     MISALIGNED, SEGMENTS_OVERLAP, SEGMENTS_UNSORTED, SEGMENTS_WITHOUT_HEADER, SEGMENT_OUT_OF_RANGE,
 };
-use crate::check::{Findings, Place};
-use crate::formats::shared::budget::Budget;
+use crate::check::Place;
+use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, FileId, Inventory, Section, SectionKind};
 
 /// The alignment ExecuTorch writers give segments (`segment_alignment`).
@@ -28,14 +28,13 @@ pub struct Segment {
 /// Reads and checks a segment list of (offset, size, table position). Returns the segments
 /// read, as many as the budget allows.
 pub fn read(
+    cx: &mut Context<'_>,
     list: impl Iterator<Item = (u64, u64, u64)>,
     layout: &Layout,
-    budget: &mut Budget,
-    out: &mut Findings,
 ) -> Vec<Segment> {
     let mut segments = Vec::new();
     for (index, (offset, size, at)) in list.enumerate() {
-        if !budget.spend(1, Place::field("segments", at), out) {
+        if !cx.spend(1, Place::field("segments", at)) {
             break;
         }
         let place = Place::field("segments", at);
@@ -50,7 +49,7 @@ pub fn read(
                 let message = format!(
                     "segment {index} holds {size} bytes, but the file has no extended header to say where segments start"
                 );
-                out.add(&SEGMENTS_WITHOUT_HEADER, place, message);
+                cx.report(&SEGMENTS_WITHOUT_HEADER, place, message);
                 None
             }
             (Some(_), _) => {
@@ -58,7 +57,7 @@ pub fn read(
                     "segment {index} at offset {offset} + size {size} ends past the segment data's {} bytes",
                     layout.segment_data_size
                 );
-                out.add(&SEGMENT_OUT_OF_RANGE, place, message);
+                cx.report(&SEGMENT_OUT_OF_RANGE, place, message);
                 None
             }
         };
@@ -66,7 +65,7 @@ pub fn read(
             let message = format!(
                 "segment {index} starts at offset {offset}, not a multiple of {SEGMENT_ALIGNMENT}"
             );
-            out.add(&MISALIGNED, place, message);
+            cx.report(&MISALIGNED, place, message);
         }
         segments.push(Segment {
             offset,
@@ -75,12 +74,12 @@ pub fn read(
             at,
         });
     }
-    order(&segments, out);
+    order(cx, &segments);
     segments
 }
 
 /// Reports segments out of offset order, and non-empty segments that share bytes.
-fn order(segments: &[Segment], out: &mut Findings) {
+fn order(cx: &mut Context<'_>, segments: &[Segment]) {
     let mut nonempty: Vec<(usize, &Segment)> = segments
         .iter()
         .enumerate()
@@ -95,7 +94,7 @@ fn order(segments: &[Segment], out: &mut Findings) {
             "segment {b} at offset {} comes after segment {a} at offset {}; segments are sorted by offset",
             sb.offset, sa.offset
         );
-        out.add(&SEGMENTS_UNSORTED, Place::field("segments", sb.at), message);
+        cx.report(&SEGMENTS_UNSORTED, Place::field("segments", sb.at), message);
     }
     nonempty.sort_by_key(|(_, s)| s.offset);
     let mut widest: Option<(usize, u64)> = None;
@@ -106,7 +105,7 @@ fn order(segments: &[Segment], out: &mut Findings) {
                 s.offset,
                 s.offset.saturating_add(s.size)
             );
-            out.add(&SEGMENTS_OVERLAP, Place::field("segments", s.at), message);
+            cx.report(&SEGMENTS_OVERLAP, Place::field("segments", s.at), message);
         }
         let end = s.offset.saturating_add(s.size);
         if widest.is_none_or(|(_, e)| end > e) {

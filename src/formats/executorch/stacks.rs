@@ -47,10 +47,10 @@ impl Walk<'_, '_> {
         let Some(path) = self.frames_path(frames, at) else {
             return;
         };
-        if !self.budget.spend(1, Place::at(at), self.out) {
+        if !self.cx.spend(1, Place::at(at)) {
             return;
         }
-        if let Some(g) = self.inv.graphs.get_mut(graph) {
+        if let Some(g) = self.cx.inv.graphs.get_mut(graph) {
             g.scopes.push(RecordedScope { node, path });
         }
     }
@@ -58,14 +58,14 @@ impl Walk<'_, '_> {
     /// The module path of `frames`, read once per list of frames and shared.
     fn frames_path(&mut self, frames: fb::FrameList<'_>, at: u64) -> Option<Name> {
         let items = frames.items()?;
-        let key = offset_in(self.bytes, items.bytes()).unwrap_or(u64::MAX);
+        let key = offset_in(self.cx.bytes, items.bytes()).unwrap_or(u64::MAX);
         if let Some(path) = self.stacks.paths.get(&key) {
             return path.clone();
         }
-        if !self.budget.spend(1, Place::at(at), self.out) {
+        if !self.cx.spend(1, Place::at(at)) {
             return None;
         }
-        let file = len(self.bytes);
+        let file = len(self.cx.bytes);
         let left = self
             .stacks
             .left
@@ -87,7 +87,7 @@ impl Walk<'_, '_> {
         let path = stack::module_path(read);
         let name = match path.is_empty() {
             true => None,
-            false => (self.names).spelled(&path, Place::at(at), &mut self.budget, self.out),
+            false => self.cx.spelled(&path, Place::at(at)),
         };
         self.stacks.paths.insert(key, name.clone());
         name

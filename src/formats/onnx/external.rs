@@ -5,7 +5,7 @@ use super::rules::*;
 use crate::check::{Findings, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::datafiles::rules::CHECKSUM_INVALID;
-use ahash::HashSet;
+use crate::inventory::hashing::HashSet;
 
 /// Characters of a key or value shown in a message.
 const SHOWN: usize = 100;

@@ -30,40 +30,34 @@ mod test_rng;
 mod types;
 mod value_view;
 
-use crate::check::{Finding, Findings, Item, Place};
-use crate::formats::shared::budget::{Budget, Interner, MAX_ENTRIES};
+use crate::check::{Findings, Item, Place};
+use crate::formats::shared::budget::MAX_ENTRIES;
 use crate::formats::shared::bytes::{len, offset_in, range};
+use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{self, DataFiles};
+use crate::formats::shared::protobuf::PROTOBUF_LIMIT;
 use crate::formats::{About, Detection, Format, ReadOptions, Target};
 use crate::inventory::{
-    ByteRange, FileFormat, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
+    ByteRange, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
 use crate::source::ModelFile;
 use model_view::ModelView;
 use rules::*;
-
-/// Protobuf's message size limit, which .onnx files must stay below.
-const PROTOBUF_LIMIT: u64 = 1 << 31;
 
 /// The ONNX format.
 pub struct Onnx;
 
 /// State shared while reading one model.
 struct Reader<'a> {
-    /// The model file's bytes, to locate raw_data slices.
-    base: &'a [u8],
-    inv: &'a mut Inventory,
-    out: &'a mut Findings,
+    /// The model file's bytes, inventory, findings, budget and names (operator types,
+    /// attribute names and domains the schemas do not name, and the module paths nodes
+    /// record, each copied once).
+    cx: Context<'a>,
     files: DataFiles,
     /// Checksums the tensors record, for `--verify-checksums`.
     checksums: Vec<datafiles::checksum::Recorded>,
-    /// Entries the model may still add.
-    budget: Budget,
     /// Opset imports and local functions, for the schema checks.
     schemas: schema::Context,
-    /// Operator types, attribute names and domains the schemas do not name, and the module
-    /// paths nodes record, each copied once.
-    symbols: Interner,
     /// The graphs that are function bodies, in the order they were added.
     function_bodies: Vec<GraphId>,
     /// Whether to record the module paths nodes carry in their metadata
@@ -75,7 +69,7 @@ impl<'a> Reader<'a> {
     /// `bytes` as a slice of the file. prost slices the shared buffer when decoding, so every
     /// embedded message and name lies inside it; anything else reads as empty.
     fn in_file(&self, bytes: &[u8]) -> &'a [u8] {
-        let base: &'a [u8] = self.base;
+        let base: &'a [u8] = self.cx.bytes;
         offset_in(base, bytes)
             .and_then(|start| range(base, start, len(bytes)))
             .unwrap_or_default()
@@ -84,25 +78,8 @@ impl<'a> Reader<'a> {
     /// `bytes` from the file as a symbol, copied the first time its text is met and shared
     /// after that.
     fn symbol(&mut self, bytes: &[u8], at: Option<u64>) -> Symbol {
-        let text = String::from_utf8_lossy(bytes);
-        (self.symbols).symbol(&text, Place::at(at), &mut self.budget, self.out)
-    }
-
-    /// Takes `n` entries from the budget; false once it has run out (see [`Budget`]).
-    fn spend(&mut self, n: u64, at: Option<u64>) -> bool {
-        self.budget.spend(n, Place::at(at), self.out)
-    }
-
-    /// `n` entries the file declares, at most as many as the budget can still pay for: what
-    /// room to make for them, each entry costing at least one.
-    fn affordable(&self, n: usize) -> usize {
-        n.min(usize::try_from(self.budget.left()).unwrap_or(usize::MAX))
-    }
-
-    /// The module path `path` (a slice of the file) as a shared name, copied and paid for the
-    /// first time it is met; `None` once the budget has run out.
-    fn module(&mut self, path: &[u8], at: Option<u64>) -> Option<Name> {
-        (self.symbols).spelled(path, Place::at(at), &mut self.budget, self.out)
+        self.cx
+            .symbol(&String::from_utf8_lossy(bytes), Place::at(at))
     }
 
     /// Reports a `what` (node, tensor, ...) at `at` that cannot be decoded.
@@ -113,18 +90,7 @@ impl<'a> Reader<'a> {
             "a"
         };
         let message = format!("cannot decode {article} {what}: {error}");
-        self.out
-            .push(Finding::new(&PROTOBUF_INVALID, Place::at(at), message));
-    }
-
-    /// Whether the budget ran out.
-    fn exhausted(&self) -> bool {
-        self.budget.exhausted()
-    }
-
-    /// Absolute offset of `bytes` in the model file.
-    fn offset(&self, bytes: &[u8]) -> Option<u64> {
-        offset_in(self.base, bytes)
+        self.cx.report(&PROTOBUF_INVALID, Place::at(at), message);
     }
 }
 
@@ -148,9 +114,9 @@ impl Format for Onnx {
     }
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
-        let size = file.bytes().len() as u64;
-        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
-        inv.sections.push(Section {
+        let mut cx = Context::new(self, file, out);
+        let size = len(cx.bytes);
+        cx.inv.sections.push(Section {
             file: 0,
             kind: SectionKind::ModelData,
             range: ByteRange {
@@ -159,50 +125,51 @@ impl Format for Onnx {
             },
         });
         if size >= PROTOBUF_LIMIT {
-            out.add(&MODEL_TOO_LARGE, Place::at(0), format!(
+            cx.report(&MODEL_TOO_LARGE, Place::at(0), format!(
                 "the .onnx file is {size} bytes; protobuf readers refuse {PROTOBUF_LIMIT} bytes (2 GiB) or more"));
         }
-        let model = match ModelView::read(file.bytes(), MAX_ENTRIES / PROPERTY_ENTRIES) {
+        let model = match ModelView::read(cx.bytes, MAX_ENTRIES / PROPERTY_ENTRIES) {
             Ok(model) => model,
             Err(e) => {
                 let message = format!("cannot decode the model: {e}");
-                out.add(&PROTOBUF_INVALID, Place::at(0), message);
-                return inv;
+                cx.report(&PROTOBUF_INVALID, Place::at(0), message);
+                return cx.inv;
             }
         };
-        let mut budget = Budget::for_file(size);
         if model.dropped > 0 {
-            budget.spend(u64::MAX, Place::at(0), out);
+            cx.spend(u64::MAX, Place::at(0));
         }
-        model_info(&model, &mut inv, &mut budget, out);
+        model_info(&model, &mut cx);
         let mut reader = Reader {
-            base: file.bytes(),
-            inv: &mut inv,
-            out,
+            cx,
             files: DataFiles::new(file.path(), &locations::OnnxLocations),
             checksums: Vec::new(),
-            budget,
             schemas: schema::Context::default(),
-            symbols: Interner::default(),
             function_bodies: Vec::new(),
             modules: options.views,
         };
         graphs::read(&model, &mut reader);
-        node_names::check(reader.inv, &reader.function_bodies, reader.out);
-        shape_inputs::check(reader.inv, reader.schemas.of(0).version(b""), reader.out);
-        initializer_inputs::check(reader.inv, model.ir_version, reader.out);
+        let Reader {
+            mut cx,
+            files,
+            checksums,
+            schemas,
+            function_bodies,
+            ..
+        } = reader;
+        node_names::check(&cx.inv, &function_bodies, cx.out);
+        shape_inputs::check(&cx.inv, schemas.of(0).version(b""), cx.out);
+        initializer_inputs::check(&cx.inv, model.ir_version, cx.out);
         if options.target == Some(Target::Rten) {
-            locations::rten(&reader.files, reader.out);
+            locations::rten(&files, cx.out);
         }
-        let schemas = std::mem::take(&mut reader.schemas);
-        let checksums = std::mem::take(&mut reader.checksums);
         if options.verify_checksums && !checksums.is_empty() {
-            let identities = reader.files.identities();
-            datafiles::checksum::verify(&inv, &checksums, identities, options.progress, out);
+            let identities = files.identities();
+            datafiles::checksum::verify(&cx.inv, &checksums, identities, options.progress, cx.out);
         }
-        types::check(&inv, &schemas, out);
-        inv.fill_gaps();
-        inv
+        types::check(&cx.inv, &schemas, cx.out);
+        cx.inv.fill_gaps();
+        cx.inv
     }
 }
 
@@ -216,14 +183,14 @@ fn text(b: Option<&[u8]>) -> String {
 const PROPERTY_ENTRIES: u64 = 4;
 
 /// Model-level fields: properties, metadata, ir_version and opsets.
-fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: &mut Findings) {
+fn model_info(m: &ModelView<'_>, cx: &mut Context<'_>) {
     let field = |name| Item::Field { name };
     match m.ir_version {
         Some(v) if v > 0 => {
-            inv.format_version = format!("IR v{v}");
-            inv.property("ir_version", v, None);
+            cx.inv.format_version = format!("IR v{v}");
+            cx.inv.property("ir_version", v, None);
         }
-        other => out.add(
+        other => cx.report(
             &IR_VERSION_MISSING,
             Place::on(field("ir_version")),
             match other {
@@ -239,21 +206,21 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: 
         ("doc_string", m.doc_string),
     ] {
         if value.is_some_and(|v| !v.is_empty()) {
-            inv.property(key, text(value), None);
+            cx.inv.property(key, text(value), None);
         }
     }
     if let Some(v) = m.model_version {
-        inv.property("model_version", v, None);
+        cx.inv.property("model_version", v, None);
     }
     if m.opset_import.is_empty() {
-        out.add(
+        cx.report(
             &OPSET_MISSING,
             Place::on(field("opset_import")),
             "opset_import is empty; no operator set is imported",
         );
     }
     for &(domain, version) in &m.opset_import {
-        if !budget.spend(PROPERTY_ENTRIES, Place::field("opset_import", None), out) {
+        if !cx.spend(PROPERTY_ENTRIES, Place::field("opset_import", None)) {
             break;
         }
         let domain = text(domain);
@@ -262,16 +229,17 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: 
         } else {
             domain
         };
-        inv.property(&format!("opset {domain}"), version.unwrap_or(0), None);
+        cx.inv
+            .property(&format!("opset {domain}"), version.unwrap_or(0), None);
     }
     let mut keys = std::collections::HashSet::new();
     for &(key, value) in &m.metadata_props {
-        if !budget.spend(PROPERTY_ENTRIES, Place::field("metadata_props", None), out) {
+        if !cx.spend(PROPERTY_ENTRIES, Place::field("metadata_props", None)) {
             break;
         }
         let key = key.unwrap_or_default();
         if !keys.insert(key) {
-            out.add(
+            cx.report(
                 &DUPLICATE_METADATA_KEY,
                 Place::on(field("metadata_props")),
                 format!(
@@ -280,7 +248,8 @@ fn model_info(m: &ModelView<'_>, inv: &mut Inventory, budget: &mut Budget, out: 
                 ),
             );
         }
-        inv.metadata
+        cx.inv
+            .metadata
             .push(MetadataEntry::new(key, value.unwrap_or_default()));
     }
 }

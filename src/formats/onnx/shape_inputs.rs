@@ -8,8 +8,8 @@
 
 use super::rules::SHAPE_INPUT_EXTERNAL;
 use crate::check::{Findings, Item, Place};
+use crate::inventory::hashing::HashMap;
 use crate::inventory::{Graph, GraphId, Inventory, Name, NodeId, NodeKind, OpRef, Storage};
-use ahash::HashMap;
 
 /// Input indices with their names in the operator's schema.
 type Inputs = &'static [(usize, &'static str)];

@@ -27,12 +27,12 @@ impl Reader<'_> {
         node: Option<NodeId>,
         decl: Option<u64>,
     ) -> TensorId {
-        let id = self.inv.tensors.len();
+        let id = self.cx.inv.tensors.len();
         let place = Place::on(Item::Tensor { tensor: id }).offset(decl);
         let code = t.data_type.unwrap_or(0);
         let dtype = from_onnx(code);
         if dtype.is_none() {
-            self.out.add(
+            self.cx.report(
                 &DTYPE_UNDEFINED,
                 place,
                 format!(
@@ -46,7 +46,7 @@ impl Reader<'_> {
             );
         }
         if let Some((i, d)) = t.dims.iter().enumerate().find(|(_, &d)| d < 0) {
-            self.out.add(
+            self.cx.report(
                 &NEGATIVE_DIM,
                 place,
                 format!("dims[{i}] is {d}; a stored tensor's dimensions are sizes, 0 or more"),
@@ -69,7 +69,7 @@ impl Reader<'_> {
         let inline_at = (tensor.storage == Storage::Inline).then_some(tensor.data);
         tensor.decl_offset = decl.or(inline_at.flatten().map(|d| d.offset));
         (tensor.graph, tensor.node) = (graph, node);
-        self.inv.tensors.push(tensor);
+        self.cx.inv.tensors.push(tensor);
         id
     }
 
@@ -96,7 +96,7 @@ impl Reader<'_> {
         let fields = Self::value_fields(t);
         let count = fields.clone().count();
         if count > 1 {
-            self.out.add(
+            self.cx.report(
                 &TENSOR_VALUE_FIELDS,
                 place,
                 format!(
@@ -105,7 +105,7 @@ impl Reader<'_> {
                 ),
             );
         } else if count == 0 && elements.is_some_and(|n| n > 0) {
-            self.out.add(
+            self.cx.report(
                 &TENSOR_VALUE_FIELDS,
                 place,
                 format!(
@@ -117,13 +117,13 @@ impl Reader<'_> {
         }
         if let Some(raw) = t.raw_data {
             if dtype == Some(DType::String) {
-                self.out.add(
+                self.cx.report(
                     &STRING_IN_RAW_DATA,
                     place,
                     "STRING tensor stores its data in raw_data",
                 );
             }
-            let range = offset_in(self.base, raw).map(|offset| DataRange {
+            let range = offset_in(self.cx.bytes, raw).map(|offset| DataRange {
                 file: 0,
                 offset,
                 len: raw.len() as u64,
@@ -146,7 +146,7 @@ impl Reader<'_> {
             return;
         };
         if stored != 0 && stored != expected {
-            self.out.add(
+            self.cx.report(
                 &generic::TENSOR_SIZE_MISMATCH,
                 place,
                 format!(
@@ -168,7 +168,7 @@ impl Reader<'_> {
     ) -> Option<DataRange> {
         let mut inline = Self::value_fields(t).peekable();
         if inline.peek().is_some() {
-            self.out.add(
+            self.cx.report(
                 &EXTERNAL_WITH_INLINE_DATA,
                 place,
                 if t.raw_data.is_some_and(<[u8]>::is_empty) {
@@ -181,7 +181,7 @@ ignore it, but rten reads the empty raw_data instead of the external data and re
             );
         }
         if matches!(dtype, None | Some(DType::String)) {
-            self.out.add(
+            self.cx.report(
                 &EXTERNAL_DTYPE_INVALID,
                 place,
                 format!(
@@ -190,12 +190,14 @@ ignore it, but rten reads the empty raw_data instead of the external data and re
                 ),
             );
         }
-        let r = external::parse(&t.external_data, place, self.out);
+        let r = external::parse(&t.external_data, place, self.cx.out);
         let location = r.location?;
-        let file = self.files.file(location, place, self.inv, self.out)?;
+        let file = self
+            .files
+            .file(location, place, &mut self.cx.inv, self.cx.out)?;
         let offset = r.offset.unwrap_or(0);
         if r.offset.is_some_and(|o| o % PAGE != 0) {
-            self.out.add(&EXTERNAL_OFFSET_UNALIGNED, place.offset(offset).in_file(file), format!(
+            self.cx.report(&EXTERNAL_OFFSET_UNALIGNED, place.offset(offset).in_file(file), format!(
                 "offset {offset} is not a multiple of {PAGE}: the tensor cannot be memory-mapped on its own"));
         }
         if let Some(checksum) = &r.checksum {

@@ -2,7 +2,7 @@
 //! stream, or the `.pdiparams.info` of structured names. None has a magic number but PIR's
 //! `"magic": "pir"`.
 
-use crate::formats::foreign::json_with_key;
+use crate::formats::shared::json;
 use crate::formats::shared::protobuf::varint;
 
 /// What a Paddle file holds.
@@ -72,7 +72,7 @@ fn program(bytes: &[u8]) -> bool {
 
 /// A PIR program: a JSON object whose `base_code` has `"magic": "pir"` near the start.
 fn pir(bytes: &[u8]) -> bool {
-    json_with_key(bytes, "\"base_code\"") && json_with_key(bytes, "\"magic\":\"pir\"")
+    json::with_key(bytes, "\"base_code\"") && json::with_key(bytes, "\"magic\":\"pir\"")
 }
 
 /// Little-endian word of `len` bytes at `at`.

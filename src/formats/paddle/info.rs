@@ -7,11 +7,11 @@
 //! PD019, a warning, since Paddle Inference never reads the file. Each string is copied once however
 //! often the memo refers to it.
 
-use super::program::Builder;
 use super::rules::INFO_INVALID;
 use crate::check::{Findings, Place, Severity};
-use crate::formats::shared::budget::{Budget, Interner};
+use crate::formats::shared::budget::Interner;
 use crate::formats::shared::bytes::head;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::{
     self, rules, Id, Located, Options, Pickle, Sink, Source, Text, Tree, Value,
 };
@@ -39,7 +39,7 @@ pub fn detect(bytes: &[u8]) -> bool {
 /// Adds the structured names of the `.pdiparams.info` in `bytes` (file `file` of the
 /// inventory) to the metadata as variable = structured name; reports a file it cannot read
 /// and what loading it would import.
-pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
+pub fn read(bytes: &[u8], file: FileId, cx: &mut Context<'_>) {
     let located = match file {
         0 => Located::File,
         file => Located::Data { file },
@@ -54,8 +54,8 @@ pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
     let options = Options::reporting(false);
     let mut damage = Findings::default();
     let mut sink = Sink {
-        inv: &mut *b.inv,
-        budget: &mut *b.budget,
+        inv: &mut cx.inv,
+        budget: &mut cx.budget,
         out: &mut damage,
     };
     let p = pickle::read_into(&mut sink, &src, options);
@@ -63,15 +63,15 @@ pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
         let damage = finding.rule.severity == Severity::Error;
         if damage && finding.rule.code.starts_with(rules::GROUP.prefix) {
             let place = Place::at(finding.offset).in_file(finding.file);
-            b.out.add(&INFO_INVALID, place, finding.message);
+            cx.report(&INFO_INVALID, place, finding.message);
         } else {
-            b.out.push(finding);
+            cx.out.push(finding);
         }
     }
     let mut sink = Sink {
-        inv: &mut *b.inv,
-        budget: &mut *b.budget,
-        out: &mut *b.out,
+        inv: &mut cx.inv,
+        budget: &mut cx.budget,
+        out: &mut *cx.out,
     };
     pickle::judge_into(&mut sink, &src, &p, options, &|_| None);
     let Some(root) = p.root else {
@@ -80,8 +80,9 @@ pub fn read(bytes: &[u8], file: FileId, b: &mut Builder<'_>) {
     let Some(Value::Dict(entries)) = p.value(root) else {
         let message = "the pickle is not a dict; a .pdiparams.info is a pickled dict of \
 variable names to dicts of strings and booleans";
-        return b.out.add(&INFO_INVALID, src.place(p.start), message);
+        return cx.report(&INFO_INVALID, src.place(p.start), message);
     };
+    // Offsets in this file, which may be a data file of the model: names of its own.
     let mut names = Interner::default();
     // The structured name of each field dict, looked up once however many variables share
     // the dict through the memo.
@@ -97,29 +98,23 @@ variable names to dicts of strings and booleans";
         let Some(structured) = structured else {
             continue;
         };
-        if !b.spend(PAIR_ENTRIES, None) {
+        if !cx.spend(PAIR_ENTRIES, Place::FILE) {
             return;
         }
-        let var = name(&p, var, &mut names, b.budget, b.out);
-        let structured = name(&p, structured, &mut names, b.budget, b.out);
+        let var = name(&p, var, &mut names, cx);
+        let structured = name(&p, structured, &mut names, cx);
         if let Some((var, structured)) = var.zip(structured) {
-            b.inv.metadata.push(MetadataEntry::new(var, structured));
+            cx.inv.metadata.push(MetadataEntry::new(var, structured));
         }
     }
 }
 
 /// The text of the `str` value `id`, copied once for each place it has in the file.
-fn name(
-    p: &Pickle<'_>,
-    id: Id,
-    names: &mut Interner,
-    budget: &mut Budget,
-    out: &mut Findings,
-) -> Option<Name> {
+fn name(p: &Pickle<'_>, id: Id, names: &mut Interner, cx: &mut Context<'_>) -> Option<Name> {
     match p.value(id)? {
         Value::Str(Text::At(span)) => {
             let text = || p.text(&Text::At(*span)).to_vec();
-            Some(names.name_at(span.start, span.len, text, budget, out))
+            Some(names.name_at(span.start, span.len, text, &mut cx.budget, cx.out))
         }
         Value::Str(Text::Decoded(name)) => Some(name.clone()),
         _ => None,

@@ -5,13 +5,15 @@
 //! for: the fields of a block are walked twice (variables, then ops) instead of being kept.
 
 use super::dtypes;
-use super::program::{sort, Builder, Param};
+use super::program::{self, sort, Param};
 use super::record;
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::bytes::offset_in;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{low32, narrow, signed64};
 use crate::formats::shared::protobuf::{self, Field, Scalar, Value as Wire};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, GraphRef, Name, NewKind, NodeId, Operator, Value,
 };
@@ -26,13 +28,14 @@ const MAX_ANCESTORS: usize = 64;
 /// A variable's type, and the element type and dims of its tensor, if it has one.
 type Declared = (u64, Option<u64>, Option<Vec<i64>>);
 
-type Names<'b> = HashMap<&'b [u8], NodeId, ahash::RandomState>;
+type Names<'b> = HashMap<&'b [u8], NodeId, Seeded>;
 
-/// Reads the program in `file` into the builder's inventory; returns its parameters, sorted.
-pub fn read(file: &[u8], b: &mut Builder<'_>) -> Vec<Param> {
+/// Reads the ProgramDesc `cx` reads into its inventory; returns its parameters, sorted.
+pub fn read(cx: &mut Context<'_>) -> Vec<Param> {
+    let file = cx.bytes;
     let mut reader = Reader {
         file,
-        b,
+        cx,
         names: Vec::new(),
         parents: Vec::new(),
         params: Vec::new(),
@@ -64,7 +67,7 @@ weights mix the two",
 
 struct Reader<'a, 'b, 'c> {
     file: &'b [u8],
-    b: &'a mut Builder<'c>,
+    cx: &'a mut Context<'c>,
     /// The names each block declares.
     names: Vec<Names<'b>>,
     /// Each block's parent block, if valid.
@@ -98,7 +101,7 @@ fn varint(field: &Field<'_>, what: &str) -> Result<u64, String> {
 
 impl<'b> Reader<'_, 'b, '_> {
     fn invalid(&mut self, at: Option<u64>, message: impl Into<String>) {
-        self.b.out.add(&PROGRAM_INVALID, Place::at(at), message);
+        self.cx.report(&PROGRAM_INVALID, Place::at(at), message);
     }
 
     fn at(&self, part: &[u8]) -> Option<u64> {
@@ -115,10 +118,11 @@ impl<'b> Reader<'_, 'b, '_> {
             match field.number {
                 1 => match bytes(&field, "ProgramDesc.blocks") {
                     Ok(block) => {
-                        let Some(graph) = self
-                            .b
-                            .graph(&format!("block {}", blocks.len()), self.at(block))
-                        else {
+                        let Some(graph) = program::graph(
+                            self.cx,
+                            &format!("block {}", blocks.len()),
+                            self.at(block),
+                        ) else {
                             return;
                         };
                         blocks.push((graph, block));
@@ -135,7 +139,7 @@ impl<'b> Reader<'_, 'b, '_> {
         self.names = vec![Names::default(); blocks.len()];
         self.parents = vec![None; blocks.len()];
         for &(graph, block) in &blocks {
-            if self.b.budget.exhausted() {
+            if self.cx.budget.exhausted() {
                 return;
             }
             self.block(graph, block, blocks.len());
@@ -156,8 +160,8 @@ impl<'b> Reader<'_, 'b, '_> {
         match version {
             Ok(v) => {
                 let text = format!("{}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000);
-                self.b.inv.format_version = format!("ProgramDesc {text}");
-                self.b.inv.property("version", v, Some(field.at as u64));
+                self.cx.inv.format_version = format!("ProgramDesc {text}");
+                self.cx.inv.property("version", v, Some(field.at as u64));
             }
             Err(e) => self.invalid(Some(field.at as u64), e),
         }
@@ -209,7 +213,7 @@ impl<'b> Reader<'_, 'b, '_> {
 
     /// The graph id of block 0: blocks are the last graphs added.
     fn first_graph(&self, count: usize) -> GraphId {
-        self.b.inv.graphs.len() - count
+        self.cx.inv.graphs.len() - count
     }
 
     fn var(&mut self, graph: GraphId, position: usize, var: &'b [u8]) {
@@ -245,13 +249,12 @@ impl<'b> Reader<'_, 'b, '_> {
         let (kind, dtype, dims) = declared;
         let value = Value {
             dtype: dtype.and_then(dtypes::plain),
-            shape: dims.as_deref().map(|d| self.b.shape(d)),
+            shape: dims.as_deref().map(|d| program::shape(self.cx, d)),
             composite: None,
         };
-        let shared = self.b.name(self.file, name);
-        let Some(node) = self
-            .b
-            .node(graph, shared.clone(), NewKind::Value(value), at, 0)
+        let shared = self.cx.name(name);
+        let Some(node) =
+            program::node(self.cx, graph, shared.clone(), NewKind::Value(value), at, 0)
         else {
             return;
         };
@@ -314,12 +317,12 @@ impl<'b> Reader<'_, 'b, '_> {
             let result = match field.number {
                 // Slots are read in a second pass; each pays here, empty or not.
                 1 | 2 => match bytes(&field, "OpDesc.inputs/outputs") {
-                    Ok(_) if !self.b.spend(1, at) => return,
+                    Ok(_) if !self.cx.spend(1, Place::at(at)) => return,
                     other => other.map(drop),
                 },
                 3 => bytes(&field, "OpDesc.type").map(|t| op_type = Some(t)),
                 4 => bytes(&field, "OpDesc.attrs").and_then(|a| {
-                    if !self.b.spend(1, at) {
+                    if !self.cx.spend(1, Place::at(at)) {
                         return Ok(());
                     }
                     let attr = self.attr(a, count)?;
@@ -340,7 +343,9 @@ impl<'b> Reader<'_, 'b, '_> {
         let Some(op_type) = op_type else {
             return self.invalid(at, "OpDesc lacks required field type");
         };
-        let op_type = self.b.symbol(&String::from_utf8_lossy(op_type), at);
+        let op_type = self
+            .cx
+            .symbol(&String::from_utf8_lossy(op_type), Place::at(at));
         let (mut inputs, mut outputs, mut missing) = (Vec::new(), Vec::new(), Vec::new());
         for field in fields(self.file, op).flatten() {
             let (slot_kind @ (1 | 2), Wire::Bytes(slot)) = (field.number, field.value) else {
@@ -356,7 +361,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 if field.number != 2 {
                     continue;
                 }
-                if !self.b.spend(1, at) {
+                if !self.cx.spend(1, Place::at(at)) {
                     return;
                 }
                 let node = if name.is_empty() || name == b"@EMPTY@" {
@@ -375,7 +380,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 }
             }
         }
-        let scope = self.b.op_scope(&attrs, at);
+        let scope = program::op_scope(self.cx, &attrs, at);
         let operator = Operator::new(
             op_type.clone(),
             attrs.into(),
@@ -383,13 +388,17 @@ impl<'b> Reader<'_, 'b, '_> {
             outputs.clone(),
         )
         .with_subgraphs(subgraphs.clone().into());
-        let Some(node) = self
-            .b
-            .node(graph, Name::default(), NewKind::Operator(operator), at, 0)
-        else {
+        let Some(node) = program::node(
+            self.cx,
+            graph,
+            Name::default(),
+            NewKind::Operator(operator),
+            at,
+            0,
+        ) else {
             return;
         };
-        self.b.record_scope(graph, node, scope, at);
+        program::record_scope(self.cx, graph, node, scope, at);
         let shown = || crate::escape::excerpt(op_type.as_bytes(), 200);
         for name in missing {
             let message = format!(
@@ -398,15 +407,15 @@ impl<'b> Reader<'_, 'b, '_> {
                 crate::escape::excerpt(name, 500)
             );
             let place = Place::at(at).item(Item::Node { graph, node });
-            self.b.out.add(&UNDECLARED_VARIABLE, place, message);
+            self.cx.report(&UNDECLARED_VARIABLE, place, message);
         }
         for sub in subgraphs {
-            if let Some(g) = self.b.inv.graphs.get_mut(sub).filter(|_| sub != graph) {
+            if let Some(g) = self.cx.inv.graphs.get_mut(sub).filter(|_| sub != graph) {
                 g.parent
                     .get_or_insert(crate::inventory::SubgraphOf { graph, node });
             }
         }
-        if let Some(g) = self.b.inv.graphs.get_mut(graph).filter(|_| position == 0) {
+        if let Some(g) = self.cx.inv.graphs.get_mut(graph).filter(|_| position == 0) {
             match &*op_type {
                 "feed" => g.inputs.extend(outputs.into_iter().flatten()),
                 "fetch" => g.outputs.extend(inputs.into_iter().flatten()),
@@ -426,11 +435,11 @@ impl<'b> Reader<'_, 'b, '_> {
             if let Some(&declared) = self.names.get(ancestor)?.get(name) {
                 // Block graphs are consecutive: the ancestor's is as far from this one.
                 let home = (graph - position).checked_add(ancestor)?;
-                let home = self.b.inv.graphs.get(home)?;
+                let home = self.cx.inv.graphs.get(home)?;
                 let shared = home.node(declared)?.name.clone();
                 let kind = NewKind::Value(Value::default());
-                let id = self.b.node(graph, shared, kind, None, 0)?;
-                self.b.inv.graphs.get_mut(graph)?.captures.push(id);
+                let id = program::node(self.cx, graph, shared, kind, None, 0)?;
+                self.cx.inv.graphs.get_mut(graph)?.captures.push(id);
                 self.names.get_mut(position)?.insert(name, id);
                 return Some(id);
             }
@@ -475,11 +484,11 @@ impl<'b> Reader<'_, 'b, '_> {
                     continue;
                 }
                 (5 | 17, Wire::Bytes(s)) => {
-                    single = AttrValue::Str(self.b.name(self.file, s));
+                    single = AttrValue::Str(self.cx.name(s));
                     continue;
                 }
                 (8 | 18, Wire::Bytes(s)) => {
-                    strs.push(self.b.name(self.file, s));
+                    strs.push(self.cx.name(s));
                     1
                 }
                 (6 | 11 | 14 | 15, v) => v.count_scalars(Scalar::Varint)?,
@@ -487,7 +496,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 (16, v) => v.count_scalars(Scalar::Fixed64)?,
                 _ => continue,
             };
-            if !self.b.spend(entries, None) {
+            if !self.cx.spend(entries, Place::FILE) {
                 return Ok(None);
             }
             match f.number {
@@ -510,7 +519,7 @@ impl<'b> Reader<'_, 'b, '_> {
                 .ok()
                 .filter(|&i| i < blocks)
                 .map(|i| GraphRef {
-                    graph: self.b.inv.graphs.len() - blocks + i,
+                    graph: self.cx.inv.graphs.len() - blocks + i,
                 })
         };
         let value = match kind {
@@ -528,7 +537,9 @@ impl<'b> Reader<'_, 'b, '_> {
             10 => AttrValue::Graphs(ints.iter().filter_map(|&i| graph(i)).collect()),
             _ => return Ok(None),
         };
-        let name = self.b.symbol(&String::from_utf8_lossy(name), self.at(name));
+        let name = self
+            .cx
+            .symbol(&String::from_utf8_lossy(name), Place::at(self.at(name)));
         Ok(Some(Attr { name, value }))
     }
 }

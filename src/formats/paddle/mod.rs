@@ -24,17 +24,15 @@ mod record;
 pub mod rules;
 
 use crate::check::{Findings, Place};
-use crate::formats::shared::budget::Budget;
+use crate::formats::shared::bytes::len;
+use crate::formats::shared::context::Context;
+use crate::formats::shared::protobuf::PROTOBUF_LIMIT;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
-use crate::inventory::{ByteRange, FileFormat, Inventory, Section, SectionKind};
+use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 use crate::source::ModelFile;
 use detect::Kind;
-use program::Builder;
 use rules::PROGRAM_TOO_LARGE;
 use std::path::Path;
-
-/// Protobuf's message size limit, which a `.pdmodel` must stay below.
-const PROTOBUF_LIMIT: u64 = 1 << 31;
 
 /// The PaddlePaddle format.
 pub struct Paddle;
@@ -73,18 +71,11 @@ impl Format for Paddle {
     }
 
     fn read(&self, file: &ModelFile, options: &ReadOptions, out: &mut Findings) -> Inventory {
-        let bytes = file.bytes();
-        let size = bytes.len() as u64;
-        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
+        let mut cx = Context::new(self, file, out);
+        let bytes = cx.bytes;
+        let size = len(bytes);
         // Records are packed with no alignment; Paddle copies every tensor as it loads.
-        inv.preferred_alignment = Some(1);
-        let mut budget = Budget::for_file(size);
-        let mut b = Builder {
-            inv: &mut inv,
-            budget: &mut budget,
-            out,
-            names: Default::default(),
-        };
+        cx.inv.preferred_alignment = Some(1);
         let kind = detect::kind(bytes);
         let whole = Section {
             file: 0,
@@ -103,36 +94,36 @@ impl Format for Paddle {
                     label,
                 };
                 if alone != Kind::SelectedRows {
-                    b.inv.format_version = "parameter stream".to_owned();
-                    params::read(&stream, None, &mut b);
+                    cx.inv.format_version = "parameter stream".to_owned();
+                    params::read(&stream, None, &mut cx);
                 } else {
-                    b.inv.format_version = "SelectedRows".to_owned();
-                    params::read_selected_rows(&stream, &mut b);
+                    cx.inv.format_version = "SelectedRows".to_owned();
+                    params::read_selected_rows(&stream, &mut cx);
                 }
-                pairing::read(file, options.data, &[], &mut b);
+                pairing::read(file, options.data, &[], &mut cx);
             }
             Some(Kind::Info) => {
-                b.inv.sections.push(whole);
-                b.inv.format_version = "parameter names (.pdiparams.info)".to_owned();
-                info::read(bytes, 0, &mut b);
+                cx.inv.sections.push(whole);
+                cx.inv.format_version = "parameter names (.pdiparams.info)".to_owned();
+                info::read(bytes, 0, &mut cx);
             }
             _ => {
-                b.inv.sections.push(whole);
+                cx.inv.sections.push(whole);
                 if size >= PROTOBUF_LIMIT && kind == Some(Kind::Program) {
                     let message = format!("the program is {size} bytes; protobuf refuses messages of {PROTOBUF_LIMIT} bytes (2 GiB) or more");
-                    b.out.add(&PROGRAM_TOO_LARGE, Place::at(0), message);
+                    cx.report(&PROGRAM_TOO_LARGE, Place::at(0), message);
                 }
                 let params = if kind == Some(Kind::Pir) {
-                    pir::read(bytes, &mut b)
+                    pir::read(&mut cx)
                 } else {
-                    let params = legacy::read(bytes, &mut b);
-                    legacy::mixed_half_types(&params, b.out);
+                    let params = legacy::read(&mut cx);
+                    legacy::mixed_half_types(&params, cx.out);
                     params
                 };
-                pairing::read(file, options.data, &params, &mut b);
+                pairing::read(file, options.data, &params, &mut cx);
             }
         }
-        inv.fill_gaps();
-        inv
+        cx.inv.fill_gaps();
+        cx.inv
     }
 }

@@ -8,9 +8,10 @@
 //! files, hard links) before they are opened, and are read from the descriptor opened then.
 
 use super::params::{self, Stream};
-use super::program::{Builder, Param};
+use super::program::Param;
 use super::rules::DATA_FILE_UNUSED;
 use crate::check::{Item, Place};
+use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
 use crate::formats::shared::datafiles::{DataFiles, LocationRules};
 use crate::inventory::{FileEntry, FileId, FileRole, SectionKind};
@@ -56,10 +57,15 @@ fn plan(model: &Path) -> Plan {
 
 /// Reads the parameters of `params`, the program in `model`, from the files `--data` names
 /// (`data`) or else from those beside the program.
-pub fn read(model: &ModelFile, data: &[std::path::PathBuf], params: &[Param], b: &mut Builder<'_>) {
+pub fn read(
+    model: &ModelFile,
+    data: &[std::path::PathBuf],
+    params: &[Param],
+    cx: &mut Context<'_>,
+) {
     let Some((first, rest)) = data.split_first() else {
         if !params.is_empty() {
-            beside(model, params, b);
+            beside(model, params, cx);
         }
         return;
     };
@@ -77,23 +83,23 @@ pub fn read(model: &ModelFile, data: &[std::path::PathBuf], params: &[Param], b:
             None => "the file has no parameters to pair with it".to_owned(),
         };
         let message = format!("--data {} is not used: {why}", crate::escape::path(path));
-        b.out.add(&DATA_FILE_UNUSED, Place::FILE, message);
+        cx.report(&DATA_FILE_UNUSED, Place::FILE, message);
     }
     if let Some(first) = used {
-        given(first, params, b);
+        given(first, params, cx);
     }
 }
 
 /// Reads the parameters from the files beside the program, by Paddle's naming convention.
-fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
+fn beside(model: &ModelFile, params: &[Param], cx: &mut Context<'_>) {
     let mut files = DataFiles::new(model.path(), &PaddleLocations);
     let mut read = Vec::new();
     match plan(model.path()) {
         Plan::Combined(location) => {
-            if let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) {
-                open(&files, id, params, b);
+            if let Some(id) = files.file(&location, Place::FILE, &mut cx.inv, cx.out) {
+                open(&files, id, params, cx);
                 read.push(id);
-                info(model, &mut files, location, b);
+                info(model, &mut files, location, cx);
             }
         }
         Plan::PerVariable => {
@@ -102,8 +108,8 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
                     graph: 0,
                     node: param.node,
                 });
-                if let Some(id) = files.file(param.name.as_bytes(), place, b.inv, b.out) {
-                    open(&files, id, std::slice::from_ref(param), b);
+                if let Some(id) = files.file(param.name.as_bytes(), place, &mut cx.inv, cx.out) {
+                    open(&files, id, std::slice::from_ref(param), cx);
                     read.push(id);
                 }
             }
@@ -111,20 +117,20 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
     }
     // The headers of their records are the sections of the files read: their whole-file
     // sections go, in one pass.
-    let mut whole = vec![false; b.inv.files.len()];
+    let mut whole = vec![false; cx.inv.files.len()];
     for id in read {
         if let Some(slot) = whole.get_mut(id) {
             *slot = true;
         }
     }
-    b.inv
+    cx.inv
         .sections
         .retain(|s| !(s.kind == SectionKind::ExternalData && whole.get(s.file) == Some(&true)));
 }
 
 /// Reads the `.pdiparams.info` beside the parameter file at `location`, if there is one: it
 /// passes the data-file checks, and is read from the descriptor they vouch for.
-fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut Builder<'_>) {
+fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, cx: &mut Context<'_>) {
     location.extend_from_slice(b".info");
     let folder = model.path().parent().unwrap_or(Path::new("."));
     let present = std::str::from_utf8(&location)
@@ -132,52 +138,50 @@ fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut
     if !present {
         return;
     }
-    let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) else {
+    let Some(id) = files.file(&location, Place::FILE, &mut cx.inv, cx.out) else {
         return;
     };
     // Its bytes are names, not tensor data: the section the data-file checks declared (the
     // last one) says so.
-    let declared = b.inv.sections.iter_mut().rev();
+    let declared = cx.inv.sections.iter_mut().rev();
     if let Some(s) = declared
         .take_while(|s| s.file == id)
         .find(|s| s.kind == SectionKind::ExternalData)
     {
         s.kind = SectionKind::ModelData;
     }
-    if let Some(file) = files.open(id, b.inv, b.out) {
-        super::info::read(file.bytes(), id, b);
-        DataFiles::report_change(&file, id, b.out);
+    if let Some(file) = files.open(id, &cx.inv, cx.out) {
+        super::info::read(file.bytes(), id, cx);
+        DataFiles::report_change(&file, id, cx.out);
     }
 }
 
 /// Reads the data file `--data` named, trusted as the user's choice.
-fn given(path: &Path, params: &[Param], b: &mut Builder<'_>) {
-    let id = b.inv.files.len();
+fn given(path: &Path, params: &[Param], cx: &mut Context<'_>) {
+    let id = cx.inv.files.len();
     let file = match ModelFile::open(path) {
         Ok(f) => f,
         Err(e) => {
-            return b
-                .out
-                .add(&DATA_FILE_MISSING, Place::FILE, cannot_open(path, &e));
+            return cx.report(&DATA_FILE_MISSING, Place::FILE, cannot_open(path, &e));
         }
     };
-    b.inv.files.push(FileEntry {
+    cx.inv.files.push(FileEntry {
         path: path.to_owned(),
         size: Some(file.bytes().len() as u64),
         role: FileRole::ExternalData,
         identity: file.identity(),
     });
-    stream(&file, id, params, b);
+    stream(&file, id, params, cx);
 }
 
 /// Opens the checked data file `id` and reads its records.
-fn open(files: &DataFiles, id: FileId, params: &[Param], b: &mut Builder<'_>) {
-    if let Some(file) = files.open(id, b.inv, b.out) {
-        stream(&file, id, params, b);
+fn open(files: &DataFiles, id: FileId, params: &[Param], cx: &mut Context<'_>) {
+    if let Some(file) = files.open(id, &cx.inv, cx.out) {
+        stream(&file, id, params, cx);
     }
 }
 
-fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
+fn stream(file: &ModelFile, id: FileId, params: &[Param], cx: &mut Context<'_>) {
     let label = file.path().file_name().map_or_else(
         || file.path().display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -187,6 +191,6 @@ fn stream(file: &ModelFile, id: FileId, params: &[Param], b: &mut Builder<'_>) {
         file: id,
         label: crate::escape::sanitize(&label).into_owned(),
     };
-    params::read(&stream, Some(params), b);
-    DataFiles::report_change(file, id, b.out);
+    params::read(&stream, Some(params), cx);
+    DataFiles::report_change(file, id, cx.out);
 }

@@ -5,12 +5,13 @@
 //! order of the names, and the stream must end exactly after the last one. Only headers are
 //! read; a record's data is skipped by its size.
 
-use super::program::{Builder, Param};
+use super::program::Param;
 use super::record::{self, Problem, Record, Stop, Window};
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::registry::{self, Detected};
 use crate::formats::shared::bytes::head;
+use crate::formats::shared::context::Context;
 use crate::inventory::{
     ByteRange, DType, DataRange, FileId, Inventory, Name, NewKind, Section, SectionKind, Storage,
     Tensor,
@@ -33,10 +34,7 @@ pub struct Stream<'b> {
 
 /// Reads the records of `stream`: one for each of `params` in order, or, with no program,
 /// every record up to the end of the file. Stops at the first record that cannot be read.
-pub fn read(stream: &Stream<'_>, params: Option<&[Param]>, b: &mut Builder<'_>) {
-    let Builder {
-        inv, budget, out, ..
-    } = b;
+pub fn read(stream: &Stream<'_>, params: Option<&[Param]>, cx: &mut Context<'_>) {
     let bytes = stream.source.bytes();
     let size = bytes.len() as u64;
     let mut at = 0u64;
@@ -65,14 +63,14 @@ the first without a record is \"{}\"",
                     all.len(),
                     param.name.display()
                 );
-                out.add(&RECORD_COUNT_MISMATCH, place, message);
+                cx.report(&RECORD_COUNT_MISMATCH, place, message);
             }
             return;
         }
         let parsed = if param.is_some_and(|p| p.vocab) {
             record::vocab(Window::whole(bytes), at).map_err(|stop| stop.into_problem(at))
         } else {
-            dense(stream.source, at, budget.left())
+            dense(stream.source, at, cx.budget.left())
         };
         let record = match parsed {
             Ok(r) => r,
@@ -82,27 +80,27 @@ the first without a record is \"{}\"",
                     Ok(p) => (p, place),
                     Err(p) => (p, Place::at(0).in_file(stream.file)),
                 };
-                out.add(p.rule, place.offset(p.at), p.message);
+                cx.report(p.rule, place.offset(p.at), p.message);
                 return;
             }
         };
-        if !budget.spend(RECORD_ENTRIES + record.dims.len() as u64, place, out) {
+        if !cx.spend(RECORD_ENTRIES + record.dims.len() as u64, place) {
             return;
         }
         let name = param.map_or_else(
             || Name::from(format!("record {index}").as_str()),
             |p| p.name.clone(),
         );
-        let tensor = add_tensor(inv, stream.file, &record, name, param);
+        let tensor = add_tensor(&mut cx.inv, stream.file, &record, name, param);
         let place = place.item(Item::Tensor { tensor });
         if let Some(p) = &record.lod_warning {
-            out.add(p.rule, place.offset(p.at), p.message.clone());
+            cx.report(p.rule, place.offset(p.at), p.message.clone());
         }
         if let Some(p) = param {
-            compare(p, &record, place, out);
+            compare(p, &record, place, cx.out);
         }
         let Some(end) = record.end() else { return };
-        if cut_short(stream, &record, tensor, inv, place, out) {
+        if cut_short(cx, stream, &record, tensor, place) {
             return;
         }
         at = end;
@@ -118,7 +116,7 @@ at {size}; Paddle refuses partial loads",
             last.unwrap_or_default(),
             stream.label
         );
-        out.add(
+        cx.report(
             &PARAMS_TRAILING_DATA,
             Place::at(at).in_file(stream.file),
             message,
@@ -129,12 +127,11 @@ at {size}; Paddle refuses partial loads",
 /// Reports a record whose data runs past the end of the file, naming its tensor and the
 /// bytes missing; whether it does.
 fn cut_short(
+    cx: &mut Context<'_>,
     stream: &Stream<'_>,
     record: &Record,
     tensor: usize,
-    inv: &Inventory,
     place: Place,
-    out: &mut Findings,
 ) -> bool {
     let size = stream.source.bytes().len() as u64;
     let Some(end) = record.end().filter(|&end| end > size) else {
@@ -144,38 +141,35 @@ fn cut_short(
         format!(
         "tensor \"{}\" needs {} data bytes at {}..{end}, but {} ends at {size}: {} bytes short; \
 Paddle loads it and reads the missing bytes as zeros",
-        inv.tensors.get(tensor).map(|t| t.name.display()).unwrap_or_default(),
+        cx.inv.tensors.get(tensor).map(|t| t.name.display()).unwrap_or_default(),
         record.len.unwrap_or(0),
         record.data,
         stream.label,
         end - size
     );
-    out.add(&PARAMS_TRUNCATED, place.offset(record.data), message);
+    cx.report(&PARAMS_TRUNCATED, place.offset(record.data), message);
     true
 }
 
 /// Reads a SelectedRows tensor file into one tensor, `value`, with its row count and height
 /// as properties.
-pub fn read_selected_rows(stream: &Stream<'_>, b: &mut Builder<'_>) {
-    let Builder {
-        inv, budget, out, ..
-    } = b;
+pub fn read_selected_rows(stream: &Stream<'_>, cx: &mut Context<'_>) {
     let window = Window::whole(stream.source.bytes());
-    let (record, rows, height) = match record::selected_rows(window, budget.left()) {
+    let (record, rows, height) = match record::selected_rows(window, cx.budget.left()) {
         Ok(read) => read,
         Err(stop) => {
             let p = stop.into_problem(0);
-            return out.add(p.rule, Place::at(p.at), p.message);
+            return cx.report(p.rule, Place::at(p.at), p.message);
         }
     };
-    if !budget.spend(RECORD_ENTRIES + record.dims.len() as u64, Place::FILE, out) {
+    if !cx.spend(RECORD_ENTRIES + record.dims.len() as u64, Place::FILE) {
         return;
     }
-    inv.property("rows", rows, Some(4));
-    inv.property("height", height, None);
-    let tensor = add_tensor(inv, stream.file, &record, Name::from("value"), None);
+    cx.inv.property("rows", rows, Some(4));
+    cx.inv.property("height", height, None);
+    let tensor = add_tensor(&mut cx.inv, stream.file, &record, Name::from("value"), None);
     let place = Place::at(record.offset).item(Item::Tensor { tensor });
-    cut_short(stream, &record, tensor, inv, place, out);
+    cut_short(cx, stream, &record, tensor, place);
 }
 
 /// Bytes read first for a record header: a LoD-free header with up to 7 dims of 2-byte

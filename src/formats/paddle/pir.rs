@@ -13,11 +13,13 @@
 //! stack.
 
 use super::dtypes;
-use super::program::{sort, Builder, Param};
+use super::program::{self, sort, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
+use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     Attr, AttrValue, DType, GraphId, Name, NewKind, NodeId, Operator, SubgraphOf, Symbol, Value,
 };
@@ -45,10 +47,11 @@ impl From<json::Error> for Stop {
 
 type Step<T = ()> = Result<T, Stop>;
 
-/// Reads the PIR program in `file`; returns its parameters, sorted.
-pub fn read(file: &[u8], b: &mut Builder<'_>) -> Vec<Param> {
+/// Reads the PIR program `cx` reads; returns its parameters, sorted.
+pub fn read(cx: &mut Context<'_>) -> Vec<Param> {
+    let file = cx.bytes;
     let mut reader = Reader {
-        b,
+        cx,
         values: HashMap::default(),
         captured: HashMap::default(),
         params: Vec::new(),
@@ -61,18 +64,18 @@ pub fn read(file: &[u8], b: &mut Builder<'_>) -> Vec<Param> {
         Err(Stop::Budget) => return sorted(reader.params),
         Err(Stop::Json(e)) => {
             let message = format!("PIR JSON: {}", e.what);
-            reader.b.out.add(&PROGRAM_INVALID, Place::at(e.at), message);
+            reader.cx.report(&PROGRAM_INVALID, Place::at(e.at), message);
             return Vec::new();
         }
     }
     if !reader.magic {
         let message = "base_code.magic is not \"pir\"";
-        reader.b.out.add(&PROGRAM_INVALID, Place::at(0), message);
+        reader.cx.report(&PROGRAM_INVALID, Place::at(0), message);
         return Vec::new();
     }
     if !reader.regions {
         let message = "program.regions is missing or not a list";
-        reader.b.out.add(&PROGRAM_INVALID, Place::at(0), message);
+        reader.cx.report(&PROGRAM_INVALID, Place::at(0), message);
         return Vec::new();
     }
     sorted(reader.params)
@@ -132,11 +135,11 @@ enum Level<'a> {
 }
 
 struct Reader<'b, 'c> {
-    b: &'b mut Builder<'c>,
+    cx: &'b mut Context<'c>,
     /// Where each value id is defined: its graph and node.
-    values: HashMap<i64, (GraphId, NodeId), ahash::RandomState>,
+    values: HashMap<i64, (GraphId, NodeId), Seeded>,
     /// The capture of a value in a graph other than its own.
-    captured: HashMap<(GraphId, i64), NodeId, ahash::RandomState>,
+    captured: HashMap<(GraphId, i64), NodeId, Seeded>,
     params: Vec<Param>,
     magic: bool,
     regions: bool,
@@ -144,12 +147,12 @@ struct Reader<'b, 'c> {
 
 impl<'a> Reader<'_, '_> {
     fn invalid(&mut self, at: u64, message: impl Into<String>) {
-        self.b.out.add(&PROGRAM_INVALID, Place::at(at), message);
+        self.cx.report(&PROGRAM_INVALID, Place::at(at), message);
     }
 
     /// Takes `n` entries, or stops the reading.
     fn spend(&mut self, n: u64, at: u64) -> Step {
-        if self.b.spend(n, Some(at)) {
+        if self.cx.spend(n, Place::at(Some(at))) {
             Ok(())
         } else {
             Err(Stop::Budget)
@@ -158,7 +161,7 @@ impl<'a> Reader<'_, '_> {
 
     /// The name in the string `s`, copied once.
     fn name(&mut self, s: &Str<'a>) -> Name {
-        self.b.name_at(s.at, s.raw().len() as u64, || {
+        self.cx.name_at(s.at, s.raw().len() as u64, || {
             s.unescape().into_owned().into_bytes()
         })
     }
@@ -200,8 +203,8 @@ impl<'a> Reader<'_, '_> {
                 Some((_, Token::Str(s))) if key.is("magic") => self.magic = s.is("pir"),
                 Some((at, Token::Number(n))) if key.is("version") => {
                     let version = n.as_i64().unwrap_or(0);
-                    self.b.inv.format_version = format!("PIR v{version}");
-                    self.b.inv.property("version", version, Some(at));
+                    self.cx.inv.format_version = format!("PIR v{version}");
+                    self.cx.inv.property("version", version, Some(at));
                 }
                 Some((_, token)) => p.finish_value(&token)?,
                 None => {}
@@ -261,7 +264,8 @@ impl<'a> Reader<'_, '_> {
                 Level::Blocks => match p.item_or_end()? {
                     None => drop(stack.pop()),
                     Some((at, Token::Object)) => {
-                        let graph = self.b.graph("block", Some(at)).ok_or(Stop::Budget)?;
+                        let graph =
+                            program::graph(self.cx, "block", Some(at)).ok_or(Stop::Budget)?;
                         let owner = stack.iter_mut().rev().find_map(|l| match l {
                             Level::Op(op) => Some(op),
                             _ => None,
@@ -295,7 +299,7 @@ impl<'a> Reader<'_, '_> {
                         match p.token()? {
                             Some((_, Token::Str(s))) => {
                                 let name = self.name(&s);
-                                if let Some(g) = self.b.inv.graphs.get_mut(graph) {
+                                if let Some(g) = self.cx.inv.graphs.get_mut(graph) {
                                     g.name = name;
                                 }
                             }
@@ -349,7 +353,7 @@ impl<'a> Reader<'_, '_> {
         while let Some((at, token)) = p.item_or_end()? {
             let value = self.defined(p, at, token)?;
             let node = self.define(graph, &value, None);
-            if let Some((node, g)) = node.zip(self.b.inv.graphs.get_mut(graph)) {
+            if let Some((node, g)) = node.zip(self.cx.inv.graphs.get_mut(graph)) {
                 g.inputs.push(node);
             }
         }
@@ -557,7 +561,7 @@ impl<'a> Reader<'_, '_> {
         } else if name.is("name") {
             op.label = text;
         }
-        let name = self.b.symbol(&name.unescape(), Some(at));
+        let name = self.cx.symbol(&name.unescape(), Place::at(Some(at)));
         op.attrs.push(Attr { name, value });
         Ok(())
     }
@@ -611,11 +615,11 @@ impl<'a> Reader<'_, '_> {
         let id = value.id?;
         let kind = NewKind::Value(Value {
             dtype: value.dtype,
-            shape: value.dims.as_deref().map(|d| self.b.shape(d)),
+            shape: value.dims.as_deref().map(|d| program::shape(self.cx, d)),
             composite: None,
         });
         let name = name.unwrap_or_else(|| Name::from(format!("%{id}")));
-        let node = self.b.node(graph, name, kind, Some(value.at), 0)?;
+        let node = program::node(self.cx, graph, name, kind, Some(value.at), 0)?;
         self.values.insert(id, (graph, node));
         Some(node)
     }
@@ -629,10 +633,10 @@ impl<'a> Reader<'_, '_> {
         if let Some(&capture) = self.captured.get(&(graph, id)) {
             return Some(capture);
         }
-        let name = self.b.inv.graphs.get(defined_in)?.node(node)?.name.clone();
+        let name = self.cx.inv.graphs.get(defined_in)?.node(node)?.name.clone();
         let kind = NewKind::Value(Value::default());
-        let capture = self.b.node(graph, name, kind, None, 0)?;
-        self.b.inv.graphs.get_mut(graph)?.captures.push(capture);
+        let capture = program::node(self.cx, graph, name, kind, None, 0)?;
+        self.cx.inv.graphs.get_mut(graph)?.captures.push(capture);
         self.captured.insert((graph, id), capture);
         Some(capture)
     }
@@ -652,29 +656,28 @@ impl<'a> Reader<'_, '_> {
         // A dialect Paddle defines is named by the table; another is shared once made.
         let domain = match domain {
             Some(Ok(known)) => Some(Symbol::Static(known)),
-            Some(Err(other)) => Some(self.b.symbol(other, Some(at))),
+            Some(Err(other)) => Some(self.cx.symbol(other, Place::at(Some(at)))),
             None => None,
         };
-        let scope = self.b.op_scope(&op.attrs, Some(at));
+        let scope = program::op_scope(self.cx, &op.attrs, Some(at));
         let operator = Operator::new(
-            self.b.symbol(op_type, Some(at)),
+            self.cx.symbol(op_type, Place::at(Some(at))),
             op.attrs.into(),
             op.inputs.clone(),
             outputs.clone(),
         )
         .with_domain(domain)
         .with_subgraphs(op.subgraphs.clone().into());
-        let node = self
-            .b
-            .node(
-                graph,
-                Name::default(),
-                NewKind::Operator(operator),
-                Some(at),
-                0,
-            )
-            .ok_or(Stop::Budget)?;
-        self.b.record_scope(graph, node, scope, Some(at));
+        let node = program::node(
+            self.cx,
+            graph,
+            Name::default(),
+            NewKind::Operator(operator),
+            Some(at),
+            0,
+        )
+        .ok_or(Stop::Budget)?;
+        program::record_scope(self.cx, graph, node, scope, Some(at));
         let shown = || crate::escape::excerpt(kind.as_bytes(), 200);
         for id in op.undefined {
             let message = format!(
@@ -682,14 +685,14 @@ impl<'a> Reader<'_, '_> {
                 shown()
             );
             let place = Place::at(at).item(Item::Node { graph, node });
-            self.b.out.add(&VALUE_BEFORE_DEFINITION, place, message);
+            self.cx.report(&VALUE_BEFORE_DEFINITION, place, message);
         }
         for &sub in &op.subgraphs {
-            if let Some(g) = self.b.inv.graphs.get_mut(sub) {
+            if let Some(g) = self.cx.inv.graphs.get_mut(sub) {
                 g.parent = Some(SubgraphOf { graph, node });
             }
         }
-        if let Some(g) = self.b.inv.graphs.get_mut(graph).filter(|_| graph == 0) {
+        if let Some(g) = self.cx.inv.graphs.get_mut(graph).filter(|_| graph == 0) {
             match &*kind {
                 "1.data" => g.inputs.extend(outputs.into_iter().flatten()),
                 "1.fetch" => g.outputs.extend(op.inputs.into_iter().flatten()),

@@ -9,15 +9,14 @@ use super::rules::*;
 use super::schema as fb;
 use super::tables::{ATTR_TABLES, OPERATORS};
 use super::version::MinVersion;
-use crate::check::{generic, Findings, Item, Place};
-use crate::formats::shared::budget::{Budget, Interner, SUBGRAPH_ENTRIES};
-use crate::formats::shared::bytes::len;
+use crate::check::{generic, Item, Place};
+use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer::RawTable;
 use crate::inventory::{
-    Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, Inventory, MetadataEntry,
-    Name, NewKind, NewNode, NodeKind, Nodes, Operator, Storage, SubgraphOf, Symbol, Tensor, Value,
+    Attr, AttrValue, DType, DataRange, Dim, Graph, GraphId, GraphRef, MetadataEntry, Name, NewKind,
+    NewNode, NodeKind, Nodes, Operator, Storage, SubgraphOf, Symbol, Tensor, Value,
 };
-use crate::source::ModelFile;
 use std::collections::VecDeque;
 
 /// Vtable slots of `Graph` fields (4 + 2 * field id).
@@ -29,41 +28,26 @@ const MODEL_SCHEMA_VERSION: u16 = 4;
 /// Nodes walked between releases of the file's pages: a few megabytes of a large graph.
 const RELEASE_EVERY: u32 = 1 << 16;
 
-/// Walks a verified model into `inv`.
-pub struct Walker<'a, 'i> {
-    /// The model file, whose pages the walk releases as it goes.
-    file: &'i ModelFile,
+/// Walks a verified model into the context's inventory.
+///
+/// FlatBuffers let many offsets point at one table, so a small file can describe billions of
+/// entries; each is paid for from the context's budget as it is read.
+pub struct Walker<'c, 'a> {
+    cx: &'c mut Context<'a>,
     /// The FlatBuffer bytes.
     buf: &'a [u8],
-    layout: &'i Container,
-    inv: &'i mut Inventory,
-    out: &'i mut Findings,
+    layout: &'c Container,
     version: MinVersion,
-    /// Entries the model may still add. FlatBuffers let many offsets point at one table, so
-    /// a small file can describe billions of entries; each is paid for as it is read.
-    budget: Budget,
-    /// Shapes already made.
-    shared: Interner,
 }
 
-impl<'a, 'i> Walker<'a, 'i> {
-    /// A walker over `buf`, the FlatBuffer of `file` described by `layout`.
-    pub fn new(
-        file: &'i ModelFile,
-        buf: &'a [u8],
-        layout: &'i Container,
-        inv: &'i mut Inventory,
-        out: &'i mut Findings,
-    ) -> Self {
+impl<'c, 'a> Walker<'c, 'a> {
+    /// A walker over `buf`, the FlatBuffer of the context's file described by `layout`.
+    pub fn new(cx: &'c mut Context<'a>, buf: &'a [u8], layout: &'c Container) -> Self {
         Walker {
-            file,
+            cx,
             buf,
             layout,
-            inv,
-            out,
             version: MinVersion::new(),
-            budget: Budget::for_file(len(buf)),
-            shared: Interner::default(),
         }
     }
 
@@ -80,7 +64,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         if schema_version != 1 {
             let raw = RawTable::new(self.buf, model._tab.loc());
             let pos = raw.field_pos(MODEL_SCHEMA_VERSION).unwrap_or(raw.loc());
-            self.out.add(
+            self.cx.report(
                 &SCHEMA_VERSION,
                 Place::at(self.abs(pos)).item(Item::Field {
                     name: "schema_version",
@@ -88,16 +72,16 @@ impl<'a, 'i> Walker<'a, 'i> {
                 format!("Model.schema_version = {schema_version}, but only 1 exists"),
             );
         }
-        self.inv.property("schema_version", schema_version, None);
+        self.cx.inv.property("schema_version", schema_version, None);
         if let Some(meta) = model.metadata() {
             self.metadata(meta);
         }
         let mut queue = VecDeque::from([(model.graph(), 0)]);
-        self.inv.graphs.push(Graph::default());
+        self.cx.inv.graphs.push(Graph::default());
         while let Some((graph, id)) = queue.pop_front() {
             self.graph(graph, id, &mut queue);
         }
-        self.inv.runtime = Some(self.version.finish());
+        self.cx.inv.runtime = Some(self.version.finish());
     }
 
     fn metadata(&mut self, meta: fb::Metadata<'a>) {
@@ -114,7 +98,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         ];
         for (key, value) in fields {
             if let Some(value) = value {
-                self.inv.metadata.push(MetadataEntry::new(key, value));
+                self.cx.inv.metadata.push(MetadataEntry::new(key, value));
             }
         }
     }
@@ -131,7 +115,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         let mut out_nodes = Nodes::default();
         // A graph's nodes are about half operators and half values; room is made for no more
         // than the budget can pay for, as graphs can share one vector of a million nodes.
-        let room = count.min(usize::try_from(self.budget.left()).unwrap_or(usize::MAX));
+        let room = self.cx.affordable(count);
         out_nodes.reserve(room / 2, room - room / 2, 0);
         for (index, node) in (0u32..).zip(nodes.iter().flatten()) {
             let op = node.data_as_operator_node();
@@ -140,11 +124,11 @@ impl<'a, 'i> Walker<'a, 'i> {
                 len(op.inputs()) + len(op.outputs())
             });
             let at = Place::at(self.abs(node._tab.loc()));
-            if !self.budget.spend(1 + links as u64, at, self.out) {
+            if !self.cx.spend(1 + links as u64, at) {
                 break;
             }
             if index % RELEASE_EVERY == RELEASE_EVERY - 1 {
-                self.file.release_all();
+                self.cx.file.release_all();
             }
             let kind = self.node(node, id, index, queue);
             out_nodes.push(NewNode {
@@ -158,13 +142,13 @@ impl<'a, 'i> Walker<'a, 'i> {
                 .require("0.13.0", || "subgraph captures".into());
         }
         let offset = Some(self.layout.model_offset.saturating_add(raw.loc() as u64));
-        if let Some(graph) = self.inv.graphs.get_mut(id) {
+        if let Some(graph) = self.cx.inv.graphs.get_mut(id) {
             (graph.nodes, graph.offset) = (out_nodes, offset);
         }
         let inputs = self.refs(id, raw, GRAPH_INPUTS, "inputs");
         let outputs = self.refs(id, raw, GRAPH_OUTPUTS, "outputs");
         let captures = self.refs(id, raw, GRAPH_CAPTURES, "captures");
-        if let Some(graph) = self.inv.graphs.get_mut(id) {
+        if let Some(graph) = self.cx.inv.graphs.get_mut(id) {
             (graph.inputs, graph.outputs, graph.captures) = (inputs, outputs, captures);
         }
     }
@@ -180,17 +164,14 @@ impl<'a, 'i> Walker<'a, 'i> {
         let Some((start, len)) = raw.vector(slot, 4) else {
             return Vec::new();
         };
-        if !self
-            .budget
-            .spend(len as u64, Place::at(self.abs(start)), self.out)
-        {
+        if !self.cx.spend(len as u64, Place::at(self.abs(start))) {
             return Vec::new();
         }
         let ids = raw.scalars::<u32>(slot).unwrap_or_default();
         for (index, &node_id) in ids.iter().enumerate().take(len) {
             let at = self.abs(start + 4 * index);
             let item = Item::GraphRef { graph, list, index };
-            let nodes = self.inv.graphs.get(graph).map(|g| &g.nodes);
+            let nodes = self.cx.inv.graphs.get(graph).map(|g| &g.nodes);
             let problem = match nodes.and_then(|n| n.get(node_id)).map(|n| n.kind) {
                 None => Some((
                     &GRAPH_REF_OUT_OF_RANGE,
@@ -220,7 +201,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 _ => None,
             };
             if let Some((rule, message)) = problem {
-                self.out.add(rule, Place::at(at).item(item), message);
+                self.cx.report(rule, Place::at(at).item(item), message);
             }
         }
         ids
@@ -245,7 +226,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             return NewKind::Value(self.value(v, item, at));
         }
         let tag = node.data_type().0;
-        self.out.add(
+        self.cx.report(
             &UNKNOWN_NODE_KIND,
             Place::at(at).item(item),
             format!("node kind tag {tag} is not Operator (1), Constant (2) or Value (3)"),
@@ -260,7 +241,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             self.version.require("0.15.0", || "value node dtypes".into());
             let dtype = value_dtype(d.0);
             if dtype.is_none() {
-                self.out.add(&UNKNOWN_VALUE_DTYPE, Place::at(at).item(item), format!(
+                self.cx.report(&UNKNOWN_VALUE_DTYPE, Place::at(at).item(item), format!(
                         "ValueNode.dtype = {}, but only Int32 (0), Float (1), Int8 (2) and UInt8 (3) exist", d.0));
             }
             dtype
@@ -270,7 +251,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 Some(name) => Dim::Symbolic(name.into()),
                 None => Dim::Fixed(u64::from(d.value())),
             });
-            self.shared.shape(dims.collect())
+            self.cx.names.shape(dims.collect())
         });
         Value {
             dtype,
@@ -314,14 +295,14 @@ impl<'a, 'i> Walker<'a, 'i> {
             (Some(offset), _) => {
                 let dtype = declared.and_then(|(_, d)| d);
                 if self.layout.v1 {
-                    self.out.add(&V1_EXTERNAL_DATA, Place::at(at).item(item), format!(
+                    self.cx.report(&V1_EXTERNAL_DATA, Place::at(at).item(item), format!(
                         "constant has data_offset = {offset}, but a V1 file has no tensor data section"));
                 } else if dtype.is_none() {
                     let what = declared.map_or_else(
                         || "no dtype".to_owned(),
                         |(raw, _)| format!("dtype {raw}, which is unknown"),
                     );
-                    self.out.add(&EXTERNAL_DTYPE_MISSING, Place::at(at).item(item), format!(
+                    self.cx.report(&EXTERNAL_DTYPE_MISSING, Place::at(at).item(item), format!(
                         "external constant (data_offset = {offset}) has {what}; its element size is unknown"));
                 }
                 let data = self.external_range(offset, &shape, dtype, at, item);
@@ -335,7 +316,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 } else {
                     format!("inline data of unknown type {tag}")
                 };
-                self.out.add(
+                self.cx.report(
                     &CONSTANT_WITHOUT_DATA,
                     Place::at(at).item(item),
                     format!("constant has {what}"),
@@ -343,9 +324,9 @@ impl<'a, 'i> Walker<'a, 'i> {
                 (declared.and_then(|(_, d)| d), Storage::Missing, None)
             }
         };
-        let tensor = self.inv.tensors.len();
+        let tensor = self.cx.inv.tensors.len();
         let name = node.name().map(Name::from).unwrap_or_default();
-        self.inv.tensors.push(Tensor {
+        self.cx.inv.tensors.push(Tensor {
             storage,
             data,
             graph,
@@ -367,7 +348,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         let base = self.layout.tensor_data_offset?;
         let (_, len) = Tensor::sizes(shape, dtype);
         let Some(start) = base.checked_add(offset) else {
-            self.out.add(
+            self.cx.report(
                 &generic::TENSOR_OUT_OF_BOUNDS,
                 Place::at(at).item(item),
                 format!(
@@ -401,7 +382,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                 Symbol::Static(info.name)
             }
             None => {
-                self.out.add(
+                self.cx.report(
                     &UNKNOWN_OPERATOR,
                     Place::at(at).item(item),
                     format!(
@@ -414,7 +395,7 @@ impl<'a, 'i> Walker<'a, 'i> {
         };
         let mut attrs = self.attrs(op, &op_type, at, item);
         if let Some(feature) = info.and_then(|i| i.feature) {
-            self.out.add(
+            self.cx.report(
                 &FEATURE_GATED_OPERATOR,
                 Place::at(at).item(item),
                 format!("{op_type} needs rten's \"{feature}\" feature"),
@@ -440,7 +421,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             .and_then(|i| i.max_inputs)
             .filter(|&m| inputs.len() > m as usize)
         {
-            self.out.add(
+            self.cx.report(
                 &TOO_MANY_INPUTS,
                 Place::at(at).item(item),
                 format!(
@@ -452,10 +433,10 @@ impl<'a, 'i> Walker<'a, 'i> {
         let mut subgraphs = Vec::new();
         for (name, sub) in subgraphs_of(op) {
             match sub {
-                Some(_) if !self.budget.spend(SUBGRAPH_ENTRIES, Place::at(at), self.out) => {}
+                Some(_) if !self.cx.spend(SUBGRAPH_ENTRIES, Place::at(at)) => {}
                 Some(sub) => {
-                    let id = self.inv.graphs.len();
-                    self.inv.graphs.push(Graph {
+                    let id = self.cx.inv.graphs.len();
+                    self.cx.inv.graphs.push(Graph {
                         parent: Some(SubgraphOf { graph, node: index }),
                         ..Graph::default()
                     });
@@ -466,7 +447,7 @@ impl<'a, 'i> Walker<'a, 'i> {
                     });
                     subgraphs.push(id);
                 }
-                None => self.out.add(
+                None => self.cx.report(
                     &ATTRIBUTES_MISMATCH,
                     Place::at(at).item(item),
                     format!("{op_type} has no {name} subgraph"),
@@ -486,7 +467,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             .checked_sub(1)
             .and_then(|i| ATTR_TABLES.get(i));
         if tag != 0 && table.is_none() {
-            self.out.add(
+            self.cx.report(
                 &UNKNOWN_ATTRIBUTES,
                 Place::at(at).item(item),
                 format!(
@@ -511,8 +492,8 @@ impl<'a, 'i> Walker<'a, 'i> {
                 None => None,
             };
             if let Some(message) = problem {
-                self.out
-                    .add(&ATTRIBUTES_MISMATCH, Place::at(at).item(item), message);
+                self.cx
+                    .report(&ATTRIBUTES_MISMATCH, Place::at(at).item(item), message);
             }
         }
         let raw = RawTable::new(self.buf, op._tab.loc()).table(fb::OperatorNode::VT_ATTRS);
@@ -527,7 +508,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             }
         }
         for (field, value) in decoded.unknown_enums {
-            self.out.add(
+            self.cx.report(
                 &UNKNOWN_ENUM_VALUE,
                 Place::at(at).item(item),
                 format!("{op_type} attribute {field} = {value} is not a value of its enum"),
@@ -554,7 +535,7 @@ impl<'a, 'i> Walker<'a, 'i> {
             .map(|(slot, &id)| {
                 let id = u32::try_from(id).ok()?;
                 if id >= index {
-                    self.out.add(rule, Place::at(at).item(item), format!(
+                    self.cx.report(rule, Place::at(at).item(item), format!(
                         "{what} {slot} refers to node {id}, which is not before this node ({index})"));
                 }
                 Some(id)

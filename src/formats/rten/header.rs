@@ -1,8 +1,9 @@
 //! The V2 header, V1 detection and the top-level sections.
 
 use super::rules::*;
-use crate::check::{Findings, Item, Place};
+use crate::check::{Item, Place};
 use crate::formats::shared::bytes::{le_u32, le_u64};
+use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
 /// Length of the V2 header.
@@ -28,13 +29,14 @@ pub struct Container {
 
 /// Reads the container layout, records header fields and sections, and reports problems.
 /// Returns `None` when the FlatBuffer cannot be located.
-pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Container> {
+pub fn read(cx: &mut Context<'_>) -> Option<Container> {
+    let bytes = cx.bytes;
     let size = bytes.len() as u64;
     if !bytes.starts_with(MAGIC) {
-        inv.format_version = "V1".into();
-        push_section(inv, SectionKind::ModelData, 0, size);
+        cx.inv.format_version = "V1".into();
+        push_section(&mut cx.inv, SectionKind::ModelData, 0, size);
         if size >= FLATBUFFER_LIMIT {
-            out.add(&MODEL_TOO_LARGE, Place::at(0), format!(
+            cx.report(&MODEL_TOO_LARGE, Place::at(0), format!(
                 "V1 file is {size} bytes; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
         }
         return Some(Container {
@@ -44,19 +46,19 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
             v1: true,
         });
     }
-    inv.format_version = "V2".into();
-    inv.property("magic", "RTEN", Some(0));
+    cx.inv.format_version = "V2".into();
+    cx.inv.property("magic", "RTEN", Some(0));
     let field = |name: &'static str| Item::Field { name };
     if size < HEADER_LEN {
-        push_section(inv, SectionKind::Header, 0, size);
-        out.add(
+        push_section(&mut cx.inv, SectionKind::Header, 0, size);
+        cx.report(
             &HEADER_TRUNCATED,
             Place::at(0).item(field("header")),
             format!("file is {size} bytes, shorter than the {HEADER_LEN}-byte V2 header"),
         );
         return None;
     }
-    push_section(inv, SectionKind::Header, 0, HEADER_LEN);
+    push_section(&mut cx.inv, SectionKind::Header, 0, HEADER_LEN);
     let version = le_u32(bytes, 4)?;
     let model_offset = le_u64(bytes, 8)?;
     let model_len = le_u64(bytes, 16)?;
@@ -67,13 +69,13 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
         if fork_offset == FORK_HEADER_LEN
             && fork_offset.checked_add(fork_len).is_some_and(|e| e <= size)
         {
-            inv.format_version = "fork (28-byte header)".into();
-            out.add(&FORK_HEADER, Place::at(0).item(field("header")), format!(
+            cx.inv.format_version = "fork (28-byte header)".into();
+            cx.report(&FORK_HEADER, Place::at(0).item(field("header")), format!(
                 "28-byte header (model_offset {fork_offset}, model_len {fork_len}) from an rten fork; \
                  not an upstream .rten file"));
         } else {
-            inv.property("version", version, Some(4));
-            out.add(
+            cx.inv.property("version", version, Some(4));
+            cx.report(
                 &UNSUPPORTED_VERSION,
                 Place::at(4).item(field("version")),
                 format!("header field version = {version}, but only version 2 exists"),
@@ -81,15 +83,15 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
         }
         return None;
     }
-    inv.property("version", version, Some(4));
-    inv.property("model_offset", model_offset, Some(8));
-    inv.property("model_len", model_len, Some(16));
-    inv.property("tensor_data_offset", tdo, Some(24));
+    cx.inv.property("version", version, Some(4));
+    cx.inv.property("model_offset", model_offset, Some(8));
+    cx.inv.property("model_len", model_len, Some(16));
+    cx.inv.property("tensor_data_offset", tdo, Some(24));
 
     let mut model_ok = true;
     if !(HEADER_LEN..=size).contains(&model_offset) {
         model_ok = false;
-        out.add(&MODEL_OFFSET_INVALID, Place::at(8).item(field("model_offset")), format!(
+        cx.report(&MODEL_OFFSET_INVALID, Place::at(8).item(field("model_offset")), format!(
             "header field model_offset = {model_offset} must lie in {HEADER_LEN}..={size} (header end..file size)"));
     }
     let model_end = model_offset.checked_add(model_len);
@@ -99,31 +101,31 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
             || "overflows u64".to_owned(),
             |e| format!("= {e}, past the file size {size}"),
         );
-        out.add(
+        cx.report(
             &MODEL_LENGTH_INVALID,
             Place::at(16).item(field("model_len")),
             format!("header field model_len = {model_len}: model_offset + model_len {end}"),
         );
     }
     if model_len >= FLATBUFFER_LIMIT {
-        out.add(&MODEL_TOO_LARGE, Place::at(16).item(field("model_len")), format!(
+        cx.report(&MODEL_TOO_LARGE, Place::at(16).item(field("model_len")), format!(
             "header field model_len = {model_len}; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
     }
     let mut tdo_ok = true;
     if !(HEADER_LEN..=size).contains(&tdo) {
         tdo_ok = false;
-        out.add(&TENSOR_DATA_OFFSET_INVALID, Place::at(24).item(field("tensor_data_offset")), format!(
+        cx.report(&TENSOR_DATA_OFFSET_INVALID, Place::at(24).item(field("tensor_data_offset")), format!(
             "header field tensor_data_offset = {tdo} must lie in {HEADER_LEN}..={size} (header end..file size)"));
     }
     if model_ok {
         let end = model_offset + model_len;
-        push_section(inv, SectionKind::ModelData, model_offset, end);
+        push_section(&mut cx.inv, SectionKind::ModelData, model_offset, end);
         if tdo_ok && (model_offset..end).contains(&tdo) {
-            out.add(&TENSOR_DATA_INSIDE_MODEL, Place::at(24).item(field("tensor_data_offset")), format!(
+            cx.report(&TENSOR_DATA_INSIDE_MODEL, Place::at(24).item(field("tensor_data_offset")), format!(
                 "header field tensor_data_offset = {tdo} lies inside the model data {model_offset}..{end}; \
                  rten would read weights from FlatBuffer bytes"));
         } else if tdo_ok && tdo < model_offset {
-            out.add(
+            cx.report(
                 &UNUSUAL_LAYOUT,
                 Place::at(24).item(field("tensor_data_offset")),
                 format!("tensor data starts at {tdo}, before the model data at {model_offset}"),
@@ -131,7 +133,7 @@ pub fn read(bytes: &[u8], inv: &mut Inventory, out: &mut Findings) -> Option<Con
         }
     }
     if model_offset != HEADER_LEN && (HEADER_LEN..=size).contains(&model_offset) {
-        out.add(
+        cx.report(
             &UNUSUAL_LAYOUT,
             Place::at(8).item(field("model_offset")),
             format!("model data starts at {model_offset}; rten-convert writes it at {HEADER_LEN}"),

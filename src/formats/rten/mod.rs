@@ -21,9 +21,10 @@ mod verify;
 mod version;
 
 use crate::check::Findings;
+use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer;
 use crate::formats::{About, Detection, Format, ReadOptions};
-use crate::inventory::{FileFormat, Inventory, SectionKind};
+use crate::inventory::{Inventory, SectionKind};
 use crate::source::ModelFile;
 
 /// Alignment rten-convert gives tensor data.
@@ -54,18 +55,17 @@ impl Format for Rten {
     }
 
     fn read(&self, file: &ModelFile, _: &ReadOptions, out: &mut Findings) -> Inventory {
-        let bytes = file.bytes();
-        let mut inv = Inventory::of_model(FileFormat::Read(self.about().name), file);
-        inv.preferred_alignment = Some(TENSOR_ALIGNMENT);
-        if let Some(layout) = header::read(bytes, &mut inv, out) {
-            let walked = read_model(file, &layout, &mut inv, out);
-            declare_tensor_section(&layout, &mut inv);
+        let mut cx = Context::new(self, file, out);
+        cx.inv.preferred_alignment = Some(TENSOR_ALIGNMENT);
+        if let Some(layout) = header::read(&mut cx) {
+            let walked = read_model(&mut cx, &layout);
+            declare_tensor_section(&layout, &mut cx.inv);
             // Unused bytes can only be told apart once every tensor has been located.
             if walked && (layout.v1 || layout.tensor_data_offset.is_some()) {
-                inv.fill_gaps();
+                cx.inv.fill_gaps();
             }
         }
-        inv
+        cx.inv
     }
 }
 
@@ -76,24 +76,19 @@ fn v1_identifier(bytes: &[u8]) -> bool {
 }
 
 /// Verifies and walks the FlatBuffer; false if it could not be read.
-fn read_model(
-    file: &ModelFile,
-    layout: &header::Container,
-    inv: &mut Inventory,
-    out: &mut Findings,
-) -> bool {
-    let bytes = file.bytes();
+fn read_model(cx: &mut Context<'_>, layout: &header::Container) -> bool {
+    let bytes = cx.bytes;
     let range = usize::try_from(layout.model_offset)
         .ok()
         .zip(usize::try_from(layout.model_len).ok())
         .and_then(|(start, len)| bytes.get(start..start.checked_add(len)?));
     let Some(model) = range else { return false };
-    let Some(root) = verify::verify(model, layout.model_offset, out) else {
+    let Some(root) = verify::verify(model, layout.model_offset, cx.out) else {
         return false;
     };
     // The verifier has paged in the whole FlatBuffer; the walk pages in what it reads.
-    file.release_all();
-    graph::Walker::new(file, model, layout, inv, out).run(root);
+    cx.file.release_all();
+    graph::Walker::new(cx, model, layout).run(root);
     true
 }
 

@@ -9,6 +9,7 @@
 
 use crate::check::generic::TOO_LARGE_TO_READ;
 use crate::check::{Findings, Place};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{Dim, Name, Shape, Symbol};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -135,11 +136,6 @@ pub struct Interner {
     /// Value shapes, one copy of each.
     shapes: HashSet<Shape, Seeded>,
 }
-
-/// The interner's hasher: foldhash, seeded at random per process, so a file (which cannot
-/// watch the process) cannot choose names that collide; on the short keys it hashes it is
-/// several times faster than SipHash, and faster than ahash without AES instructions.
-pub(crate) type Seeded = foldhash::fast::RandomState;
 
 /// What a [`Symbol`] is made from: a kind the reader names, and two numbers that tell the
 /// symbols of that kind apart, such as the positions of the strings it joins.

@@ -1,10 +1,10 @@
 //! What a reader carries while it reads one model: the bytes, the inventory it fills, the
 //! findings it reports and the budget it spends, in one place.
 
-use super::budget::{Budget, Interner};
+use super::budget::{Budget, Interner, SymbolKey};
 use crate::check::{Findings, Place, Rule};
 use crate::formats::Format;
-use crate::inventory::{ByteRange, FileFormat, Inventory, Name, Section, SectionKind};
+use crate::inventory::{ByteRange, FileFormat, Inventory, Name, Section, SectionKind, Symbol};
 use crate::source::ModelFile;
 
 /// A reader's state over one model file.
@@ -51,6 +51,46 @@ impl<'a> Context<'a> {
     pub fn name(&mut self, text: &[u8]) -> Name {
         self.names
             .name(self.bytes, text, &mut self.budget, self.out)
+    }
+
+    /// The name stored at `offset` in the file and `len` bytes long there, made by `text` the
+    /// first time (see [`Interner::name_at`]).
+    pub fn name_at(&mut self, offset: u64, len: u64, text: impl FnOnce() -> Vec<u8>) -> Name {
+        (self.names).name_at(offset, len, text, &mut self.budget, self.out)
+    }
+
+    /// The operator or attribute name `text`, made once and shared by every place that spells
+    /// it (see [`Interner::symbol`]).
+    pub fn symbol(&mut self, text: &str, place: Place) -> Symbol {
+        (self.names).symbol(text, place, &mut self.budget, self.out)
+    }
+
+    /// The symbol for `key`, made by `text` the first time and shared after that, for a
+    /// format whose names are shared strings (see [`Interner::symbol_at`]).
+    pub fn symbol_at(
+        &mut self,
+        key: SymbolKey,
+        text: impl FnOnce() -> String,
+        place: Place,
+    ) -> Symbol {
+        (self.names).symbol_at(key, text, place, &mut self.budget, self.out)
+    }
+
+    /// The name `bytes`, shared by every place that spells it (see [`Interner::spelled`]);
+    /// `None` once the budget is out.
+    pub fn spelled(&mut self, bytes: &[u8], place: Place) -> Option<Name> {
+        (self.names).spelled(bytes, place, &mut self.budget, self.out)
+    }
+
+    /// `n` entries the file declares, at most as many as the budget can still pay for: what
+    /// room to make for them, each entry costing at least one.
+    pub fn affordable(&self, n: usize) -> usize {
+        n.min(usize::try_from(self.budget.left()).unwrap_or(usize::MAX))
+    }
+
+    /// Where `part`, a slice of the model file, starts in it.
+    pub fn offset(&self, part: &[u8]) -> Option<u64> {
+        super::bytes::offset_in(self.bytes, part)
     }
 
     /// `text` copied into a name, paying its bytes and an entry; empty once the budget is out.

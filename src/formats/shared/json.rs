@@ -11,6 +11,7 @@
 //! Memory is the container stack (one byte per level, up to the limit); readers pay their
 //! budget for what they keep of the tokens.
 
+use super::bytes::head;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -531,6 +532,21 @@ fn hex_unit(chars: &mut std::str::Chars<'_>) -> u32 {
     u32::from_str_radix(&hex, 16).unwrap_or(0xfffd)
 }
 
+/// Whether `bytes` start a JSON object that holds `key` (quoted, white space removed) in its
+/// first 4 KiB.
+pub fn with_key(bytes: &[u8], key: &str) -> bool {
+    let head = head(bytes, 4096);
+    // Every file is asked this, and most are not JSON: the first byte that is not ASCII
+    // white space settles it, unless it starts a character that may be white space.
+    let first = head.iter().find(|b| !matches!(b, b'\t'..=b'\r' | b' '));
+    if first.is_none_or(|&b| b.is_ascii() && b != b'{') {
+        return false;
+    }
+    let text = String::from_utf8_lossy(head);
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.starts_with('{') && compact.contains(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,5 +662,18 @@ mod tests {
         assert!(s.is("param"));
         assert_eq!(s.raw(), "p\\u0061ram");
         assert_eq!(s.at, 1);
+    }
+
+    #[test]
+    fn json_is_told_by_its_first_character_after_white_space() {
+        let key = "\"k\"";
+        assert!(with_key(b" \t\x0b\r\n{\"k\": 1}", key));
+        // U+00A0 and U+3000 are white space too.
+        assert!(with_key("\u{a0}\u{3000}{ \"k\" : 1}".as_bytes(), key));
+        assert!(!with_key(b"\x08\x07{\"k\": 1}", key));
+        assert!(!with_key(b"[{\"k\": 1}]", key));
+        assert!(!with_key("\u{e9}{\"k\": 1}".as_bytes(), key));
+        assert!(!with_key(b"{\"j\": 1}", key));
+        assert!(!with_key(b" \n ", key));
     }
 }

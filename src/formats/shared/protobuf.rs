@@ -9,6 +9,10 @@
 
 use thiserror::Error;
 
+/// Protobuf's message size limit: its readers refuse a message of this many bytes or more, so
+/// a `.onnx` or a `.pdmodel` must stay below it.
+pub const PROTOBUF_LIMIT: u64 = 1 << 31;
+
 /// prost's recursion limit, which also bounds how deeply groups may nest.
 const RECURSION_LIMIT: usize = 100;
 

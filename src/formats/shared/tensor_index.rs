@@ -1,9 +1,10 @@
 //! A model's tensors found by name without copying a name: each is found by its hash and
 //! then compared with the inventory's.
 
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{Tensor, TensorId};
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// A hasher for keys that are hashes already: it passes the `u64` through.
 #[derive(Default)]
@@ -32,14 +33,14 @@ pub type HashSet64 = HashSet<u64, BuildHasherDefault<Prehashed>>;
 /// The tensors of an inventory by name, the first of each name.
 #[derive(Default)]
 pub struct TensorIndex {
-    hasher: ahash::RandomState,
+    hasher: Seeded,
     first: HashMap<u64, TensorId, BuildHasherDefault<Prehashed>>,
 }
 
 impl TensorIndex {
     /// The index of `tensors`.
     pub fn of(tensors: &[Tensor]) -> Self {
-        let hasher = ahash::RandomState::new();
+        let hasher = Seeded::default();
         let mut first = HashMap::with_capacity_and_hasher(tensors.len(), Default::default());
         for (id, tensor) in tensors.iter().enumerate() {
             first

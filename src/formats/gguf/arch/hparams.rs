@@ -9,8 +9,8 @@ use crate::formats::gguf::metadata::{Pairs, Scalar, Value as Gguf};
 use crate::formats::shared::expr::{Expr, Scope, Value};
 use crate::formats::shared::numbers::{low32, signed32};
 use crate::formats::shared::tensor_index::TensorIndex;
+use crate::inventory::hashing::HashMap;
 use crate::inventory::{ItemKind, ListValue};
-use ahash::HashMap;
 
 /// llama.cpp's `LLAMA_MAX_LAYERS`: no per-layer array is longer.
 const MAX_LAYERS: u64 = 512;

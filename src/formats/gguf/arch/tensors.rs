@@ -12,8 +12,8 @@ use crate::escape::excerpt;
 use crate::formats::gguf::rules::{TENSOR_MISSING, TENSOR_SHAPE, TENSOR_TYPE, TENSOR_UNEXPECTED};
 use crate::formats::shared::expr::{dims_shown, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
+use crate::inventory::hashing::{HashMap, HashSet};
 use crate::inventory::{DType, TensorId};
-use ahash::{HashMap, HashSet};
 
 /// ggml's `GGML_MAX_DIMS`: `check_tensor_dims` compares this many, 1 past a shape's end.
 const MAX_DIMS: usize = 4;

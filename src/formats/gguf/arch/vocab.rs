@@ -12,6 +12,7 @@ use crate::formats::gguf::metadata::{Pair, Pairs, Value as Gguf};
 use crate::formats::gguf::rules::{VOCAB_REFUSED, VOCAB_VALUE};
 use crate::formats::shared::numbers::{low32, signed32};
 use crate::formats::shared::tensor_index::HashSet64;
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{ItemKind, ListValue};
 use std::hash::BuildHasher;
 
@@ -245,7 +246,7 @@ struct Scan {
 /// Reads every token once: texts (an empty token is "[EMPTY_<i>]" to llama.cpp) and types;
 /// `wordpiece` for a BERT vocabulary.
 fn scan(bytes: &[u8], wordpiece: bool, tokens: &ListValue, types: Option<&ListValue>) -> Scan {
-    let hasher = foldhash::fast::RandomState::default();
+    let hasher = Seeded::default();
     let capacity = usize::try_from(tokens.count.min(1 << 22)).unwrap_or(0);
     let mut seen = HashSet64::with_capacity_and_hasher(capacity, Default::default());
     let mut out = Scan::default();

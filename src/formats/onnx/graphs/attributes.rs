@@ -1,6 +1,7 @@
 //! Attributes of nodes and functions: their values, and the tensors and subgraphs they hold.
 
 use super::{GraphReader, TENSOR_ENTRIES};
+use crate::check::Place;
 use crate::formats::onnx::attribute_view::AttributeView;
 use crate::formats::onnx::schema::Schema;
 use crate::formats::onnx::tensor_view::sparse_parts;
@@ -24,7 +25,7 @@ impl<'b> GraphReader<'_, 'b> {
         // No more tensors are listed than the budget can pay for; the first one it cannot
         // pay for then runs it out below.
         let affordable =
-            usize::try_from(self.r.budget.left() / TENSOR_ENTRIES + 1).unwrap_or(usize::MAX);
+            usize::try_from(self.r.cx.budget.left() / TENSOR_ENTRIES + 1).unwrap_or(usize::MAX);
         let listed = |list: &'a [&'b [u8]]| {
             (0..).zip(list).take(affordable).map(|(i, &t)| {
                 let at = Within {
@@ -52,7 +53,7 @@ impl<'b> GraphReader<'_, 'b> {
             }
         }
         for (bytes, within) in dense.chain(sparse_parts_found) {
-            if !self.r.spend(1, self.offset(bytes)) {
+            if !self.r.cx.spend(1, Place::at(self.offset(bytes))) {
                 break;
             }
             let Some((t, at)) = self.tensor_view(bytes, "tensor attribute") else {

@@ -19,8 +19,9 @@ use super::schema;
 use super::tensor_view::{sparse_parts, TensorView};
 use super::value_view::{DimView, TypeView, ValueView};
 use super::{dtypes::from_onnx, Reader};
-use crate::check::{Finding, Item, Place};
-use crate::formats::shared::budget::{Interner, Seeded, SUBGRAPH_ENTRIES};
+use crate::check::{Item, Place};
+use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{
     AttrValue, Composite, Dim, Graph, GraphId, GraphRef, Name, NewKind, NewNode, NodeId, NodeKind,
     OperatorParts, RecordedScope, SubgraphOf, Symbol, TensorRef, Value,
@@ -89,7 +90,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
     for (i, &(initialization, algorithm)) in model.training_info.iter().enumerate() {
         for (what, g) in [("initialization", initialization), ("algorithm", algorithm)] {
             if let Some(g) = g {
-                if !r.spend(SUBGRAPH_ENTRIES, r.offset(g)) {
+                if !r.cx.spend(SUBGRAPH_ENTRIES, Place::at(r.cx.offset(g))) {
                     break;
                 }
                 let id = new_graph(r, Name::from(format!("training_info[{i}].{what}").as_str()));
@@ -103,10 +104,10 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
         }
     }
     for &bytes in &model.functions {
-        let at = r.offset(bytes);
-        let f = match FunctionView::read(bytes, r.budget.left()) {
+        let at = r.cx.offset(bytes);
+        let f = match FunctionView::read(bytes, r.cx.budget.left()) {
             Ok(f) if f.dropped > 0 => {
-                r.spend(u64::MAX, at);
+                r.cx.spend(u64::MAX, Place::at(at));
                 continue;
             }
             Ok(f) => f,
@@ -116,7 +117,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
             }
         };
         let lists = f.inputs.len() + f.outputs.len() + f.nodes.len() + f.attributes.len();
-        if !r.spend(SUBGRAPH_ENTRIES + lists as u64, at) {
+        if !r.cx.spend(SUBGRAPH_ENTRIES + lists as u64, Place::at(at)) {
             break;
         }
         let mut label = f.domain.unwrap_or_default().to_vec();
@@ -137,7 +138,7 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
         });
     }
     while let Some(job) = queue.pop_front() {
-        if r.exhausted() {
+        if r.cx.exhausted() {
             break;
         }
         scopes.resize_with(scopes.len().max(job.id + 1), Scope::default);
@@ -163,11 +164,11 @@ pub(super) fn read<'b>(model: &ModelView<'b>, r: &mut Reader<'b>) {
 
 /// Adds an empty top-level graph named `name`.
 fn new_graph(r: &mut Reader<'_>, name: Name) -> GraphId {
-    r.inv.graphs.push(Graph {
+    r.cx.inv.graphs.push(Graph {
         name,
         ..Graph::default()
     });
-    r.inv.graphs.len() - 1
+    r.cx.inv.graphs.len() - 1
 }
 
 struct GraphReader<'a, 'b> {
@@ -191,7 +192,7 @@ impl<'b> GraphReader<'_, 'b> {
         reason = "the reader adds graph `self.id` before it reads its body"
     )]
     fn graph(&mut self) -> &mut Graph {
-        &mut self.r.inv.graphs[self.id]
+        &mut self.r.cx.inv.graphs[self.id]
     }
 
     fn in_file(&self, bytes: &[u8]) -> &'b [u8] {
@@ -199,7 +200,7 @@ impl<'b> GraphReader<'_, 'b> {
     }
 
     fn offset(&self, bytes: &[u8]) -> Option<u64> {
-        self.r.offset(bytes)
+        self.r.cx.offset(bytes)
     }
 
     fn push(&mut self, name: Name, kind: NewKind, offset: Option<u64>) -> NodeId {
@@ -248,12 +249,19 @@ impl<'b> GraphReader<'_, 'b> {
     /// Reads the TensorProto in `bytes` and its offset, reporting a malformed one there.
     fn tensor_view(&mut self, bytes: &[u8], what: &str) -> Option<(TensorView<'b>, Option<u64>)> {
         let at = self.offset(bytes);
-        match TensorView::read(self.in_file(bytes), self.r.budget.left()) {
+        match TensorView::read(self.in_file(bytes), self.r.cx.budget.left()) {
             Ok(t) if t.dropped > 0 => {
-                self.r.spend(u64::MAX, at);
+                self.r.cx.spend(u64::MAX, Place::at(at));
                 None
             }
-            Ok(t) if !self.r.spend(TENSOR_ENTRIES + t.dims.len() as u64, at) => None,
+            Ok(t)
+                if !self
+                    .r
+                    .cx
+                    .spend(TENSOR_ENTRIES + t.dims.len() as u64, Place::at(at)) =>
+            {
+                None
+            }
             Ok(t) => Some((t, at)),
             Err(e) => {
                 self.r.malformed(what, e, at);
@@ -265,9 +273,9 @@ impl<'b> GraphReader<'_, 'b> {
     fn graph_body(&mut self, bytes: &'b [u8]) {
         let at = self.offset(bytes);
         self.graph().offset = at;
-        let g = match GraphView::read(bytes, self.r.budget.left()) {
+        let g = match GraphView::read(bytes, self.r.cx.budget.left()) {
             Ok(g) if g.dropped > 0 => {
-                self.r.spend(u64::MAX, at);
+                self.r.cx.spend(u64::MAX, Place::at(at));
                 return;
             }
             Ok(g) => g,
@@ -299,12 +307,12 @@ impl<'b> GraphReader<'_, 'b> {
                 crate::source::prefetch(next);
             }
             let at = self.offset(bytes);
-            if !self.r.spend(1, at) {
+            if !self.r.cx.spend(1, Place::at(at)) {
                 break;
             }
-            match ValueView::read(bytes, self.r.budget.left()) {
+            match ValueView::read(bytes, self.r.cx.budget.left()) {
                 Ok(v) if v.dropped > 0 => {
-                    self.r.spend(u64::MAX, at);
+                    self.r.cx.spend(u64::MAX, Place::at(at));
                     break;
                 }
                 Ok(v) => {
@@ -312,7 +320,7 @@ impl<'b> GraphReader<'_, 'b> {
                         v.ty.as_ref()
                             .and_then(|t| t.shape.as_ref())
                             .map_or(0, Vec::len);
-                    if !self.r.spend(dims as u64, at) {
+                    if !self.r.cx.spend(dims as u64, Place::at(at)) {
                         break;
                     }
                     infos.push(v);
@@ -325,7 +333,7 @@ impl<'b> GraphReader<'_, 'b> {
 
     fn function_body(&mut self, f: &FunctionView<'b>) {
         for &bytes in &f.attributes {
-            match AttributeView::read(bytes, self.r.budget.left()) {
+            match AttributeView::read(bytes, self.r.cx.budget.left()) {
                 Ok(a) => {
                     self.attribute_tensors(&a, None, &mut Vec::new());
                 }
@@ -342,11 +350,11 @@ impl<'b> GraphReader<'_, 'b> {
     /// Initializers (dense and sparse) become constant nodes; duplicate names are reported.
     fn initializers(&mut self, g: &GraphView<'b>) {
         let mut seen = HashSet::with_hasher(Seeded::default());
-        let n = self.r.affordable(g.initializers.len());
+        let n = self.r.cx.affordable(g.initializers.len());
         self.graph().nodes.reserve(0, 0, n);
-        self.r.inv.tensors.reserve(n);
+        self.r.cx.inv.tensors.reserve(n);
         for bytes in &g.initializers {
-            if !self.r.spend(1, self.offset(bytes)) {
+            if !self.r.cx.spend(1, Place::at(self.offset(bytes))) {
                 return;
             }
             if let Some(t) = self.tensor_view(bytes, "initializer") {
@@ -354,7 +362,7 @@ impl<'b> GraphReader<'_, 'b> {
             }
         }
         for &bytes in &g.sparse_initializers {
-            if !self.r.spend(2, self.offset(bytes)) {
+            if !self.r.cx.spend(2, Place::at(self.offset(bytes))) {
                 return;
             }
             let (values, indices) = match sparse_parts(bytes) {
@@ -390,7 +398,7 @@ impl<'b> GraphReader<'_, 'b> {
             self.r.tensor(&indices, name, self.id, Some(node), at);
         }
         if !seen.insert(name) {
-            self.r.out.add(
+            self.r.cx.report(
                 &DUPLICATE_INITIALIZER,
                 Place::at(at).item(Item::Tensor { tensor }),
                 format!(
@@ -417,12 +425,12 @@ impl<'b> GraphReader<'_, 'b> {
                 Some(earlier) if !self.is_constant(earlier) => {
                     let place = Place::at(self.offset(name)).item(Item::Graph { graph: self.id });
                     let message = format!("input \"{}\" is listed twice", Name::from(name));
-                    self.r.out.add(&NOT_SSA, place, message);
+                    self.r.cx.report(&NOT_SSA, place, message);
                     earlier
                 }
                 Some(constant) => constant, // IR < 4: an input with an initializer as its default
                 None => {
-                    let kind = NewKind::Value(value(ty, &mut self.r.symbols));
+                    let kind = NewKind::Value(value(ty, &mut self.r.cx.names));
                     let id = self.push(Name::from(name), kind, None);
                     self.define(name, id);
                     id
@@ -436,7 +444,7 @@ impl<'b> GraphReader<'_, 'b> {
         // million-entry columns when a few nodes have a second output. Exported graphs have
         // more than two inputs and outputs a node; room for their attributes and Constant
         // tensors is made when the first comes (see `node`).
-        let n = self.r.affordable(nodes.len());
+        let n = self.r.cx.affordable(nodes.len());
         self.graph().nodes.reserve_links(n.saturating_mul(5) / 2);
         self.graph().nodes.reserve(n, n.saturating_add(n / 8), 0);
         if let Some(scope) = self.scopes.get_mut(self.id) {
@@ -459,8 +467,8 @@ impl<'b> GraphReader<'_, 'b> {
                     let entries = (1 + view.inputs.len() + view.outputs.len() + lists) as u64
                         + attributes.len() as u64 * ATTRIBUTE_ENTRIES;
                     let dropped = view.dropped > 0 || attributes.iter().any(|a| a.dropped > 0);
-                    if !self.r.spend(entries, at) || dropped {
-                        self.r.spend(u64::MAX, at);
+                    if !self.r.cx.spend(entries, Place::at(at)) || dropped {
+                        self.r.cx.spend(u64::MAX, Place::at(at));
                         break;
                     }
                     self.node(&mut buffers, index, nodes, types, at);
@@ -498,7 +506,7 @@ impl<'b> GraphReader<'_, 'b> {
             let mut producers = NameMap::default();
             let mut view = NodeView::default();
             for (i, &bytes) in nodes.iter().enumerate() {
-                if view.read(bytes, self.r.budget.left()).is_ok() {
+                if view.read(bytes, self.r.cx.budget.left()).is_ok() {
                     producers.extend(view.outputs.iter().map(|&o| (o, i)));
                 }
             }
@@ -519,7 +527,7 @@ impl<'b> GraphReader<'_, 'b> {
             _ => (&UNDEFINED_INPUT, format!(
                 "{what} \"{shown}\" is not a graph input, initializer, earlier output or outer value")),
         };
-        self.r.out.add(rule, Place::on(item), message);
+        self.r.cx.report(rule, Place::on(item), message);
         None
     }
 
@@ -531,9 +539,9 @@ impl<'b> GraphReader<'_, 'b> {
         view: &mut NodeView<'b>,
         attributes: &mut Vec<AttributeView<'b>>,
     ) -> Result<(), String> {
-        view.read(bytes, self.r.budget.left())
+        view.read(bytes, self.r.cx.budget.left())
             .map_err(|e| e.to_string())?;
-        let mut keep = self.r.budget.left();
+        let mut keep = self.r.cx.budget.left();
         let mut read = 0;
         for (i, &bytes) in view.attributes.iter().enumerate() {
             // A decoded attribute is far larger than its entry in the node: past what the
@@ -591,7 +599,7 @@ impl<'b> GraphReader<'_, 'b> {
         let op_id = self.graph().next_id();
         self.push(Name::from(n.name), NewKind::Unknown { tag: 0 }, at);
         if !n.module.is_empty() {
-            if let Some(path) = self.r.module(n.module, at) {
+            if let Some(path) = self.r.cx.spelled(n.module, Place::at(at)) {
                 if self.graph().scopes.is_empty() {
                     // An exporter that records one node's module records every node's; past
                     // the first 65,536, the list grows as it must.
@@ -606,17 +614,24 @@ impl<'b> GraphReader<'_, 'b> {
             graph: self.id,
             node: op_id,
         });
-        let schema = schema::check_node(&self.r.schemas, self.id, n, attributes, place, self.r.out);
+        let schema = schema::check_node(
+            &self.r.schemas,
+            self.id,
+            n,
+            attributes,
+            place,
+            self.r.cx.out,
+        );
         if let Some(schema) = schema {
             self.r.schemas.found(self.id, op_id, schema);
         }
         if !attributes.is_empty() {
             // Exported graphs have three attributes for every four operators, and a Constant,
             // with a tensor, for every third.
-            let rest = self.r.affordable(nodes.len().saturating_sub(index));
+            let rest = self.r.cx.affordable(nodes.len().saturating_sub(index));
             self.graph().nodes.room_for_attrs(rest);
             if attributes.iter().any(|a| a.t.is_some()) {
-                self.r.inv.room_for_tensors(rest / 2);
+                self.r.cx.inv.room_for_tensors(rest / 2);
             }
         }
         attrs.reserve(attributes.len());
@@ -639,7 +654,7 @@ impl<'b> GraphReader<'_, 'b> {
                 continue;
             }
             let ty = types.get(self.in_file(name)).copied();
-            let kind = NewKind::Value(value(ty, &mut self.r.symbols));
+            let kind = NewKind::Value(value(ty, &mut self.r.cx.names));
             let id = self.push(Name::from(name), kind, None);
             // Defined before, as onnx's checker sees it: in this graph, or in a graph
             // enclosing this subgraph (training graphs and functions see only their own).
@@ -659,8 +674,8 @@ impl<'b> GraphReader<'_, 'b> {
                     node: op_id,
                 };
                 self.r
-                    .out
-                    .push(Finding::new(&NOT_SSA, Place::at(at).item(item), message));
+                    .cx
+                    .report(&NOT_SSA, Place::at(at).item(item), message);
             }
             outputs.push(Some(id));
         }
@@ -685,12 +700,12 @@ impl<'b> GraphReader<'_, 'b> {
     /// Queues a subgraph owned by node `op` and returns its id; `None` past the depth limit,
     /// which bounds the work a hostile chain of nested graphs can cause.
     fn subgraph(&mut self, g: &[u8], op: NodeId) -> Option<GraphRef> {
-        if !self.r.spend(SUBGRAPH_ENTRIES, self.offset(g)) {
+        if !self.r.cx.spend(SUBGRAPH_ENTRIES, Place::at(self.offset(g))) {
             return None;
         }
         if self.depth >= MAX_DEPTH {
             let at = self.graph().node(op).and_then(|n| n.offset.get());
-            self.r.out.add(
+            self.r.cx.report(
                 &PROTOBUF_INVALID,
                 Place::at(at).item(Item::Node {
                     graph: self.id,
@@ -700,7 +715,7 @@ impl<'b> GraphReader<'_, 'b> {
             );
             return None;
         }
-        let id = self.r.inv.graphs.len();
+        let id = self.r.cx.inv.graphs.len();
         let opsets = self
             .r
             .schemas
@@ -709,7 +724,7 @@ impl<'b> GraphReader<'_, 'b> {
             .copied()
             .unwrap_or(0);
         self.r.schemas.assign(id, opsets);
-        self.r.inv.graphs.push(Graph {
+        self.r.cx.inv.graphs.push(Graph {
             parent: Some(SubgraphOf {
                 graph: self.id,
                 node: op,

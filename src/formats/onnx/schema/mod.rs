@@ -7,6 +7,7 @@ pub mod table;
 pub(super) use check::check_node;
 pub use table::Schema;
 
+use crate::inventory::hashing::Seeded;
 use crate::inventory::NodeId;
 
 /// The domains whose operators ONNX itself defines, and onnx.checker holds to them.
@@ -142,7 +143,7 @@ pub struct Context {
     /// Index into `opsets` for each graph, by graph id.
     pub graph_opsets: Vec<usize>,
     /// (canonical domain, name) of each model-local function.
-    pub functions: std::collections::HashSet<FunctionId, ahash::RandomState>,
+    pub functions: std::collections::HashSet<FunctionId, Seeded>,
     /// The schema each operator node follows, by graph id, in node order: what
     /// [`check_node`] resolved, kept for the type inference.
     found: Vec<Vec<(NodeId, &'static Schema)>>,

@@ -6,7 +6,7 @@
 //! line with `memchr`; an operator's versions are parsed when a node first uses it: a model
 //! pays for the few dozen operators it has, not for all 800 schemas.
 
-use ahash::HashMap;
+use crate::inventory::hashing::HashMap;
 use std::sync::OnceLock;
 
 const TABLE: &str = include_str!("../../../../schema/onnx_ops.tsv");

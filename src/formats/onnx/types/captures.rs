@@ -1,12 +1,13 @@
 //! The types of values a subgraph reads from its enclosing graphs.
 
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{DType, GraphId, Inventory, Name, NodeId, NodeKind};
 use std::collections::HashMap;
 
 /// Values by name, for the graphs whose subgraphs capture from them; built on first use.
 #[derive(Default)]
 pub(super) struct Outer<'i> {
-    names: HashMap<GraphId, HashMap<&'i Name, NodeId, ahash::RandomState>>,
+    names: HashMap<GraphId, HashMap<&'i Name, NodeId, Seeded>>,
 }
 
 impl<'i> Outer<'i> {
@@ -51,7 +52,7 @@ impl<'i> Outer<'i> {
 }
 
 /// The values graph `id` defines, by name: inputs, initializers and node outputs.
-fn defined(inv: &Inventory, id: GraphId) -> HashMap<&Name, NodeId, ahash::RandomState> {
+fn defined(inv: &Inventory, id: GraphId) -> HashMap<&Name, NodeId, Seeded> {
     let nodes = inv.graphs.get(id).map(|g| g.nodes_with_ids());
     (nodes.into_iter().flatten())
         .filter(|(_, n)| matches!(n.kind, NodeKind::Value(_) | NodeKind::Constant { .. }))

@@ -13,7 +13,7 @@ use super::{effects, shown};
 use super::{Import, Mutation, Pickle, Sink, Source};
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
-use crate::formats::shared::budget::Seeded;
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{self, Name, Trust};
 use std::collections::HashMap;
 
