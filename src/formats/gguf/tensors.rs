@@ -3,7 +3,6 @@
 
 use super::dtypes::{block_elements, ggml, Ggml};
 use super::header::Header;
-use super::model::Seen;
 use super::rules::{
     not_utf8, truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
     OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, STRING_NOT_UTF8, TENSOR_NAME_TOO_LONG,
@@ -15,8 +14,12 @@ use crate::check::{Item, Place};
 use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::signed64;
-use crate::inventory::{DType, DataRange, FileId, Storage, Tensor};
+use crate::inventory::hashing::HashMap;
+use crate::inventory::{DType, DataRange, FileId, Name, Storage, Tensor};
 use std::collections::hash_map::Entry;
+
+/// Tensor names already read, in every part: where each was declared.
+pub type Seen = HashMap<Name, (FileId, u64)>;
 
 /// ggml's `GGML_MAX_NAME`: names are stored with a terminating zero in 64 bytes.
 const MAX_NAME: usize = 64;

@@ -5,7 +5,7 @@
 //! of the architecture takes.
 
 use super::hparams::Env;
-use super::table::{Arch, Spec, TensorNeed};
+use super::table::{name_of, Arch, Spec, TensorNeed};
 use super::Reporter;
 use crate::check::{Item, Place};
 use crate::escape::excerpt;
@@ -17,19 +17,6 @@ use crate::inventory::{DType, TensorId};
 
 /// ggml's `GGML_MAX_DIMS`: `check_tensor_dims` compares this many, 1 past a shape's end.
 const MAX_DIMS: usize = 4;
-
-/// The name of `spec` for `layer`.
-/// Writes the name of `spec` for `layer` into `out`.
-pub fn name_of(out: &mut String, name: &str, layer: Option<u64>) {
-    use std::fmt::Write;
-    out.clear();
-    match (layer, name.split_once("%d")) {
-        (Some(layer), Some((head, tail))) => {
-            let _ = write!(out, "{head}{layer}{tail}");
-        }
-        _ => out.push_str(name),
-    }
-}
 
 /// `blk.12.attn_q.weight` as the table writes it, `blk.%d.attn_q.weight`; other names as
 /// they are.
