@@ -86,7 +86,10 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         properties(cx, &archive, prefix);
     }
     if kind == Kind::Export {
-        export::read(cx, &archive, prefix, nested);
+        let read_nested = |cx: &mut Context<'_>, range| {
+            read(cx, range, true);
+        };
+        export::read(cx, &archive, prefix, nested, &read_nested);
     } else {
         let data = under(b"data.pkl");
         let loaded = archive.locate(&data).map(|m| m.header);
