@@ -9,7 +9,7 @@ use super::rules::{
 use super::tensors::Seen;
 use super::{dtypes, split, template};
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::ReadOptions;
 use crate::source::ModelFile;
@@ -58,7 +58,7 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>, whole: bool) {
         let known =
             std::str::from_utf8(arch).is_ok_and(|name| table::table().known.contains_key(name));
         if !valid && !known {
-            let message = format!("general.architecture is \"{}\"; GGUF allows only [a-z0-9]+, and llama.cpp knows no such architecture", excerpt(arch, 200));
+            let message = format!("general.architecture is \"{}\"; GGUF allows only [a-z0-9]+, and llama.cpp knows no such architecture", excerpt(arch, EXCERPT));
             cx.report(
                 &ARCHITECTURE_INVALID,
                 Place::field("general.architecture", at),
@@ -90,7 +90,7 @@ fn check_model(cx: &mut Context<'_>, pairs: &Pairs<'_>, whole: bool) {
             let start = pair.value_at + 8;
             let message = format!(
                 "chat template \"{}\" uses {what} at byte {at} of the template, as Jinja sandbox escapes do",
-                excerpt(pair.key, 200)
+                excerpt(pair.key, EXCERPT)
             );
             cx.report(&CHAT_TEMPLATE, Place::at(start + at), message);
         }
@@ -131,7 +131,7 @@ fn layer_count(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8]) {
         };
         let message = format!(
             "{} = {shown}, but the tensors hold {held}",
-            excerpt(&key, 200)
+            excerpt(&key, EXCERPT)
         );
         cx.report(
             &LAYER_COUNT,

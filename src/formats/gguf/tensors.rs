@@ -11,7 +11,7 @@ use super::rules::{
 use super::strings::{self, Unread};
 use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::signed64;
 use crate::inventory::hashing::HashMap;
@@ -88,7 +88,7 @@ pub fn read(
         };
         let place = Place::at(info.at).in_file(file).item(item);
         let name = cx.name(info.name);
-        let shown = excerpt(info.name, 200).into_owned();
+        let shown = excerpt(info.name, EXCERPT).into_owned();
         match seen.entry(name.clone()) {
             Entry::Occupied(first) => {
                 let (first_file, first) = first.get();
@@ -187,7 +187,7 @@ fn info<'a>(
     if n_dims > MAX_DIMS && u64::from(n_dims) * 8 > wire.left() {
         let message = format!(
             "tensor \"{}\" claims {n_dims} dimensions of 8 bytes; the file has {} bytes left",
-            excerpt(name, 200),
+            excerpt(name, EXCERPT),
             wire.left()
         );
         cx.report(

@@ -6,7 +6,7 @@
 use super::dtypes;
 use super::rules::EXPORT_PROGRAM;
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::zip::{Archive, Member, LOCAL_MAGIC};
 use crate::inventory::{ByteRange, DataRange, Import, Storage, Tensor, TensorView, Trust};
@@ -36,7 +36,7 @@ pub fn read(
         .iter()
         .filter(|m| m.name.starts_with(&models) && m.name.ends_with(b".json"))
     {
-        let message = format!("torch.export.load deserialises a graph that runs when the model is called: a torch.export program, {} ({} bytes)", excerpt(m.name, 200), m.size);
+        let message = format!("torch.export.load deserialises a graph that runs when the model is called: a torch.export program, {} ({} bytes)", excerpt(m.name, EXCERPT), m.size);
         cx.report(&EXPORT_PROGRAM, Place::at(m.header), message);
         if cx.spend(1, Place::at(m.header)) {
             let name = cx.name(m.name);
