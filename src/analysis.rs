@@ -86,6 +86,10 @@ pub fn analyze_file(file: &ModelFile) -> Analysis {
 
 /// Like [`analyze_file`], with options.
 pub fn analyze_file_with(file: &ModelFile, options: &ReadOptions) -> Analysis {
+    let options = &ReadOptions {
+        identify: registry::identify,
+        ..*options
+    };
     let mut findings = Findings::default();
     let inventory = match registry::detect(file) {
         Detected::Read(format) => {

@@ -42,6 +42,13 @@ pub fn column(text: &str, width: usize) -> String {
     cut
 }
 
+/// Characters of a name or value from a file that a message shows ([`excerpt`]): enough to
+/// tell names apart, few enough that a hostile megabyte-long one stays one line.
+pub const EXCERPT: usize = 200;
+
+/// Characters shown of a short part of a message (a class, key or token among other text).
+pub const EXCERPT_SHORT: usize = 100;
+
 /// `bytes` as short, printable text: invalid UTF-8 replaced, cut to `max` characters, then
 /// escaped. Cutting first keeps a megabyte-long hostile value cheap: only the bytes that can
 /// be shown are decoded (a character takes at most four). Borrowed when the bytes are already

@@ -144,7 +144,17 @@ pub struct ReadOptions<'a> {
     /// Read every tensor's values and report what they hold (NaN, infinities, dead weights:
     /// the VX rules, `check --values`); `None` reads no tensor byte.
     pub values: Option<ValueCheck<'a>>,
+    /// What a file is if not in a reader's format, for a reader that meets another format's
+    /// file where it expects its own (a Paddle parameter file that is an ONNX model): the
+    /// registry's [`registry::identify`], which the analysis sets, so that readers never call
+    /// the registry. By default, nothing.
+    pub identify: Identify,
 }
+
+/// What `file` is if not in the format named: "a model in the onnx format", or the title of
+/// a format rtenx recognises but does not read; `None` for the format named, or for nothing
+/// known.
+pub type Identify = fn(file: &ModelFile, format: &str) -> Option<String>;
 
 impl Default for ReadOptions<'_> {
     fn default() -> Self {
@@ -155,6 +165,7 @@ impl Default for ReadOptions<'_> {
             views: true,
             target: None,
             values: None,
+            identify: |_, _| None,
         }
     }
 }

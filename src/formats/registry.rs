@@ -79,6 +79,17 @@ pub fn detect(file: &ModelFile) -> Detected {
         .map_or(Detected::Unknown, |(_, found)| found)
 }
 
+/// What `file` is if not in `format` (see [`super::Identify`]).
+pub fn identify(file: &ModelFile, format: &str) -> Option<String> {
+    match detect(file) {
+        Detected::Read(f) if f.about().name != format => {
+            Some(format!("a model in the {} format", f.about().name))
+        }
+        Detected::NotRead(f) => Some(f.title.to_owned()),
+        _ => None,
+    }
+}
+
 /// When the extension of `path` belongs to another format than `format`, which its content
 /// is in: the message that names both. An extension that formats claim only by content
 /// (`.json`) names no format.

@@ -135,6 +135,7 @@ fn analyze(
         views: false,
         target: settings.target,
         values,
+        ..ReadOptions::default()
     };
     let mut outcome = rtenx::analyze_opened(file, &options);
     let mut hashes = Ok(Vec::new());

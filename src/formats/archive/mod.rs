@@ -11,6 +11,7 @@
 pub mod rules;
 
 use crate::check::{generic, Findings, Place};
+use crate::escape::EXCERPT;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::zip;
 use crate::formats::{About, Detection, Format, ReadOptions};
@@ -65,7 +66,7 @@ impl Format for Archives {
             if zip::pickle_member(&mut cx, bytes, member, &|_, _| None) {
                 pickles += 1;
                 judged.insert(member.header);
-                let message = format!("member \"{}\" at {} is a pickle: loading it runs what it imports, which rtenx judges", crate::escape::excerpt(member.name, 200), member.header);
+                let message = format!("member \"{}\" at {} is a pickle: loading it runs what it imports, which rtenx judges", crate::escape::excerpt(member.name, EXCERPT), member.header);
                 cx.report(&PICKLE_MEMBER, Place::at(member.header), message);
             }
         }

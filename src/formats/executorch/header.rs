@@ -2,8 +2,8 @@
 //! the FlatBuffer's padding, and say where the FlatBuffer ends and the segments begin.
 
 use super::rules::{
-    HEADER_INVALID, HEADER_MAGIC_CORRUPT, PROGRAM_RANGE_INVALID, PROGRAM_TOO_LARGE,
-    SEGMENT_BASE_INVALID,
+    header_cut, header_too_short, HEADER_INVALID, HEADER_MAGIC_CORRUPT, PROGRAM_RANGE_INVALID,
+    PROGRAM_TOO_LARGE, SEGMENT_BASE_INVALID,
 };
 use crate::check::Place;
 use crate::formats::shared::bytes::{le_u32, le_u64};
@@ -89,10 +89,8 @@ pub fn program(cx: &mut Context<'_>) -> Option<Layout> {
     let length = u32_field(cx, "header_length", 12);
     let Some(length) = length.filter(|&n| n >= MIN_PROGRAM_HEADER) else {
         let message = match length {
-            Some(n) => format!(
-                "eh00 header length is {n}; the runtime needs at least {MIN_PROGRAM_HEADER}"
-            ),
-            None => format!("the file ends at {size}, inside the eh00 header"),
+            Some(n) => header_too_short("eh00", n, MIN_PROGRAM_HEADER),
+            None => header_cut(size, "eh00"),
         };
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
@@ -102,7 +100,7 @@ pub fn program(cx: &mut Context<'_>) -> Option<Layout> {
         u64_field(cx, "program_size", 16),
         u64_field(cx, "segment_base_offset", 24),
     ) else {
-        let message = format!("the file ends at {size}, inside the {length}-byte eh00 header");
+        let message = header_cut(size, format_args!("{length}-byte eh00"));
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
@@ -153,13 +151,12 @@ pub fn data(cx: &mut Context<'_>) -> Option<Layout> {
     let (Some(length), Some(fb_offset), Some(fb_size), Some(base), Some(data_size)) =
         (length, fields.0, fields.1, fields.2, fields.3)
     else {
-        let message = format!("the file ends at {size}, inside the 40-byte FH01 header");
+        let message = header_cut(size, "40-byte FH01");
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
     if length < MIN_DATA_HEADER {
-        let message =
-            format!("FH01 header length is {length}; the runtime needs at least {MIN_DATA_HEADER}");
+        let message = header_too_short("FH01", length, MIN_DATA_HEADER);
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     }

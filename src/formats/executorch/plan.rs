@@ -114,7 +114,7 @@ impl Walk<'_, '_> {
                     return false;
                 }
                 if let (Some(node), Some(frames)) = (node, traces.next()) {
-                    self.stack_scope(graph, node, frames);
+                    self.stacks.record(self.cx, graph, node, frames);
                 }
             }
         }

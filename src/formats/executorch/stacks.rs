@@ -14,14 +14,14 @@
 //! read once however many instructions share it, and the source lines read in all are
 //! bounded by the file's size plus [`EXTRA_BYTES`].
 
-use super::program::Walk;
 use super::schema::program as fb;
 use crate::check::Place;
 use crate::formats::shared::budget::EXTRA_BYTES;
 use crate::formats::shared::bytes::{len, offset_in};
+use crate::formats::shared::context::Context;
 use crate::formats::shared::stack::{self, Frame, MAX_FRAMES, MAX_LINE};
+use crate::inventory::hashing::HashMap;
 use crate::inventory::{GraphId, Name, NodeId, RecordedScope};
-use std::collections::HashMap;
 
 /// Frame lists already read, and how much more source may be read.
 #[derive(Debug, Default)]
@@ -39,37 +39,45 @@ pub fn of_chain<'a>(chain: &fb::Chain<'a>, instructions: usize) -> Option<FrameL
     chain.stacktrace().filter(|t| t.len() == instructions)
 }
 
-impl Walk<'_, '_> {
+impl Stacks {
     /// Records the scope of node `node` of `graph` from its frame list `frames`, if it gives
     /// one.
-    pub(super) fn stack_scope(&mut self, graph: GraphId, node: NodeId, frames: fb::FrameList<'_>) {
+    pub fn record(
+        &mut self,
+        cx: &mut Context<'_>,
+        graph: GraphId,
+        node: NodeId,
+        frames: fb::FrameList<'_>,
+    ) {
         let at = frames._tab.loc() as u64;
-        let Some(path) = self.frames_path(frames, at) else {
+        let Some(path) = self.frames_path(cx, frames, at) else {
             return;
         };
-        if !self.cx.spend(1, Place::at(at)) {
+        if !cx.spend(1, Place::at(at)) {
             return;
         }
-        if let Some(g) = self.cx.inv.graphs.get_mut(graph) {
+        if let Some(g) = cx.inv.graphs.get_mut(graph) {
             g.scopes.push(RecordedScope { node, path });
         }
     }
 
     /// The module path of `frames`, read once per list of frames and shared.
-    fn frames_path(&mut self, frames: fb::FrameList<'_>, at: u64) -> Option<Name> {
+    fn frames_path(
+        &mut self,
+        cx: &mut Context<'_>,
+        frames: fb::FrameList<'_>,
+        at: u64,
+    ) -> Option<Name> {
         let items = frames.items()?;
-        let key = offset_in(self.cx.bytes, items.bytes()).unwrap_or(u64::MAX);
-        if let Some(path) = self.stacks.paths.get(&key) {
+        let key = offset_in(cx.bytes, items.bytes()).unwrap_or(u64::MAX);
+        if let Some(path) = self.paths.get(&key) {
             return path.clone();
         }
-        if !self.cx.spend(1, Place::at(at)) {
+        if !cx.spend(1, Place::at(at)) {
             return None;
         }
-        let file = len(self.cx.bytes);
-        let left = self
-            .stacks
-            .left
-            .get_or_insert(file.saturating_add(EXTRA_BYTES));
+        let file = len(cx.bytes);
+        let left = self.left.get_or_insert(file.saturating_add(EXTRA_BYTES));
         let mut read: Vec<Frame<'_>> = Vec::new();
         for frame in items.iter().take(MAX_FRAMES) {
             let line = frame.context().unwrap_or_default().as_bytes();
@@ -87,9 +95,9 @@ impl Walk<'_, '_> {
         let path = stack::module_path(read);
         let name = match path.is_empty() {
             true => None,
-            false => self.cx.spelled(&path, Place::at(at)),
+            false => cx.spelled(&path, Place::at(at)),
         };
-        self.stacks.paths.insert(key, name.clone());
+        self.paths.insert(key, name.clone());
         name
     }
 }

@@ -9,7 +9,7 @@ use super::rules::{
 use super::strings::{self, Unread};
 use super::wire::{Short, Wire};
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{signed16, signed32, signed64, signed8};
 use crate::inventory::{DataRange, FileId, ItemKind, ListValue, MetadataEntry, Name};
@@ -160,7 +160,7 @@ fn pair<'a>(
     let ty = wire.u32().map_err(|s| Stop::Short("value type", s))?;
     let value_at = wire.pos();
     let place = Place::at(type_at).in_file(file);
-    let shown = || excerpt(key, 200);
+    let shown = || excerpt(key, EXCERPT);
     let value = match ty {
         8 => {
             let what = || format!("the value of key \"{}\"", shown());
@@ -173,7 +173,7 @@ fn pair<'a>(
         _ => match scalar(wire, ty).map_err(|s| Stop::Short("value", s))? {
             Some((name, value)) => {
                 if let Scalar::Bool(b @ 2..) = value {
-                    let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, 200));
+                    let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, EXCERPT));
                     cx.report(&BOOL_VALUE, place.offset(value_at), message);
                 }
                 Value::Scalar(name, value)
@@ -181,7 +181,7 @@ fn pair<'a>(
             None => {
                 let message = format!(
                     "key \"{}\" has value type {ty}; GGUF defines types 0 to 12",
-                    excerpt(key, 200)
+                    excerpt(key, EXCERPT)
                 );
                 cx.report(&UNKNOWN_VALUE_TYPE, place, message);
                 return Err(Stop::Reported);
@@ -249,7 +249,7 @@ fn array(
     let count_at = wire.pos();
     let count = wire.u64().map_err(|s| Stop::Short("array count", s))?;
     let place = Place::at(type_at).in_file(file);
-    let key = excerpt(key, 200);
+    let key = excerpt(key, EXCERPT);
     let item = match (ty, item_kind(ty)) {
         (9, _) => {
             let message = format!("array \"{key}\" holds arrays; llama.cpp refuses nested arrays, and rtenx reads no further");
@@ -352,7 +352,7 @@ fn check_key<'a>(
     seen: &mut HashMap<&'a [u8], u64>,
 ) {
     let key = pair.key;
-    let shown = excerpt(key, 200);
+    let shown = excerpt(key, EXCERPT);
     if key.is_empty() {
         cx.report(&EMPTY_KEY, place, "a key-value pair has an empty key");
         return;

@@ -10,6 +10,7 @@
 
 mod arch;
 mod dtypes;
+mod file;
 mod header;
 mod metadata;
 mod model;

@@ -5,8 +5,8 @@
 //! 32,000-token vocabulary costs three more requests and under a megabyte, where
 //! `@huggingface/gguf` reads 2 MB chunks.
 
+use super::file::DEFAULT_ALIGNMENT;
 use super::header::MAGIC;
-use super::model::DEFAULT_ALIGNMENT;
 use super::wire::{Short, Wire};
 use crate::inventory::ByteRange;
 use crate::source::fetched::Fetched;

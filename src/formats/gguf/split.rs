@@ -2,9 +2,10 @@
 //! each a GGUF file whose tensors' data it holds itself; the first part carries the
 //! metadata and `split.count`, every part `split.no` (from 0).
 
+use super::file::{self, Part};
 use super::metadata::{Pairs, Value};
-use super::model::{self, Part, Seen};
 use super::rules::{SPLIT_MISMATCH, SPLIT_PART_MISSING};
+use super::tensors::Seen;
 use crate::check::Place;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
@@ -122,7 +123,7 @@ pub fn read(
             continue;
         };
         cx.inv.forget_whole_file_section(id);
-        match model::read_file(cx, part_file.bytes(), id, seen) {
+        match file::read(cx, part_file.bytes(), id, seen) {
             Some(part) => {
                 whole &= part.whole;
                 total = total.saturating_add(part.tensors);

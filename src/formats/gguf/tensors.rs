@@ -3,7 +3,6 @@
 
 use super::dtypes::{block_elements, ggml, Ggml};
 use super::header::Header;
-use super::model::Seen;
 use super::rules::{
     not_utf8, truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
     OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, STRING_NOT_UTF8, TENSOR_NAME_TOO_LONG,
@@ -12,11 +11,15 @@ use super::rules::{
 use super::strings::{self, Unread};
 use super::wire::{Short, Wire};
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::signed64;
-use crate::inventory::{DType, DataRange, FileId, Storage, Tensor};
+use crate::inventory::hashing::HashMap;
+use crate::inventory::{DType, DataRange, FileId, Name, Storage, Tensor};
 use std::collections::hash_map::Entry;
+
+/// Tensor names already read, in every part: where each was declared.
+pub type Seen = HashMap<Name, (FileId, u64)>;
 
 /// ggml's `GGML_MAX_NAME`: names are stored with a terminating zero in 64 bytes.
 const MAX_NAME: usize = 64;
@@ -85,7 +88,7 @@ pub fn read(
         };
         let place = Place::at(info.at).in_file(file).item(item);
         let name = cx.name(info.name);
-        let shown = excerpt(info.name, 200).into_owned();
+        let shown = excerpt(info.name, EXCERPT).into_owned();
         match seen.entry(name.clone()) {
             Entry::Occupied(first) => {
                 let (first_file, first) = first.get();
@@ -184,7 +187,7 @@ fn info<'a>(
     if n_dims > MAX_DIMS && u64::from(n_dims) * 8 > wire.left() {
         let message = format!(
             "tensor \"{}\" claims {n_dims} dimensions of 8 bytes; the file has {} bytes left",
-            excerpt(name, 200),
+            excerpt(name, EXCERPT),
             wire.left()
         );
         cx.report(

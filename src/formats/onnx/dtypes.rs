@@ -1,6 +1,6 @@
 //! ONNX `TensorProto.DataType` codes.
 
-use super::tensor_view::Typed;
+use super::views::tensor::Typed;
 use crate::inventory::DType;
 
 /// The inventory dtype of an ONNX data type code; `None` for UNDEFINED (0) and unknown codes.

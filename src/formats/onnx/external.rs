@@ -3,12 +3,9 @@
 
 use super::rules::*;
 use crate::check::{Findings, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT_SHORT};
 use crate::formats::shared::datafiles::rules::CHECKSUM_INVALID;
 use crate::inventory::hashing::HashSet;
-
-/// Characters of a key or value shown in a message.
-const SHOWN: usize = 100;
 
 /// The parsed `external_data` entries of one tensor.
 #[derive(Debug, Default)]
@@ -37,7 +34,7 @@ pub fn parse<'a>(
     };
     let mut seen = HashSet::default();
     for &(key, value) in entries {
-        let key_text = || excerpt(key, SHOWN);
+        let key_text = || excerpt(key, EXCERPT_SHORT);
         if !seen.insert(key) {
             let key_text = key_text();
             out.add(&DUPLICATE_EXTERNAL_KEY, place, format!(
@@ -50,7 +47,7 @@ pub fn parse<'a>(
             b"length" => r.length = number("length", value, place, out, &mut r.usable),
             b"checksum" => {
                 if value.len() != 40 || !value.iter().all(u8::is_ascii_hexdigit) {
-                    let shown = excerpt(value, SHOWN);
+                    let shown = excerpt(value, EXCERPT_SHORT);
                     let message = format!("external_data checksum \"{shown}\" is not 40 hex digits (a SHA-1); no file can match it");
                     out.add(&CHECKSUM_INVALID, place, message);
                 } else {
@@ -88,7 +85,7 @@ fn number(
         .flatten();
     if parsed.is_none() {
         *usable = false;
-        let shown = excerpt(value, SHOWN);
+        let shown = excerpt(value, EXCERPT_SHORT);
         out.add(
             &OFFSET_LENGTH_INVALID,
             place,

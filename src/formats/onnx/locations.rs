@@ -3,12 +3,9 @@
 
 use super::rules::{LOCATION_MISSING, LOCATION_SPECIAL, RTEN_REFUSES_LOCATION};
 use crate::check::Findings;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::datafiles::{DataFiles, Location, LocationRules, Problem};
 use std::path::{Component, Path};
-
-/// Characters of a location shown in a message.
-const SHOWN: usize = 200;
 
 /// ONNX's location rules.
 pub struct OnnxLocations;
@@ -74,7 +71,7 @@ fn rten_refuses(loc: &Location<'_>) -> Option<String> {
         .and_then(|e| e.to_str())
         .unwrap_or("");
     (!(ext.starts_with("data") || ext.starts_with("onnx_data"))).then(|| {
-        let has = match excerpt(ext.as_bytes(), SHOWN) {
+        let has = match excerpt(ext.as_bytes(), EXCERPT) {
             ext if ext.is_empty() => "has no extension".to_owned(),
             ext => format!("has extension \"{ext}\""),
         };

@@ -1,34 +1,29 @@
 //! ONNX models (`.onnx`) and their external data files.
 //!
 //! The model is read in place from the memory map by small views over the protobuf wire
-//! format (`shared/protobuf.rs`, `*_view.rs`): names and `raw_data` are slices of the map,
+//! format (`shared/protobuf.rs`, `views/`): names and `raw_data` are slices of the map,
 //! never copies, and what the reader keeps is bounded (RX016). The views are held to prost's
 //! decoding of `schema/onnx.proto` by differential tests. Every TensorProto, wherever it lives,
 //! becomes an inventory tensor; external data locations are checked lexically and on the file
 //! system before any data file is touched, and only `--verify-checksums` reads tensor bytes.
 
-mod attribute_view;
 mod detect;
 mod dtypes;
 mod external;
-mod graph_view;
 mod graphs;
 mod initializer_inputs;
 mod locations;
-mod model_view;
 mod node_names;
-mod node_view;
 #[cfg(feature = "proto")]
 pub mod proto;
 pub mod rules;
 mod schema;
 mod shape_inputs;
-mod tensor_view;
 mod tensors;
 #[cfg(test)]
 mod test_rng;
 mod types;
-mod value_view;
+mod views;
 
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::budget::MAX_ENTRIES;
@@ -41,8 +36,8 @@ use crate::inventory::{
     ByteRange, GraphId, Inventory, MetadataEntry, Name, Section, SectionKind, Symbol,
 };
 use crate::source::ModelFile;
-use model_view::ModelView;
 use rules::*;
+use views::model::ModelView;
 
 /// The ONNX format.
 pub struct Onnx;

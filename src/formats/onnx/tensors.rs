@@ -3,7 +3,7 @@
 use super::dtypes::{from_onnx, typed_field};
 use super::external;
 use super::rules::*;
-use super::tensor_view::{TensorView, Typed};
+use super::views::tensor::{TensorView, Typed};
 use super::Reader;
 use crate::check::{generic, Item, Place};
 use crate::formats::shared::bytes::offset_in;

@@ -9,6 +9,7 @@ use super::program::{self, sort, Param};
 use super::record;
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
+use crate::escape::EXCERPT;
 use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{low32, narrow, signed64};
@@ -399,7 +400,7 @@ impl<'b> Reader<'_, 'b, '_> {
             return;
         };
         program::record_scope(self.cx, graph, node, scope, at);
-        let shown = || crate::escape::excerpt(op_type.as_bytes(), 200);
+        let shown = || crate::escape::excerpt(op_type.as_bytes(), EXCERPT);
         for name in missing {
             let message = format!(
                 "{} op {node} in block {position} names variable \"{}\", which its block does not declare",

@@ -76,6 +76,7 @@ impl Format for Paddle {
         let size = len(bytes);
         // Records are packed with no alignment; Paddle copies every tensor as it loads.
         cx.inv.preferred_alignment = Some(1);
+        cx.identify = options.identify;
         let kind = detect::kind(bytes);
         let whole = Section {
             file: 0,

@@ -9,9 +9,9 @@ use super::program::Param;
 use super::record::{self, Problem, Record, Stop, Window};
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
-use crate::formats::registry::{self, Detected};
 use crate::formats::shared::bytes::head;
 use crate::formats::shared::context::Context;
+use crate::formats::Identify;
 use crate::inventory::{
     ByteRange, DType, DataRange, FileId, Inventory, Name, NewKind, Section, SectionKind, Storage,
     Tensor,
@@ -76,7 +76,7 @@ the first without a record is \"{}\"",
             Ok(r) => r,
             Err(p) => {
                 // A file of another format is about the whole file, not one variable.
-                let (p, place) = match misnamed(stream, at, p) {
+                let (p, place) = match misnamed(stream, at, p, cx.identify) {
                     Ok(p) => (p, place),
                     Err(p) => (p, Place::at(0).in_file(stream.file)),
                 };
@@ -271,18 +271,19 @@ fn compare(param: &Param, record: &Record, place: Place, out: &mut Findings) {
 
 /// A bad version word at the start of the file is restated (`Err`) as what the file really
 /// is when another format claims it; any other problem stays as it is (`Ok`).
-fn misnamed(stream: &Stream<'_>, at: u64, p: Problem) -> Result<Problem, Problem> {
+fn misnamed(
+    stream: &Stream<'_>,
+    at: u64,
+    p: Problem,
+    identify: Identify,
+) -> Result<Problem, Problem> {
     if at != 0 || !std::ptr::eq(p.rule, &VERSION_WORD) {
         return Ok(p);
     }
     let bytes = stream.source.bytes();
     let head = head(bytes, HEAD).to_vec();
-    let what = match registry::detect(&ModelFile::in_memory(&stream.label, head)) {
-        Detected::Read(f) if f.about().name != "paddle" => {
-            format!("a model in the {} format", f.about().name)
-        }
-        Detected::NotRead(f) => f.title.to_owned(),
-        _ => return Ok(p),
+    let Some(what) = identify(&ModelFile::in_memory(&stream.label, head), "paddle") else {
+        return Ok(p);
     };
     let found = bytes
         .first_chunk::<4>()

@@ -16,6 +16,7 @@ use super::dtypes;
 use super::program::{self, sort, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
+use crate::escape::EXCERPT;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
@@ -678,7 +679,7 @@ impl<'a> Reader<'_, '_> {
         )
         .ok_or(Stop::Budget)?;
         program::record_scope(self.cx, graph, node, scope, Some(at));
-        let shown = || crate::escape::excerpt(kind.as_bytes(), 200);
+        let shown = || crate::escape::excerpt(kind.as_bytes(), EXCERPT);
         for id in op.undefined {
             let message = format!(
                 "{} op {node} uses value %{id}, which no earlier operation or block argument defines",

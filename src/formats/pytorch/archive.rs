@@ -8,7 +8,7 @@ use super::rules::{
 use super::tensors::{self, Stored};
 use super::{export, torchscript, weights_only};
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::bytes;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::{self, Located, Options, Pickle, Source, Tree};
@@ -86,7 +86,10 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
         properties(cx, &archive, prefix);
     }
     if kind == Kind::Export {
-        export::read(cx, &archive, prefix, nested);
+        let read_nested = |cx: &mut Context<'_>, range| {
+            read(cx, range, true);
+        };
+        export::read(cx, &archive, prefix, nested, &read_nested);
     } else {
         let data = under(b"data.pkl");
         let loaded = archive.locate(&data).map(|m| m.header);
@@ -102,7 +105,7 @@ pub fn read(cx: &mut Context<'_>, range: ByteRange, nested: bool) -> Option<Kind
             let first = archive.members.first().map(|m| m.header);
             let message = format!(
                 "torch.load refuses the file (\"failed locating file data.pkl\"): the archive has no {}",
-                excerpt(&data, 200)
+                excerpt(&data, EXCERPT)
             );
             cx.report(&DATA_PKL_MISSING, Place::field("data.pkl", first), message);
         }
@@ -154,9 +157,9 @@ fn folder<'a>(cx: &mut Context<'_>, archive: &Archive<'a>) -> &'a [u8] {
         if !inside && !zip::escapes(member.name) {
             let message = format!(
                 "torch.load refuses the file (\"file in archive is not in a subdirectory\"): member \"{}\" at {} is not under the archive's folder \"{}\"",
-                excerpt(member.name, 200),
+                excerpt(member.name, EXCERPT),
                 member.header,
-                excerpt(prefix, 200)
+                excerpt(prefix, EXCERPT)
             );
             cx.report(&MEMBER_OUTSIDE_FOLDER, Place::at(member.header), message);
         }
@@ -212,7 +215,7 @@ pub fn read_pickle(
             member.data,
         )
     } else {
-        let message = format!("a scanner that reads stored members or raw bytes misses the pickle torch.load runs: {} at {} is compressed (method {}), where torch.save stores it as is", excerpt(member.name, 200), member.header, member.method);
+        let message = format!("a scanner that reads stored members or raw bytes misses the pickle torch.load runs: {} at {} is compressed (method {}), where torch.save stores it as is", excerpt(member.name, EXCERPT), member.header, member.method);
         cx.report(&COMPRESSED_PICKLE, Place::at(member.header), message);
         let Some(found) = zip::inflate_paid(cx, file, member) else {
             return;
@@ -255,7 +258,7 @@ pub fn read_pickle(
                 len: m.compressed,
             }),
             len: m.size,
-            label: excerpt(&name, 200).into_owned(),
+            label: excerpt(&name, EXCERPT).into_owned(),
         })
     };
     tensors::list(cx, &src, &p, root, prefix, &lookup);
@@ -286,7 +289,7 @@ fn unread_pickles(
         if !zip::pickle_member(cx, cx.bytes, member, &known) || debug {
             continue;
         }
-        let message = format!("a tool that unpacks the archive, or loads member \"{}\", runs what that pickle imports (rtenx judges it): the member at {} is a pickle that torch.load never reads (it reads data.pkl)", excerpt(member.name, 200), member.header);
+        let message = format!("a tool that unpacks the archive, or loads member \"{}\", runs what that pickle imports (rtenx judges it): the member at {} is a pickle that torch.load never reads (it reads data.pkl)", excerpt(member.name, EXCERPT), member.header);
         cx.report(&UNREAD_PICKLE, Place::at(member.header), message);
     }
 }
@@ -299,7 +302,7 @@ fn code(cx: &mut Context<'_>, archive: &Archive<'_>, dir: &[u8]) {
     let Some(first) = sources.first() else {
         return;
     };
-    let message = format!("torch.jit.load compiles code that runs when the model is called: a TorchScript archive, with {} source files under {} (first: {})", sources.len(), excerpt(dir, 200), excerpt(first.name, 200));
+    let message = format!("torch.jit.load compiles code that runs when the model is called: a TorchScript archive, with {} source files under {} (first: {})", sources.len(), excerpt(dir, EXCERPT), excerpt(first.name, EXCERPT));
     cx.report(&TORCHSCRIPT_CODE, Place::at(first.header), message);
     for m in sources {
         if !cx.spend(1, Place::at(m.header)) {

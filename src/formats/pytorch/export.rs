@@ -3,18 +3,28 @@
 //! placed in the archive, or pickles loaded with `weights_only=False`), and the sample inputs
 //! (a checkpoint that `torch.export.load` loads, falling back to `weights_only=False`).
 
-use super::archive;
 use super::dtypes;
 use super::rules::EXPORT_PROGRAM;
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::zip::{Archive, Member, LOCAL_MAGIC};
-use crate::inventory::{DataRange, Import, Storage, Tensor, TensorView, Trust};
+use crate::inventory::{ByteRange, DataRange, Import, Storage, Tensor, TensorView, Trust};
 use serde_json::Value;
 
-/// Reads the `.pt2` archive whose members are under `prefix`.
-pub fn read(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8], nested: bool) {
+/// Reads a stored member that is itself a checkpoint archive (the archive reader, which
+/// calls this module: handed in so that the two do not import each other).
+pub type ReadNested<'r> = &'r dyn Fn(&mut Context<'_>, ByteRange);
+
+/// Reads the `.pt2` archive whose members are under `prefix`, its nested checkpoints with
+/// `read_nested`.
+pub fn read(
+    cx: &mut Context<'_>,
+    archive: &Archive<'_>,
+    prefix: &[u8],
+    nested: bool,
+    read_nested: ReadNested<'_>,
+) {
     if nested {
         return;
     }
@@ -26,7 +36,7 @@ pub fn read(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8], nested: 
         .iter()
         .filter(|m| m.name.starts_with(&models) && m.name.ends_with(b".json"))
     {
-        let message = format!("torch.export.load deserialises a graph that runs when the model is called: a torch.export program, {} ({} bytes)", excerpt(m.name, 200), m.size);
+        let message = format!("torch.export.load deserialises a graph that runs when the model is called: a torch.export program, {} ({} bytes)", excerpt(m.name, EXCERPT), m.size);
         cx.report(&EXPORT_PROGRAM, Place::at(m.header), message);
         if cx.spend(1, Place::at(m.header)) {
             let name = cx.name(m.name);
@@ -47,7 +57,7 @@ pub fn read(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8], nested: 
             .iter()
             .filter(|m| m.name.starts_with(&dir) && m.name.ends_with(b"_config.json"))
         {
-            payloads(cx, archive, config, &dir);
+            payloads(cx, archive, config, &dir, read_nested);
         }
     }
     let inputs = under(b"data/sample_inputs/");
@@ -56,12 +66,18 @@ pub fn read(cx: &mut Context<'_>, archive: &Archive<'_>, prefix: &[u8], nested: 
         .iter()
         .filter(|m| m.name.starts_with(&inputs))
     {
-        nested_checkpoint(cx, m);
+        nested_checkpoint(cx, m, read_nested);
     }
 }
 
 /// The weights or constants a payload config describes.
-fn payloads(cx: &mut Context<'_>, archive: &Archive<'_>, config: &Member<'_>, dir: &[u8]) {
+fn payloads(
+    cx: &mut Context<'_>,
+    archive: &Archive<'_>,
+    config: &Member<'_>,
+    dir: &[u8],
+    read_nested: ReadNested<'_>,
+) {
     let Some(text) = config.raw(cx.bytes).filter(|_| config.stored()) else {
         return;
     };
@@ -85,7 +101,7 @@ fn payloads(cx: &mut Context<'_>, archive: &Archive<'_>, config: &Member<'_>, di
             continue;
         };
         if payload.get("use_pickle").and_then(Value::as_bool) == Some(true) {
-            nested_checkpoint(cx, member);
+            nested_checkpoint(cx, member, read_nested);
         } else if let Some(meta) = payload.get("tensor_meta") {
             weight(cx, fqn, meta, member, path);
         }
@@ -146,11 +162,11 @@ fn weight(cx: &mut Context<'_>, fqn: &str, meta: &Value, member: &Member<'_>, pa
 }
 
 /// A stored member that is itself a checkpoint archive, read for what its pickles import.
-fn nested_checkpoint(cx: &mut Context<'_>, member: &Member<'_>) {
+fn nested_checkpoint(cx: &mut Context<'_>, member: &Member<'_>, read_nested: ReadNested<'_>) {
     let is_zip = member
         .raw(cx.bytes)
         .is_some_and(|b| b.starts_with(LOCAL_MAGIC));
     if member.stored() && is_zip {
-        archive::read(cx, member.range(), true);
+        read_nested(cx, member.range());
     }
 }

@@ -7,7 +7,7 @@ use super::rules::LEGACY_HEADER;
 use super::tensors::{self, Stored};
 use super::weights_only;
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT_SHORT};
 use crate::formats::shared::bytes::{self, Cursor};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::{self, Options, Pickle, Source, Tree, Value};
@@ -186,7 +186,7 @@ fn storages(
                 kind,
                 range,
             }));
-        let label = format!("legacy storage '{}' at {at}", excerpt(key, 100));
+        let label = format!("legacy storage '{}' at {at}", excerpt(key, EXCERPT_SHORT));
         found.insert(key.to_vec(), (range, label));
         if cursor.take(len).is_none() {
             break;

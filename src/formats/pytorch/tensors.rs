@@ -18,7 +18,7 @@
 use super::dtypes::{self, Element};
 use super::rules::{STORAGE_MISSING, STORAGE_TOO_SMALL, TENSOR_INVALID};
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT_SHORT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::ndarray::{array, Array};
 use crate::formats::shared::pickle::walk::{self, Flow};
@@ -325,7 +325,7 @@ fn place(
         return tensor;
     };
     let shown = tensor.name.display().into_owned();
-    let key = excerpt(pid.key, 100);
+    let key = excerpt(pid.key, EXCERPT_SHORT);
     let Some(stored) = storages(pid.key) else {
         let message = format!("torch.load fails on tensor \"{shown}\": its storage key '{key}' (persistent id at {}) names no storage in the file", src.at(pid.at));
         cx.report(&STORAGE_MISSING, src.place(pid.at).item(item), message);
@@ -470,7 +470,7 @@ fn dtype_of(tree: &impl Tree, id: Id) -> Result<Element, String> {
     dtypes::dtype(&global).ok_or_else(|| {
         format!(
             "the dtype \"{}\" is not one torch defines",
-            excerpt(global.as_bytes(), 100)
+            excerpt(global.as_bytes(), EXCERPT_SHORT)
         )
     })
 }
@@ -518,7 +518,7 @@ fn strided<'t, T: Tree>(
     let stored = dtypes::storage(&class).ok_or_else(|| {
         format!(
             "the storage type \"{}\" is not one torch defines",
-            excerpt(class.as_bytes(), 100)
+            excerpt(class.as_bytes(), EXCERPT_SHORT)
         )
     })?;
     // _rebuild_tensor_v3 passes the tensor's dtype as its seventh argument; the others take
@@ -583,7 +583,7 @@ fn quantizer<'t, T: Tree>(
     if !PER_CHANNEL.contains(&scheme.as_str()) {
         return Err(format!(
             "the quantization scheme \"{}\" is not one _rebuild_qtensor rebuilds",
-            excerpt(scheme.as_bytes(), 100)
+            excerpt(scheme.as_bytes(), EXCERPT_SHORT)
         ));
     }
     let [_, scales, zero_points, axis, ..] = items else {
@@ -648,7 +648,7 @@ fn sparse<'t, T: Tree>(
         .ok_or_else(|| {
             format!(
                 "layout \"{}\" is not one _rebuild_sparse_tensor rebuilds",
-                excerpt(named.as_bytes(), 100)
+                excerpt(named.as_bytes(), EXCERPT_SHORT)
             )
         })?;
     let items = tree.items(*data).ok_or("its data is not a tuple")?;

@@ -1,7 +1,7 @@
 //! What `torch.load(weights_only=True)` would refuse in a checkpoint that is otherwise safe.
 
 use super::rules::WEIGHTS_ONLY_REFUSES;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::pickle::{opcode_name, Pickle, Source, Tree, WEIGHTS_ONLY};
 use crate::inventory::Trust;
@@ -17,7 +17,7 @@ pub fn check(cx: &mut Context<'_>, src: &Source<'_>, p: &Pickle<'_>, trusts: &[T
         .map(|(import, _)| {
             let what = format!(
                 "{} is not in its allowlist",
-                excerpt(&p.spelled(import), 200)
+                excerpt(&p.spelled(import), EXCERPT)
             );
             (import.at, what)
         });

@@ -36,8 +36,11 @@ pub fn read(cx: &mut Context<'_>) -> Option<Container> {
         cx.inv.format_version = "V1".into();
         push_section(&mut cx.inv, SectionKind::ModelData, 0, size);
         if size >= FLATBUFFER_LIMIT {
-            cx.report(&MODEL_TOO_LARGE, Place::at(0), format!(
-                "V1 file is {size} bytes; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
+            cx.report(
+                &MODEL_TOO_LARGE,
+                Place::at(0),
+                too_large(format_args!("V1 file is {size} bytes")),
+            );
         }
         return Some(Container {
             model_offset: 0,
@@ -108,8 +111,12 @@ pub fn read(cx: &mut Context<'_>) -> Option<Container> {
         );
     }
     if model_len >= FLATBUFFER_LIMIT {
-        cx.report(&MODEL_TOO_LARGE, Place::at(16).item(field("model_len")), format!(
-            "header field model_len = {model_len}; a FlatBuffer must be under {FLATBUFFER_LIMIT} bytes (2 GiB)"));
+        let message = too_large(format_args!("header field model_len = {model_len}"));
+        cx.report(
+            &MODEL_TOO_LARGE,
+            Place::at(16).item(field("model_len")),
+            message,
+        );
     }
     let mut tdo_ok = true;
     if !(HEADER_LEN..=size).contains(&tdo) {

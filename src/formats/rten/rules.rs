@@ -267,3 +267,10 @@ crate::rules! {
     /// maximum is M`).
     TOO_MANY_INPUTS = ("RT028", "too-many-inputs", Error);
 }
+
+/// The message of [`MODEL_TOO_LARGE`]: `what` (the file's size, or the header's model_len)
+/// is past what a FlatBuffer can address.
+pub(super) fn too_large(what: std::fmt::Arguments<'_>) -> String {
+    let limit = super::header::FLATBUFFER_LIMIT;
+    format!("{what}; a FlatBuffer must be under {limit} bytes (2 GiB)")
+}

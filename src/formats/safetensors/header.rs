@@ -5,7 +5,7 @@
 use super::dtypes::dtype;
 use super::rules::*;
 use crate::check::{Item, Place, Rule};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT, EXCERPT_SHORT};
 use crate::formats::shared::bytes::{le_u64, range};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{Error, Parser, Str, Token};
@@ -223,7 +223,7 @@ impl Reader<'_, '_> {
             let slot = match seen.entry(value.clone()) {
                 Slot::Occupied(first) => {
                     let (at, entry) = *first.get();
-                    let message = format!("key \"{}\" is already in the header at byte {}; the safetensors parser keeps this one and drops the first", excerpt(value.as_bytes(), 200), 8 + at);
+                    let message = format!("key \"{}\" is already in the header at byte {}; the safetensors parser keeps this one and drops the first", excerpt(value.as_bytes(), EXCERPT), 8 + at);
                     self.cx
                         .report(&DUPLICATE_KEY, self.key_place(&key), message);
                     entry
@@ -273,7 +273,7 @@ impl Reader<'_, '_> {
             }
             let shown = item.unescape();
             if let Some(first) = seen.insert(shown.clone(), item.at) {
-                let message = format!("__metadata__ key \"{}\" is already set at byte {}; the safetensors parser keeps this one", excerpt(shown.as_bytes(), 200), 8 + first.saturating_sub(1));
+                let message = format!("__metadata__ key \"{}\" is already set at byte {}; the safetensors parser keeps this one", excerpt(shown.as_bytes(), EXCERPT), 8 + first.saturating_sub(1));
                 self.cx
                     .report(&DUPLICATE_KEY, self.key_place(&item), message);
             }
@@ -286,7 +286,7 @@ impl Reader<'_, '_> {
                     at,
                     format!(
                         "value of \"{}\" is {}",
-                        excerpt(shown.as_bytes(), 200),
+                        excerpt(shown.as_bytes(), EXCERPT),
                         token.kind()
                     ),
                 );
@@ -329,7 +329,7 @@ impl Reader<'_, '_> {
                 offsets_at: at,
             },
         };
-        let shown = excerpt(name.as_bytes(), 200).into_owned();
+        let shown = excerpt(name.as_bytes(), EXCERPT).into_owned();
         let read = self.fields(p, key, &shown, &mut fields, item);
         let Fields {
             dtype,
@@ -397,7 +397,7 @@ impl Reader<'_, '_> {
                         Token::Str(text) => {
                             fields.dtype = dtype(&text.unescape());
                             if fields.dtype.is_none() {
-                                let message = format!("tensor \"{shown}\" has dtype \"{}\", which safetensors does not define", excerpt(text.raw().as_bytes(), 100));
+                                let message = format!("tensor \"{shown}\" has dtype \"{}\", which safetensors does not define", excerpt(text.raw().as_bytes(), EXCERPT_SHORT));
                                 self.cx.report(&UNKNOWN_DTYPE, place(self, at), message);
                             }
                         }
@@ -421,7 +421,7 @@ impl Reader<'_, '_> {
                     fields.layout.offsets = self.offsets(p, at, token, shown, item)?;
                 }
                 other => {
-                    let message = format!("tensor \"{shown}\" has a field \"{}\" that safetensors does not define; readers ignore it", excerpt(other.as_bytes(), 100));
+                    let message = format!("tensor \"{shown}\" has a field \"{}\" that safetensors does not define; readers ignore it", excerpt(other.as_bytes(), EXCERPT_SHORT));
                     self.cx
                         .report(&UNKNOWN_FIELD, self.key_place(&field).item(item), message);
                     p.finish_value(&token)?;
@@ -551,7 +551,7 @@ pub fn tensors(cx: &mut Context<'_>, header: &Header, file: FileId, size: u64) {
     for (begin, stop, i) in order {
         if begin != end && header.complete {
             let shown = match cx.inv.tensors.get(first + i) {
-                Some(t) => excerpt(t.name.as_bytes(), 200).into_owned(),
+                Some(t) => excerpt(t.name.as_bytes(), EXCERPT).into_owned(),
                 None => continue,
             };
             let what = if begin > end {
@@ -592,7 +592,7 @@ fn bits(t: &Tensor) -> Option<(&'static Rule, Option<u64>, String)> {
     let dtype = t.dtype.filter(|_| t.byte_size.is_some())?;
     let bits = dtype.bits().unwrap_or(0);
     let elements = t.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
-    let shown = || excerpt(t.name.as_bytes(), 200);
+    let shown = || excerpt(t.name.as_bytes(), EXCERPT);
     match elements.and_then(|n| n.checked_mul(bits)) {
         None => Some((
             &SIZE_OVERFLOW,

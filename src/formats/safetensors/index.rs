@@ -6,7 +6,7 @@
 use super::header;
 use super::rules::*;
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::{DataFiles, SharedRules};
 use crate::formats::shared::json::{Error, Parser, Token};
@@ -106,7 +106,7 @@ fn document<'a>(
                                 at,
                                 format!(
                                     "the shard of \"{}\" is {}, not a file name",
-                                    excerpt(name.raw().as_bytes(), 200),
+                                    excerpt(name.raw().as_bytes(), EXCERPT),
                                     token.kind()
                                 ),
                             ))
@@ -214,12 +214,12 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
             if let Some(&(other, _)) = held.get(&name) {
                 let message = format!(
                     "tensor \"{}\" is in shard {} and in shard {}",
-                    excerpt(name.as_bytes(), 200),
+                    excerpt(name.as_bytes(), EXCERPT),
                     excerpt(
                         read.get(&other).copied().unwrap_or_default().as_bytes(),
-                        200
+                        EXCERPT
                     ),
-                    excerpt(shard.as_bytes(), 200)
+                    excerpt(shard.as_bytes(), EXCERPT)
                 );
                 let place =
                     Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
@@ -256,8 +256,8 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
             _ => {
                 let message = format!(
                     "weight_map puts tensor \"{}\" in {}, which does not hold it",
-                    excerpt(entry.name.as_bytes(), 200),
-                    excerpt(entry.shard.as_bytes(), 200)
+                    excerpt(entry.name.as_bytes(), EXCERPT),
+                    excerpt(entry.shard.as_bytes(), EXCERPT)
                 );
                 cx.report(&TENSOR_NOT_IN_SHARD, Place::at(entry.at), message);
             }
@@ -268,8 +268,8 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
             let shard = read.get(&id).copied().unwrap_or_default();
             let message = format!(
                 "shard {} holds tensor \"{}\", which weight_map does not list",
-                excerpt(shard.as_bytes(), 200),
-                excerpt(name.as_bytes(), 200)
+                excerpt(shard.as_bytes(), EXCERPT),
+                excerpt(name.as_bytes(), EXCERPT)
             );
             let place = Place::at(cx.inv.tensors.get(t).and_then(|t| t.decl_offset)).in_file(id);
             cx.report(

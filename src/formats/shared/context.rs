@@ -3,7 +3,7 @@
 
 use super::budget::{Budget, Interner, SymbolKey};
 use crate::check::{Findings, Place, Rule};
-use crate::formats::Format;
+use crate::formats::{Format, Identify, ReadOptions};
 use crate::inventory::{ByteRange, FileFormat, Inventory, Name, Section, SectionKind, Symbol};
 use crate::source::ModelFile;
 
@@ -21,6 +21,9 @@ pub struct Context<'a> {
     pub budget: Budget,
     /// Strings already copied out of the file.
     pub names: Interner,
+    /// What a file is if not in the reader's format ([`ReadOptions::identify`]), for a reader
+    /// that sets it from its options.
+    pub identify: Identify,
 }
 
 impl<'a> Context<'a> {
@@ -34,6 +37,7 @@ impl<'a> Context<'a> {
             out,
             budget: Budget::for_file(bytes.len() as u64),
             names: Interner::default(),
+            identify: ReadOptions::default().identify,
         }
     }
 

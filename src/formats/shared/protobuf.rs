@@ -3,7 +3,7 @@
 //! prost decodes whole messages into owned structs, allocating for every list entry: a
 //! hostile file of millions of two-byte entries then costs gigabytes, and even real models
 //! spend most of their read time allocating. The ONNX reader needs only slices, counts and a
-//! bounded number of values, so its views (`*_view.rs`) scan fields here instead. They accept
+//! bounded number of values, so its views (`onnx/views/`) scan fields here instead. They accept
 //! and refuse exactly the encodings prost does: each view's tests compare the two on
 //! thousands of random and mutated messages.
 

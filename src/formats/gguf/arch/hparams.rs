@@ -3,7 +3,7 @@
 //! "wrong type", also for an optional key), a per-layer array only where `get_key_or_arr`
 //! takes one and only as long as the layers, and the values the loader derives.
 
-use super::table::{one_of, Arch, Key, Need, Step, Types};
+use super::table::{name_of, one_of, Arch, Key, Need, Step, Types};
 use crate::check::Place;
 use crate::formats::gguf::metadata::{Pairs, Scalar, Value as Gguf};
 use crate::formats::shared::expr::{Expr, Scope, Value};
@@ -274,7 +274,7 @@ impl Scope for Env {
         }
         let layer = self.layer?;
         let mut scratch = self.scratch.try_borrow_mut().ok()?;
-        super::tensors::name_of(&mut scratch, name, Some(layer));
+        name_of(&mut scratch, name, Some(layer));
         Some(self.tensors.holds(scratch.as_bytes()))
     }
 }

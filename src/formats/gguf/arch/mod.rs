@@ -13,7 +13,7 @@ use super::rules::{
     ARCHITECTURE_NOT_CHECKED, ARCHITECTURE_UNKNOWN, HPARAM_INVALID, HPARAM_MISSING, HPARAM_TYPE,
 };
 use crate::check::{Place, Rule, Severity};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT, EXCERPT_SHORT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::expr::{Expr, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
@@ -54,7 +54,7 @@ pub fn check(cx: &mut Context<'_>, pairs: &Pairs<'_>, arch: &[u8], at: u64, vali
     if known.is_none() && valid_name {
         let message = format!(
             "general.architecture is \"{}\"; {} knows no such architecture and refuses the model (\"unknown model architecture\")",
-            excerpt(arch, 200),
+            excerpt(arch, EXCERPT),
             table.version
         );
         cx.report(
@@ -254,7 +254,7 @@ fn rope_scaling(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>) {
     }
     let message = format!(
         "{key} is \"{}\", not one of {}; {} aborts the whole process (GGML_ASSERT(hparams.rope_scaling_type_train != LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED))",
-        excerpt(text, 100),
+        excerpt(text, EXCERPT_SHORT),
         ROPE_SCALING_TYPES.join(", "),
         r.version
     );

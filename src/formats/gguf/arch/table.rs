@@ -295,6 +295,19 @@ fn record(arch: &mut Arch, line: &'static str) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes the name the table spells `name` (`blk.%d.attn_q.weight`) has for `layer` into
+/// `out`.
+pub fn name_of(out: &mut String, name: &str, layer: Option<u64>) {
+    use std::fmt::Write;
+    out.clear();
+    match (layer, name.split_once("%d")) {
+        (Some(layer), Some((head, tail))) => {
+            let _ = write!(out, "{head}{layer}{tail}");
+        }
+        _ => out.push_str(name),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

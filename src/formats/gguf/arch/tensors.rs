@@ -5,10 +5,10 @@
 //! of the architecture takes.
 
 use super::hparams::Env;
-use super::table::{Arch, Spec, TensorNeed};
+use super::table::{name_of, Arch, Spec, TensorNeed};
 use super::Reporter;
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::gguf::rules::{TENSOR_MISSING, TENSOR_SHAPE, TENSOR_TYPE, TENSOR_UNEXPECTED};
 use crate::formats::shared::expr::{dims_shown, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
@@ -17,19 +17,6 @@ use crate::inventory::{DType, TensorId};
 
 /// ggml's `GGML_MAX_DIMS`: `check_tensor_dims` compares this many, 1 past a shape's end.
 const MAX_DIMS: usize = 4;
-
-/// The name of `spec` for `layer`.
-/// Writes the name of `spec` for `layer` into `out`.
-pub fn name_of(out: &mut String, name: &str, layer: Option<u64>) {
-    use std::fmt::Write;
-    out.clear();
-    match (layer, name.split_once("%d")) {
-        (Some(layer), Some((head, tail))) => {
-            let _ = write!(out, "{head}{layer}{tail}");
-        }
-        _ => out.push_str(name),
-    }
-}
 
 /// `blk.12.attn_q.weight` as the table writes it, `blk.%d.attn_q.weight`; other names as
 /// they are.
@@ -148,7 +135,7 @@ fn shape(r: &mut Reporter<'_, '_>, wanted: &[Wanted<'_>], id: TensorId) {
     };
     let want = dims_shown(first.spec.dims_text, &first.dims);
     let got: Vec<String> = tensor.shape.iter().map(u64::to_string).collect();
-    let name = excerpt(tensor.name.as_bytes(), 200);
+    let name = excerpt(tensor.name.as_bytes(), EXCERPT);
     let message = format!(
         "tensor \"{name}\" has shape [{}]; {} expects [{}] for architecture {} and refuses the model (\"check_tensor_dims: tensor '{name}' has wrong shape\")",
         got.join(", "),
@@ -174,7 +161,7 @@ fn dtype(r: &mut Reporter<'_, '_>, id: TensorId) {
     };
     let message = format!(
         "tensor \"{}\" is stored as {dt}; {} loads it, but architecture {} uses it in float operations (matrix products, norms, embedding lookups) that take float or quantized weights, not integers",
-        excerpt(tensor.name.as_bytes(), 200),
+        excerpt(tensor.name.as_bytes(), EXCERPT),
         r.version,
         r.arch
     );
@@ -209,7 +196,7 @@ fn unexpected(
         };
         let message = format!(
             "tensor \"{}\" is not one {} creates for architecture {} with these hyperparameters; it counts the file's tensors and refuses a file with any left over (\"done_getting_tensors: wrong number of tensors\")",
-            excerpt(tensor.name.as_bytes(), 200),
+            excerpt(tensor.name.as_bytes(), EXCERPT),
             r.version,
             r.arch
         );

@@ -7,7 +7,7 @@
 use super::table::table;
 use super::Reporter;
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT_SHORT};
 use crate::formats::gguf::metadata::{Pair, Pairs, Value as Gguf};
 use crate::formats::gguf::rules::{VOCAB_REFUSED, VOCAB_VALUE};
 use crate::formats::shared::numbers::{low32, signed32};
@@ -111,7 +111,7 @@ pub fn check(r: &mut Reporter<'_, '_>, pairs: &Pairs<'_>, typed: bool) {
     let Some(&(_, bpe)) = MODELS.iter().find(|(m, _)| m.as_bytes() == name) else {
         let what = format!(
             "tokenizer.ggml.model is \"{}\", a tokenizer it does not know (\"unknown tokenizer\")",
-            excerpt(name, 100)
+            excerpt(name, EXCERPT_SHORT)
         );
         refuse(r, Some(model.value_at), what);
         return;
@@ -223,7 +223,7 @@ fn pre_tokenizer(r: &mut Reporter<'_, '_>, pre: Option<&Pair<'_>>) {
         Some((Gguf::Str(name), at))
             if !known.is_empty() && !std::str::from_utf8(name).is_ok_and(|n| known.contains(n)) =>
         {
-            let message = format!("tokenizer.ggml.pre is \"{}\", a pre-tokenizer {} does not know; it refuses the model (\"unknown pre-tokenizer type\")", excerpt(name, 100), r.version);
+            let message = format!("tokenizer.ggml.pre is \"{}\", a pre-tokenizer {} does not know; it refuses the model (\"unknown pre-tokenizer type\")", excerpt(name, EXCERPT_SHORT), r.version);
             r.report(&VOCAB_REFUSED, Place::field("tokenizer", at), message);
         }
         _ => {}
@@ -307,7 +307,7 @@ fn tokens(
     if let Some((first, i, text)) = found.repeat {
         let message = format!(
             "tokens {first} and {i} are both \"{}\"; {version} aborts the whole process on a vocabulary with a repeated token (GGML_ASSERT(id_to_token.size() == token_to_id.size()))",
-            excerpt(&text, 100)
+            excerpt(&text, EXCERPT_SHORT)
         );
         r.report(
             &VOCAB_REFUSED,
@@ -332,7 +332,7 @@ fn tokens(
         };
         let message = format!(
             "token {i} \"{}\" has type 6 (byte); {version} {does}",
-            excerpt(&text, 100)
+            excerpt(&text, EXCERPT_SHORT)
         );
         let place = Place::field(
             "tokenizer.ggml.token_type",

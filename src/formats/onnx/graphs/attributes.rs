@@ -2,9 +2,9 @@
 
 use super::{GraphReader, TENSOR_ENTRIES};
 use crate::check::Place;
-use crate::formats::onnx::attribute_view::AttributeView;
 use crate::formats::onnx::schema::Schema;
-use crate::formats::onnx::tensor_view::sparse_parts;
+use crate::formats::onnx::views::attribute::AttributeView;
+use crate::formats::onnx::views::tensor::sparse_parts;
 use crate::inventory::{Attr, AttrValue, GraphRef, Name, NodeId, Symbol, TensorRef};
 
 impl<'b> GraphReader<'_, 'b> {

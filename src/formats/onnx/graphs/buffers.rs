@@ -1,7 +1,7 @@
 //! What the graph walk keeps from node to node.
 
-use crate::formats::onnx::attribute_view::AttributeView;
-use crate::formats::onnx::node_view::NodeView;
+use crate::formats::onnx::views::attribute::AttributeView;
+use crate::formats::onnx::views::node::NodeView;
 use crate::inventory::{Attr, NodeId};
 
 /// Buffers reused from node to node, so that reading a node allocates nothing of its own:

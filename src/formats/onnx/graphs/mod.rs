@@ -10,14 +10,14 @@
 mod attributes;
 mod buffers;
 
-use super::attribute_view::AttributeView;
-use super::graph_view::GraphView;
-use super::model_view::{FunctionView, ModelView};
-use super::node_view::NodeView;
 use super::rules::*;
 use super::schema;
-use super::tensor_view::{sparse_parts, TensorView};
-use super::value_view::{DimView, TypeView, ValueView};
+use super::views::attribute::AttributeView;
+use super::views::graph::GraphView;
+use super::views::model::{FunctionView, ModelView};
+use super::views::node::NodeView;
+use super::views::tensor::{sparse_parts, TensorView};
+use super::views::value::{DimView, TypeView, ValueView};
 use super::{dtypes::from_onnx, Reader};
 use crate::check::{Item, Place};
 use crate::formats::shared::budget::{Interner, SUBGRAPH_ENTRIES};

@@ -3,9 +3,9 @@
 use super::table::{Arity, Schema};
 use super::{Context, Resolved};
 use crate::check::{Findings, Place};
-use crate::formats::onnx::attribute_view::AttributeView;
-use crate::formats::onnx::node_view::NodeView;
 use crate::formats::onnx::rules::*;
+use crate::formats::onnx::views::attribute::AttributeView;
+use crate::formats::onnx::views::node::NodeView;
 use crate::inventory::Name;
 
 /// Checks node `n` of graph `graph` and its decoded `attributes`; findings go to `place`.

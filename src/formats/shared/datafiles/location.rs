@@ -7,12 +7,9 @@ mod best_fit;
 
 use super::rules::*;
 use crate::check::Rule;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use std::borrow::Cow;
 use std::path::Path;
-
-/// Characters of a location or path shown in a message.
-pub(super) const SHOWN: usize = 200;
 
 /// An external data location as the model stores it. Loaders on Unix hand these bytes to the
 /// operating system unchanged, so the bytes, not a decoded string, name the file.
@@ -29,7 +26,7 @@ impl<'a> Location<'a> {
     /// The location stored as `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         let text = String::from_utf8_lossy(bytes);
-        let shown = excerpt(bytes, SHOWN);
+        let shown = excerpt(bytes, EXCERPT);
         Location { bytes, text, shown }
     }
 
@@ -64,7 +61,7 @@ impl<'a> Location<'a> {
 
 /// `path` escaped and cut short for a message.
 pub(super) fn show(path: &Path) -> String {
-    excerpt(path.as_os_str().as_encoded_bytes(), SHOWN).into_owned()
+    excerpt(path.as_os_str().as_encoded_bytes(), EXCERPT).into_owned()
 }
 
 /// Why a location was refused or flagged.
@@ -114,7 +111,7 @@ pub fn check_lexically(loc: &Location<'_>) -> Result<(), Problem> {
         format!(
             "location \"{shown}\" becomes \"{}\" when a Windows program converts it to ANSI \
 {} (best-fit mapping), which {what}",
-            excerpt(folded.as_bytes(), SHOWN),
+            excerpt(folded.as_bytes(), EXCERPT),
             code_pages(&pages)
         ),
     ))
@@ -227,7 +224,7 @@ reads as {:?}",
             matches!(stem.as_bytes(), [a, b, c, b'1'..=b'9']
                 if [*a, *b, *c].eq_ignore_ascii_case(prefix.as_bytes()))
         };
-        let named = || excerpt(part.as_bytes(), SHOWN);
+        let named = || excerpt(part.as_bytes(), EXCERPT);
         let why = if DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d))
             || numbered("COM")
             || numbered("LPT")

@@ -10,7 +10,7 @@ pub mod rules;
 pub mod table;
 
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT, EXCERPT_SHORT};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::expr::{dims_shown, Expr, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
@@ -119,7 +119,7 @@ pub fn check(cx: &mut Context<'_>) {
     let Some(class) = table.class(class_name) else {
         let reason = format!(
             "{} is not in rtenx's table of {} classes",
-            excerpt(class_name.as_bytes(), 100),
+            excerpt(class_name.as_bytes(), EXCERPT_SHORT),
             table.version
         );
         not_checked(cx, reason);
@@ -411,7 +411,7 @@ impl Check<'_> {
             };
             let message = format!(
                 "{} is not a weight of {} for this config.json; {} drops it with a warning",
-                excerpt(tensor.name.as_bytes(), 200),
+                excerpt(tensor.name.as_bytes(), EXCERPT),
                 self.class_name,
                 self.version
             );

@@ -981,3 +981,17 @@ enum Argument {
     Lines(Span, Span),
     Span(Span),
 }
+
+impl Tree for Machine<'_, '_, '_, '_> {
+    fn value(&self, id: Id) -> Option<&Value> {
+        Machine::value(self, id)
+    }
+
+    fn text<'t>(&'t self, text: &'t Text) -> &'t [u8] {
+        Machine::text(self, text)
+    }
+
+    fn imports(&self) -> &[Import] {
+        &self.imports
+    }
+}

@@ -1,6 +1,6 @@
 //! A call loading makes, written as Python writes it, for messages: `os.system('ls -l')`, with
 //! the arguments the pickle passes: strings, bytes, numbers, containers, globals by name, and
-//! calls inside them as calls. At most [`SHOWN`] characters, cut with `…`; strings are quoted
+//! calls inside them as calls. At most [`EXCERPT`] characters, cut with `…`; strings are quoted
 //! as `repr` quotes them, then escaped with [`crate::escape`], so that no control character or
 //! terminal escape from the file reaches a message. Showing is bounded by what it writes: each
 //! value written costs at least a character, and calls nest at most [`NESTING`] deep.
@@ -8,11 +8,8 @@
 use super::opcodes;
 use super::tree::Tree;
 use super::value::{Id, Text, Value};
-use crate::escape::{excerpt, sanitize};
+use crate::escape::{excerpt, sanitize, EXCERPT};
 use std::fmt;
-
-/// Characters of a call shown at most.
-pub const SHOWN: usize = 200;
 
 /// Calls of calls (`f()()()`) followed at most before one is written `…`.
 const NESTING: u32 = 16;
@@ -40,7 +37,7 @@ pub fn call<T: Tree>(tree: &T, op: u8, func: Id, args: Id) -> Shown {
     let mut w = Writer {
         tree,
         text: String::new(),
-        left: SHOWN,
+        left: EXCERPT,
         cut: false,
         built: false,
     };
@@ -170,9 +167,9 @@ impl<'t, T: Tree> Writer<'t, T> {
             }
             Value::Global(i) => match tree.imports().get(*i) {
                 Some(import) if import.ext.is_some() => {
-                    self.put(&format!("<{}>", excerpt(&tree.spelled(import), SHOWN)));
+                    self.put(&format!("<{}>", excerpt(&tree.spelled(import), EXCERPT)));
                 }
-                Some(import) => self.put(&excerpt(&tree.spelled(import), SHOWN)),
+                Some(import) => self.put(&excerpt(&tree.spelled(import), EXCERPT)),
                 None => self.put("?"),
             },
             Value::Call(call) => {
@@ -324,7 +321,7 @@ mod tests {
         let long = system(&unicode(&"A".repeat(1 << 20)));
         assert!(long.starts_with("os.system('AAAA"), "{long}");
         assert!(long.ends_with("AAA…"), "{long}");
-        assert_eq!(long.chars().count(), SHOWN + 1);
+        assert_eq!(long.chars().count(), EXCERPT + 1);
     }
 
     #[test]
@@ -347,7 +344,7 @@ mod tests {
         deep.extend(b")R".repeat(1_000_000));
         let deep = system(&deep);
         assert!(deep.starts_with("os.system(…()()()"), "{deep}");
-        assert!(deep.chars().count() <= SHOWN + 40, "{deep}");
+        assert!(deep.chars().count() <= EXCERPT + 40, "{deep}");
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Reading the value tree: what a value is, as readers ask it (a string, an int, a call of a
 //! known global), for the machine while it runs and for a finished [`super::Pickle`] alike.
 
-use super::machine::Machine;
 use super::names::{resolve, Resolved};
 use super::value::{Call, Id, Text, Value};
 use super::{Import, Pickle};
@@ -110,20 +109,6 @@ impl Tree for Pickle<'_> {
             Text::At(span) => bytes::range(self.bytes, span.start, span.len).unwrap_or_default(),
             Text::Decoded(name) => name.as_bytes(),
         }
-    }
-
-    fn imports(&self) -> &[Import] {
-        &self.imports
-    }
-}
-
-impl Tree for Machine<'_, '_, '_, '_> {
-    fn value(&self, id: Id) -> Option<&Value> {
-        Machine::value(self, id)
-    }
-
-    fn text<'t>(&'t self, text: &'t Text) -> &'t [u8] {
-        Machine::text(self, text)
     }
 
     fn imports(&self) -> &[Import] {

@@ -12,7 +12,7 @@ use super::tree::Tree;
 use super::{effects, shown};
 use super::{Import, Mutation, Pickle, Sink, Source};
 use crate::check::{Item, Place};
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::inventory::hashing::Seeded;
 use crate::inventory::{self, Name, Trust};
 use std::collections::HashMap;
@@ -128,7 +128,7 @@ fn report_change(
         (_, true) => "adds items to".to_owned(),
         (_, false) => format!("stores {} in", keys.join(", ")),
     };
-    let path = excerpt(path.as_bytes(), 200);
+    let path = excerpt(path.as_bytes(), EXCERPT);
     let message = format!(
         "loading changes {path} for everything that uses it afterwards, the pickle's later imports included: {} at {} {what} {path}, the object {} at {} imported",
         opcodes::name(change.op),
@@ -170,10 +170,10 @@ fn report(
     place: Place,
 ) {
     let (import, spelled) = (judged.import, judged.spelled);
-    let name = excerpt(spelled, 200);
+    let name = excerpt(spelled, EXCERPT);
     let alias = match judged.resolved {
         Some(r) if r.path.as_bytes() != spelled => {
-            format!(" ({} in Python 3)", excerpt(r.path.as_bytes(), 200))
+            format!(" ({} in Python 3)", excerpt(r.path.as_bytes(), EXCERPT))
         }
         _ => String::new(),
     };
@@ -208,7 +208,7 @@ fn unsafe_consequence(pickle: &Pickle<'_>, name: &str, why: &Judging<'_>) -> Str
     match (why.import.first_call, why.through) {
         (Some(call), Some((path, ..))) => format!(
             "loading calls an object reached through {}, which the pickle changed: {}",
-            excerpt(path.as_bytes(), 200),
+            excerpt(path.as_bytes(), EXCERPT),
             shown::call(pickle, call.op, call.func, call.args)
         ),
         (Some(call), None) => effects::consequence(pickle, call.op, call.func, call.args),
@@ -231,7 +231,7 @@ fn unsafe_reason(src: &Source<'_>, why: &Judging<'_>) -> String {
     if let Some((path, at, op)) = why.through {
         return format!(
             "it resolves through {}, which {} at {} changed, so it reaches whatever that state holds, not what its name says",
-            excerpt(path.as_bytes(), 200),
+            excerpt(path.as_bytes(), EXCERPT),
             opcodes::name(op),
             src.at(at)
         );
@@ -248,7 +248,7 @@ fn unsafe_reason(src: &Source<'_>, why: &Judging<'_>) -> String {
             };
             format!(
                 "its dotted name is an attribute walk from module {} (find_class takes one getattr per dot), and {step}",
-                excerpt(r.module.as_bytes(), 200)
+                excerpt(r.module.as_bytes(), EXCERPT)
             )
         }
         _ => format!("it is {OUTSIDE}"),

@@ -16,7 +16,7 @@ pub use contents::pickle_member;
 pub use plan::{fetch_plan, MEMBER_START, MEMBER_WHOLE};
 
 use crate::check::Place;
-use crate::escape::excerpt;
+use crate::escape::{excerpt, EXCERPT};
 use crate::formats::shared::bytes::{self, Cursor};
 use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, Section, SectionKind};
@@ -370,7 +370,7 @@ fn central<'a>(
         .checked_add(compressed)
         .filter(|&e| e <= bytes::len(bytes));
     let Some(data_end) = data_end else {
-        let message = format!("member \"{}\" declares {compressed} bytes of data at {}, past the end of the archive at {}", excerpt(name, 200), offsets.of(local.data), offsets.of(bytes::len(bytes)));
+        let message = format!("member \"{}\" declares {compressed} bytes of data at {}, past the end of the archive at {}", excerpt(name, EXCERPT), offsets.of(local.data), offsets.of(bytes::len(bytes)));
         cx.report(&ZIP_INVALID, offsets.place(header), message);
         return None;
     };
@@ -430,7 +430,7 @@ fn local(
         flags,
         method,
     } = expected;
-    let shown = || excerpt(name, 200).into_owned();
+    let shown = || excerpt(name, EXCERPT).into_owned();
     // Local headers lie megabytes apart: they are read from the file rather than paged in
     // from the map with the pages around them (`ModelFile::read_at`), and never past this
     // archive's bytes (a nested archive ends before the file does). One read takes the header,
@@ -470,7 +470,7 @@ fn local(
     };
     if local_name != name {
         let shown = shown();
-        let message = format!("the local header at {header} names \"{}\", but its central directory entry names \"{shown}\": zipfile and torch read it as \"{shown}\", a tool that walks local headers as the other", excerpt(local_name, 200));
+        let message = format!("the local header at {header} names \"{}\", but its central directory entry names \"{shown}\": zipfile and torch read it as \"{shown}\", a tool that walks local headers as the other", excerpt(local_name, EXCERPT));
         cx.report(&LOCAL_HEADER_MISMATCH, place, message);
     } else if local_method != method || local_flags & !FLAG_DESCRIPTOR != flags & !FLAG_DESCRIPTOR {
         let shown = shown();
@@ -527,11 +527,11 @@ fn check_duplicates(cx: &mut Context<'_>, archive: &Archive<'_>) {
 }
 
 fn report_duplicate(cx: &mut Context<'_>, first: &Member<'_>, later: &Member<'_>) {
-    let shown = excerpt(later.name, 200);
+    let shown = excerpt(later.name, EXCERPT);
     let message = if first.name == later.name {
         format!("a second member named \"{shown}\" at {}, after the one at {}: zipfile reads the last, torch (miniz) the one its sorted search meets first, a tool that takes the first sees another file", later.header, first.header)
     } else {
-        format!("member \"{shown}\" at {} differs from \"{}\" at {} only in case: torch's reader (miniz) matches names without case and reads one of them for both, zipfile tells them apart, and a case-insensitive file system keeps one", later.header, excerpt(first.name, 200), first.header)
+        format!("member \"{shown}\" at {} differs from \"{}\" at {} only in case: torch's reader (miniz) matches names without case and reads one of them for both, zipfile tells them apart, and a case-insensitive file system keeps one", later.header, excerpt(first.name, EXCERPT), first.header)
     };
     cx.report(&DUPLICATE_MEMBER, Place::at(later.header), message);
 }
@@ -541,7 +541,7 @@ fn report_duplicate(cx: &mut Context<'_>, first: &Member<'_>, later: &Member<'_>
 fn check_names(cx: &mut Context<'_>, archive: &Archive<'_>) {
     check_duplicates(cx, archive);
     for member in &archive.members {
-        let shown = excerpt(member.name, 200);
+        let shown = excerpt(member.name, EXCERPT);
         let place = Place::at(member.header);
         if escapes(member.name) {
             let message = format!("member \"{shown}\" at {} has an absolute name or a .. component: extracting the archive writes outside its folder", member.header);

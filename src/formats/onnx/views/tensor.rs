@@ -7,7 +7,7 @@ use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The typed value fields of a TensorProto, in field-number order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Typed {
+pub(crate) enum Typed {
     Float,
     Int32,
     String,
@@ -17,7 +17,7 @@ pub(super) enum Typed {
 }
 
 impl Typed {
-    pub(super) const ALL: [Typed; 6] = [
+    pub(crate) const ALL: [Typed; 6] = [
         Typed::Float,
         Typed::Int32,
         Typed::String,
@@ -27,7 +27,7 @@ impl Typed {
     ];
 
     /// The field's name in onnx.proto.
-    pub(super) fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Typed::Float => "float_data",
             Typed::Int32 => "int32_data",
@@ -53,25 +53,25 @@ impl Typed {
 
 /// The fields of a TensorProto that rtenx checks.
 #[derive(Debug, Default)]
-pub(super) struct TensorView<'b> {
-    pub(super) dims: Vec<i64>,
-    pub(super) data_type: Option<i32>,
-    pub(super) name: &'b [u8],
-    pub(super) raw_data: Option<&'b [u8]>,
+pub(crate) struct TensorView<'b> {
+    pub(crate) dims: Vec<i64>,
+    pub(crate) data_type: Option<i32>,
+    pub(crate) name: &'b [u8],
+    pub(crate) raw_data: Option<&'b [u8]>,
     /// `external_data` entries as (key, value).
-    pub(super) external_data: Vec<(&'b [u8], &'b [u8])>,
-    pub(super) data_location: Option<i32>,
+    pub(crate) external_data: Vec<(&'b [u8], &'b [u8])>,
+    pub(crate) data_location: Option<i32>,
     /// How many entries each typed value field holds, indexed like [`Typed::ALL`].
     typed: [u64; 6],
     /// Dimensions beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'b> TensorView<'b> {
     /// Reads the TensorProto in `bytes`, keeping at most `keep` dimensions and external data
     /// entries. Like prost, the last occurrence of a singular field wins, repeated scalars
     /// may be packed or not, and unknown fields are skipped.
-    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut t = TensorView::default();
         let mut room = keep;
         let mut wire = fields(bytes);
@@ -124,17 +124,17 @@ impl<'b> TensorView<'b> {
     }
 
     /// The entries stored in `field`.
-    pub(super) fn count(&self, field: Typed) -> u64 {
+    pub(crate) fn count(&self, field: Typed) -> u64 {
         self.typed.get(field as usize).copied().unwrap_or(0)
     }
 }
 
 /// The encoded values and indices TensorProtos of a SparseTensorProto.
-pub(super) type SparseParts<'b> = (Option<&'b [u8]>, Option<&'b [u8]>);
+pub(crate) type SparseParts<'b> = (Option<&'b [u8]>, Option<&'b [u8]>);
 
 /// The encoded values (1) and indices (2) TensorProtos of a SparseTensorProto. Its dims (3)
 /// are checked, not kept: the values and indices carry the shapes rtenx reports.
-pub(super) fn sparse_parts(bytes: &[u8]) -> Result<SparseParts<'_>, WireError> {
+pub(crate) fn sparse_parts(bytes: &[u8]) -> Result<SparseParts<'_>, WireError> {
     let (mut values, mut indices) = (None, None);
     for field in fields(bytes) {
         let Field { at, number, value } = field?;
@@ -172,8 +172,8 @@ fn entry(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
 mod tests {
     //! The view must accept and refuse exactly what prost does, with the same fields.
 
-    use super::super::proto::{StringStringEntryProto, TensorProto};
     use super::{TensorView, Typed};
+    use crate::formats::onnx::proto::{StringStringEntryProto, TensorProto};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn sparse_parts_agree_with_prost() {
-        use super::super::proto::SparseTensorProto;
+        use crate::formats::onnx::proto::SparseTensorProto;
         let make = |rng: &mut Rng| {
             SparseTensorProto {
                 values: (rng.below(3) != 0).then(|| rng.bytes(5)),

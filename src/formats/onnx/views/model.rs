@@ -12,41 +12,41 @@ type Strings<'b> = (Option<&'b [u8]>, Option<&'b [u8]>);
 
 /// The fields of a ModelProto that rtenx reads.
 #[derive(Debug, Default)]
-pub(super) struct ModelView<'b> {
-    pub(super) ir_version: Option<i64>,
+pub(crate) struct ModelView<'b> {
+    pub(crate) ir_version: Option<i64>,
     /// (domain, version) of each opset import.
-    pub(super) opset_import: Vec<Pair<'b>>,
-    pub(super) producer_name: Option<&'b [u8]>,
-    pub(super) producer_version: Option<&'b [u8]>,
-    pub(super) domain: Option<&'b [u8]>,
-    pub(super) model_version: Option<i64>,
-    pub(super) doc_string: Option<&'b [u8]>,
+    pub(crate) opset_import: Vec<Pair<'b>>,
+    pub(crate) producer_name: Option<&'b [u8]>,
+    pub(crate) producer_version: Option<&'b [u8]>,
+    pub(crate) domain: Option<&'b [u8]>,
+    pub(crate) model_version: Option<i64>,
+    pub(crate) doc_string: Option<&'b [u8]>,
     /// Encoded GraphProto.
-    pub(super) graph: Option<&'b [u8]>,
+    pub(crate) graph: Option<&'b [u8]>,
     /// (key, value) of each metadata entry.
-    pub(super) metadata_props: Vec<Strings<'b>>,
+    pub(crate) metadata_props: Vec<Strings<'b>>,
     /// (initialization, algorithm) graphs of each training info.
-    pub(super) training_info: Vec<Strings<'b>>,
+    pub(crate) training_info: Vec<Strings<'b>>,
     /// Encoded FunctionProtos.
-    pub(super) functions: Vec<&'b [u8]>,
+    pub(crate) functions: Vec<&'b [u8]>,
     /// List entries beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 /// The fields of a FunctionProto that rtenx reads.
 #[derive(Debug, Default)]
-pub(super) struct FunctionView<'b> {
-    pub(super) name: Option<&'b [u8]>,
-    pub(super) domain: Option<&'b [u8]>,
-    pub(super) inputs: Vec<&'b [u8]>,
-    pub(super) outputs: Vec<&'b [u8]>,
+pub(crate) struct FunctionView<'b> {
+    pub(crate) name: Option<&'b [u8]>,
+    pub(crate) domain: Option<&'b [u8]>,
+    pub(crate) inputs: Vec<&'b [u8]>,
+    pub(crate) outputs: Vec<&'b [u8]>,
     /// Encoded NodeProtos and AttributeProtos.
-    pub(super) nodes: Vec<&'b [u8]>,
-    pub(super) attributes: Vec<&'b [u8]>,
+    pub(crate) nodes: Vec<&'b [u8]>,
+    pub(crate) attributes: Vec<&'b [u8]>,
     /// (domain, version) of each opset import.
-    pub(super) opset_import: Vec<Pair<'b>>,
+    pub(crate) opset_import: Vec<Pair<'b>>,
     /// List entries beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 /// Pushes `item` unless the budget `room` is spent, in which case it is counted in `dropped`.
@@ -90,7 +90,7 @@ fn pair(bytes: &[u8]) -> Result<Pair<'_>, WireError> {
 }
 
 /// StringStringEntryProto (key, value) or TrainingInfoProto (initialization, algorithm).
-pub(super) fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
+pub(crate) fn strings(bytes: &[u8]) -> Result<Strings<'_>, WireError> {
     if let Some((first, second)) = canonical_strings(bytes) {
         return Ok((Some(first), Some(second)));
     }
@@ -127,7 +127,7 @@ fn canonical_strings(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 
 impl<'b> ModelView<'b> {
     /// Reads the ModelProto in `bytes`, keeping at most `budget` list entries in all.
-    pub(super) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
         let mut m = ModelView::default();
         let mut room = budget;
         for field in fields(bytes) {
@@ -161,7 +161,7 @@ impl<'b> ModelView<'b> {
 
 impl<'b> FunctionView<'b> {
     /// Reads the FunctionProto in `bytes`, keeping at most `budget` list entries in all.
-    pub(super) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], budget: u64) -> Result<Self, WireError> {
         let mut f = FunctionView::default();
         let mut room = budget;
         for field in fields(bytes) {
@@ -189,10 +189,10 @@ impl<'b> FunctionView<'b> {
 mod tests {
     //! The views must accept and refuse exactly what prost does, with the same fields.
 
-    use super::super::proto::{
+    use super::{FunctionView, ModelView};
+    use crate::formats::onnx::proto::{
         FunctionProto, ModelProto, OperatorSetIdProto, StringStringEntryProto, TrainingInfoProto,
     };
-    use super::{FunctionView, ModelView};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 

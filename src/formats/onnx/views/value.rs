@@ -6,7 +6,7 @@ use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// One dimension: a size, a symbolic name, or neither.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum DimView<'b> {
+pub(crate) enum DimView<'b> {
     Size(i64),
     Param(&'b [u8]),
     Unknown,
@@ -14,28 +14,28 @@ pub(super) enum DimView<'b> {
 
 /// A tensor or sparse tensor type; a sequence, map or optional type only as text.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(super) struct TypeView<'b> {
-    pub(super) sparse: bool,
-    pub(super) elem_type: Option<i32>,
-    pub(super) shape: Option<Vec<DimView<'b>>>,
+pub(crate) struct TypeView<'b> {
+    pub(crate) sparse: bool,
+    pub(crate) elem_type: Option<i32>,
+    pub(crate) shape: Option<Vec<DimView<'b>>>,
     /// A sequence, map or optional type, such as `seq(map(string, f32))`, for display only:
     /// schema/onnx.proto leaves these kinds out, so prost skips them as unknown fields.
-    pub(super) composite: Option<String>,
+    pub(crate) composite: Option<String>,
 }
 
 /// The fields of a ValueInfoProto.
 #[derive(Debug, Default)]
-pub(super) struct ValueView<'b> {
-    pub(super) name: Option<&'b [u8]>,
+pub(crate) struct ValueView<'b> {
+    pub(crate) name: Option<&'b [u8]>,
     /// `None` when absent or not a tensor type.
-    pub(super) ty: Option<TypeView<'b>>,
+    pub(crate) ty: Option<TypeView<'b>>,
     /// Dimensions beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'b> ValueView<'b> {
     /// Reads the ValueInfoProto in `bytes`, keeping at most `keep` dimensions.
-    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut v = ValueView::default();
         let mut room = keep;
         // TypeProto's oneof, as prost holds it: the kind read last, tensor or sparse tensor.
@@ -116,7 +116,9 @@ fn composite_text(bytes: &[u8], depth: usize) -> String {
         return "…".to_owned();
     }
     let elem = |e: u64| {
-        let dtype = i32::try_from(e).ok().and_then(super::dtypes::from_onnx);
+        let dtype = i32::try_from(e)
+            .ok()
+            .and_then(crate::formats::onnx::dtypes::from_onnx);
         dtype.map_or("?", |d| d.name())
     };
     let mut text = "?".to_owned();
@@ -208,9 +210,9 @@ mod tests {
     //! The view must accept and refuse exactly what prost does, with the same fields,
     //! including how repeated occurrences of a message field merge.
 
-    use super::super::proto::tensor_shape_proto::{dimension, Dimension};
-    use super::super::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
     use super::{DimView, TypeView, ValueView};
+    use crate::formats::onnx::proto::tensor_shape_proto::{dimension, Dimension};
+    use crate::formats::onnx::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 

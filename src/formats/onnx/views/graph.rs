@@ -6,27 +6,27 @@ use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// The fields of a GraphProto, as slices of the encoded messages.
 #[derive(Debug, Default)]
-pub(super) struct GraphView<'b> {
-    pub(super) name: &'b [u8],
+pub(crate) struct GraphView<'b> {
+    pub(crate) name: &'b [u8],
     /// NodeProtos.
-    pub(super) nodes: Vec<&'b [u8]>,
+    pub(crate) nodes: Vec<&'b [u8]>,
     /// TensorProtos.
-    pub(super) initializers: Vec<&'b [u8]>,
+    pub(crate) initializers: Vec<&'b [u8]>,
     /// SparseTensorProtos.
-    pub(super) sparse_initializers: Vec<&'b [u8]>,
+    pub(crate) sparse_initializers: Vec<&'b [u8]>,
     /// ValueInfoProtos of the inputs, outputs and other values.
-    pub(super) inputs: Vec<&'b [u8]>,
-    pub(super) outputs: Vec<&'b [u8]>,
-    pub(super) value_info: Vec<&'b [u8]>,
+    pub(crate) inputs: Vec<&'b [u8]>,
+    pub(crate) outputs: Vec<&'b [u8]>,
+    pub(crate) value_info: Vec<&'b [u8]>,
     /// Entries beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'b> GraphView<'b> {
     /// Reads the GraphProto in `bytes`, keeping at most `keep` entries in all. Like prost,
     /// the last name wins and unknown fields are skipped; the embedded messages are not
     /// decoded here.
-    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut g = GraphView::default();
         let mut room = keep;
         let mut wire = fields(bytes);
@@ -89,8 +89,8 @@ mod tests {
     //! The view, with its embedded messages decoded by prost, must accept and refuse exactly
     //! what prost's own GraphProto decoding does.
 
-    use super::super::proto::{GraphProto, SparseTensorProto, TypeProto, ValueInfoProto};
     use super::GraphView;
+    use crate::formats::onnx::proto::{GraphProto, SparseTensorProto, TypeProto, ValueInfoProto};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 

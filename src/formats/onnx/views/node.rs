@@ -5,28 +5,28 @@ use crate::formats::shared::protobuf::{fields, Field, Value, WireError};
 
 /// The fields of a NodeProto that the graph walk needs. Attributes stay encoded.
 #[derive(Debug, Default)]
-pub(super) struct NodeView<'b> {
-    pub(super) inputs: Vec<&'b [u8]>,
-    pub(super) outputs: Vec<&'b [u8]>,
-    pub(super) name: &'b [u8],
-    pub(super) op_type: &'b [u8],
-    pub(super) domain: &'b [u8],
-    pub(super) attributes: Vec<&'b [u8]>,
+pub(crate) struct NodeView<'b> {
+    pub(crate) inputs: Vec<&'b [u8]>,
+    pub(crate) outputs: Vec<&'b [u8]>,
+    pub(crate) name: &'b [u8],
+    pub(crate) op_type: &'b [u8],
+    pub(crate) domain: &'b [u8],
+    pub(crate) attributes: Vec<&'b [u8]>,
     /// The innermost module of the node's `pkg.torch.onnx.name_scopes` metadata (field 9),
     /// such as `layers.0.attn`; empty without one, or unless [`NodeView::modules`] is set.
-    pub(super) module: &'b [u8],
+    pub(crate) module: &'b [u8],
     /// Whether to read [`NodeView::module`]. Metadata is most of an exported node's bytes,
     /// and reading it a tenth of the work of checking a PyTorch export: `check` skips it.
-    pub(super) modules: bool,
+    pub(crate) modules: bool,
     /// Inputs, outputs and attributes beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'b> NodeView<'b> {
     /// Reads the NodeProto in `bytes` into `self`, replacing what was there, and keeping at
     /// most `keep` inputs, outputs and attributes in all. Like prost, the last occurrence of
     /// a singular field wins and unknown fields are skipped.
-    pub(super) fn read(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
+    pub(crate) fn read(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
         self.inputs.clear();
         self.outputs.clear();
         self.attributes.clear();
@@ -41,7 +41,7 @@ impl<'b> NodeView<'b> {
                 if !self.modules {
                     continue;
                 }
-                if let Ok((Some(NAME_SCOPES), Some(scopes))) = super::model_view::strings(entry) {
+                if let Ok((Some(NAME_SCOPES), Some(scopes))) = super::model::strings(entry) {
                     self.module = innermost(scopes);
                 }
                 continue;
@@ -100,8 +100,8 @@ enum Slot<'v, 'b> {
 mod tests {
     //! The view must accept and refuse exactly what prost does, with the same fields.
 
-    use super::super::proto::{AttributeProto, NodeProto};
     use super::NodeView;
+    use crate::formats::onnx::proto::{AttributeProto, NodeProto};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 

@@ -7,39 +7,39 @@ use crate::formats::shared::protobuf::{fields, Field, Scalar, Value, WireError};
 
 /// The fields of an AttributeProto.
 #[derive(Debug, Default)]
-pub(super) struct AttributeView<'b> {
-    pub(super) name: &'b [u8],
-    pub(super) ref_attr_name: Option<&'b [u8]>,
-    pub(super) r#type: Option<i32>,
-    pub(super) f: Option<f32>,
-    pub(super) i: Option<i64>,
-    pub(super) s: Option<&'b [u8]>,
+pub(crate) struct AttributeView<'b> {
+    pub(crate) name: &'b [u8],
+    pub(crate) ref_attr_name: Option<&'b [u8]>,
+    pub(crate) r#type: Option<i32>,
+    pub(crate) f: Option<f32>,
+    pub(crate) i: Option<i64>,
+    pub(crate) s: Option<&'b [u8]>,
     /// Encoded TensorProto, GraphProto and SparseTensorProto.
-    pub(super) t: Option<&'b [u8]>,
-    pub(super) g: Option<&'b [u8]>,
-    pub(super) sparse_tensor: Option<&'b [u8]>,
-    pub(super) floats: Vec<f32>,
-    pub(super) ints: Vec<i64>,
-    pub(super) strings: Vec<&'b [u8]>,
-    pub(super) tensors: Vec<&'b [u8]>,
-    pub(super) graphs: Vec<&'b [u8]>,
-    pub(super) sparse_tensors: Vec<&'b [u8]>,
+    pub(crate) t: Option<&'b [u8]>,
+    pub(crate) g: Option<&'b [u8]>,
+    pub(crate) sparse_tensor: Option<&'b [u8]>,
+    pub(crate) floats: Vec<f32>,
+    pub(crate) ints: Vec<i64>,
+    pub(crate) strings: Vec<&'b [u8]>,
+    pub(crate) tensors: Vec<&'b [u8]>,
+    pub(crate) graphs: Vec<&'b [u8]>,
+    pub(crate) sparse_tensors: Vec<&'b [u8]>,
     /// floats, ints and strings entries beyond the budget: counted, not kept.
-    pub(super) dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'b> AttributeView<'b> {
     /// Reads the AttributeProto in `bytes`, keeping at most `keep` floats, ints and strings
     /// in all. Like prost, the last occurrence of a singular field wins, repeated numbers may
     /// be packed or not, and unknown fields are skipped.
-    pub(super) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
+    pub(crate) fn read(bytes: &'b [u8], keep: u64) -> Result<Self, WireError> {
         let mut a = AttributeView::default();
         a.read_into(bytes, keep)?;
         Ok(a)
     }
 
     /// How many entries the view's lists have room for, kept from attribute to attribute.
-    pub(super) fn room(&self) -> usize {
+    pub(crate) fn room(&self) -> usize {
         let lists = [
             &self.strings,
             &self.tensors,
@@ -53,7 +53,7 @@ impl<'b> AttributeView<'b> {
 
     /// [`AttributeView::read`] into `self`, replacing what was there and reusing its lists:
     /// a node's attributes are read into the views of the node before.
-    pub(super) fn read_into(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
+    pub(crate) fn read_into(&mut self, bytes: &'b [u8], keep: u64) -> Result<(), WireError> {
         let a = self;
         (a.name, a.ref_attr_name, a.r#type, a.f, a.i) = (&[], None, None, None, None);
         (a.s, a.t, a.g, a.sparse_tensor, a.dropped) = (None, None, None, None, 0);
@@ -125,8 +125,8 @@ impl<'b> AttributeView<'b> {
 mod tests {
     //! The view must accept and refuse exactly what prost does, with the same fields.
 
-    use super::super::proto::{AttributeProto, SparseTensorProto};
     use super::AttributeView;
+    use crate::formats::onnx::proto::{AttributeProto, SparseTensorProto};
     use crate::formats::onnx::test_rng::{differential, Rng};
     use prost::Message;
 
