@@ -227,43 +227,43 @@ type Refused = (
 /// item)], torch.load(weights_only=True)'s refusal).
 const REFUSED_TENSORS: &[Refused] = &[
     (
-        "tensor-stride-overflow.pt",
+        "PT010-tensor-stride-overflow.pt",
         &[("PT010", 293, "w")],
         "Storage size calculation overflowed with sizes=[4] and strides=[4611686018427387904]",
     ),
     (
-        "tensor-size-overflow.pt",
+        "PT010-tensor-size-overflow.pt",
         &[("PT010", 229, "w"), ("RX008", 229, "w")],
         "Storage size calculation overflowed with sizes=[4611686018427387904] and strides=[1]",
     ),
     (
-        "tensor-numel-overflow.pt",
+        "PT010-tensor-numel-overflow.pt",
         &[("PT010", 235, "w"), ("RX008", 235, "w")],
         "numel: integer multiplication overflow",
     ),
     (
-        "tensor-offset-overflow.pt",
+        "PT010-tensor-offset-overflow.pt",
         &[("PT010", 293, "w")],
         "Storage size calculation overflowed with sizes=[4] and strides=[1]",
     ),
     (
-        "tensor-v3-stride-overflow.pt",
+        "PT010-tensor-v3-stride-overflow.pt",
         &[("PT010", 326, "w")],
         "Storage size calculation overflowed with sizes=[4] and strides=[9223372036854775807]",
     ),
     (
-        "tensor-v3-storage-too-small.pt",
+        "PT006-tensor-v3-storage-too-small.pt",
         &[("PT006", 832, "w")],
         "Trying to resize storage that is not resizable",
     ),
     (
-        "tensor-qtensor-storage-too-small.pt",
+        "PT006-tensor-qtensor-storage-too-small.pt",
         &[("PT006", 832, "q")],
         "setStorage: sizes [100], strides [1], storage offset 0, and itemsize 1 requiring a \
          storage size of 100 are out of bounds for storage of size 8",
     ),
     (
-        "tensor-sparse-values-too-small.pt",
+        "PT006-tensor-sparse-values-too-small.pt",
         &[("PT006", 1152, "coo.values")],
         "Trying to resize storage that is not resizable",
     ),
@@ -320,7 +320,7 @@ fn refused_global(verdict: &str) -> Option<&str> {
 
 /// Files torch loads on which rtenx reports an error, and why rtenx is right.
 const LOADS_BUT_HOSTILE: &[(&str, &str)] = &[(
-    "bad/zip-duplicate-datapkl-first.pt",
+    "bad/ZP003-zip-duplicate-datapkl-first.pt",
     "two archive/data.pkl members: torch reads the benign last one, but the first calls \
      os.system for any reader that takes the first (ZP003, PK001)",
 )];
@@ -382,7 +382,7 @@ fn the_inventory_lists_what_loading_imports() {
         imports.iter().all(|i| i.trust == Trust::Safe),
         "{imports:?}"
     );
-    let analysis = rtenx::analyze(&dir().join("bad/global-os-system.pkl")).unwrap();
+    let analysis = rtenx::analyze(&dir().join("bad/PK001-global-os-system.pkl")).unwrap();
     let import = &analysis.inventory.imports[0];
     assert_eq!(
         (
@@ -505,7 +505,7 @@ fn every_prefix_read_by_every_reader_stays_inside_the_file() {
         "state_dict_legacy.pt",
         "arrays.npz",
         "model.pdparams",
-        "bad/zip-name-mismatch.pt",
+        "bad/ZP002-zip-name-mismatch.pt",
         "object.npy",
         "sparse.pt",
         "quantized.pt",
@@ -539,7 +539,7 @@ fn every_prefix_read_by_every_reader_stays_inside_the_file() {
 /// A string that spells a global, and tensor bytes that are a pickle, are data.
 #[test]
 fn strings_and_tensor_bytes_are_never_imports() {
-    for file in ["bad/string-os-system.pkl", "bad/tensor-bytes-cos-system.pt"] {
+    for file in ["bad/ok-string-os-system.pkl", "bad/ok-tensor-bytes-cos-system.pt"] {
         let analysis = rtenx::analyze(&dir().join(file)).unwrap();
         assert!(
             analysis.findings.is_empty(),
@@ -600,82 +600,82 @@ fn message(file: &str, code: &str, offset: u64) -> String {
 fn an_unsafe_call_says_what_loading_does_and_shows_its_arguments() {
     for (file, offset, wanted) in [
         (
-            "bad/global-os-system.pkl",
+            "bad/PK001-global-os-system.pkl",
             2,
             "loading runs a shell command: os.system('true') — os.system imported by GLOBAL at byte 2, called by REDUCE at byte 23; ",
         ),
         (
-            "bad/os-system-command.pkl",
+            "bad/PK001-os-system-command.pkl",
             2,
             "loading runs a shell command: os.system('echo rtenx-fixture | cat') — ",
         ),
         (
-            "bad/posix-system.pkl",
+            "bad/PK001-posix-system.pkl",
             17,
             "loading runs a shell command: posix.system('true') — ",
         ),
         (
-            "bad/subprocess-popen-args.pkl",
+            "bad/PK001-subprocess-popen-args.pkl",
             2,
             "loading starts a process: subprocess.Popen(['sh', '-c', 'echo rtenx-fixture']) — ",
         ),
         (
-            "bad/newobj-popen.pkl",
+            "bad/PK001-newobj-popen.pkl",
             2,
             "loading makes an object of a class that starts a process when called, with __new__ alone: subprocess.Popen.__new__(subprocess.Popen, ['true']) — ",
         ),
         (
-            "bad/builtin-eval.pkl",
+            "bad/PK001-builtin-eval.pkl",
             2,
             "loading runs Python code: __builtin__.eval(\"print('rtenx-fixture')\") — __builtin__.eval (builtins.eval in Python 3) imported by GLOBAL",
         ),
         (
-            "bad/urllib-urlopen.pkl",
+            "bad/PK001-urllib-urlopen.pkl",
             2,
             "loading opens a URL or a network connection: urllib.request.urlopen('http://example.invalid/rtenx-fixture') — ",
         ),
         (
-            "bad/webbrowser-open.pkl",
+            "bad/PK001-webbrowser-open.pkl",
             2,
             "loading opens a URL or a network connection: webbrowser.open('http://example.invalid/rtenx-fixture') — ",
         ),
         (
-            "bad/getattr-chain.pkl",
+            "bad/PK001-getattr-chain.pkl",
             20,
             "loading imports a module: builtins.__import__('os') — ",
         ),
         (
-            "bad/getattr-chain.pkl",
+            "bad/PK001-getattr-chain.pkl",
             2,
             "loading gets an attribute by name (a way to reach any function): builtins.getattr(builtins.__import__('os'), 'system') (arguments built at run time) — ",
         ),
         (
-            "bad/runtime-argument.pkl",
+            "bad/PK001-runtime-argument.pkl",
             2,
             "loading runs a shell command: os.system(codecs.decode('rpub egrax-svkgher', 'rot13')) (arguments built at run time) — ",
         ),
         (
-            "bad/runtime-argument.pkl",
+            "bad/PK001-runtime-argument.pkl",
             13,
             "loading calls codecs.decode('rpub egrax-svkgher', 'rot13') — ",
         ),
         (
-            "bad/build-setstate.pkl",
+            "bad/PK001-build-setstate.pkl",
             42,
             "loading runs a shell command: os.system('true') — os.system imported by GLOBAL at byte 42, called by BUILD at byte 64; ",
         ),
         (
-            "bad/ext1.pkl",
+            "bad/PK001-ext1.pkl",
             2,
             "loading calls <extension code 1>('true') — ",
         ),
         (
-            "bad/replaced-rebuild-function.pkl",
+            "bad/PK001-replaced-rebuild-function.pkl",
             40,
             "loading imports os.system, which runs a shell command when called, without calling it — ",
         ),
         (
-            "bad/replaced-rebuild-function.pkl",
+            "bad/PK001-replaced-rebuild-function.pkl",
             54,
             "loading calls an object reached through torch._utils, which the pickle changed: torch._utils._rebuild_tensor_v2('echo rtenx-fixture') — ",
         ),
@@ -683,7 +683,7 @@ fn an_unsafe_call_says_what_loading_does_and_shows_its_arguments() {
         let message = message(file, "PK001", offset);
         assert!(message.starts_with(wanted), "{file}:\n{message}\n{wanted}");
     }
-    let paddle = message("bad/paddle-eval-other.pdparams", "PY001", 77);
+    let paddle = message("bad/PY001-paddle-eval-other.pdparams", "PY001", 77);
     assert!(
         paddle.starts_with(
             "loading runs Python code: builtins.eval(\"__import__('os').system('true')\", {}) — "
@@ -696,7 +696,7 @@ fn an_unsafe_call_says_what_loading_does_and_shows_its_arguments() {
 /// hundred characters, every control character escaped, in the finding and in the report.
 #[test]
 fn a_hostile_argument_is_shown_short_and_escaped() {
-    let file = "bad/hostile-argument.pkl";
+    let file = "bad/PK001-hostile-argument.pkl";
     let message = message(file, "PK001", 2);
     let call = message.split(" — ").next().unwrap();
     assert!(
