@@ -516,7 +516,7 @@ fn findings_jump_to_the_tensor_or_section_at_fault() {
 #[test]
 fn findings_jump_to_the_import_at_fault() {
     use rtenx::check::{Finding, Item, Place};
-    let path = std::path::Path::new(".").join("tests/fixtures/pickle/bad/getattr-chain.pkl");
+    let path = std::path::Path::new(".").join("tests/fixtures/pickle/bad/PK001-getattr-chain.pkl");
     let mut analysis = rtenx::analyze(&path).unwrap();
     let imports = &analysis.inventory.imports;
     let import = (imports.iter())
@@ -1086,7 +1086,7 @@ fn weights_only_models_browse_by_tensors_sizes_and_metadata() {
 
 #[test]
 fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
-    let mut a = app("pickle/bad/build-setstate.pkl", Tab::Imports);
+    let mut a = app("pickle/bad/PK001-build-setstate.pkl", Tab::Imports);
     insta::assert_snapshot!("imports_pickle", screen(&mut a));
     press(&mut a, "j\n");
     assert_eq!(a.tab, Tab::Layout, "Enter shows the import's bytes");
@@ -1553,7 +1553,7 @@ fn the_key_bar_offers_search_only_where_it_works() {
 /// The explanation of a finding scrolls with J and K, from its top for each finding.
 #[test]
 fn the_explanation_of_a_finding_scrolls() {
-    let mut a = app("pickle/bad/global-os-system.pkl", Tab::Findings);
+    let mut a = app("pickle/bad/PK001-global-os-system.pkl", Tab::Findings);
     let top = screen_of(&mut a, 100, 24);
     assert!(top.contains("J K scroll · line 1 of"), "{top}");
     press(&mut a, "JJJ");

@@ -152,7 +152,7 @@ fn rtenx(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn only_the_flag_or_the_setting_reads_values() {
-    let file = "tests/fixtures/values/bad/truncated.safetensors";
+    let file = "tests/fixtures/values/bad/VX005-truncated.safetensors";
     let (code, out) = rtenx(&["check", "--isolated", file]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("VX"), "{out}");
@@ -181,7 +181,7 @@ fn only_the_flag_or_the_setting_reads_values() {
         "check",
         "--isolated",
         "--values",
-        "tests/fixtures/values/bad/floats.gguf",
+        "tests/fixtures/values/bad/VX001-floats.gguf",
     ]);
     assert_eq!(code, 1);
 }
