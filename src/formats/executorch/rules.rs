@@ -13,6 +13,10 @@ crate::rules! {
     /// ## Why
     /// The ExecuTorch runtime verifies a .pte the same way and refuses it with InvalidProgram; it
     /// does not verify a .ptd at all, so a broken .ptd can make it read out of bounds.
+    ///
+    /// ## How to fix
+    /// Download the file again and compare its size with the source, or export the program again
+    /// with `to_executorch()`; a file edited by hand does not verify.
     FLATBUFFER_INVALID = ("ET001", "executorch-flatbuffer-invalid", Error);
     /// The FlatBuffer is valid but larger or deeper than the runtime's verifier accepts.
     ///
@@ -23,6 +27,10 @@ crate::rules! {
     /// ## Why
     /// rtenx verifies with higher limits so that it can still show such a file, and reports here
     /// that the runtime will refuse it.
+    ///
+    /// ## How to fix
+    /// Move large constants out of the program (`external_constants=True` writes them to a .ptd),
+    /// or split the model into several methods or programs.
     EXCEEDS_RUNTIME_LIMITS = ("ET002", "exceeds-runtime-limits", Warning);
     /// The file identifier names a program or data version the runtime does not read.
     ///
@@ -48,6 +56,9 @@ crate::rules! {
     /// for one without a header: it loads, cannot find its constant segment, and runs with wrong
     /// weights (the real runtime returns NaN). The same holds for `FH01` in a .ptd, which the
     /// runtime refuses.
+    ///
+    /// ## How to fix
+    /// Download or export the program again.
     HEADER_MAGIC_CORRUPT = ("ET004", "header-magic-corrupt", Error);
     /// The extended header is cut off or declares a length below its minimum.
     ///
@@ -58,6 +69,9 @@ crate::rules! {
     /// ## Why
     /// A shorter length, or a file that ends inside the header, is refused by the runtime
     /// (InvalidProgram or InvalidExternalData).
+    ///
+    /// ## How to fix
+    /// The file is truncated or corrupt: download or export it again.
     HEADER_INVALID = ("ET005", "header-invalid", Error);
     /// The header places the FlatBuffer outside the file.
     ///
@@ -68,6 +82,9 @@ crate::rules! {
     /// ## Why
     /// The runtime refuses a program that runs past the file; a .ptd whose FlatBuffer is declared
     /// before its own header is read from the wrong bytes.
+    ///
+    /// ## How to fix
+    /// The file is truncated or corrupt: download or export it again.
     PROGRAM_RANGE_INVALID = ("ET006", "program-range-invalid", Error);
     /// segment_base_offset or segment_data_size puts the segment data inside the FlatBuffer or past the file.
     ///
@@ -79,6 +96,9 @@ crate::rules! {
     /// The runtime refuses a .pte or .ptd that fails the second test with InvalidProgram or
     /// InvalidExternalData. A base inside the FlatBuffer makes constants alias program bytes: the
     /// runtime does not check that.
+    ///
+    /// ## How to fix
+    /// The file is truncated or corrupt: download or export it again.
     SEGMENT_BASE_INVALID = ("ET007", "segment-base-invalid", Error);
     /// A data segment ends past the segment data.
     ///
@@ -89,6 +109,9 @@ crate::rules! {
     /// ## Why
     /// The .ptd runtime compares the relative end with an absolute one, so it misses segments that
     /// end past the file by less than the base; the .pte loader refuses them when a method loads.
+    ///
+    /// ## How to fix
+    /// The file is truncated or corrupt: download or export it again.
     SEGMENT_OUT_OF_RANGE = ("ET008", "segment-out-of-range", Error);
     /// Two non-empty data segments share bytes.
     ///
@@ -105,6 +128,9 @@ crate::rules! {
     /// ## What it does
     /// The schema says segments are sorted by offset, and every writer sorts them. Unsorted
     /// segments load, but show the file was edited or written by another tool.
+    ///
+    /// ## How to fix
+    /// Export the program again with ExecuTorch's serializer.
     SEGMENTS_UNSORTED = ("ET010", "segments-unsorted", Warning);
     /// An index in the program points past the list it indexes.
     ///
@@ -117,6 +143,10 @@ crate::rules! {
     /// ## Why
     /// The runtime checks some of these when a method loads and trusts others; an index out of
     /// range is a crash or a read of unrelated memory.
+    ///
+    /// ## How to fix
+    /// Do not run the program: export it again with ExecuTorch; no writer produces an index past
+    /// its list.
     INDEX_OUT_OF_RANGE = ("ET011", "index-out-of-range", Error);
     /// A constant or initial state runs past the end of its segment.
     ///
@@ -127,6 +157,9 @@ crate::rules! {
     ///
     /// ## Why
     /// The runtime refuses the method with InvalidProgram.
+    ///
+    /// ## How to fix
+    /// The file is truncated or corrupt: download or export it again.
     CONSTANT_OUT_OF_RANGE = ("ET012", "constant-out-of-range", Error);
     /// A tensor has a negative dimension, or its byte size overflows.
     ///
@@ -136,6 +169,9 @@ crate::rules! {
     ///
     /// ## Why
     /// The runtime refuses such a program with InvalidProgram.
+    ///
+    /// ## How to fix
+    /// Export the program again; a stored tensor's sizes are its actual sizes.
     TENSOR_SIZE_INVALID = ("ET013", "tensor-size-invalid", Error);
     /// A tensor's scalar type is not one ExecuTorch defines.
     ///
@@ -145,6 +181,9 @@ crate::rules! {
     ///
     /// ## Why
     /// The runtime refuses such a program with InvalidProgram.
+    ///
+    /// ## How to fix
+    /// Export the program again with the ExecuTorch release of the runtime you run.
     SCALAR_TYPE_UNKNOWN = ("ET014", "scalar-type-unknown", Error);
     /// A tensor's dim_order is not a permutation of its dimensions.
     ///
@@ -155,6 +194,9 @@ crate::rules! {
     /// ## Why
     /// The runtime checks only that entries are below the rank, and builds the order from the rank,
     /// so a short list makes it read past the end.
+    ///
+    /// ## How to fix
+    /// Export the program again; the dim order was edited or written by another tool.
     DIM_ORDER_INVALID = ("ET015", "dim-order-invalid", Error);
     /// An external tensor's key is in no data file.
     ///
@@ -178,6 +220,10 @@ crate::rules! {
     /// ## Why
     /// An entry without tensor_layout is an opaque blob and cannot back a tensor: the runtime
     /// dereferences the missing layout.
+    ///
+    /// ## How to fix
+    /// Pair the program with the .ptd exported with it (the same `to_executorch()` run), or export
+    /// both again.
     EXTERNAL_LAYOUT_MISMATCH = ("ET017", "external-layout-mismatch", Error);
     /// A named data key appears twice, in one file or across files.
     ///
@@ -185,6 +231,9 @@ crate::rules! {
     /// The runtime merges the program's named data with every data file's into one map, and refuses
     /// a key that appears twice (InvalidArgument, "Duplicate key"). Within one file, the first
     /// entry wins and the second is unreachable.
+    ///
+    /// ## How to fix
+    /// Give the runtime each data file once, and export data files whose keys do not overlap.
     DUPLICATE_KEY = ("ET018", "duplicate-key", Error);
     /// A data file holds a tensor that no method of the program uses.
     ///
@@ -193,6 +242,9 @@ crate::rules! {
     /// tensor of the program. An unused key is dead weight, or the sign of a data file exported
     /// from another model. Keys without a layout are backend blobs, which only the backend names,
     /// so they are not reported.
+    ///
+    /// ## How to fix
+    /// Check that the .ptd was exported with this program; otherwise nothing needs fixing.
     UNUSED_KEY = ("ET019", "unused-key", Info);
     /// The program lists non-empty segments but has no extended header.
     ///
@@ -202,6 +254,10 @@ crate::rules! {
     /// ## Why
     /// Without an `eh00` header the runtime cannot find any segment, so constants and delegate
     /// blobs stored in them cannot load.
+    ///
+    /// ## How to fix
+    /// Export the program again with ExecuTorch's serializer, which writes the extended header with
+    /// the segments.
     SEGMENTS_WITHOUT_HEADER = ("ET020", "segments-without-header", Error);
     /// A segment does not start at the alignment ExecuTorch writers use.
     ///
@@ -219,12 +275,19 @@ crate::rules! {
     /// ## What it does
     /// FlatBuffers address with 32-bit offsets, so a FlatBuffer is at most 2 GiB. Large weights
     /// belong in segments or in a .ptd file (`external_constants=True`).
+    ///
+    /// ## How to fix
+    /// Move the weights out of the program: export with `external_constants=True`, or let the
+    /// serializer put constants in segments.
     PROGRAM_TOO_LARGE = ("ET022", "program-too-large", Error);
     /// A .ptd's FlatTensor.version is not 0.
     ///
     /// ## What it does
     /// Every ExecuTorch release writes version 0, and both the Python deserializer and the runtime
     /// (1.5.1 checked) refuse other values.
+    ///
+    /// ## How to fix
+    /// Export the data file again with the ExecuTorch release of the runtime you run.
     DATA_VERSION_UNKNOWN = ("ET023", "data-version-unknown", Error);
     /// The .ptd uses the first FT01 layout, which current runtimes misread.
     ///
@@ -271,6 +334,9 @@ crate::rules! {
     /// note names a file that was left out although it has the program's name, shares keys with it
     /// or has errors of its own. The file is checked with the program that needs it; pass it with
     /// `--data` to check the two together.
+    ///
+    /// ## How to fix
+    /// Name the data file with `--data FILE` if it belongs to the program.
     DATA_FILE_NOT_PAIRED = ("ET027", "data-file-not-paired", Info);
 }
 

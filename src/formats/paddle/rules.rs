@@ -13,6 +13,10 @@ crate::rules! {
     /// ## Why
     /// The stream cannot be read past a bad version word, because nothing in it says where the next
     /// record starts.
+    ///
+    /// ## How to fix
+    /// The parameter file is corrupt or not Paddle's: save the parameters again with
+    /// `paddle.jit.save` or `paddle.static.save_inference_model`.
     VERSION_WORD = ("PD001", "version-word", Error);
     /// A record's LoD levels cannot be read.
     ///
@@ -25,6 +29,9 @@ crate::rules! {
     /// rtenx refuses more than 64 levels (real parameters have 0, sequence data 1 or 2) and a byte
     /// count that is not a multiple of 8. Paddle reads whatever the counts say and fails or
     /// allocates without bound.
+    ///
+    /// ## How to fix
+    /// The parameter file is corrupt or truncated: download or save it again.
     LOD_LEVEL_INVALID = ("PD002", "lod-level-invalid", Error);
     /// A record's LoD offsets do not describe its rows.
     ///
@@ -35,6 +42,9 @@ crate::rules! {
     /// ## Why
     /// Paddle does not check this when loading, so operators that read the LoD later index out of
     /// range or split sequences wrongly.
+    ///
+    /// ## How to fix
+    /// Save the parameters again; Paddle writes LoD offsets that describe the rows.
     LOD_OFFSETS_INVALID = ("PD003", "lod-offsets-invalid", Warning);
     /// A record's TensorDesc length is negative or implausibly large.
     ///
@@ -46,6 +56,9 @@ crate::rules! {
     /// ## Why
     /// A negative length, or one over 1 MiB, means the stream is damaged or is not a Paddle
     /// parameter stream at all; Paddle refuses a negative one.
+    ///
+    /// ## How to fix
+    /// The parameter file is corrupt or truncated: download or save it again.
     DESC_LENGTH_INVALID = ("PD004", "desc-length-invalid", Error);
     /// A record's TensorDesc does not decode, or has no data_type.
     ///
@@ -56,6 +69,9 @@ crate::rules! {
     /// Paddle refuses a record whose descriptor fails to parse ("Cannot parse tensor desc",
     /// "missing required fields: data_type"); the usual cause is a file that is not a parameter
     /// stream.
+    ///
+    /// ## How to fix
+    /// The parameter file is corrupt: download or save it again.
     DESC_INVALID = ("PD005", "desc-invalid", Error);
     /// A record's data_type is not a plain element type.
     ///
@@ -66,6 +82,9 @@ crate::rules! {
     /// ## Why
     /// A container type (DENSE_TENSOR, SELECTED_ROWS, VOCAB, ...) or an unknown number has no
     /// element size, so the record's length is unknown and Paddle refuses it.
+    ///
+    /// ## How to fix
+    /// Save the parameters again with Paddle; a container type is not a parameter.
     DTYPE_NOT_PLAIN = ("PD006", "dtype-not-plain", Error);
     /// A record's TensorDesc has a negative dimension.
     ///
@@ -73,6 +92,9 @@ crate::rules! {
     /// `-1` means "unknown" in a variable's declared shape, never in stored data: a parameter
     /// record has real sizes. Paddle multiplies the dimensions and gets a negative or wrapped byte
     /// count.
+    ///
+    /// ## How to fix
+    /// Save the parameters again; stored parameters have their real sizes.
     NEGATIVE_DIM = ("PD007", "record-negative-dim", Error);
     /// The parameter file ends inside a record.
     ///
@@ -98,6 +120,10 @@ crate::rules! {
     /// With fewer records than names Paddle refuses the model ("check whether the model file is
     /// complete or damaged"), and a tool that zips names and records silently assigns weights to
     /// the wrong variables if one was dropped in the middle.
+    ///
+    /// ## How to fix
+    /// Pair the program with the parameter file saved with it (the same `paddle.jit.save` or
+    /// `save_inference_model` call), or save both again.
     RECORD_COUNT_MISMATCH = ("PD009", "record-count-mismatch", Error);
     /// The parameter file continues after the last parameter's record.
     ///
@@ -105,6 +131,9 @@ crate::rules! {
     /// Paddle's loader requires the stream to end exactly after the record of the last persistable
     /// variable ("Not allowed to load partial data via load_combine_op"). Extra bytes usually mean
     /// the parameters belong to a different program, one with more variables.
+    ///
+    /// ## How to fix
+    /// Pair the program with the parameter file saved with it, or save both again.
     PARAMS_TRAILING_DATA = ("PD010", "params-trailing-data", Error);
     /// A record's dtype or dimensions differ from its variable's declaration.
     ///
@@ -117,6 +146,10 @@ crate::rules! {
     /// operator that expects the declared shape refuses to run (a Linear whose weight was stored
     /// transposed fails with "The last dimension of input Bias is expected be equal to the actual
     /// width of input Weight") or computes garbage.
+    ///
+    /// ## How to fix
+    /// Do not run the model: pair the program with the parameter file saved with it, or save both
+    /// again.
     RECORD_TYPE_MISMATCH = ("PD011", "record-type-mismatch", Error);
     /// The parameter file is another format, such as a pickle `.pdparams`.
     ///
@@ -148,6 +181,10 @@ crate::rules! {
     /// block's idx and parent_idx, a variable's name and type, an operator's type), and a PIR
     /// `.json` program must be JSON with `base_code.magic` "pir" and a `program` of regions, blocks
     /// and operations. The message names the field and the byte where decoding failed.
+    ///
+    /// ## How to fix
+    /// Download or save the model again with `paddle.jit.save` or
+    /// `paddle.static.save_inference_model`.
     PROGRAM_INVALID = ("PD014", "program-invalid", Error);
     /// An operator reads or writes a variable its block does not declare.
     ///
@@ -158,6 +195,10 @@ crate::rules! {
     /// ## Why
     /// Paddle fails to create the operator for a name it cannot find; the program was edited by
     /// hand or assembled from parts.
+    ///
+    /// ## How to fix
+    /// Save the program again with Paddle; a program edited by hand must declare every variable it
+    /// uses.
     UNDECLARED_VARIABLE = ("PD015", "undeclared-variable", Error);
     /// A PIR operation uses a value that no earlier operation defines.
     ///
@@ -168,6 +209,9 @@ crate::rules! {
     /// ## Why
     /// Paddle's deserializer refuses a program that uses a value before its definition, or one that
     /// is never defined.
+    ///
+    /// ## How to fix
+    /// Save the program again with Paddle.
     VALUE_BEFORE_DEFINITION = ("PD016", "value-before-definition", Error);
     /// A `--data` file was not used.
     ///
@@ -185,6 +229,10 @@ crate::rules! {
     /// refuses one that has both FP16 and BF16 weights ("The model's weights already has been set
     /// float16 type, but also has bfloat16 type"). The same weights saved as a PIR `.json` program
     /// load. Cast one group, or save the model with the PIR API.
+    ///
+    /// ## How to fix
+    /// Convert every parameter to one half type (`paddle.amp.decorate` with one dtype, or the
+    /// inference converter) and save the model again.
     MIXED_HALF_TYPES = ("PD018", "mixed-half-types", Error);
     /// A `.pdiparams.info` does not decode as Paddle's dict of parameter names.
     ///
@@ -199,5 +247,9 @@ crate::rules! {
     /// Paddle Inference does not read the file, so damage is a warning; but `paddle.jit.load`
     /// unpickles it and fails there. A file that would import or call something when loaded is
     /// reported as such by the pickle rules (PK001), as an error.
+    ///
+    /// ## How to fix
+    /// Save the model again with `paddle.jit.save`, or remove the `.pdiparams.info` file if it
+    /// belongs to another model: Paddle only needs it for state-dict names.
     INFO_INVALID = ("PD019", "info-invalid", Warning);
 }

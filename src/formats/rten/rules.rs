@@ -32,6 +32,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses the file with `segment offset is invalid`.
+    ///
+    /// ## How to fix
+    /// The header is corrupt: convert the ONNX model again with upstream rten-convert, or download
+    /// the file again.
     MODEL_OFFSET_INVALID = ("RT003", "model-offset-invalid", Error);
     /// model_offset + model_len runs past the end of the file.
     ///
@@ -52,6 +56,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses the file with `segment offset is invalid`.
+    ///
+    /// ## How to fix
+    /// The header is corrupt: convert the ONNX model again with upstream rten-convert, or download
+    /// the file again.
     TENSOR_DATA_OFFSET_INVALID = ("RT005", "tensor-data-offset-invalid", Error);
     /// tensor_data_offset points into the model data.
     ///
@@ -62,6 +70,10 @@ crate::rules! {
     /// ## Why
     /// rten does not check this: it loads the model and reads weights out of the FlatBuffer bytes,
     /// so the model runs with garbage weights and no error.
+    ///
+    /// ## How to fix
+    /// Do not run the model: its weights would be read from the wrong bytes. Convert the ONNX model
+    /// again with upstream rten-convert.
     TENSOR_DATA_INSIDE_MODEL = ("RT006", "tensor-data-inside-model", Error);
     /// The sections are not where rten-convert puts them.
     ///
@@ -81,6 +93,10 @@ crate::rules! {
     /// ## Why
     /// Upstream rten cannot read these files, and rtenx does not guess at their layout: convert the
     /// original ONNX model with upstream rten-convert instead.
+    ///
+    /// ## How to fix
+    /// Convert the original ONNX model with upstream rten-convert, or load the file with the fork
+    /// that wrote it.
     FORK_HEADER = ("RT008", "fork-header", Error);
     /// The model data is not a valid FlatBuffer for the RTen schema.
     ///
@@ -91,6 +107,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses such files with `parse error`.
+    ///
+    /// ## How to fix
+    /// The model data is corrupt or was written by something other than rten-convert: convert the
+    /// ONNX model again, or download the file again.
     FLATBUFFER_INVALID = ("RT009", "flatbuffer-invalid", Error);
     /// The model is valid but larger or deeper than rten's verifier accepts.
     ///
@@ -101,12 +121,19 @@ crate::rules! {
     /// ## Why
     /// rtenx verifies with higher limits so that it can still inspect such files, and reports here
     /// that rten 0.27 will refuse to load them.
+    ///
+    /// ## How to fix
+    /// Run the ONNX model with a runtime without these limits, or split it; rten itself cannot load
+    /// this file.
     EXCEEDS_RTEN_LIMITS = ("RT010", "exceeds-rten-limits", Warning);
     /// Model.schema_version is not 1.
     ///
     /// ## What it does
     /// Every published rten writes and accepts schema_version 1 only; rten refuses other values
     /// with `unsupported model schema version`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     SCHEMA_VERSION = ("RT011", "schema-version", Error);
     /// The FlatBuffer is 2 GiB or larger.
     ///
@@ -128,6 +155,10 @@ crate::rules! {
     /// ## Why
     /// rtenx still reads the rest of the graph and shows the operator by its number, but rten 0.27
     /// and older refuse the model with `operator not supported`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with the rten-convert of the rten you run, or run it with a
+    /// newer rten if it really needs a newer operator.
     UNKNOWN_OPERATOR = ("RT013", "unknown-operator", Error);
     /// An attribute table type is newer than rtenx knows.
     ///
@@ -140,6 +171,9 @@ crate::rules! {
     /// rten 0.27 refuses the operator with `attributes are missing` where it needs them, and
     /// silently uses defaults for operators whose attributes are all optional (Pad, CumSum, Shape,
     /// ...), which changes what the model computes.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with the rten-convert of the rten you run.
     UNKNOWN_ATTRIBUTES = ("RT014", "unknown-attributes", Error);
     /// An operator's attributes are missing or of the wrong type.
     ///
@@ -152,6 +186,10 @@ crate::rules! {
     /// well. Where all of an operator's attributes are optional (Pad, CumSum, Shape, ...), rten
     /// instead ignores a table of the wrong type and uses defaults, so the model loads but computes
     /// something else.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with the rten-convert of the rten you run; the file was edited
+    /// or written by another tool.
     ATTRIBUTES_MISMATCH = ("RT015", "attributes-mismatch", Error);
     /// A node is not an operator, constant or value.
     ///
@@ -160,6 +198,9 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses other union types with `unknown node type`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     UNKNOWN_NODE_KIND = ("RT016", "unknown-node-kind", Error);
     /// An operator input refers to a node that does not come before it.
     ///
@@ -169,6 +210,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses other indices with `operator input is invalid`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again; a graph whose nodes are out of order was not written by rten-
+    /// convert.
     INVALID_OPERATOR_INPUT = ("RT017", "invalid-operator-input", Error);
     /// An operator output refers to a node that does not come before it.
     ///
@@ -178,6 +223,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses other indices with `operator output is invalid`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again; a graph whose nodes are out of order was not written by rten-
+    /// convert.
     INVALID_OPERATOR_OUTPUT = ("RT018", "invalid-operator-output", Error);
     /// A graph input, output or capture index is past the last node.
     ///
@@ -187,6 +236,9 @@ crate::rules! {
     /// ## Why
     /// rten does not check their range when loading: it fails later in shape inference, or panics
     /// for indices above i32::MAX.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     GRAPH_REF_OUT_OF_RANGE = ("RT019", "graph-ref-out-of-range", Error);
     /// A graph input, output or capture refers to an operator node.
     ///
@@ -195,12 +247,19 @@ crate::rules! {
     ///
     /// ## Why
     /// rten fails with `is not a value node` when it sees an operator here.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     GRAPH_REF_WRONG_KIND = ("RT020", "graph-ref-wrong-kind", Error);
     /// A graph input refers to a constant node.
     ///
     /// ## What it does
     /// rten-convert maps an ONNX graph input that is also an initializer (IR version < 4) to its
     /// constant. Callers cannot feed such an input, so it is not really an input.
+    ///
+    /// ## How to fix
+    /// Remove the initializers from the ONNX graph's inputs (or export with IR version 4 or later)
+    /// before converting, if callers should not see them as inputs.
     GRAPH_INPUT_IS_CONSTANT = ("RT021", "graph-input-is-constant", Warning);
     /// A V1 file has a constant that refers to external tensor data.
     ///
@@ -210,6 +269,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses it with `tensor data section missing`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with a current rten-convert, which writes the V2 format with
+    /// its tensor data section.
     V1_EXTERNAL_DATA = ("RT022", "v1-external-data", Error);
     /// An external constant has no dtype, or one rtenx does not know.
     ///
@@ -219,6 +282,9 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses it with `unsupported data type for external constant`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     EXTERNAL_DTYPE_MISSING = ("RT023", "external-dtype-missing", Error);
     /// A constant has neither inline data nor a data offset.
     ///
@@ -228,6 +294,9 @@ crate::rules! {
     /// ## Why
     /// rten refuses one with neither, or with an inline data type it does not know, with
     /// `unsupported data type for inline constant`.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert.
     CONSTANT_WITHOUT_DATA = ("RT024", "constant-without-data", Error);
     /// A value node's dtype is not one rten knows.
     ///
@@ -236,6 +305,10 @@ crate::rules! {
     ///
     /// ## Why
     /// rten refuses other values.
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again with upstream rten-convert; cast unsupported types in the ONNX
+    /// model first.
     UNKNOWN_VALUE_DTYPE = ("RT025", "unknown-value-dtype", Error);
     /// The model uses an operator that rten builds only with an optional feature.
     ///
@@ -245,6 +318,10 @@ crate::rules! {
     ///
     /// ## Why
     /// A default rten build refuses to load the model.
+    ///
+    /// ## How to fix
+    /// Build rten with the feature the operator needs (`random`, `fft`), or replace the operator
+    /// before converting.
     FEATURE_GATED_OPERATOR = ("RT026", "feature-gated-operator", Info);
     /// An attribute holds an enum value outside the schema.
     ///
@@ -265,6 +342,9 @@ crate::rules! {
     /// ## What it does
     /// rten refuses an operator with more inputs than its maximum (`operator has N inputs but
     /// maximum is M`).
+    ///
+    /// ## How to fix
+    /// Convert the ONNX model again; the operator was edited or written by another tool.
     TOO_MANY_INPUTS = ("RT028", "too-many-inputs", Error);
 }
 
