@@ -1138,7 +1138,7 @@ HEADER = f"""\
 #            listed per-expert tensors into it on load; a checkpoint holding this key instead of them
 #            loads too. Mismatch reports name this key. One per-expert tensor missing is NOT a
 #            missing key: the stack comes out one expert short and from_pretrained raises a size
-#            mismatch on this key (tests/fixtures/hf/bad/moe-expert-missing).
+#            mismatch on this key (tests/fixtures/hf/bad/HF003-moe-expert-missing).
 #   tied     <Class> <key> <source key> <condition>
 #            when <condition>, <key> is tied to <source key>: saved once, under the source. Tying is
 #            symmetric on load: either of the two keys is enough; both present with different values

@@ -43,12 +43,12 @@ shoot gguf-sizes tests/fixtures/gguf/llama.gguf 7
 shoot gguf-metadata tests/fixtures/gguf/llama.gguf 8 / tokens Enter Enter
 shoot safetensors-sharded tests/fixtures/safetensors/hf_repo/model.safetensors.index.json 7
 shoot gguf-will-it-load tests/fixtures/gguf/arch/bad/missing-ffn-down.gguf
-shoot hf-unexpected tests/fixtures/hf/bad/unexpected-extra/model.safetensors 5
+shoot hf-unexpected tests/fixtures/hf/bad/HF004-unexpected-extra/model.safetensors 5
 shoot hf-folder tests/fixtures/safetensors/hf_repo
 shoot folder-chooser tests/fixtures/hf j j
 shoot safetensors-scopes tests/fixtures/safetensors/hf_repo 3 Right j Right j Right
 shoot gguf-chat-template tests/fixtures/gguf/tiny.gguf 8 / chat_template Enter Enter
-shoot findings-why tests/fixtures/pickle/bad/global-os-system.pkl 6 J J
+shoot findings-why tests/fixtures/pickle/bad/PK001-global-os-system.pkl 6 J J
 shoot diff-graph "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx" 3 j j Right
 shoot diff-overview "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx"
 echo "wrote screenshots/*.svg"

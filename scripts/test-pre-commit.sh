@@ -13,8 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$repo/tests/fixtures/rten/mlp.rten" "$tmp/good.rten"
 cp "$repo/tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten" "$tmp/bad.rten"
-cp "$repo/tests/fixtures/gguf/bad/offset-past-end.gguf" "$tmp/bad.gguf"
-cp "$repo/tests/fixtures/pickle/bad/global-os-system.pkl" "$tmp/bad.pkl"
+cp "$repo/tests/fixtures/gguf/bad/GG019-offset-past-end.gguf" "$tmp/bad.gguf"
+cp "$repo/tests/fixtures/pickle/bad/PK001-global-os-system.pkl" "$tmp/bad.pkl"
 cd "$tmp"
 git init -q
 git add good.rten bad.rten bad.gguf bad.pkl

@@ -1,6 +1,5 @@
 //! Making untrusted text safe for terminals, and for JSON read on one.
 
-use crate::inventory::Name;
 use serde::{Serialize, Serializer};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use std::borrow::Cow;
@@ -123,7 +122,23 @@ pub struct JsonPath<'a>(pub &'a Path);
 
 impl Serialize for JsonPath<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Name::from(self.0.as_os_str().as_encoded_bytes()).serialize(s)
+        serialize_bytes(self.0.as_os_str().as_encoded_bytes(), s)
+    }
+}
+
+/// Serializes untrusted bytes losslessly: a string if they are UTF-8, otherwise
+/// `{"bytes_base64": "..."}`. Names and paths in every JSON document go through it.
+pub fn serialize_bytes<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    use base64::Engine as _;
+    use serde::ser::SerializeMap;
+    match std::str::from_utf8(bytes) {
+        Ok(text) => s.serialize_str(text),
+        Err(_) => {
+            let mut map = s.serialize_map(Some(1))?;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+            map.serialize_entry("bytes_base64", &encoded)?;
+            map.end()
+        }
     }
 }
 

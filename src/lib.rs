@@ -43,6 +43,8 @@
 #![deny(unsafe_code)]
 
 mod analysis;
+#[doc(hidden)]
+pub mod catalogue;
 pub mod check;
 pub mod diff;
 pub mod escape;

@@ -501,10 +501,10 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
     let dir = tempfile::tempdir().unwrap();
     let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
     // Accepted: builtins.print. Then the file imports os.system instead.
-    pickle("builtins-print.pkl", &model);
+    pickle("PK001-builtins-print.pkl", &model);
     let written = write_baseline(&baseline, &model);
     assert_eq!(written["version"], 2);
-    pickle("global-os-system.pkl", &model);
+    pickle("PK001-global-os-system.pkl", &model);
     let (found, fixed, code) = against(&baseline, &model);
     assert!(
         found.len() == 1 && found[0].starts_with("loading runs a shell command: os.system("),
@@ -516,7 +516,7 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
     );
     assert_eq!(code, 1);
     // Two unsafe imports in one file, of which the baseline accepts one.
-    pickle("getattr-chain.pkl", &model);
+    pickle("PK001-getattr-chain.pkl", &model);
     let mut written = write_baseline(&baseline, &model);
     let entries = written["findings"].as_array_mut().unwrap();
     assert_eq!(entries.len(), 2);
@@ -540,7 +540,7 @@ fn a_baseline_entry_accepts_exactly_one_finding() {
 fn a_baseline_entry_matches_only_with_its_code_and_path() {
     let dir = tempfile::tempdir().unwrap();
     let (model, baseline) = (dir.path().join("m.pkl"), dir.path().join("baseline.json"));
-    pickle("global-os-system.pkl", &model);
+    pickle("PK001-global-os-system.pkl", &model);
     let written = write_baseline(&baseline, &model);
     let (found, _, code) = against(&baseline, &model);
     assert!(found.is_empty() && code == 0, "{found:?}");
@@ -676,7 +676,7 @@ fn fingerprints_do_not_move_when_an_unrelated_byte_offset_does() {
 #[test]
 fn a_file_past_max_size_is_reported_and_others_checked() {
     let big = "tests/fixtures/rten/mlp.rten";
-    let small = "tests/fixtures/gguf/bad/truncated-in-kv.gguf";
+    let small = "tests/fixtures/gguf/bad/GG004-truncated-in-kv.gguf";
     let (report, code) = json(&["--isolated", "--max-size", "1000", big, small]);
     let files = report["files"].as_array().unwrap();
     assert_eq!(files[0]["findings"][0]["code"], "RX018");
@@ -904,8 +904,8 @@ fn a_folder_check_ends_with_its_files_by_verdict() {
                 "rten/bad/RT006-tensor-data-inside-model.rten",
                 "m/broken.rten",
             ),
-            ("pickle/bad/global-os-system.pkl", "m/unsafe.pkl"),
-            ("pickle/bad/npz-object-os-system.npz", "m/unsafe.npz"),
+            ("pickle/bad/PK001-global-os-system.pkl", "m/unsafe.pkl"),
+            ("pickle/bad/PK001-npz-object-os-system.npz", "m/unsafe.npz"),
             ("foreign/notes.zip", "m/notes.zip"),
         ],
     );
@@ -944,7 +944,7 @@ fn a_folder_check_ends_with_its_files_by_verdict() {
 /// as a `help:` line; a GitHub annotation ends with the fix.
 #[test]
 fn a_finding_says_how_to_fix_it() {
-    let model = "tests/fixtures/pickle/bad/global-os-system.pkl";
+    let model = "tests/fixtures/pickle/bad/PK001-global-os-system.pkl";
     let (out, _, _) = rtenx(&["check", "--isolated", model]);
     let help = "Do not load the file. A checkpoint should hold only tensors and plain \
                 containers: save `model.state_dict()` rather than the model, or use safetensors.";

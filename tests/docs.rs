@@ -16,14 +16,14 @@ hostile-fixture manifests; `UPDATE_DOCS=1 cargo test --test docs` rewrites it. -
 
 /// The group that declares `rule`: its title says which files it applies to.
 fn group_of(rule: &Rule) -> &'static RuleGroup {
-    rtenx::formats::registry::groups()
+    rtenx::catalogue::groups()
         .find(|g| g.rules.iter().any(|r| r.code == rule.code))
         .expect("every rule is in a group")
 }
 
 /// The codes `rule` had before it moved to its group, as a sentence, or nothing.
 fn formerly(rule: &Rule) -> String {
-    let old: Vec<&str> = rtenx::formats::registry::groups()
+    let old: Vec<&str> = rtenx::catalogue::groups()
         .flat_map(|g| g.moved)
         .filter(|m| m.rule.code == rule.code)
         .map(|m| m.code)

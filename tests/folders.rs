@@ -138,13 +138,19 @@ fn a_check_of_a_folder_says_what_it_read_beside_the_weights() {
 /// a llama whose tensor lies past the end of the file does not load, whatever its table says.
 #[test]
 fn a_verdict_is_no_when_any_error_stops_the_loader() {
-    let (out, _, code) = rtenx(&["check", "tests/fixtures/gguf/bad/offset-past-end.gguf"]);
+    let (out, _, code) = rtenx(&[
+        "check",
+        "tests/fixtures/gguf/bad/GG019-offset-past-end.gguf",
+    ]);
     assert_eq!(code, 1);
     assert!(
         out.contains("llama: loads in llama.cpp 0c1e57098: no (2 problems)"),
         "{out}"
     );
-    let (out, _, _) = rtenx(&["inspect", "tests/fixtures/gguf/bad/offset-past-end.gguf"]);
+    let (out, _, _) = rtenx(&[
+        "inspect",
+        "tests/fixtures/gguf/bad/GG019-offset-past-end.gguf",
+    ]);
     assert!(
         out.contains("verdict  loads in llama.cpp 0c1e57098: no (2 problems)"),
         "{out}"

@@ -76,19 +76,19 @@ fn a_split_model_is_read_with_its_parts_and_a_missing_part_is_named() {
 /// Files that both reference loaders accept, where rtenx reports an error, and why.
 const STRICTER: &[(&str, &str)] = &[
     (
-        "bad/bool-value-2.gguf",
+        "bad/GG007-bool-value-2.gguf",
         "the specification says readers should reject a bool other than 0 or 1",
     ),
     (
-        "bad/architecture-missing.gguf",
+        "bad/GG022-architecture-missing.gguf",
         "the specification requires general.architecture; llama.cpp's model loader needs it",
     ),
     (
-        "bad/architecture-uppercase.gguf",
+        "bad/GG028-architecture-uppercase.gguf",
         "the specification allows [a-z0-9]+; llama.cpp's model loader knows no such architecture",
     ),
     (
-        "bad/block-count-mismatch.gguf",
+        "bad/GG023-block-count-mismatch.gguf",
         "llama.cpp's model loader looks up blk.1 tensors that are not there",
     ),
     (
@@ -96,27 +96,27 @@ const STRICTER: &[(&str, &str)] = &[
         "only the file loader on a big-endian machine reads it",
     ),
     (
-        "bad/split-count-mismatch-other/model-00001-of-00003.gguf",
+        "bad/GG027-split-count-mismatch-other/model-00001-of-00003.gguf",
         "llama.cpp reads split.count only from the first part",
     ),
     (
-        "bad/split-part-alone-mismatch/model-00002-of-00003.gguf",
+        "bad/GG027-split-part-alone-mismatch/model-00002-of-00003.gguf",
         "a part loaded alone is not compared with its name; as a split, llama.cpp refuses it",
     ),
     (
-        "bad/split-no-mismatch/model-00002-of-00003.gguf",
+        "bad/GG027-split-no-mismatch/model-00002-of-00003.gguf",
         "a part loaded alone is not compared with its name; as a split, llama.cpp refuses it",
     ),
     (
-        "bad/split-count-mismatch-other/model-00003-of-00003.gguf",
+        "bad/GG027-split-count-mismatch-other/model-00003-of-00003.gguf",
         "a part loaded alone is not compared with its name; llama.cpp reads split.count only from the first part",
     ),
     (
-        "bad/string-not-utf8.gguf",
+        "bad/GG029-string-not-utf8.gguf",
         "the specification says UTF-8; gguf-py fails when the value is read",
     ),
     (
-        "bad/array-string-not-utf8.gguf",
+        "bad/GG029-array-string-not-utf8.gguf",
         "the specification says UTF-8; gguf-py fails when the tokens are read",
     ),
 ];

@@ -123,3 +123,19 @@ fn every_fixture_is_in_its_manifest() {
         }
     }
 }
+
+/// A case is named after the rule it exists for, `<CODE>-<slug>`, or `ok-<slug>` when it
+/// shows that something is not reported, so that a `bad/` folder reads as the rules it covers.
+#[test]
+fn every_case_is_named_after_a_rule() {
+    let codes: BTreeSet<&str> = common::rules().map(|r| r.code).collect();
+    let misnamed: Vec<String> = hostile::all_cases()
+        .iter()
+        .filter(|case| {
+            let prefix = case.unit().split('-').next().unwrap_or_default();
+            !prefix.eq_ignore_ascii_case("ok") && !codes.contains(prefix)
+        })
+        .map(Case::name)
+        .collect();
+    assert!(misnamed.is_empty(), "named after no rule: {misnamed:?}");
+}

@@ -204,7 +204,7 @@ fn rtenx_reports_an_error_wherever_paddle_refuses() {
 
 #[test]
 fn a_truncated_last_tensor_is_named_with_the_bytes_missing() {
-    let a = analyze(&paddle().join("bad/truncated4/model.pdmodel"));
+    let a = analyze(&paddle().join("bad/PD008-truncated4/model.pdmodel"));
     let f = a.findings.iter().find(|f| f.rule.code == "PD008").unwrap();
     assert!(f.message.contains("\"fc_1.w_0\""), "{}", f.message);
     assert!(f.message.contains("4 bytes short"), "{}", f.message);

@@ -220,7 +220,7 @@ fn inspect_on_a_folder_of_several_models_asks_which_one() {
         "{words}"
     );
     assert!(
-        words.contains("arch-not-in-table/model.safetensors safetensors"),
+        words.contains("HF002-arch-not-in-table/model.safetensors safetensors"),
         "{words}"
     );
     // The third model opens in the browser (q, typed at once, quits while it is read).
@@ -230,7 +230,8 @@ fn inspect_on_a_folder_of_several_models_asks_which_one() {
         .expect("the browser opens the model chosen");
     let opened = &words[at..];
     assert!(
-        opened.contains("file tests/fixtures/hf/bad/base-model-for-causal-tied/model.safetensors"),
+        opened
+            .contains("file tests/fixtures/hf/bad/ok-base-model-for-causal-tied/model.safetensors"),
         "{opened}"
     );
     let (screen, ok) = run_on_in_pty("tests/fixtures/hf", "", b"q", "echo \" status $?\"");

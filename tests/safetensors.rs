@@ -26,15 +26,15 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// Files where rtenx reports an error that the reference parser does not, and why.
 const STRICTER: &[(&str, &str)] = &[
     (
-        "header-leading-space.safetensors",
+        "ST005-header-leading-space.safetensors",
         "the format says the header MUST begin with '{'; serde_json skips leading whitespace",
     ),
     (
-        "duplicate-tensor-same-range.safetensors",
+        "ST006-duplicate-tensor-same-range.safetensors",
         "duplicate keys are disallowed; the parser silently keeps the last",
     ),
     (
-        "metadata-duplicate-key.safetensors",
+        "ST006-metadata-duplicate-key.safetensors",
         "duplicate keys are disallowed; the parser silently keeps the last",
     ),
 ];
@@ -86,7 +86,7 @@ fn a_hugging_face_snapshot_checks_clean_and_skips_its_other_json() {
 /// which passed over it as JSON of another kind.
 #[test]
 fn an_index_without_weight_map_is_an_error_in_a_folder_too() {
-    let dir = "tests/fixtures/safetensors/bad/index-weight-map-missing";
+    let dir = "tests/fixtures/safetensors/bad/ST017-index-weight-map-missing";
     let index = format!("{dir}/model.safetensors.index.json");
     for path in [dir, index.as_str()] {
         let (out, err, code) = common::rtenx(&["check", path]);

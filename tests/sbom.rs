@@ -150,7 +150,7 @@ fn an_unreadable_path_is_exit_2_and_the_rest_is_listed() {
 /// affects it; a model named twice, and a data file two models share, keep bom-refs unique.
 #[test]
 fn the_sbom_carries_the_verdict_and_unique_refs() {
-    let hostile = "tests/fixtures/pickle/bad/global-os-system.pkl";
+    let hostile = "tests/fixtures/pickle/bad/PK001-global-os-system.pkl";
     let (out, _, code) = rtenx(&[
         "sbom",
         hostile,

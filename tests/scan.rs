@@ -119,10 +119,10 @@ fn every_pytorch_model_bin_in_a_folder_is_judged() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let safetensors = fixtures.join("safetensors/tiny_writer.safetensors");
     for hostile in [
-        "opens-with-unicode.pkl",
-        "global-os-system.pkl",
-        "zip-uppercase-records.pt",
-        "zip-records-after-70.pt",
+        "PK001-opens-with-unicode.pkl",
+        "PK001-global-os-system.pkl",
+        "PK001-zip-uppercase-records.pt",
+        "PK001-zip-records-after-70.pt",
     ] {
         let dir = tempfile::tempdir().unwrap();
         std::fs::copy(&safetensors, dir.path().join("model.safetensors")).unwrap();

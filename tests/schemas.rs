@@ -115,8 +115,8 @@ fn the_command_line_writes_what_the_schemas_describe() {
     assert_valid(&schema("dump.schema.json"), &dump, "rtenx dump");
     // With the figures of every tensor's values: elements, blocks, and a view not read.
     for file in [
-        "values/bad/quant_scales.gguf",
-        "values/bad/nan.pt",
+        "values/bad/VX002-quant_scales.gguf",
+        "values/bad/VX001-nan.pt",
         "gguf/all_types.gguf",
     ] {
         let path = format!("tests/fixtures/{file}");

@@ -18,7 +18,7 @@ fn downloaded(name: &str, text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     std::fs::create_dir(&model).unwrap();
     std::fs::create_dir(&elsewhere).unwrap();
     std::fs::copy(
-        common::fixtures().join("pickle/bad/global-os-system.pkl"),
+        common::fixtures().join("pickle/bad/PK001-global-os-system.pkl"),
         model.join("model.pkl"),
     )
     .unwrap();

@@ -313,7 +313,7 @@ fn small_terminals_and_empty_lists_do_not_break() {
     for (w, h) in [(80, 24), (20, 5), (1, 1)] {
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
         for tab in Tab::ALL {
-            a.apply(Action::Tab(tab));
+            a.apply(Action::Tab(tab as usize));
             terminal
                 .draw(|f| rtenx::tui::draw(f, &mut a, Theme { color: true }))
                 .unwrap();
@@ -370,16 +370,20 @@ fn tensor_statistics_run_in_the_background_and_match_the_data() {
     match a.tabs.tensors.stats() {
         StatsView::Done {
             tensor,
-            result: Ok(s),
+            result: Ok(f),
         } => {
             assert_eq!(*tensor, id);
-            assert_eq!(s.count as usize, values.len());
-            assert_eq!(s.max, Some(max));
+            assert_eq!(f.stats.count as usize, values.len());
+            assert_eq!(f.stats.max, Some(max));
+            let h = f.histogram.as_ref().expect("f32 values have a histogram");
+            assert_eq!(h.bins.iter().sum::<u64>() as usize, values.len());
+            assert_eq!(h.high, max);
         }
         other => panic!("statistics did not finish: {other:?}"),
     }
     let s = screen(&mut a);
     assert!(s.contains("min ") && s.contains("std "), "{s}");
+    assert!(s.contains('█'), "the histogram's fullest bin: {s}");
 }
 
 #[test]
@@ -512,7 +516,7 @@ fn findings_jump_to_the_tensor_or_section_at_fault() {
 #[test]
 fn findings_jump_to_the_import_at_fault() {
     use rtenx::check::{Finding, Item, Place};
-    let path = std::path::Path::new(".").join("tests/fixtures/pickle/bad/getattr-chain.pkl");
+    let path = std::path::Path::new(".").join("tests/fixtures/pickle/bad/PK001-getattr-chain.pkl");
     let mut analysis = rtenx::analyze(&path).unwrap();
     let imports = &analysis.inventory.imports;
     let import = (imports.iter())
@@ -1082,7 +1086,7 @@ fn weights_only_models_browse_by_tensors_sizes_and_metadata() {
 
 #[test]
 fn what_loading_a_pickle_imports_has_a_tab_of_its_own() {
-    let mut a = app("pickle/bad/build-setstate.pkl", Tab::Imports);
+    let mut a = app("pickle/bad/PK001-build-setstate.pkl", Tab::Imports);
     insta::assert_snapshot!("imports_pickle", screen(&mut a));
     press(&mut a, "j\n");
     assert_eq!(a.tab, Tab::Layout, "Enter shows the import's bytes");
@@ -1282,7 +1286,7 @@ fn compared(shown: &str, other: &str, tab: Tab) -> App {
 fn a_compared_model_marks_the_changed_operator_and_tensors() {
     let mut a = compared("mlp_a.onnx", "mlp_b.onnx", Tab::Overview);
     insta::assert_snapshot!("diff_overview", screen(&mut a));
-    a.apply(Action::Tab(Tab::Graph));
+    a.apply(Action::Tab(Tab::Graph as usize));
     insta::assert_snapshot!("diff_graph", screen(&mut a));
     press(&mut a, "t");
     let list = screen(&mut a);
@@ -1305,7 +1309,7 @@ fn a_compared_model_marks_the_changed_operator_and_tensors() {
     assert_eq!(a.tabs.graph.scope_box().map(|b| b.0), Some(middle));
     let boxes = screen(&mut a);
     assert!(boxes.contains("│~ scope middle"), "{boxes}");
-    a.apply(Action::Tab(Tab::Operators));
+    a.apply(Action::Tab(Tab::Operators as usize));
     insta::assert_snapshot!("diff_operators", screen(&mut a));
     let mut t = compared("ckpt.pt", "ckpt_tuned.safetensors", Tab::Tensors);
     let tensors = screen(&mut t);
@@ -1549,7 +1553,7 @@ fn the_key_bar_offers_search_only_where_it_works() {
 /// The explanation of a finding scrolls with J and K, from its top for each finding.
 #[test]
 fn the_explanation_of_a_finding_scrolls() {
-    let mut a = app("pickle/bad/global-os-system.pkl", Tab::Findings);
+    let mut a = app("pickle/bad/PK001-global-os-system.pkl", Tab::Findings);
     let top = screen_of(&mut a, 100, 24);
     assert!(top.contains("J K scroll · line 1 of"), "{top}");
     press(&mut a, "JJJ");

@@ -28,7 +28,7 @@ fn tsv(name: &str) -> Vec<Vec<String>> {
 /// The fixture checked with `--values`.
 fn checked(case: &str) -> Analysis {
     let options = ReadOptions {
-        values: Some(rtenx::values::Check::default()),
+        values: Some(rtenx::formats::ValueCheck::default()),
         ..ReadOptions::default()
     };
     analyze_with(&values().join("bad").join(case), &options).unwrap()
@@ -152,7 +152,7 @@ fn rtenx(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn only_the_flag_or_the_setting_reads_values() {
-    let file = "tests/fixtures/values/bad/truncated.safetensors";
+    let file = "tests/fixtures/values/bad/VX005-truncated.safetensors";
     let (code, out) = rtenx(&["check", "--isolated", file]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("VX"), "{out}");
@@ -181,7 +181,7 @@ fn only_the_flag_or_the_setting_reads_values() {
         "check",
         "--isolated",
         "--values",
-        "tests/fixtures/values/bad/floats.gguf",
+        "tests/fixtures/values/bad/VX001-floats.gguf",
     ]);
     assert_eq!(code, 1);
 }
@@ -200,7 +200,7 @@ fn a_value_error_does_not_change_whether_the_loader_would_take_the_model() {
         (a.inventory.architecture.unwrap().verdict, codes)
     };
     let (without, _) = verdict(None);
-    let (with, codes) = verdict(Some(rtenx::values::Check::default()));
+    let (with, codes) = verdict(Some(rtenx::formats::ValueCheck::default()));
     assert!(codes.contains(&"VX001"), "{codes:?}");
     assert_eq!(format!("{without:?}"), format!("{with:?}"));
 }

@@ -277,7 +277,7 @@ mod tests {
         );
         assert_eq!(rule(long).help().as_deref(), Some("Save `a.data` again."));
         // Every rule's help is one line.
-        for rule in crate::formats::registry::rules() {
+        for rule in crate::catalogue::rules() {
             if let Some(help) = rule.help() {
                 assert!(
                     !help.is_empty() && !help.contains('\n'),

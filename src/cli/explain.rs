@@ -2,8 +2,8 @@
 
 use super::Outcome;
 use clap::Args;
+use rtenx::catalogue;
 use rtenx::check::Rule;
-use rtenx::formats::registry;
 use std::io::{self, Write};
 
 #[derive(Debug, Args)]
@@ -29,11 +29,11 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
     let mut out = io::stdout().lock();
     let Some(code) = args.code else {
         if args.json {
-            let all: Vec<_> = registry::rules().map(rule_json).collect();
+            let all: Vec<_> = catalogue::rules().map(rule_json).collect();
             serde_json::to_writer_pretty(&mut out, &all)?;
             writeln!(out)?;
         } else {
-            for r in registry::rules() {
+            for r in catalogue::rules() {
                 writeln!(
                     out,
                     "{}  {:<8} {:<28} {}",
@@ -43,7 +43,7 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
         }
         return Ok(Outcome::Clean);
     };
-    let Some(rule) = registry::lookup(&code) else {
+    let Some(rule) = catalogue::lookup(&code) else {
         super::complain(format_args!(
             "unknown rule `{code}`; `rtenx explain` lists every rule"
         ));
@@ -58,7 +58,7 @@ pub fn run(args: ExplainArgs) -> io::Result<Outcome> {
             "{} ({}), default severity: {}\n",
             rule.code, rule.name, rule.severity
         )?;
-        let moved = registry::groups().flat_map(|g| g.moved);
+        let moved = catalogue::groups().flat_map(|g| g.moved);
         if let Some(old) = moved
             .into_iter()
             .find(|m| m.code.eq_ignore_ascii_case(&code))

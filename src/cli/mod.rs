@@ -2,6 +2,7 @@
 //! (or a difference), 2 usage or I/O.
 
 mod check;
+mod choices;
 mod config;
 mod diff;
 mod dump;

@@ -46,6 +46,7 @@ use crate::inventory::{ByteRange, Inventory};
 use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 /// How sure a detector is that bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -142,7 +143,7 @@ pub struct ReadOptions<'a> {
     pub target: Option<Target>,
     /// Read every tensor's values and report what they hold (NaN, infinities, dead weights:
     /// the VX rules, `check --values`); `None` reads no tensor byte.
-    pub values: Option<crate::values::Check<'a>>,
+    pub values: Option<ValueCheck<'a>>,
     /// What a file is if not in a reader's format, for a reader that meets another format's
     /// file where it expects its own (a Paddle parameter file that is an ONNX model): the
     /// registry's [`registry::identify`], which the analysis sets, so that readers never call
@@ -165,6 +166,28 @@ impl Default for ReadOptions<'_> {
             target: None,
             values: None,
             identify: |_, _| None,
+        }
+    }
+}
+
+/// The shortest run of zero bytes at the end of a tensor that VX005 reports, unless the
+/// settings say otherwise (`zero-tail`): 1 MiB.
+pub const ZERO_TAIL: u64 = 1 << 20;
+
+/// How `check --values` runs (`values/` reads it; readers do not).
+#[derive(Debug, Clone, Copy)]
+pub struct ValueCheck<'a> {
+    /// The shortest zero run at a tensor's end that is reported (VX005).
+    pub zero_tail: u64,
+    /// Set to stop reading: nothing is then reported.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Default for ValueCheck<'_> {
+    fn default() -> Self {
+        ValueCheck {
+            zero_tail: ZERO_TAIL,
+            cancel: None,
         }
     }
 }

@@ -1,13 +1,13 @@
-//! The one list of formats and of rule groups.
+//! The one list of formats.
 //!
 //! Adding a format is a folder under `formats/` plus one line in [`FORMATS`]; its rules,
 //! detection and directory scanning come with it. Everything that needs to know every
-//! format or every rule (detection, `explain`, `--allow`, SARIF rule lists) asks here.
+//! format (detection, folder scans, [`crate::catalogue`] of every rule) asks here.
 
 use super::foreign::{self, Foreign};
 use super::shared::{datafiles, hf, pickle, zip};
 use super::{extension, Detection, Format, Scan};
-use crate::check::{generic, Rule, RuleGroup};
+use crate::check::{generic, RuleGroup};
 use crate::source::ModelFile;
 
 /// Every format rtenx reads. Of two formats equally sure of a file, whose extension neither
@@ -26,41 +26,16 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::archive::Archives,
 ];
 
-/// Rule groups that belong to no one format: the format-neutral rules, the data-file rules, and
-/// the pickle and zip rules of the formats built on them.
-static SHARED_GROUPS: &[&RuleGroup] = &[
+/// Rule groups of readers that belong to no one format: the format-neutral rules readers
+/// raise too, the data-file rules, and the pickle, zip and Hugging Face rules of the formats
+/// built on them. Every rule of rtenx is listed by [`crate::catalogue`].
+pub static SHARED_GROUPS: &[&RuleGroup] = &[
     &generic::GROUP,
     &datafiles::rules::GROUP,
     &pickle::rules::GROUP,
     &zip::rules::GROUP,
     &hf::rules::GROUP,
-    &crate::values::GROUP,
 ];
-
-/// Every rule group: the shared ones first, then one per format.
-pub fn groups() -> impl Iterator<Item = &'static RuleGroup> {
-    SHARED_GROUPS
-        .iter()
-        .copied()
-        .chain(FORMATS.iter().map(|f| f.about().rules))
-}
-
-/// Every rule, group by group, codes ascending within a group.
-pub fn rules() -> impl Iterator<Item = &'static Rule> {
-    groups().flat_map(|g| g.rules.iter().copied())
-}
-
-/// The rule with this code or name, ignoring ASCII case; a code that moved to another group
-/// finds the rule that carries it on.
-pub fn lookup(code: &str) -> Option<&'static Rule> {
-    let named = rules().find(|rule| rule.code.eq_ignore_ascii_case(code) || rule.name == code);
-    named.or_else(|| {
-        groups()
-            .flat_map(|g| g.moved)
-            .find(|m| m.code.eq_ignore_ascii_case(code))
-            .map(|m| m.rule)
-    })
-}
 
 /// What a file is, as far as its content tells.
 #[derive(Clone, Copy)]
@@ -141,52 +116,4 @@ pub fn misnamed(format: &dyn Format, path: &std::path::Path) -> Option<String> {
         "the extension .{ext} says {owner}, but the content is {}",
         format.about().name
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashSet;
-
-    #[test]
-    fn codes_are_unique_and_carry_their_group_prefix() {
-        let mut codes = HashSet::new();
-        let mut names = HashSet::new();
-        let mut prefixes = HashSet::new();
-        for group in groups() {
-            assert!(prefixes.insert(group.prefix), "prefix {}", group.prefix);
-            assert_eq!(group.prefix.len(), 2, "{}", group.prefix);
-            for rule in group.rules {
-                assert!(codes.insert(rule.code), "duplicate code {}", rule.code);
-                assert!(names.insert(rule.name), "duplicate name {}", rule.name);
-                assert!(
-                    rule.code.starts_with(group.prefix),
-                    "{} is in group {}",
-                    rule.code,
-                    group.prefix
-                );
-                assert!(rule.code.len() == 5 && rule.code[2..].chars().all(|c| c.is_ascii_digit()));
-                assert!(rule
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()));
-                assert!(!rule.summary.is_empty() && rule.explanation().len() > rule.summary.len());
-            }
-        }
-        for group in groups() {
-            for moved in group.moved {
-                assert!(moved.code.starts_with(group.prefix), "{}", moved.code);
-                assert!(codes.insert(moved.code), "moved code {} reused", moved.code);
-                assert!(std::ptr::eq(lookup(moved.code).unwrap(), moved.rule));
-            }
-        }
-    }
-
-    #[test]
-    fn lookup_takes_codes_names_and_moved_codes() {
-        assert_eq!(lookup("rx001").map(|r| r.code), Some("RX001"));
-        assert_eq!(lookup("tensor-overlap").map(|r| r.code), Some("RX009"));
-        assert_eq!(lookup("OX014").map(|r| r.name), Some("symlink-escape"));
-        assert!(lookup("ZZ999").is_none());
-    }
 }

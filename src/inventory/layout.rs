@@ -1,5 +1,6 @@
 //! Files and byte ranges.
 
+pub use crate::source::ByteRange;
 use crate::source::{FileIdentity, ModelFile, OpenError};
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
@@ -72,31 +73,6 @@ pub enum FileRole {
     Model,
     /// Tensor data referred to by the model.
     ExternalData,
-}
-
-/// A half-open byte range `[start, start + len)` in one file. `start + len` never overflows:
-/// readers clamp or reject ranges before they become sections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ByteRange {
-    /// First byte.
-    pub start: u64,
-    /// Length in bytes.
-    pub len: u64,
-}
-
-impl ByteRange {
-    /// The range from `start` to `end`; empty if `end < start`.
-    pub fn between(start: u64, end: u64) -> Self {
-        ByteRange {
-            start,
-            len: end.saturating_sub(start),
-        }
-    }
-
-    /// One past the last byte.
-    pub fn end(&self) -> u64 {
-        self.start.saturating_add(self.len)
-    }
 }
 
 /// A labelled region of a file.

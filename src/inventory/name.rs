@@ -164,17 +164,7 @@ impl fmt::Display for Name {
 
 impl Serialize for Name {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use base64::Engine as _;
-        use serde::ser::SerializeMap;
-        match self.as_str() {
-            Some(text) => s.serialize_str(text),
-            None => {
-                let mut map = s.serialize_map(Some(1))?;
-                let encoded = base64::engine::general_purpose::STANDARD.encode(self.as_bytes());
-                map.serialize_entry("bytes_base64", &encoded)?;
-                map.end()
-            }
-        }
+        crate::escape::serialize_bytes(self.as_bytes(), s)
     }
 }
 

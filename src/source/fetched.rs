@@ -1,7 +1,7 @@
 //! Which byte ranges of a file are known: what a remote file has fetched, and what a
 //! format's fetch plan (`Format::fetch_plan`) looks at.
 
-use crate::inventory::ByteRange;
+use super::ByteRange;
 
 /// Byte ranges of a file, sorted, disjoint and merged where they touch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -7,11 +7,13 @@ pub mod digest;
 pub mod fetched;
 mod guard;
 mod provenance;
+mod range;
 #[cfg(all(unix, feature = "remote"))]
 pub mod sparse;
 
 pub use guard::set_fatal_hook;
 pub use provenance::{names_remote, Provenance};
+pub use range::ByteRange;
 
 use bytes::Bytes;
 use memmap2::MmapOptions;
@@ -270,7 +272,7 @@ impl ModelFile {
     /// Fetches the parts of `wanted` a remote file lacks (its fetch plan); returns the bytes
     /// fetched, 0 for a local file.
     #[cfg(all(unix, feature = "remote"))]
-    pub fn fetch(&self, wanted: &[crate::inventory::ByteRange]) -> Result<u64, OpenError> {
+    pub fn fetch(&self, wanted: &[ByteRange]) -> Result<u64, OpenError> {
         let Some(sparse) = &self.sparse else {
             return Ok(0);
         };

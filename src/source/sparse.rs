@@ -11,8 +11,8 @@
 
 use super::fetched::Fetched;
 use super::guard::Tracking;
+use super::ByteRange;
 use super::Provenance;
-use crate::inventory::ByteRange;
 use memmap2::{Mmap, MmapOptions};
 use std::fs::File;
 use std::io;

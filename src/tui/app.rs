@@ -6,8 +6,7 @@ use super::clipboard::Clip;
 use super::event::Event;
 use super::keys::{self, Action, Mode};
 use super::loader::{Loader, Update};
-use super::tab::Tab;
-use super::tabs::Tabs;
+use super::tabs::{Tab, Tabs};
 use crate::analysis::Analysis;
 use crate::diff::Diff;
 use ratatui::crossterm::event::KeyEvent;
@@ -64,13 +63,10 @@ impl App {
     }
 
     /// What decides the meaning of keys now.
-    fn mode(&mut self) -> Mode {
-        let current = self.tabs.get(self.tab);
+    pub fn mode(&self) -> Mode {
         Mode {
-            tab: self.tab,
             help: self.help,
-            typing: current.filter().is_some_and(|f| f.typing()),
-            filtered: current.filtered(),
+            ..self.tabs.mode(self.tab)
         }
     }
 
@@ -87,7 +83,11 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.help = !self.help,
-            Action::Tab(tab) => self.switch(tab),
+            Action::Tab(index) => {
+                if let Some(&tab) = Tab::ALL.get(index) {
+                    self.switch(tab);
+                }
+            }
             Action::NextTab => self.switch(self.tab.next()),
             Action::PrevTab => self.switch(self.tab.prev()),
             Action::Copy => {
@@ -102,32 +102,15 @@ impl App {
         self.dispatch();
     }
 
-    /// Carries out the queued moves between tabs.
+    /// Carries out the queued moves between tabs: the tab an event is for takes it.
     fn dispatch(&mut self) {
         let inv = &self.analysis.inventory;
         while let Some(event) = self.events.pop_front() {
-            match event {
-                Event::ShowNode { graph, node } => {
-                    if self.tabs.graph.show(inv, graph, node) {
-                        self.tab = Tab::Graph;
-                    }
-                }
-                Event::FilterOperator(op) => {
-                    self.tabs.graph.filter_operator(inv, op);
-                    self.tab = Tab::Graph;
-                }
-                Event::ShowTensor(tensor) => {
-                    self.tabs.tensors.show(inv, tensor);
-                    self.tab = Tab::Tensors;
-                }
-                Event::ShowSection(section) => {
-                    self.tabs.layout.show(section);
-                    self.tab = Tab::Layout;
-                }
-                Event::ShowImport(import) => {
-                    self.tabs.imports.show(inv, import);
-                    self.tab = Tab::Imports;
-                }
+            if let Some(tab) = Tab::ALL
+                .into_iter()
+                .find(|&t| self.tabs.get(t).receive(&event, inv))
+            {
+                self.tab = tab;
             }
         }
     }
@@ -146,13 +129,16 @@ impl App {
                 }
             }
         }
-        self.tabs.tensors.poll()
+        // Every tab polls, even after one has news.
+        let polled = Tab::ALL.map(|t| self.tabs.get(t).poll());
+        polled.contains(&true)
     }
 
     /// True while the model is read or statistics are computed, so the screen shows time
     /// passing.
     pub fn busy(&self) -> bool {
-        self.loader.as_ref().is_some_and(|l| l.error().is_none()) || self.tabs.tensors.busy()
+        self.loader.as_ref().is_some_and(|l| l.error().is_none())
+            || Tab::ALL.iter().any(|&t| self.tabs.view(t).busy())
     }
 
     fn switch(&mut self, tab: Tab) {

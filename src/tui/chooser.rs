@@ -3,7 +3,6 @@
 
 use super::cursor::Cursor;
 use super::keys::{self, Action, Mode};
-use super::tab::Tab;
 use super::theme::Theme;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout};
@@ -42,7 +41,8 @@ impl Chooser {
             return;
         }
         let mode = Mode {
-            tab: Tab::Overview,
+            actions: &[],
+            searchable: false,
             help: false,
             typing: false,
             filtered: false,

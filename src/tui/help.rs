@@ -1,7 +1,7 @@
 //! The help overlay, generated from the binding table so that it always matches behaviour.
 
-use super::keys;
-use super::tab::Tab;
+use super::keys::{self, Scope};
+use super::tabs::{Tab, Tabs};
 use super::theme::Theme;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -17,17 +17,21 @@ const QUERY: [(&str, &str); 5] = [
     ("group>1 pad=SAME", "attributes: = != < <= > >="),
 ];
 
-/// Draws every binding in a box centred in `area`, then the search terms.
-pub fn draw(frame: &mut Frame, area: Rect, theme: Theme) {
+/// Draws every binding in a box centred in `area`, with the tabs it applies in, then the
+/// search terms.
+pub fn draw(frame: &mut Frame, area: Rect, tabs: &Tabs, theme: Theme) {
     let mut lines: Vec<Line> = keys::BINDINGS
         .iter()
         .filter(|b| !b.label.is_empty())
         .map(|b| {
-            let where_ = if b.tabs.is_empty() || b.tabs.len() == Tab::ALL.len() {
-                "all tabs".to_owned()
-            } else {
-                let numbers: Vec<String> = b.tabs.iter().map(|t| t.number().to_string()).collect();
+            let where_ = if b.scope == Scope::Tab {
+                let numbers: Vec<String> = (Tab::ALL.into_iter())
+                    .filter(|&t| b.applies(&tabs.mode(t)))
+                    .map(|t| t.number().to_string())
+                    .collect();
                 format!("tabs {}", numbers.join(" "))
+            } else {
+                "all tabs".to_owned()
             };
             Line::from(vec![
                 Span::styled(format!("{:<14}", b.label), theme.heading()),

@@ -1,7 +1,7 @@
 //! Key bindings: one table that both maps keys to actions and generates the help overlay
-//! and the key bar, so help always matches behaviour.
+//! and the key bar, so help always matches behaviour. Which of a tab's bindings apply is
+//! the tab's own answer ([`Component::actions`](super::component::Component::actions)).
 
-use super::tab::Tab;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Everything a key can do.
@@ -10,7 +10,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub enum Action {
     Quit,
     Help,
-    Tab(Tab),
+    /// The tab of this index, from 0 (the digit keys, from 1).
+    Tab(usize),
     NextTab,
     PrevTab,
     Down,
@@ -27,6 +28,7 @@ pub enum Action {
     NextLink,
     PrevLink,
     Follow,
+    Open,
     Back,
     Sort,
     Reverse,
@@ -54,14 +56,23 @@ pub struct Binding {
     pub action: Action,
     /// Help text.
     pub help: &'static str,
-    /// Tabs where the binding applies; empty for everywhere.
-    pub tabs: &'static [Tab],
+    /// Where the binding applies.
+    pub scope: Scope,
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The browser's own keys: quit, help, tabs.
+    App,
+    /// Every tab: all of them scroll.
+    Every,
+    /// The tabs whose [`Component::actions`](super::component::Component::actions) name the
+    /// action; the filter key where a tab has a filter.
+    Tab,
 }
 
 use KeyCode::*;
-
-/// Every tab: all of them scroll.
-const NAV: &[Tab] = &Tab::ALL;
 
 /// Every binding, in help order.
 pub static BINDINGS: &[Binding] = &[
@@ -70,308 +81,244 @@ pub static BINDINGS: &[Binding] = &[
         label: "q Esc ^C",
         action: Action::Quit,
         help: "quit",
-        tabs: &[],
+        scope: Scope::App,
     },
     Binding {
         keys: &[Char('?')],
         label: "?",
         action: Action::Help,
         help: "help",
-        tabs: &[],
+        scope: Scope::App,
     },
     Binding {
-        keys: &[Char('1')],
+        keys: &[], // The digits, read by `action`.
         label: "1-9",
-        action: Action::Tab(Tab::Overview),
+        action: Action::Tab(0),
         help: "go to tab",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('2')],
-        label: "",
-        action: Action::Tab(Tab::Layout),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('3')],
-        label: "",
-        action: Action::Tab(Tab::Graph),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('4')],
-        label: "",
-        action: Action::Tab(Tab::Operators),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('5')],
-        label: "",
-        action: Action::Tab(Tab::Tensors),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('6')],
-        label: "",
-        action: Action::Tab(Tab::Findings),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('7')],
-        label: "",
-        action: Action::Tab(Tab::Sizes),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('8')],
-        label: "",
-        action: Action::Tab(Tab::Metadata),
-        help: "",
-        tabs: &[],
-    },
-    Binding {
-        keys: &[Char('9')],
-        label: "",
-        action: Action::Tab(Tab::Imports),
-        help: "",
-        tabs: &[],
+        scope: Scope::App,
     },
     Binding {
         keys: &[KeyCode::Tab],
         label: "Tab S-Tab",
         action: Action::NextTab,
         help: "next/previous tab",
-        tabs: &[],
+        scope: Scope::App,
     },
     Binding {
         keys: &[BackTab],
         label: "",
         action: Action::PrevTab,
         help: "",
-        tabs: &[],
+        scope: Scope::App,
     },
     Binding {
         keys: &[Char('j'), KeyCode::Down],
         label: "j k ↓ ↑",
         action: Action::Down,
         help: "move",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[Char('k'), KeyCode::Up],
         label: "",
         action: Action::Up,
         help: "",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[KeyCode::PageDown, Char('d')],
         label: "PgDn PgUp",
         action: Action::PageDown,
         help: "page",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[KeyCode::PageUp, Char('u')],
         label: "",
         action: Action::PageUp,
         help: "",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[Home, Char('g')],
         label: "g G Home End",
         action: Action::Top,
         help: "first/last",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[End, Char('G')],
         label: "",
         action: Action::Bottom,
         help: "",
-        tabs: NAV,
+        scope: Scope::Every,
     },
     Binding {
         keys: &[Char('/')],
         label: "/",
         action: Action::Filter,
         help: "filter as you type",
-        tabs: &[
-            Tab::Graph,
-            Tab::Operators,
-            Tab::Tensors,
-            Tab::Findings,
-            Tab::Metadata,
-            Tab::Imports,
-        ],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('v')],
         label: "v",
         action: Action::View,
         help: "neighbourhood/list",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('n')],
         label: "n N",
         action: Action::NextMatch,
         help: "next/previous match",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('N')],
         label: "",
         action: Action::PrevMatch,
         help: "",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('l'), Right],
         label: "h l ← →",
         action: Action::NextLink,
         help: "choose link or box",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('h'), Left],
         label: "",
         action: Action::PrevLink,
         help: "",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Enter],
         label: "Enter",
         action: Action::Stats,
         help: "value statistics",
-        tabs: &[Tab::Tensors],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Enter],
         label: "Enter",
         action: Action::Follow,
         help: "jump to it",
-        tabs: &[
-            Tab::Graph,
-            Tab::Operators,
-            Tab::Findings,
-            Tab::Sizes,
-            Tab::Imports,
-        ],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Enter],
         label: "Enter",
-        action: Action::Follow,
+        action: Action::Open,
         help: "page a list / back",
-        tabs: &[Tab::Metadata],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Backspace, Char('b')],
         label: "b Bksp",
         action: Action::Back,
         help: "back",
-        tabs: &[Tab::Graph, Tab::Metadata],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('p')],
         label: "p",
         action: Action::Parent,
         help: "leave subgraph",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('t')],
         label: "t",
         action: Action::Tree,
         help: "scope tree/list",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('+')],
         label: "+ -",
         action: Action::Deeper,
         help: "scope depth",
-        tabs: &[Tab::Sizes],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('-')],
         label: "",
         action: Action::Shallower,
         help: "",
-        tabs: &[Tab::Sizes],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('J')],
         label: "J K",
         action: Action::DetailDown,
         help: "scroll the explanation",
-        tabs: &[Tab::Findings],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('K')],
         label: "",
         action: Action::DetailUp,
         help: "",
-        tabs: &[Tab::Findings],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('a')],
         label: "a",
         action: Action::AllNodes,
         help: "operators/all nodes",
-        tabs: &[Tab::Graph],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('y')],
         label: "y",
         action: Action::Copy,
         help: "copy",
-        tabs: &[
-            Tab::Graph,
-            Tab::Operators,
-            Tab::Tensors,
-            Tab::Findings,
-            Tab::Sizes,
-            Tab::Metadata,
-            Tab::Imports,
-        ],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('s')],
         label: "s",
         action: Action::Sort,
         help: "sort column",
-        tabs: &[Tab::Tensors],
+        scope: Scope::Tab,
     },
     Binding {
         keys: &[Char('r')],
         label: "r",
         action: Action::Reverse,
         help: "reverse sort",
-        tabs: &[Tab::Tensors],
+        scope: Scope::Tab,
     },
 ];
 
 /// What a key does besides the key itself: where the user is and what is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mode {
-    /// The current tab.
-    pub tab: Tab,
+    /// The actions of [`Scope::Tab`] bindings the current tab takes.
+    pub actions: &'static [Action],
+    /// The current tab has a filter.
+    pub searchable: bool,
     /// The help overlay is open.
     pub help: bool,
     /// A filter is being typed: keys are text.
     pub typing: bool,
     /// A filter hides rows of the current tab.
     pub filtered: bool,
+}
+
+impl Binding {
+    /// True if the binding applies in `mode`.
+    pub fn applies(&self, mode: &Mode) -> bool {
+        match self.scope {
+            Scope::App | Scope::Every => true,
+            Scope::Tab if self.action == Action::Filter => mode.searchable,
+            Scope::Tab => mode.actions.contains(&self.action),
+        }
+    }
 }
 
 /// The action for `key` in `mode`, if any.
@@ -388,27 +335,22 @@ pub fn action(key: KeyEvent, mode: Mode) -> Option<Action> {
             _ => None,
         };
     }
-    if key.code == Esc {
-        return Some(if mode.help {
-            Action::Help
-        } else if mode.filtered {
-            Action::ClearFilter
-        } else {
-            Action::Quit
-        });
+    match key.code {
+        Esc if mode.help => Some(Action::Help),
+        Esc if mode.filtered => Some(Action::ClearFilter),
+        Esc => Some(Action::Quit),
+        Char(c @ '1'..='9') => Some(Action::Tab(usize::from(c as u8 - b'1'))),
+        code => (BINDINGS.iter())
+            .find(|b| b.keys.contains(&code) && b.applies(&mode))
+            .map(|b| b.action),
     }
-    BINDINGS
-        .iter()
-        .find(|b| b.keys.contains(&key.code) && (b.tabs.is_empty() || b.tabs.contains(&mode.tab)))
-        .map(|b| b.action)
 }
 
-/// The bindings shown for `tab`, those specific to it first (narrow terminals cut the bar).
-pub fn shown(tab: Tab) -> impl Iterator<Item = &'static Binding> {
+/// The bindings shown in `mode`, those specific to its tab first (narrow terminals cut the
+/// bar).
+pub fn shown(mode: Mode) -> impl Iterator<Item = &'static Binding> {
     let labelled = BINDINGS.iter().filter(|b| !b.label.is_empty());
-    let specific = labelled
-        .clone()
-        .filter(move |b| b.tabs.contains(&tab) && b.tabs.len() < Tab::ALL.len());
-    let general = labelled.filter(|b| b.tabs.is_empty() || b.tabs.len() == Tab::ALL.len());
+    let specific = (labelled.clone()).filter(move |b| b.scope == Scope::Tab && b.applies(&mode));
+    let general = labelled.filter(|b| b.scope != Scope::Tab);
     specific.chain(general)
 }

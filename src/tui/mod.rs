@@ -22,7 +22,6 @@ pub mod loader;
 mod loading;
 mod marks;
 mod screen;
-mod tab;
 pub mod tabs;
 #[cfg(unix)]
 #[allow(unsafe_code)] // Signal handlers that restore the terminal, each call documented.
@@ -33,7 +32,7 @@ pub use app::App;
 use chooser::Chooser;
 use ratatui::crossterm::event::KeyCode::{Down, Up};
 pub use screen::draw;
-pub use tab::Tab;
+pub use tabs::Tab;
 pub use theme::Theme;
 
 use keys::Action;

@@ -6,7 +6,7 @@ use super::filter::TextFilter;
 use super::help;
 use super::keys;
 use super::loading;
-use super::tab::Tab;
+use super::tabs::Tab;
 use super::theme::Theme;
 use crate::escape::sanitize;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -30,18 +30,17 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: Theme) {
         let current = app.tabs.get(app.tab);
         current.draw(frame, body, &app.analysis, theme);
     }
-    let current = app.tabs.get(app.tab);
-    let filter = current.filter();
-    let bar = match filter.filter(|f| f.typing()) {
+    let current = app.tabs.view(app.tab);
+    let bar = match current.filter().filter(|f| f.typing()) {
         Some(typing) => typing_bar(typing, theme),
-        None => key_bar(app.tab, filter.is_some(), keys_area.width, theme),
+        None => key_bar(app.mode(), keys_area.width, theme),
     };
     match app.copied.take() {
         Some(text) => frame.render_widget(copied(&text, theme), keys_area),
         None => frame.render_widget(bar, keys_area),
     }
     if app.help {
-        help::draw(frame, frame.area(), theme);
+        help::draw(frame, frame.area(), &app.tabs, theme);
     }
 }
 
@@ -93,15 +92,14 @@ fn typing_bar(filter: &TextFilter, theme: Theme) -> Paragraph<'static> {
     ]))
 }
 
-/// The keys of `tab` that fit in `width` columns, most useful first, `/` only if what is
-/// shown can be `searchable`; a binding that does not fit is left out whole, and `?` lists
-/// them all.
-fn key_bar(tab: Tab, searchable: bool, width: u16, theme: Theme) -> Paragraph<'static> {
+/// The keys that apply in `mode` and fit in `width` columns, most useful first; a binding
+/// that does not fit is left out whole, and `?` lists them all.
+fn key_bar(mode: keys::Mode, width: u16, theme: Theme) -> Paragraph<'static> {
     let text = |b: &keys::Binding| (format!(" {} ", b.label), format!("{} ", b.help));
     let width_of = |(label, help): &(String, String)| label.chars().count() + help.chars().count();
     // `?` always shows, last, since it lists whatever does not fit.
-    let usable = keys::shown(tab).filter(|b| searchable || b.action != keys::Action::Filter);
-    let (help_key, others): (Vec<_>, Vec<_>) = usable.partition(|b| b.action == keys::Action::Help);
+    let (help_key, others): (Vec<_>, Vec<_>) =
+        keys::shown(mode).partition(|b| b.action == keys::Action::Help);
     let help_key: Vec<_> = help_key.into_iter().map(text).collect();
     let mut left = usize::from(width).saturating_sub(help_key.iter().map(width_of).sum());
     let fitting = others.into_iter().map(text).filter(|t| {

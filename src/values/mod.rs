@@ -12,6 +12,7 @@
 mod blocks;
 mod decode;
 pub mod float;
+mod histogram;
 mod moments;
 mod report;
 pub mod rules;
@@ -21,8 +22,9 @@ mod stats;
 mod tally;
 
 pub use decode::{decoder, Decode};
+pub use histogram::{Histogram, BINS};
 pub use moments::Moments;
-pub use report::{check, Check, ZERO_TAIL};
+pub use report::check;
 pub use rules::GROUP;
 pub use scan::{scan, Kind, Options, Read, Scan, CHUNK};
 pub use source::{release, Files};

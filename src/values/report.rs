@@ -5,43 +5,21 @@ use super::blocks;
 use super::float::FloatType;
 use super::rules::{
     ALL_ZERO_TENSOR, BAD_BLOCK_SCALE, CONSTANT_TENSOR, NAN_OR_INF, SATURATED_VALUES,
-    SUBNORMAL_VALUES, VALUES_NOT_READ, ZERO_TAIL as ZERO_TAIL_RULE,
+    SUBNORMAL_VALUES, VALUES_NOT_READ, ZERO_TAIL,
 };
 use super::scan::{scan, Kind, Options, Read, Scan};
 use super::source::Files;
 use crate::check::{Findings, Item, Place};
+use crate::formats::ValueCheck;
 use crate::inventory::{Inventory, Scales, Tensor, TensorId};
 use crate::source::ModelFile;
-use std::sync::atomic::AtomicBool;
-
-/// The shortest run of zero bytes at the end of a tensor that VX005 reports, unless the
-/// settings say otherwise (`zero-tail`): 1 MiB.
-pub const ZERO_TAIL: u64 = 1 << 20;
-
-/// How `check --values` runs.
-#[derive(Debug, Clone, Copy)]
-pub struct Check<'a> {
-    /// The shortest zero run at a tensor's end that is reported (VX005).
-    pub zero_tail: u64,
-    /// Set to stop reading: nothing is then reported.
-    pub cancel: Option<&'a AtomicBool>,
-}
-
-impl Default for Check<'_> {
-    fn default() -> Self {
-        Check {
-            zero_tail: ZERO_TAIL,
-            cancel: None,
-        }
-    }
-}
 
 /// Reads the values of every floating-point and quantised tensor of `inv`, whose model file
 /// is `model`, on every core, and adds the VX findings to `out`.
 pub fn check(
     inv: &Inventory,
     model: &ModelFile,
-    check: &Check,
+    check: &ValueCheck,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     out: &mut Findings,
 ) {
@@ -127,7 +105,7 @@ fn report(files: &Files, scan: &Scan, zero_tail: u64, out: &mut Findings) {
                 );
             }
             message += &format!(", at least the zero-tail of {zero_tail} bytes");
-            out.add(&ZERO_TAIL_RULE, at(read.data.offset + end, id), message);
+            out.add(&ZERO_TAIL, at(read.data.offset + end, id), message);
         }
     }
 }
@@ -179,32 +157,28 @@ fn floats(
             out.add(&CONSTANT_TENSOR, at(read.data.offset, id), message);
         }
     }
-    if let Some(i) = tally.first_subnormal {
+    // A rule that counts the values of one kind and shows the first of them.
+    let dtype = t.dtype.map_or("", |d| d.name());
+    let mut first_of = |rule, i, count, kind: String| {
         let message = format!(
-            "{} of its {} {what} {} subnormal (not zero, and smaller in magnitude than {}, the \
-             smallest normal {}): the first is {}, {}",
-            tally.subnormal,
+            "{count} of its {} {what} {} {kind}: the first is {}, {}",
             tally.count,
-            are(tally.subnormal),
-            number(float.min_normal()),
-            t.dtype.map_or("", |d| d.name()),
+            are(count),
             which(i),
             value(i)
         );
-        out.add(&SUBNORMAL_VALUES, at(offset(i), id), message);
+        out.add(rule, at(offset(i), id), message);
+    };
+    if let Some(i) = tally.first_subnormal {
+        let kind = format!(
+            "subnormal (not zero, and smaller in magnitude than {}, the smallest normal {dtype})",
+            number(float.min_normal())
+        );
+        first_of(&SUBNORMAL_VALUES, i, tally.subnormal, kind);
     }
     if let Some(i) = tally.first_extreme {
-        let message = format!(
-            "{} of its {} {what} {} ±{}, the largest finite {}: the first is {}, {}",
-            tally.extreme,
-            tally.count,
-            are(tally.extreme),
-            number(float.max()),
-            t.dtype.map_or("", |d| d.name()),
-            which(i),
-            value(i)
-        );
-        out.add(&SATURATED_VALUES, at(offset(i), id), message);
+        let kind = format!("±{}, the largest finite {dtype}", number(float.max()));
+        first_of(&SATURATED_VALUES, i, tally.extreme, kind);
     }
 }
 

@@ -309,7 +309,7 @@ impl Prepared {
         let options = rtenx::formats::ReadOptions {
             verify_checksums: true,
             target: self.target,
-            values: self.values.map(|zero_tail| rtenx::values::Check {
+            values: self.values.map(|zero_tail| rtenx::formats::ValueCheck {
                 zero_tail,
                 cancel: None,
             }),
@@ -394,7 +394,7 @@ fn apply(dir: &Path, setup: &str) -> (Option<rtenx::formats::Target>, Option<u64
                 assert!(status.success());
             }
             ["target", "rten"] => target = Some(rtenx::formats::Target::Rten),
-            ["values"] => values = Some(rtenx::values::ZERO_TAIL),
+            ["values"] => values = Some(rtenx::formats::ZERO_TAIL),
             ["values", bytes] => values = Some(bytes.parse().unwrap()),
             _ => panic!("unknown setup step `{step}`"),
         }

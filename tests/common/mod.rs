@@ -53,7 +53,7 @@ pub fn valid_rten() -> Vec<PathBuf> {
 
 /// Every rule rtenx knows: the one place the tests ask the registry.
 pub fn rules() -> impl Iterator<Item = &'static rtenx::check::Rule> {
-    rtenx::formats::registry::rules()
+    rtenx::catalogue::rules()
 }
 
 /// The mlp fixture with its graph input renamed from "x" to ESC (same length), to check that

@@ -65,6 +65,10 @@ crate::rules! {
     /// ## Why
     /// Runtimes ignore these bytes, so they are wasted at best; they may also be a second file
     /// appended by mistake or hidden data.
+    ///
+    /// ## How to fix
+    /// Truncate the file to its last section, or save the model again; if the bytes are a second
+    /// file appended by mistake, keep that file separately.
     TRAILING_BYTES = ("RX005", "trailing-bytes", Warning);
     /// A tensor's data lies partly or wholly outside its file.
     ///
@@ -87,6 +91,10 @@ crate::rules! {
     /// ## Why
     /// A mismatch makes runtimes fail or crash: rten panics on an inline constant whose length
     /// disagrees with its shape.
+    ///
+    /// ## How to fix
+    /// Export or convert the model again; a file edited by hand or truncated in transfer is the
+    /// usual cause, so compare its size and checksum with the source.
     TENSOR_SIZE_MISMATCH = ("RX007", "tensor-size-mismatch", Error);
     /// A tensor's shape describes more bytes than a 64-bit size can hold.
     ///
@@ -98,6 +106,9 @@ crate::rules! {
     ///
     /// ## Why
     /// No runtime can allocate such a tensor; the shape is corrupt.
+    ///
+    /// ## How to fix
+    /// The shape is corrupt: download or export the model again from its source.
     TENSOR_SIZE_OVERFLOW = ("RX008", "tensor-size-overflow", Error);
     /// Two tensors' data ranges overlap.
     ///
@@ -120,6 +131,10 @@ crate::rules! {
     /// ## Why
     /// Inline data is not checked, because formats such as protobuf cannot align it, and neither
     /// are formats that never align (PaddlePaddle parameter streams), whose runtimes always copy.
+    ///
+    /// ## How to fix
+    /// Save the model again with the writer's alignment on (onnx's `convert_model_to_external_data`
+    /// with the default `size_threshold`, or `align` where the writer has it).
     TENSOR_MISALIGNED = ("RX010", "tensor-misaligned", Warning);
     /// An external tensor is not aligned to the format's preferred alignment.
     ///
@@ -147,12 +162,20 @@ crate::rules! {
     /// Names identify nodes when a runtime binds inputs and outputs and when people debug a model.
     /// Two operators with one name, or two values with one name, make lookups by name ambiguous.
     /// Empty names are ignored.
+    ///
+    /// ## How to fix
+    /// Give each operator and each value a name of its own (onnx's `onnx.utils` or the exporter's
+    /// naming options); names that only differ by a suffix are enough.
     DUPLICATE_NAME = ("RX013", "duplicate-name", Warning);
     /// A constant is not used by any operator or graph output.
     ///
     /// ## What it does
     /// No operator reads the constant, it is not a graph output, and no subgraph captures it by
     /// name. Its bytes are dead weight in the file.
+    ///
+    /// ## How to fix
+    /// Remove the constant (onnx-simplifier, `onnxoptimizer`'s `eliminate_unused_initializer`, or
+    /// the exporter's dead-code pass) and save the model again.
     UNUSED_CONSTANT = ("RX014", "unused-constant", Warning);
     /// Bytes of an external data file that no tensor uses.
     ///
@@ -179,15 +202,26 @@ crate::rules! {
     /// A hostile file can declare millions of empty entries in two bytes each, or, in a FlatBuffer,
     /// point a million times at one shared table, and each entry would cost rtenx up to a few
     /// hundred bytes.
+    ///
+    /// ## How to fix
+    /// If the model is real and this large, split it; if it is not, treat it as hostile. A model
+    /// that needs more than the limit cannot be checked by rtenx.
     TOO_LARGE_TO_READ = ("RX016", "too-large-to-read", Error);
     /// The file is in a format rtenx recognises but does not read: it was not checked.
     ///
     /// ## What it does
-    /// rtenx names formats it does not read (TFLite, HDF5 and Keras, Core ML, TensorFlow protobufs,
-    /// PyTorch checkpoints and other pickles, NumPy, archives) from their first bytes, so that a
-    /// valid file of such a format is never reported as broken. Nothing in it was checked: `rtenx
+    /// rtenx names formats it does not read (HDF5, Core ML, TensorFlow SavedModels and graphs,
+    /// bundled ExecuTorch programs, gzip files, Git LFS pointers and HTML pages saved in place of
+    /// a download) from their first bytes, so that a valid file of such a format is never
+    /// reported as broken. Nothing in it was checked: `rtenx
     /// check` exits with 2, "could not check", as for a file it cannot open, never 0, so an unread
     /// file cannot pass a CI gate as clean.
+    /// A file that is not a model (a Hugging Face `config.json` or tokenizer file, read beside
+    /// the weights of its folder) is named the same way, and exits with 0.
+    ///
+    /// ## How to fix
+    /// Check the file with the format's own tools; convert it to a format rtenx reads (ONNX,
+    /// safetensors, GGUF, ...) to check it here, or exclude it from the check.
     NOT_CHECKED = ("RX017", "not-checked", Info);
     /// The file is larger than the `--max-size` budget: it was not read.
     ///

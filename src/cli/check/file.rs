@@ -124,8 +124,8 @@ fn analyze(
         return FileResult::new(path, Err(OpenError::Remote { url, cause })).0;
     }
     let report = |done, total| run.progress.show(done, total);
-    let values = settings.values.then(|| rtenx::values::Check {
-        zero_tail: settings.zero_tail.unwrap_or(rtenx::values::ZERO_TAIL),
+    let values = settings.values.then(|| rtenx::formats::ValueCheck {
+        zero_tail: settings.zero_tail.unwrap_or(rtenx::formats::ZERO_TAIL),
         cancel: stop,
     });
     let options = ReadOptions {

@@ -2,14 +2,16 @@
 
 mod file;
 
+use super::choices::{Format, Runtime};
 use super::config::discover::{self, Ignored};
 use super::config::settings::{self, Settings};
 use super::config::{with_actions, Config, Layer};
 use super::progress::Progress;
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
+use rtenx::catalogue;
 use rtenx::check::{Selector, SelectorError};
-use rtenx::formats::{registry, scan};
+use rtenx::formats::scan;
 use rtenx::report::{self, baseline, plural, ReportFormat, Root, Summary};
 use rtenx::source::{ModelFile, OpenError};
 use std::collections::HashSet;
@@ -99,37 +101,7 @@ pub struct CheckArgs {
 }
 
 fn selector(s: &str) -> Result<Selector, SelectorError> {
-    Selector::parse(s, registry::lookup)
-}
-
-/// Output formats, on the command line and in the configuration (`format = "sarif"`).
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-    Sarif,
-    Github,
-}
-
-/// Runtimes `--target` and the `target` setting name.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Runtime {
-    Rten,
-}
-
-/// A `target` setting's value.
-pub fn parse_target(s: &str) -> Result<rtenx::formats::Target, String> {
-    Runtime::from_str(s, true)
-        .map(Runtime::target)
-        .map_err(|_| format!("`{s}` is not a runtime rtenx knows the rules of (rten)"))
-}
-
-impl Runtime {
-    fn target(self) -> rtenx::formats::Target {
-        match self {
-            Runtime::Rten => rtenx::formats::Target::Rten,
-        }
-    }
+    Selector::parse(s, catalogue::lookup)
 }
 
 /// Digests `--hash` computes.

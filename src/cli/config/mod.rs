@@ -7,7 +7,7 @@ pub mod discover;
 mod parse;
 pub mod settings;
 
-use super::check::Format;
+use super::choices::Format;
 use globset::GlobSet;
 use rtenx::check::{Action, Selector, Severity};
 use std::path::PathBuf;

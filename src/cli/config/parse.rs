@@ -4,11 +4,11 @@
 //! column. A path a setting names stays inside the settings file's folder.
 
 use super::{Config, ConfigError, Layer, Override};
-use crate::cli::check::Format;
+use crate::cli::choices::Format;
 use clap::ValueEnum;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use rtenx::catalogue;
 use rtenx::check::Selector;
-use rtenx::formats::registry;
 use rtenx::source::{FileIdentity, ModelFile, OpenError};
 use serde::Deserialize;
 use std::ops::Range;
@@ -162,7 +162,7 @@ fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
     let mut rules = Vec::new();
     for (list, action) in super::with_actions(&t.deny, &t.warn, &t.allow) {
         for s in list {
-            let selector = Selector::parse(s.get_ref(), registry::lookup)
+            let selector = Selector::parse(s.get_ref(), catalogue::lookup)
                 .map_err(|e| fail(Some(s.span()), e.to_string()))?;
             rules.push((s.get_ref().clone(), selector, action));
         }
@@ -192,7 +192,9 @@ fn layer(t: &RawTable, dir: &Path, fail: &Fail) -> Result<Layer, ConfigError> {
     let target = t
         .target
         .as_ref()
-        .map(|v| crate::cli::check::parse_target(v.get_ref()).map_err(|m| fail(Some(v.span()), m)))
+        .map(|v| {
+            crate::cli::choices::parse_target(v.get_ref()).map_err(|m| fail(Some(v.span()), m))
+        })
         .transpose()?;
     let zero_tail = t
         .zero_tail

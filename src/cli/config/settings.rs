@@ -116,7 +116,7 @@ impl Settings {
         }
         let yes_no = |b| if b { "yes" } else { "no" };
         writeln!(out, "  values: {}", yes_no(self.values))?;
-        let zero_tail = self.zero_tail.unwrap_or(rtenx::values::ZERO_TAIL);
+        let zero_tail = self.zero_tail.unwrap_or(rtenx::formats::ZERO_TAIL);
         writeln!(out, "  zero-tail: {zero_tail} bytes")?;
         for data in &self.data {
             writeln!(out, "  data: {}", shown(data))?;

@@ -38,6 +38,10 @@ impl FindingsTab {
 }
 
 impl Component for FindingsTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Follow, Action::DetailDown, Action::DetailUp, Action::Copy]
+    }
+
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let f = analysis.findings.get(self.list.selected()?)?;
         Some(format!("{} {}", f.rule.code, f.message))

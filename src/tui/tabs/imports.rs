@@ -73,6 +73,18 @@ fn line(import: &Import, theme: Theme) -> Line<'static> {
 }
 
 impl Component for ImportsTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Follow, Action::Copy]
+    }
+
+    fn receive(&mut self, event: &Event, inv: &Inventory) -> bool {
+        let &Event::ShowImport(import) = event else {
+            return false;
+        };
+        self.show(inv, import);
+        true
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
         let keeps = |filter: &TextFilter| {

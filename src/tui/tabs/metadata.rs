@@ -145,11 +145,15 @@ fn wrapped(value: &str, width: usize) -> Vec<String> {
 }
 
 impl Component for MetadataTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Open, Action::Back, Action::Copy]
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         let inv = &analysis.inventory;
         if let Some(whole) = &mut self.whole {
             match action {
-                Action::Back | Action::Follow | Action::ClearFilter => self.whole = None,
+                Action::Back | Action::Open | Action::ClearFilter => self.whole = None,
                 _ => {
                     whole.cursor.navigate(action, whole.lines.len());
                 }
@@ -159,7 +163,7 @@ impl Component for MetadataTab {
         if let Some(items) = &mut self.items {
             let len = usize::try_from(items.list.count).unwrap_or(usize::MAX);
             match action {
-                Action::Back | Action::Follow | Action::ClearFilter => self.items = None,
+                Action::Back | Action::Open | Action::ClearFilter => self.items = None,
                 _ => {
                     items.cursor.navigate(action, len);
                 }
@@ -169,7 +173,7 @@ impl Component for MetadataTab {
         if self.list.handle(action, |filter| rows(inv, filter)) {
             return None;
         }
-        if action == Action::Follow {
+        if action == Action::Open {
             self.open(inv);
         }
         None

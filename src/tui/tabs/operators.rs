@@ -49,6 +49,14 @@ impl OperatorsTab {
 }
 
 impl Component for OperatorsTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Follow, Action::Copy]
+    }
+
+    fn mark(&mut self, marks: &Arc<Marks>) {
+        self.marks = Arc::clone(marks);
+    }
+
     fn selection(&self, _: &Analysis) -> Option<String> {
         Some(self.histogram.get(self.list.selected()?)?.0.clone())
     }

@@ -166,6 +166,10 @@ fn bar_cells(bytes: u64, largest: u64, width: usize) -> usize {
 }
 
 impl Component for SizesTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Follow, Action::Deeper, Action::Shallower, Action::Copy]
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         match action {
             Action::Deeper => self.deepen(&analysis.inventory, 1),

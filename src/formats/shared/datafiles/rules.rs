@@ -7,18 +7,23 @@ crate::rules! {
     /// An external data location is absolute or climbs out of the model's folder.
     ///
     /// ## What it does
-    /// The location must be a relative path inside the model's folder. rtenx never opens such a
-    /// path. .`), and locations that become one of these once a Windows program converts them to
-    /// its ANSI code page, where best-fit mapping turns fullwidth `．／＼：`, look-alikes such as the
+    /// The location must be a relative path inside the model's folder. Absolute paths, drive
+    /// letters (C:), UNC paths (\\server), a leading root separator and any `..` component are
+    /// refused, and so are components of dots and spaces that Windows trims to `..` (`.. .`),
+    /// and locations that become one of these once a Windows program converts them to its ANSI
+    /// code page, where best-fit mapping turns fullwidth `．／＼：`, look-alikes such as the
     /// fraction and division slashes `⁄∕`, the set minus `∖` and the ratio `∶`, the yen and won
     /// signs (Japanese and Korean code pages) and Unicode spaces into `. / \ :` and a space. The
-    /// characters and code pages come from Windows' published best-fit tables.
+    /// characters and code pages come from Windows' published best-fit tables. rtenx never
+    /// opens such a path.
     ///
     /// ## Why
-    /// Absolute paths, drive letters (C:), UNC paths (\\server), a leading root separator and any
-    /// `..` component are refused, as onnx does for ONNX external data since CVE-2022-25882 and
-    /// CVE-2024-27318: they let a model read any file on the machine. It also refuses components of
-    /// dots and spaces that Windows trims to `..` (`..
+    /// Such a location lets a model read any file on the machine: onnx refuses them for ONNX
+    /// external data since CVE-2022-25882 and CVE-2024-27318.
+    ///
+    /// ## How to fix
+    /// Do not load the model from an untrusted source. A model of your own: keep its data files
+    /// in its folder and write their locations as relative names (`weights.bin`).
     LOCATION_TRAVERSAL = ("DX001", "location-traversal", Error);
     /// The external data path leaves the model's folder through a symlink.
     ///
@@ -31,24 +36,37 @@ crate::rules! {
     ///
     /// ## Why
     /// onnx refuses every symlink in an ONNX data path; onnxruntime follows them.
+    ///
+    /// ## How to fix
+    /// Copy the data file into the model's folder in place of the link (`cp -L`), or check a
+    /// copy of the folder that holds real files.
     SYMLINK_ESCAPE = ("DX002", "symlink-escape", Error);
     /// The external data path goes through a symlink that stays inside the model's folder.
     ///
     /// ## What it does
     /// The path is safe today, but onnx's loader refuses symlinks outright, and a symlink can be
     /// retargeted after the model is checked.
+    ///
+    /// ## How to fix
+    /// Replace the link with the file it points to (`cp -L`).
     SYMLINK_INSIDE = ("DX003", "symlink-inside", Warning);
     /// The external data path is not a regular file.
     ///
     /// ## What it does
     /// The location names a folder, device, FIFO or socket. Reading a device or FIFO can block or
     /// never end; rtenx does not open it.
+    ///
+    /// ## How to fix
+    /// Put the data file itself at the location the model names.
     NOT_REGULAR_FILE = ("DX004", "not-regular-file", Error);
     /// The external data file has more than one hard link.
     ///
     /// ## What it does
     /// A hard link can make a file outside the model's folder appear inside it (CVE-2026-34446);
     /// onnx refuses ONNX data files with a link count above 1.
+    ///
+    /// ## How to fix
+    /// Copy the file (`cp`, not `ln`), so that the model's folder holds a file of its own.
     HARD_LINK = ("DX005", "hard-link", Warning);
     /// The external data file does not exist.
     ///
@@ -57,7 +75,11 @@ crate::rules! {
     /// else.
     ///
     /// ## Why
-    /// The model cannot load; copy the data file next to the model.
+    /// The model cannot load.
+    ///
+    /// ## How to fix
+    /// Copy the data file next to the model under the name the model records (a download that
+    /// skipped it, or a model file copied alone, are the usual causes).
     DATA_FILE_MISSING = ("DX006", "data-file-missing", Error);
     /// The external data location names another file, or a device, on Windows.
     ///
@@ -85,6 +107,9 @@ crate::rules! {
     /// tensor's bytes would be read out of the model's own structure: its names, attributes and
     /// other tensors. No exporter writes this; it hides one thing inside another. rtenx does not
     /// use the range.
+    ///
+    /// ## How to fix
+    /// Do not load the model: no writer produces it. Export the model again from its source.
     LOCATION_IS_MODEL = ("DX008", "location-is-model", Error);
     /// An external data file's SHA-1 differs from its recorded checksum.
     ///
@@ -93,6 +118,10 @@ crate::rules! {
     /// checksum the model records for the tensors stored in it (ONNX: the `checksum` external-data
     /// key). A mismatch means the file changed after the model was written, or belongs to another
     /// model.
+    ///
+    /// ## How to fix
+    /// Download or copy the data file again, the one written with this model; if the data was
+    /// changed on purpose, save the model again so that its checksums are recomputed.
     CHECKSUM_MISMATCH = ("DX009", "checksum-mismatch", Error);
     /// A recorded checksum is not a SHA-1 digest.
     ///

@@ -239,7 +239,7 @@ crate::rules! {
     /// argument that straddles a frame is data to a linear reader and hides a
     /// `GLOBAL os.system` + `REDUCE` that the C unpickler runs (python/cpython#154848). Which
     /// arguments are read that way depends on the release: every one in 3.6 and 3.7 (the
-    /// `BINBYTES` of `frame-crossed.pkl`), text arguments such as `BINUNICODE` up to 3.13.0
+    /// `BINBYTES` of `PK012-frame-crossed.pkl`), text arguments such as `BINUNICODE` up to 3.13.0
     /// at least (`tests/fixtures/pickle/bad/oracle.tsv`). picklescan, modelscan and fickling
     /// read linearly and call such files safe.
     ///

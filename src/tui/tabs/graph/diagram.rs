@@ -2,7 +2,7 @@
 //! lines between them.
 
 use super::boundary::Boundary;
-use super::draw::{breadcrumb, search_status};
+use super::titles::{breadcrumb, search_status};
 use super::neighbourhood::{layout, Centre, Item, Joint, Placed};
 use super::rows::{flow, kind, label, name, tail, type_text};
 use super::GraphTab;

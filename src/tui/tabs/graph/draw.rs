@@ -1,22 +1,19 @@
 //! Drawing the Graph tab's list view: the rows (virtualised) and the selected node's details.
 
 use super::index::Origin;
-use super::query::Query;
-use super::rows::{kind, label, name, summary};
+use super::rows::{label, summary};
+use super::titles::{breadcrumb, search_status};
 use super::{GraphTab, Link, SHOWN};
 use crate::inventory::display::{attr_text, dims_text, dtype_text, shape_text};
-use crate::inventory::{Graph, GraphId, Inventory, NodeId, NodeKind};
+use crate::inventory::{Graph, Inventory, NodeId, NodeKind};
 use crate::tui::theme::Theme;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Draws `tab` in `area`.
+/// Draws `tab` in `area` as a list or the scope tree.
 pub fn draw(tab: &mut GraphTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
-    if tab.diagram.is_some() {
-        return super::diagram::draw(tab, frame, area, inv, theme);
-    }
     if tab.tree {
         return tree(tab, frame, area, inv, theme);
     }
@@ -100,57 +97,6 @@ fn no_graph(frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
     ];
     let text = Paragraph::new(lines).wrap(Wrap { trim: false });
     frame.render_widget(text.block(Block::bordered().title(" graph ")), area);
-}
-
-/// The search's match count, or what is wrong with the query; empty without a search.
-pub fn search_status(tab: &GraphTab) -> String {
-    let filter = tab.list.filter().text();
-    if filter.is_empty() {
-        return String::new();
-    }
-    match Query::parse(filter) {
-        Ok(_) => match tab.list.rows().len() {
-            1 => "· 1 match ".to_owned(),
-            n => format!("· {n} matches "),
-        },
-        Err(e) => format!("· {} ", crate::escape::sanitize(&e)),
-    }
-}
-
-/// Where `graph` is: the operators and subgraphs leading to it from a graph with no parent,
-/// such as `main › If "if" › graph 1 "then"`.
-pub fn breadcrumb(inv: &Inventory, graph: GraphId) -> String {
-    let mut steps = vec![graph_name(inv, graph)];
-    let mut at = graph;
-    // Bounded, so that parents that loop in a hostile file cannot hang the frame.
-    for _ in 0..128 {
-        let Some(parent) = inv.graphs.get(at).and_then(|g| g.parent) else {
-            break;
-        };
-        if let Some(g) = inv.graphs.get(parent.graph) {
-            steps.push(format!(
-                "{} \"{}\"",
-                kind(g, parent.node),
-                name(g, parent.node)
-            ));
-        }
-        steps.push(graph_name(inv, parent.graph));
-        at = parent.graph;
-    }
-    steps.reverse();
-    steps.join(" › ")
-}
-
-/// `main` for graph 0, else `graph N`, with the graph's name if it has one.
-fn graph_name(inv: &Inventory, graph: GraphId) -> String {
-    let base = match graph {
-        0 => "main".to_owned(),
-        g => format!("graph {g}"),
-    };
-    match inv.graphs.get(graph).map(|g| &g.name) {
-        Some(n) if !n.is_empty() => format!("{base} \"{}\"", super::rows::tail(&n.display(), 32)),
-        _ => base,
-    }
 }
 
 /// The details of node `id`, with its links numbered in the order [`GraphTab::links`] gives

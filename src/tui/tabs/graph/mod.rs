@@ -11,6 +11,7 @@ mod neighbourhood;
 mod query;
 mod rows;
 mod scopes;
+mod titles;
 
 use crate::analysis::Analysis;
 use crate::inventory::{GraphId, Inventory, NodeId, NodeKind, ScopeId};
@@ -115,11 +116,9 @@ impl GraphTab {
         }
     }
 
-    /// Marks what `marks` marks, with the scopes that hold a marked operator; gives the
-    /// marks back for the other tabs.
-    pub(crate) fn mark(&mut self, marks: Marks) -> Arc<Marks> {
-        self.marks = Arc::new(marks.with_scopes(self.scopes.tree()));
-        Arc::clone(&self.marks)
+    /// `marks` with the scopes of this tab's scope tree that hold a marked operator.
+    pub(crate) fn scoped(&self, marks: Marks) -> Marks {
+        marks.with_scopes(self.scopes.tree())
     }
 
     /// The scope tree, while it is shown.
@@ -295,6 +294,37 @@ fn node_rows(
 }
 
 impl Component for GraphTab {
+    fn actions(&self) -> &'static [Action] {
+        &[
+            Action::View,
+            Action::NextMatch,
+            Action::PrevMatch,
+            Action::NextLink,
+            Action::PrevLink,
+            Action::Follow,
+            Action::Back,
+            Action::Parent,
+            Action::Tree,
+            Action::AllNodes,
+            Action::Copy,
+        ]
+    }
+
+    fn receive(&mut self, event: &Event, inv: &Inventory) -> bool {
+        match event {
+            &Event::ShowNode { graph, node } => self.show(inv, graph, node),
+            Event::FilterOperator(op) => {
+                self.filter_operator(inv, op.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn mark(&mut self, marks: &Arc<Marks>) {
+        self.marks = Arc::clone(marks);
+    }
+
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         match (self.tree, &self.diagram, self.scopes.selected()) {
             (true, None, Some(Row::Scope(s))) => return Some(self.scopes.tree().label(s)),
@@ -376,7 +406,11 @@ impl Component for GraphTab {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, analysis: &Analysis, theme: Theme) {
-        draw::draw(self, frame, area, &analysis.inventory, theme);
+        let inv = &analysis.inventory;
+        match self.diagram {
+            Some(_) => diagram::draw(self, frame, area, inv, theme),
+            None => draw::draw(self, frame, area, inv, theme),
+        }
     }
 
     fn filter(&self) -> Option<&TextFilter> {

@@ -105,6 +105,14 @@ fn breakdown(inv: &Inventory, theme: Theme) -> Vec<Line<'static>> {
 }
 
 impl Component for LayoutTab {
+    fn receive(&mut self, event: &Event, _: &Inventory) -> bool {
+        let &Event::ShowSection(section) = event else {
+            return false;
+        };
+        self.show(section);
+        true
+    }
+
     fn handle(&mut self, action: Action, analysis: &Analysis) -> Option<Event> {
         self.cursor
             .navigate(action, analysis.inventory.sections.len());

@@ -1,23 +1,21 @@
-//! Drawing the selected tensor's pane: a hex dump of its first bytes and its statistics.
+//! The selected tensor's pane: a hex dump of its first bytes, its statistics and histogram.
 
-use super::{StatsView, TensorsTab};
+use super::{Figures, StatsView, TensorsTab};
 use crate::escape::sanitize;
 use crate::inventory::{Inventory, NodeKind};
 use crate::tui::theme::Theme;
 use crate::values::Unit;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
-use ratatui::Frame;
 
 /// Bytes shown in the hex dump.
 const HEX_BYTES: usize = 64;
 
-/// Draws the pane of the tensor selected in `tab`, in `area`.
-pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory, theme: Theme) {
+/// The pane of the tensor selected in `tab`, and the rows it takes: seven at least, more
+/// for the statistics and their histogram.
+pub fn pane(tab: &mut TensorsTab, inv: &Inventory, theme: Theme) -> (Paragraph<'static>, u16) {
     let Some(id) = tab.selected_tensor() else {
-        frame.render_widget(Block::bordered().title(" tensor "), area);
-        return;
+        return (Paragraph::default().block(Block::bordered().title(" tensor ")), 7);
     };
     let mut lines = match tab.tensor_bytes(inv, id) {
         Ok(bytes) => hex_dump(&bytes[..bytes.len().min(HEX_BYTES)]),
@@ -25,11 +23,9 @@ pub fn draw(tab: &mut TensorsTab, frame: &mut Frame, area: Rect, inv: &Inventory
     };
     lines.extend(stats(&tab.stats, id, inv.tensors[id].elements, theme));
     let name = inv.tensors[id].name.display().into_owned();
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(Block::bordered().title(format!(" {name} · {} ", what(inv, id)))),
-        area,
-    );
+    let height = (lines.len() + 2).max(7) as u16;
+    let title = format!(" {name} · {} ", what(inv, id));
+    (Paragraph::new(lines).block(Block::bordered().title(title)), height)
 }
 
 /// What tensor `id` is: a weight (an initializer, stored in the file for the graph to read), a
@@ -76,13 +72,11 @@ fn stats(view: &StatsView, id: usize, claimed: Option<u64>, theme: Theme) -> Vec
             total,
         } if *tensor == id => {
             let pct = if *total == 0 { 0 } else { done * 100 / total };
-            vec![Line::raw(format!(
-                "statistics: {pct}% ({done} of {total} elements)"
-            ))]
+            vec![Line::raw(format!("statistics: {pct}%"))]
         }
         StatsView::Done {
             tensor,
-            result: Ok(s),
+            result: Ok(Figures { stats: s, histogram }),
         } if *tensor == id => {
             let figures = match (s.min, s.max, s.mean, s.std) {
                 (Some(min), Some(max), Some(mean), Some(std)) => {
@@ -111,6 +105,13 @@ fn stats(view: &StatsView, id: usize, claimed: Option<u64>, theme: Theme) -> Vec
                 );
                 lines.push(Line::styled(note, theme.dim()));
             }
+            if let Some(h) = histogram {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{:.3} ", h.low), theme.dim()),
+                    Span::raw(h.bars()),
+                    Span::styled(format!(" {:.3}", h.high), theme.dim()),
+                ]));
+            }
             lines
         }
         StatsView::Done {
@@ -118,7 +119,7 @@ fn stats(view: &StatsView, id: usize, claimed: Option<u64>, theme: Theme) -> Vec
             result: Err(e),
         } if *tensor == id => vec![Line::styled(format!("statistics: {e}"), theme.dim())],
         _ => vec![Line::styled(
-            "Enter: compute min, max, mean, std, zeros, NaN and Inf",
+            "Enter: compute min, max, mean, std, zeros, NaN, Inf and a histogram",
             theme.dim(),
         )],
     }

@@ -7,7 +7,7 @@ mod stats;
 mod table;
 
 pub use sort::{TensorColumn, TensorSort};
-pub use stats::Stats;
+pub use stats::Figures;
 
 use crate::analysis::Analysis;
 use crate::inventory::{Inventory, TensorId};
@@ -45,7 +45,7 @@ pub enum StatsView {
         /// The tensor.
         tensor: TensorId,
         /// The statistics, or why there are none.
-        result: Result<Stats, String>,
+        result: Result<Figures, String>,
     },
 }
 
@@ -142,7 +142,7 @@ impl TensorsTab {
     }
 
     /// Takes the worker's news; true if the screen should be redrawn.
-    pub fn poll(&mut self) -> bool {
+    fn poll_stats(&mut self) -> bool {
         let Some(rx) = &self.worker else { return false };
         let mut changed = false;
         while let Ok(update) = rx.try_recv() {
@@ -169,11 +169,6 @@ impl TensorsTab {
         changed
     }
 
-    /// True while statistics are being computed.
-    pub fn busy(&self) -> bool {
-        self.worker.is_some()
-    }
-
     /// Makes the rows again after the filter or the sort changed.
     fn refresh(&mut self, inv: &Inventory) {
         self.list
@@ -192,6 +187,30 @@ fn tensor_rows(inv: &Inventory, filter: &TextFilter, sort: TensorSort) -> Vec<Te
 }
 
 impl Component for TensorsTab {
+    fn actions(&self) -> &'static [Action] {
+        &[Action::Stats, Action::Copy, Action::Sort, Action::Reverse]
+    }
+
+    fn receive(&mut self, event: &Event, inv: &Inventory) -> bool {
+        let &Event::ShowTensor(tensor) = event else {
+            return false;
+        };
+        self.show(inv, tensor);
+        true
+    }
+
+    fn mark(&mut self, marks: &Arc<Marks>) {
+        self.marks = Arc::clone(marks);
+    }
+
+    fn poll(&mut self) -> bool {
+        self.poll_stats()
+    }
+
+    fn busy(&self) -> bool {
+        self.worker.is_some()
+    }
+
     fn selection(&self, analysis: &Analysis) -> Option<String> {
         let tensor = analysis.inventory.tensors.get(self.selected_tensor()?)?;
         Some(String::from_utf8_lossy(tensor.name.as_bytes()).into_owned())
@@ -222,14 +241,15 @@ impl Component for TensorsTab {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, analysis: &Analysis, theme: Theme) {
+        let (pane, height) = detail::pane(self, &analysis.inventory, theme);
         let [header, table, detail] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(3),
-            Constraint::Length(7),
+            Constraint::Length(height),
         ])
         .areas(area);
         table::draw(self, frame, [header, table], &analysis.inventory, theme);
-        detail::draw(self, frame, detail, &analysis.inventory, theme);
+        frame.render_widget(pane, detail);
     }
 
     fn filter(&self) -> Option<&TextFilter> {

@@ -1,21 +1,33 @@
-//! Value statistics of a tensor, computed on a background thread with progress.
+//! Value statistics of a tensor and the histogram of its values, computed on a background
+//! thread with progress.
 
 use crate::inventory::DType;
+use crate::values::Histogram;
 pub use crate::values::Stats;
 use bytes::Bytes;
 use std::sync::mpsc::{channel, Receiver};
 
+/// What the statistics pane shows of a tensor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    /// The figures.
+    pub stats: Stats,
+    /// How the finite values spread, where elements are decoded one by one.
+    pub histogram: Option<Box<Histogram>>,
+}
+
 /// Messages from the worker.
 pub enum Update {
-    /// Values done so far.
+    /// How far the work is: the statistics' pass, then the histogram's, each over every
+    /// element.
     Progress {
-        /// Values read.
+        /// Elements read, over both passes.
         done: u64,
-        /// Values in all.
+        /// Elements to read in both passes.
         total: u64,
     },
     /// The result.
-    Done(Result<Stats, String>),
+    Done(Result<Figures, String>),
 }
 
 /// Starts computing statistics of `data` (little-endian elements of `dtype`) and returns the
@@ -23,9 +35,17 @@ pub enum Update {
 pub fn spawn(data: Bytes, dtype: DType) -> Receiver<Update> {
     let (tx, rx) = channel();
     std::thread::spawn(move || {
-        let progress = |done, total| tx.send(Update::Progress { done, total }).is_ok();
-        let result = crate::values::stats(&data, dtype, progress);
-        let _ = tx.send(Update::Done(result));
+        let send = |done, total| tx.send(Update::Progress { done, total }).is_ok();
+        let result = crate::values::stats(&data, dtype, |done, n| send(done, 2 * n));
+        let figures = result.map(|stats| {
+            let range = stats.min.zip(stats.max);
+            let histogram = range.and_then(|range| {
+                let second = |done, n| send(n + done, 2 * n);
+                Histogram::of(&data, dtype, range, second).map(Box::new)
+            });
+            Figures { stats, histogram }
+        });
+        let _ = tx.send(Update::Done(figures));
     });
     rx
 }
@@ -42,10 +62,14 @@ mod tests {
             .collect();
         let rx = spawn(Bytes::from(bytes), DType::F32);
         let updates: Vec<Update> = rx.iter().collect();
-        assert!(matches!(updates[0], Update::Progress { done: 3, total: 3 }));
-        let Update::Done(Ok(s)) = &updates[1] else {
+        assert!(matches!(updates[0], Update::Progress { done: 3, total: 6 }));
+        assert!(matches!(updates[1], Update::Progress { done: 6, total: 6 }));
+        let Update::Done(Ok(f)) = &updates[2] else {
             panic!("no figures")
         };
+        let s = &f.stats;
         assert_eq!((s.count, s.zeros, s.nan, s.max), (3, 1, 1, Some(1.0)));
+        let bins = f.histogram.as_ref().map(|h| h.bins);
+        assert_eq!(bins.map(|b| (b[0], b[31])), Some((1, 1)), "0 and 1, not NaN");
     }
 }
