@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate src/formats/shared/datafiles/location/best_fit.rs from Windows' best-fit tables.
+"""Generate src/formats/shared/datafiles/location/best_fit_generated.rs from Windows' best-fit tables.
 
 A Windows program that opens files through the `A` APIs converts each Unicode name to its
 ANSI code page with WideCharToMultiByte, whose "best-fit" mapping turns characters the code
@@ -14,7 +14,7 @@ MBTABLE/WCTABLE text files that are also published as WindowsBestFit/bestfit<pag
 WCTABLE (Unicode to code page) is the best-fit mapping, and becomes the uni2cp table read
 here. NLS_SHA256 pins the files, so a table from another Wine build is refused rather than
 read silently: to move to a newer Wine, update WINE_VERSION and NLS_SHA256, rerun, and
-review the diff of best_fit.rs.
+review the diff of best_fit_generated.rs.
 
 Layout of a c_<page>.nls file, all little-endian 16-bit words (Wine's dlls/ntdll/locale.c
 documents it; RtlInitCodePageTable reads it):
@@ -30,7 +30,7 @@ The parser checks each of these, and then a few known mappings.
 Usage: gen_best_fit.py [--nls DIR] [--check]
   --nls DIR  read c_<page>.nls from DIR instead of downloading libwine with apt-get
              (e.g. a folder where `dpkg-deb -x libwine_8.0~repack-4_*.deb` put usr/share/wine/nls)
-  --check    do not write; exit 1 if best_fit.rs is missing or out of date
+  --check    do not write; exit 1 if best_fit_generated.rs is missing or out of date
 Without --nls, the script runs `apt-get download libwine=8.0~repack-4` in a scratch folder
 (Debian bookworm's package; run `apt-get update` first) and reads the tables out of the
 package without installing it. Python 3.11+ (standard library), apt-get and dpkg-deb, and
@@ -53,7 +53,7 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT_PATH = ROOT / "src" / "formats" / "shared" / "datafiles" / "location" / "best_fit.rs"
+OUT_PATH = ROOT / "src" / "formats" / "shared" / "datafiles" / "location" / "best_fit_generated.rs"
 
 WINE_PACKAGE = "libwine"
 WINE_VERSION = "8.0~repack-4"
@@ -224,7 +224,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nls", type=Path, help="folder holding c_<page>.nls (default: download)")
     ap.add_argument("--check", action="store_true",
-                    help="exit 1 if best_fit.rs is missing or differs from what would be generated")
+                    help="exit 1 if best_fit_generated.rs is missing or differs from what would be generated")
     args = ap.parse_args()
     rel = OUT_PATH.relative_to(ROOT)
     try:

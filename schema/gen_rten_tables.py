@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate src/formats/rten/tables.rs from schema/rten.fbs and schema/rten_ops.tsv.
+"""Generate src/formats/rten/tables_generated.rs from schema/rten.fbs and schema/rten_ops.tsv.
 
 The output is plain Rust data (attribute-table layouts and the operator list)
 built from the types in `src/formats/rten/table_types.rs`. Run from anywhere;
@@ -14,7 +14,7 @@ and `table Name { field:type [= default] [(attr, attr: "value")]; }`, with
 the schema and the operator table.
 
 Usage: gen_rten_tables.py [--check]
-  --check   do not write; exit 1 if tables.rs is missing or out of date.
+  --check   do not write; exit 1 if tables_generated.rs is missing or out of date.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FBS_PATH = ROOT / "schema" / "rten.fbs"
 TSV_PATH = ROOT / "schema" / "rten_ops.tsv"
-OUT_PATH = ROOT / "src" / "formats" / "rten" / "tables.rs"
+OUT_PATH = ROOT / "src" / "formats" / "rten" / "tables_generated.rs"
 
 ATTRS_UNION = "OperatorAttrs"
 OP_ENUM = "OperatorType"
@@ -671,7 +671,7 @@ def generate() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true",
-                    help="exit 1 if tables.rs is missing or differs from what would be generated")
+                    help="exit 1 if tables_generated.rs is missing or differs from what would be generated")
     args = ap.parse_args()
     try:
         text = generate()

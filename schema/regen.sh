@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Regenerate the Rust files derived from the FlatBuffers schemas:
 #   src/formats/rten/schema_generated.rs      (flatc --rust on schema/rten.fbs)
-#   src/formats/rten/tables.rs                (schema/gen_rten_tables.py)
-#   src/formats/executorch/schema/<name>.rs   (flatc --rust on schema/executorch/<name>.fbs, each
+#   src/formats/rten/tables_generated.rs      (schema/gen_rten_tables.py)
+#   src/formats/executorch/schema/<name>_generated.rs (flatc --rust on schema/executorch/<name>.fbs, each
 #                                              schema once: an include is used, not copied)
 # Two other generated tables are written by hand-run scripts, not here (see their docstrings):
-# src/formats/shared/datafiles/location/best_fit.rs, which has nothing to do with the schemas,
+# src/formats/shared/datafiles/location/best_fit_generated.rs, which has nothing to do with the schemas,
 # by schema/gen_best_fit.py from Wine's Windows code page tables (a 100 MB Debian package
 # download); and schema/onnx_ops.tsv, the ONNX operator schemas, by schema/gen_onnx_ops.py
 # from onnx 1.23.2 and onnxruntime 1.32.0 (it needs both installed).
@@ -103,7 +103,7 @@ generate() {
 
 generate schema/rten.fbs src/formats/rten/schema_generated.rs --gen-all
 for name in scalar_type program flat_tensor flat_tensor_legacy; do
-  generate "schema/executorch/$name.fbs" "src/formats/executorch/schema/$name.rs"
+  generate "schema/executorch/$name.fbs" "src/formats/executorch/schema/${name}_generated.rs"
 done
 
 python3 schema/gen_rten_tables.py

@@ -8,11 +8,11 @@ use std::path::Path;
 /// Every file `schema/regen.sh` writes.
 const GENERATED: &[&str] = &[
     "src/formats/rten/schema_generated.rs",
-    "src/formats/rten/tables.rs",
-    "src/formats/executorch/schema/scalar_type.rs",
-    "src/formats/executorch/schema/program.rs",
-    "src/formats/executorch/schema/flat_tensor.rs",
-    "src/formats/executorch/schema/flat_tensor_legacy.rs",
+    "src/formats/rten/tables_generated.rs",
+    "src/formats/executorch/schema/scalar_type_generated.rs",
+    "src/formats/executorch/schema/program_generated.rs",
+    "src/formats/executorch/schema/flat_tensor_generated.rs",
+    "src/formats/executorch/schema/flat_tensor_legacy_generated.rs",
 ];
 
 #[test]

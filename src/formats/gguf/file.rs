@@ -1,6 +1,7 @@
 //! One file of a GGUF model read whole: its header, key-value pairs, tensor infos and
 //! sections, for the model file and each part of a split model alike.
 
+use super::arch::table;
 use super::header;
 use super::metadata::{self, Pairs, Scalar, Value};
 use super::rules::{ALIGNMENT_INVALID, ALIGNMENT_UNUSUAL};
@@ -32,7 +33,9 @@ pub fn read<'a>(
     seen: &mut Seen,
 ) -> Option<Part<'a>> {
     let header = header::read(bytes, file, &mut cx.inv, cx.out)?;
-    let pairs = metadata::read(cx, bytes, file, header.end, header.pairs, header.big_endian);
+    let architectures = &table::table().known;
+    let (start, count, big_endian) = (header.end, header.pairs, header.big_endian);
+    let pairs = metadata::read(cx, bytes, file, start, count, big_endian, architectures);
     let alignment = alignment(cx, &pairs, file);
     if file == 0 {
         cx.inv.preferred_alignment = Some(alignment);

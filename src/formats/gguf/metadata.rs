@@ -1,7 +1,6 @@
 //! Key-value pairs: read with every length checked, arrays left in the file, and the keys
 //! the rest of the reader needs picked out.
 
-use super::arch::table;
 use super::rules::{
     not_utf8, truncated, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING,
     NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
@@ -104,7 +103,8 @@ impl Stop {
 }
 
 /// Reads `count` pairs from `start` of `bytes` (file `file`), recording each in the
-/// inventory's metadata and reporting what breaks the format.
+/// inventory's metadata and reporting what breaks the format; a key may start with any of
+/// the `architectures` llama.cpp knows.
 pub fn read<'a>(
     cx: &mut Context<'_>,
     bytes: &'a [u8],
@@ -112,6 +112,7 @@ pub fn read<'a>(
     start: u64,
     count: u64,
     big_endian: bool,
+    architectures: &HashMap<&'static str, bool>,
 ) -> Pairs<'a> {
     let mut wire = Wire::new(bytes, start, big_endian);
     let mut pairs = Vec::new();
@@ -132,7 +133,7 @@ pub fn read<'a>(
             }
             Err(Stop::Reported) => return Pairs { pairs, end: None },
         };
-        check_key(cx, &pair, place, &mut seen);
+        check_key(cx, &pair, place, &mut seen, architectures);
         if file == 0 {
             record(cx, bytes, &pair);
         }
@@ -350,6 +351,7 @@ fn check_key<'a>(
     pair: &Pair<'a>,
     place: Place,
     seen: &mut HashMap<&'a [u8], u64>,
+    architectures: &HashMap<&'static str, bool>,
 ) {
     let key = pair.key;
     let shown = excerpt(key, EXCERPT);
@@ -381,8 +383,7 @@ fn check_key<'a>(
         || (key.len() <= MAX_KEY
             && segments.enumerate().all(|(i, segment)| {
                 let known = i == 0
-                    && std::str::from_utf8(segment)
-                        .is_ok_and(|s| table::table().known.contains_key(s));
+                    && std::str::from_utf8(segment).is_ok_and(|s| architectures.contains_key(s));
                 known
                     || !segment.is_empty()
                         && segment

@@ -1,7 +1,53 @@
 //! ONNX `TensorProto.DataType` codes.
 
-use super::views::tensor::Typed;
+use crate::formats::shared::protobuf::Scalar;
 use crate::inventory::DType;
+
+/// The typed value fields of a TensorProto, in field-number order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Typed {
+    Float,
+    Int32,
+    String,
+    Int64,
+    Double,
+    Uint64,
+}
+
+impl Typed {
+    pub(crate) const ALL: [Typed; 6] = [
+        Typed::Float,
+        Typed::Int32,
+        Typed::String,
+        Typed::Int64,
+        Typed::Double,
+        Typed::Uint64,
+    ];
+
+    /// The field's name in onnx.proto.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Typed::Float => "float_data",
+            Typed::Int32 => "int32_data",
+            Typed::String => "string_data",
+            Typed::Int64 => "int64_data",
+            Typed::Double => "double_data",
+            Typed::Uint64 => "uint64_data",
+        }
+    }
+
+    pub(crate) fn of_field(number: u32) -> Option<(Typed, Option<Scalar>)> {
+        Some(match number {
+            4 => (Typed::Float, Some(Scalar::Fixed32)),
+            5 => (Typed::Int32, Some(Scalar::Varint)),
+            6 => (Typed::String, None),
+            7 => (Typed::Int64, Some(Scalar::Varint)),
+            10 => (Typed::Double, Some(Scalar::Fixed64)),
+            11 => (Typed::Uint64, Some(Scalar::Varint)),
+            _ => return None,
+        })
+    }
+}
 
 /// The inventory dtype of an ONNX data type code; `None` for UNDEFINED (0) and unknown codes.
 pub fn from_onnx(code: i32) -> Option<DType> {

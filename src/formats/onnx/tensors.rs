@@ -1,9 +1,10 @@
 //! TensorProtos, wherever they live, into inventory tensors.
 
+use super::dtypes::Typed;
 use super::dtypes::{from_onnx, typed_field};
 use super::external;
 use super::rules::*;
-use super::views::tensor::{TensorView, Typed};
+use super::views::tensor::TensorView;
 use super::Reader;
 use crate::check::{generic, Item, Place};
 use crate::formats::shared::bytes::offset_in;

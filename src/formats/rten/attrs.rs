@@ -1,4 +1,4 @@
-//! Decoding attribute tables from the schema-derived field lists in `tables.rs`.
+//! Decoding attribute tables from the schema-derived field lists in `tables_generated.rs`.
 
 use super::table_types::{AttrTable, Field, FieldKind};
 use crate::formats::shared::flatbuffer::RawTable;

@@ -39,7 +39,7 @@ pub fn read(cx: &mut Context<'_>) -> Option<Container> {
             cx.report(
                 &MODEL_TOO_LARGE,
                 Place::at(0),
-                too_large(format_args!("V1 file is {size} bytes")),
+                too_large(format_args!("V1 file is {size} bytes"), FLATBUFFER_LIMIT),
             );
         }
         return Some(Container {
@@ -111,7 +111,10 @@ pub fn read(cx: &mut Context<'_>) -> Option<Container> {
         );
     }
     if model_len >= FLATBUFFER_LIMIT {
-        let message = too_large(format_args!("header field model_len = {model_len}"));
+        let message = too_large(
+            format_args!("header field model_len = {model_len}"),
+            FLATBUFFER_LIMIT,
+        );
         cx.report(
             &MODEL_TOO_LARGE,
             Place::at(16).item(field("model_len")),

@@ -15,6 +15,7 @@ pub mod rules;
 pub mod schema;
 mod table_types;
 #[rustfmt::skip]
+#[path = "tables_generated.rs"]
 mod tables;
 mod graph;
 mod verify;

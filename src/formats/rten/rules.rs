@@ -349,8 +349,7 @@ crate::rules! {
 }
 
 /// The message of [`MODEL_TOO_LARGE`]: `what` (the file's size, or the header's model_len)
-/// is past what a FlatBuffer can address.
-pub(super) fn too_large(what: std::fmt::Arguments<'_>) -> String {
-    let limit = super::header::FLATBUFFER_LIMIT;
+/// is past what a FlatBuffer can address, `limit` bytes.
+pub(super) fn too_large(what: std::fmt::Arguments<'_>, limit: u64) -> String {
     format!("{what}; a FlatBuffer must be under {limit} bytes (2 GiB)")
 }

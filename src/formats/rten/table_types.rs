@@ -1,4 +1,4 @@
-//! Types of the schema-derived tables in `tables.rs`.
+//! Types of the schema-derived tables in `tables_generated.rs`.
 
 /// An attribute table of the `OperatorAttrs` union.
 pub struct AttrTable {

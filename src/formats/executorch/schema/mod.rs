@@ -19,19 +19,15 @@
 
 /// The scalar type enum that the other schemas include.
 #[rustfmt::skip]
-#[path = "scalar_type.rs"]
 mod scalar_type_generated;
 /// `.pte` programs.
 #[rustfmt::skip]
-#[path = "program.rs"]
 mod program_generated;
 /// `.ptd` data files, current generation.
 #[rustfmt::skip]
-#[path = "flat_tensor.rs"]
 mod flat_tensor_generated;
 /// `.ptd` data files, first generation.
 #[rustfmt::skip]
-#[path = "flat_tensor_legacy.rs"]
 mod flat_tensor_legacy_generated;
 
 pub use flat_tensor_generated::flat_tensor_flatbuffer as data;

@@ -3,6 +3,7 @@
 //! Locations come from the model and are hostile until proven otherwise. These rules run
 //! before [`super::resolve`] looks at the file system, and nothing here opens a file.
 
+#[path = "location/best_fit_generated.rs"]
 mod best_fit;
 
 use super::rules::*;
