@@ -179,7 +179,7 @@ impl Format for Onnx {
             base: file.bytes(),
             inv: &mut inv,
             out,
-            files: DataFiles::new(file.path(), &locations::OnnxLocations),
+            files: DataFiles::new(file, &locations::OnnxLocations),
             checksums: Vec::new(),
             budget,
             schemas: schema::Context::default(),

@@ -12,7 +12,7 @@ use super::program::{Builder, Param};
 use super::rules::DATA_FILE_UNUSED;
 use crate::check::{Item, Place};
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
-use crate::formats::shared::datafiles::{DataFiles, LocationRules};
+use crate::formats::shared::datafiles::{DataFiles, Folder, LocationRules};
 use crate::inventory::{FileEntry, FileId, FileRole, SectionKind};
 use crate::source::ModelFile;
 use std::path::Path;
@@ -30,16 +30,16 @@ enum Plan {
     PerVariable,
 }
 
-/// The parameter files of the program at `model`, by Paddle's naming convention.
-fn plan(model: &Path) -> Plan {
+/// The parameter files of the program at `model`, by Paddle's naming convention, beside it
+/// in `folder`.
+fn plan(model: &Path, folder: &Folder) -> Plan {
     let name = model
         .file_name()
         .map(|n| n.as_encoded_bytes())
         .unwrap_or_default();
     if name == b"__model__" || name == b"model" {
-        let dir = model.parent().unwrap_or(Path::new("."));
         for combined in ["__params__", "params"] {
-            if std::fs::symlink_metadata(dir.join(combined)).is_ok() {
+            if folder.exists(combined) {
                 return Plan::Combined(combined.as_bytes().to_vec());
             }
         }
@@ -86,14 +86,14 @@ pub fn read(model: &ModelFile, data: &[std::path::PathBuf], params: &[Param], b:
 
 /// Reads the parameters from the files beside the program, by Paddle's naming convention.
 fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
-    let mut files = DataFiles::new(model.path(), &PaddleLocations);
+    let mut files = DataFiles::new(model, &PaddleLocations);
     let mut read = Vec::new();
-    match plan(model.path()) {
+    match plan(model.path(), files.folder()) {
         Plan::Combined(location) => {
             if let Some(id) = files.file(&location, Place::FILE, b.inv, b.out) {
                 open(&files, id, params, b);
                 read.push(id);
-                info(model, &mut files, location, b);
+                info(&mut files, location, b);
             }
         }
         Plan::PerVariable => {
@@ -124,11 +124,9 @@ fn beside(model: &ModelFile, params: &[Param], b: &mut Builder<'_>) {
 
 /// Reads the `.pdiparams.info` beside the parameter file at `location`, if there is one: it
 /// passes the data-file checks, and is read from the descriptor they vouch for.
-fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, b: &mut Builder<'_>) {
+fn info(files: &mut DataFiles, mut location: Vec<u8>, b: &mut Builder<'_>) {
     location.extend_from_slice(b".info");
-    let folder = model.path().parent().unwrap_or(Path::new("."));
-    let present = std::str::from_utf8(&location)
-        .is_ok_and(|name| std::fs::symlink_metadata(folder.join(name)).is_ok());
+    let present = std::str::from_utf8(&location).is_ok_and(|name| files.folder().exists(name));
     if !present {
         return;
     }
