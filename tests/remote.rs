@@ -649,6 +649,29 @@ fn check_takes_a_repository_and_reports_what_a_local_copy_would_give() {
 }
 
 #[test]
+fn the_ml_bom_of_a_repository_lists_its_data_files_with_the_listings_sha256() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    let (out, err, code) = rtenx(&hub, &["sbom", "hf://org/repo"]);
+    assert_eq!(code, 0, "{err}");
+    for shard in 1..=3 {
+        let name = format!("model-0000{shard}-of-00003.safetensors");
+        let len = std::fs::metadata(dir.path().join(&name)).unwrap().len();
+        assert!(out.contains(&format!("hf://org/repo/{name}")), "{name}");
+        assert!(out.contains(&format!("{len:064x}")), "{name}");
+    }
+    // Not a byte of tensor data: under a megabyte of each file.
+    for name in [
+        "model-00001-of-00003.safetensors",
+        "gguf/llama-00003-of-00003.gguf",
+    ] {
+        let served = hub.served(name);
+        assert!(served > 0 && served < 1 << 20, "{name}: {served}");
+    }
+}
+
+#[test]
 fn a_hub_file_reads_its_data_files_from_the_listing_of_its_folder() {
     let dir = repository_folder();
     let hub = Hub::start();

@@ -16,7 +16,8 @@
 //!
 //! Tensor bytes are never fetched: `--verify-checksums` and `check --hash`, which need them,
 //! are refused for a remote file, and `sbom` takes the SHA-256 the Hub records. A repository
-//! is listed ([`Session::list`]) but not checked yet: the answer names its model files.
+//! ([`Session::repository`]) is resolved to a commit, listed, and checked as a folder is; the
+//! files beside a model are looked up in that listing ([`repository`]).
 //!
 //! Sources, since no machine that builds rtenx reaches the Hub (the facts are gathered in
 //! `../shared/reference/remote.md`): the URL forms and `HF_ENDPOINT`, `HF_TOKEN` and the token

@@ -291,6 +291,12 @@ impl Listing for Beside {
         }
     }
 
+    fn sha256(&self, shown: &Path) -> Option<String> {
+        let repo = self.repository()?;
+        let path = shown.to_str()?.strip_prefix(&repo.shown)?;
+        repo.files.get(path)?.sha256.clone()
+    }
+
     fn open(&self, name: &str) -> Result<ModelFile, OpenError> {
         let path = self.path(name);
         let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());

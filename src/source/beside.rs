@@ -15,6 +15,8 @@ pub trait Listing: Send + Sync {
     fn is_model(&self, name: &str) -> bool;
     /// The path `name` is shown by in reports (`hf://ORG/REPO[@REVISION]/PATH`).
     fn shown(&self, name: &str) -> String;
+    /// The SHA-256 the listing records for the file shown as `shown` (an LFS file's).
+    fn sha256(&self, shown: &std::path::Path) -> Option<String>;
     /// Opens the file `name`, fetched as its format plans; the same file (and what was
     /// fetched of it) on every later call while the model is read.
     fn open(&self, name: &str) -> Result<ModelFile, OpenError>;
