@@ -326,10 +326,14 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     }
     let target = seen.target.split('?').next().unwrap_or("");
     if target == "/_served" {
-        // For benchmarks: the body bytes served so far, by file.
-        let served: Vec<String> = (state.served.iter())
+        // For benchmarks: the body bytes served so far, by file; `?reset` starts again.
+        let mut served: Vec<String> = (state.served.iter())
             .map(|(path, n)| format!("{path:?}: {n}"))
             .collect();
+        served.sort();
+        if seen.target.ends_with("?reset") {
+            state.served.clear();
+        }
         respond(
             out,
             seen,
