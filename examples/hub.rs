@@ -2,7 +2,8 @@
 //! the server the tests play the Hub with (`tests/common/hub.rs`), for trying remote paths and
 //! for `benches/remote.sh`. With `--synth`, first writes (once) the sparse checkpoints the
 //! benchmark reads into the folder: `st140g/`, a LlamaForCausalLM of 142 GB in 30 shards with
-//! its index and config.json, and `llama40g.gguf`, a 40 GB llama GGUF.
+//! its index and config.json, `llama40g.gguf`, a 40 GB llama GGUF, and `gguf40g/`, the same
+//! llama split into 4 parts as `llama-gguf-split` names them.
 //!
 //! ```text
 //! cargo run --release --example hub -- [--synth] DIR
@@ -38,15 +39,20 @@ fn main() -> std::io::Result<()> {
             };
             safetensors::write(&shards, &spec)?;
         }
-        let llama = dir.join("llama40g.gguf");
-        if !llama.exists() {
-            let spec = gguf::Spec {
-                layers: 80,
-                width: 8_192,
-                vocabulary: 32_000,
-                parts: 1,
-            };
-            gguf::write(&llama, &spec)?;
+        for (path, parts) in [
+            (dir.join("llama40g.gguf"), 1),
+            (dir.join("gguf40g/llama40g-00001-of-00004.gguf"), 4),
+        ] {
+            if !path.exists() {
+                std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
+                let spec = gguf::Spec {
+                    layers: 80,
+                    width: 8_192,
+                    vocabulary: 32_000,
+                    parts,
+                };
+                gguf::write(&path, &spec)?;
+            }
         }
     }
     let hub = hub::Hub::start();

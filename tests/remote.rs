@@ -461,40 +461,316 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
     );
 }
 
-#[test]
-fn a_repository_is_listed_page_by_page_and_its_model_files_are_named() {
-    let hub = Hub::start();
-    let names = [
-        "README.md",
-        "config.json",
-        "model-00001-of-00002.safetensors",
-        "model-00002-of-00002.safetensors",
-        "model.safetensors.index.json",
-        "sub/tiny.gguf",
-    ];
-    for name in names {
-        hub.add_bytes(name, vec![0; 10]);
+/// Copies the files of the fixture folder `from` into `to`.
+fn copy_fixture(from: &str, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(common::fixtures().join(from)).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
     }
+}
+
+/// A repository as a folder: a sharded LlamaForCausalLM of 3 shards with its config.json
+/// at the root, a llama split into 3 GGUF parts, an ONNX model with a data file per tensor,
+/// an ExecuTorch program with its `.ptd`, a Paddle program with its `.pdiparams` and one
+/// told apart by content (`model.json`); the tensor data of the first two are holes of
+/// hundreds of megabytes.
+fn repository_folder() -> tempfile::TempDir {
+    use rtenx::synth::{gguf, safetensors};
+    let dir = tempfile::tempdir().unwrap();
+    let spec = safetensors::Spec {
+        layers: 6,
+        width: 2_048,
+        shards: 3,
+    };
+    safetensors::write(dir.path(), &spec).unwrap();
+    std::fs::create_dir(dir.path().join("gguf")).unwrap();
+    let spec = gguf::Spec {
+        layers: 6,
+        width: 2_048,
+        vocabulary: 3_000,
+        parts: 3,
+    };
+    gguf::write(&dir.path().join("gguf/llama-00001-of-00003.gguf"), &spec).unwrap();
+    copy_fixture("onnx/external_per_tensor", &dir.path().join("onnx"));
+    copy_fixture("executorch/external", &dir.path().join("executorch"));
+    copy_fixture("paddle/lod", &dir.path().join("paddle"));
+    copy_fixture("paddle/dtypes_pir", &dir.path().join("pir"));
+    dir
+}
+
+/// The verdict of a local check, with the folder's canonical path shown as the
+/// repository's, as a remote check shows it.
+fn as_remote(analysis: &Analysis, dir: &Path) -> Vec<String> {
+    let canonical = format!("{}/", std::fs::canonicalize(dir).unwrap().display());
+    (verdict(analysis).into_iter())
+        .map(|line| line.replace(&canonical, "hf://org/repo/"))
+        .collect()
+}
+
+#[test]
+fn a_repository_is_checked_as_a_local_copy_of_it_would_be() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    // Three entries a page: the listing takes several.
+    hub.page_size(3);
+    let repo = session(&hub).repository("hf://org/repo").unwrap();
+    assert_eq!(repo.commit(), COMMIT);
+    assert!(hub.pages() > 5, "{}", hub.pages());
+    // The files a scan of the local copy checks, in the same order.
+    let local = rtenx::formats::scan::models_in(dir.path());
+    let local: Vec<String> = (local.files.iter())
+        .map(|f| {
+            f.path
+                .strip_prefix(dir.path())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    let models = repo.models().unwrap();
+    assert_eq!(models, local);
+    assert_eq!(
+        models,
+        [
+            "executorch/linear.pte",
+            "gguf/llama-00001-of-00003.gguf",
+            "model.safetensors.index.json",
+            "onnx/model.onnx",
+            "paddle/model.pdmodel",
+            "pir/model.json"
+        ]
+    );
+    let options = ReadOptions::default();
+    let mut index = None;
+    for model in &models {
+        let here = analyze_opened(&ModelFile::open(&dir.path().join(model)).unwrap(), &options);
+        let file = repo.open(model).unwrap();
+        assert_eq!(file.path(), Path::new(&format!("hf://org/repo/{model}")));
+        let there = analyze_opened(&file, &options).unwrap();
+        let here = here.unwrap();
+        if model.ends_with(".index.json") {
+            index = Some(there.inventory.architecture.clone());
+        }
+        assert_eq!(as_remote(&here, dir.path()), verdict(&there), "{model}");
+        // Every data file was read: the same files, shown by their remote paths.
+        let files = |a: &Analysis| a.inventory.files.iter().map(|f| f.size).collect::<Vec<_>>();
+        assert_eq!(files(&here), files(&there), "{model}");
+        assert!(there.inventory.files.len() > 1, "{model}");
+        for f in &there.inventory.files {
+            assert!(f.path.starts_with("hf://org/repo/"), "{}", f.path.display());
+        }
+    }
+    // The architecture held to config.json, read from the listing too.
+    let arch = index.flatten().unwrap();
+    assert!(arch.companions.iter().any(|c| c.checked), "{arch:?}");
+    // Under a megabyte of each file, and no byte of any ONNX data file, whose size is the
+    // listing's.
+    for f in repo.files() {
+        let served = hub.served(&f.path);
+        assert!(served < 1 << 20, "{}: {served} bytes served", f.path);
+        if f.path.ends_with(".weight.data") {
+            assert_eq!(served, 0, "{}", f.path);
+        }
+    }
+    let shard = std::fs::metadata(dir.path().join("model-00001-of-00003.safetensors"));
+    assert!(shard.unwrap().len() > 100 << 20);
+}
+
+#[test]
+fn check_takes_a_repository_and_reports_what_a_local_copy_would_give() {
+    let dir = repository_folder();
+    // A shard the index names is missing: an error in the report, exit 1.
+    std::fs::remove_file(dir.path().join("model-00002-of-00003.safetensors")).unwrap();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    let local = dir.path().to_str().unwrap();
+    let (here, err, code) = common::rtenx(&["check", "--format", "json", "--root", local, local]);
+    assert_eq!(code, 1, "{here}{err}");
+    for given in [
+        "hf://org/repo".to_owned(),
+        format!("{}/org/repo", hub.endpoint),
+        format!("{}/org/repo/tree/main", hub.endpoint),
+    ] {
+        let (there, err, remote_code) = rtenx(&hub, &["check", "--format", "json", &given]);
+        assert_eq!(remote_code, code, "{there}{err}");
+        let (here, there): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&here).unwrap(),
+            serde_json::from_str(&there).unwrap(),
+        );
+        let (here, there) = (
+            here["files"].as_array().unwrap(),
+            there["files"].as_array().unwrap(),
+        );
+        assert_eq!(here.len(), there.len());
+        // The findings, with paths shown in the repository (the local ones relative to
+        // --root) and without their fingerprints, which hash the paths.
+        let findings = |file: &serde_json::Value| {
+            let mut findings = file["findings"].clone();
+            for f in findings.as_array_mut().unwrap() {
+                f.as_object_mut().unwrap().remove("fingerprint");
+            }
+            serde_json::to_string(&findings)
+                .unwrap()
+                .replace("hf://org/repo/", "")
+        };
+        for (a, b) in here.iter().zip(there) {
+            let path = a["path"].as_str().unwrap();
+            assert_eq!(b["path"], format!("hf://org/repo/{path}"));
+            assert_eq!(b["remote"]["commit"], COMMIT);
+            assert_eq!(findings(a), findings(b), "{path}");
+        }
+        let missing = there.iter().flat_map(|f| f["findings"].as_array().unwrap());
+        let missing: Vec<_> = missing.filter(|f| f["code"] == "DX006").collect();
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        let message = missing[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains("hf://org/repo/model-00002-of-00003.safetensors does not exist"),
+            "{message}"
+        );
+    }
+    // --exclude takes the paths in the repository.
+    let (out, err, code) = rtenx(
+        &hub,
+        &[
+            "check",
+            "--exclude",
+            "*.json",
+            "--exclude",
+            "*.pte",
+            "hf://org/repo",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("checked 3 files"), "{out}");
+}
+
+#[test]
+fn the_ml_bom_of_a_repository_lists_its_data_files_with_the_listings_sha256() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    let (out, err, code) = rtenx(&hub, &["sbom", "hf://org/repo"]);
+    assert_eq!(code, 0, "{err}");
+    for shard in 1..=3 {
+        let name = format!("model-0000{shard}-of-00003.safetensors");
+        let len = std::fs::metadata(dir.path().join(&name)).unwrap().len();
+        assert!(out.contains(&format!("hf://org/repo/{name}")), "{name}");
+        assert!(out.contains(&format!("{len:064x}")), "{name}");
+    }
+    // Not a byte of tensor data: under a megabyte of each file.
+    for name in [
+        "model-00001-of-00003.safetensors",
+        "gguf/llama-00003-of-00003.gguf",
+    ] {
+        let served = hub.served(name);
+        assert!(served > 0 && served < 1 << 20, "{name}: {served}");
+    }
+}
+
+#[test]
+fn a_hub_file_reads_its_data_files_from_the_listing_of_its_folder() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
     let session = session(&hub);
-    let files = session.list("hf://org/repo").unwrap();
-    let listed: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(listed, names);
-    assert_eq!(files[2].size, 10);
-    assert_eq!(files[2].sha256, Some(format!("{:064x}", 10)));
-    // Two entries a page: three pages, each led to by the last one's Link header.
-    let pages = hub
-        .seen()
-        .iter()
-        .filter(|s| s.target.contains("/tree/main"))
-        .count();
-    assert_eq!(pages, 3);
-    let message = session.open("hf://org/repo").err().unwrap().to_string();
-    let expected = "hf://org/repo: a whole repository is not checked yet: name one of its 4 model files: hf://org/repo/model-00001-of-00002.safetensors (safetensors, 10 B), ";
-    assert!(message.starts_with(expected), "{message}");
+    let options = ReadOptions::default();
+    for model in [
+        "gguf/llama-00001-of-00003.gguf",
+        "onnx/model.onnx",
+        "model.safetensors.index.json",
+    ] {
+        let here = analyze_opened(&ModelFile::open(&dir.path().join(model)).unwrap(), &options);
+        let there = analyze_opened(&session.open(&Hub::hf(model)).unwrap(), &options).unwrap();
+        assert_eq!(
+            as_remote(&here.unwrap(), dir.path()),
+            verdict(&there),
+            "{model}"
+        );
+    }
+    // The listings asked for were of the model's folder.
+    let trees: Vec<String> = (hub.seen().into_iter())
+        .filter(|s| s.target.contains("/tree/"))
+        .map(|s| s.target)
+        .collect();
     assert!(
-        message.ends_with("hf://org/repo/sub/tiny.gguf (gguf, 10 B)"),
+        trees
+            .iter()
+            .any(|t| t.contains(&format!("/tree/{COMMIT}/gguf?"))),
+        "{trees:?}"
+    );
+    // A repository of one model opens that model; of several, names them.
+    let message = session.open("hf://org/repo").err().unwrap().to_string();
+    assert!(
+        message.contains(
+            "the repository holds 6 model files: name one (hf://org/repo/executorch/linear.pte, "
+        ),
         "{message}"
     );
+}
+
+#[test]
+fn a_hostile_listing_is_an_error_and_nothing_outside_the_repository_is_fetched() {
+    let dir = repository_folder();
+    for phantom in [
+        "../x.safetensors",
+        "/etc/passwd",
+        "onnx/../../x",
+        "a//b.gguf",
+        "./m.gguf",
+    ] {
+        let hub = Hub::start();
+        hub.add_dir(dir.path());
+        hub.list_phantom(phantom);
+        let message = session(&hub)
+            .repository("hf://org/repo")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            message.contains("which is not a plain path inside the repository: not read"),
+            "{phantom}: {message}"
+        );
+        let cdn = hub.seen().into_iter().filter(|s| s.host == "cdn").count();
+        assert_eq!(cdn, 0, "{phantom}");
+    }
+    // A million files: given up on past the limit, a page at a time, with nothing fetched.
+    let hub = Hub::start();
+    hub.page_size(1_000);
+    hub.list_made_up(1_000_000);
+    let message = session(&hub)
+        .repository("hf://org/repo")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("lists more than 100000 files: not read"),
+        "{message}"
+    );
+    assert_eq!(hub.pages(), 101);
+    // A path listed twice, and a size the server does not serve.
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    hub.list_phantom("onnx/fc0.weight.data");
+    let message = session(&hub)
+        .repository("hf://org/repo")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("names \"onnx/fc0.weight.data\" twice: not read"),
+        "{message}"
+    );
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    hub.list_size("gguf/llama-00002-of-00003.gguf", 4096);
+    let (out, err, code) = rtenx(&hub, &["check", "hf://org/repo"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let expected = "error: cannot read hf://org/repo/gguf/llama-00002-of-00003.gguf: the listing says the file has 4096 bytes, the server ";
+    assert!(out.contains(expected), "{out}");
 }
 
 #[test]

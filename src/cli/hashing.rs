@@ -7,18 +7,30 @@ use sha2::Sha256;
 /// SHA-256 of the opened model `file` and of each data file of `inv` that exists, streamed
 /// block by block so that memory stays small whatever their size. A remote file is not
 /// downloaded to be hashed: its SHA-256 is the one the Hub records for it (an LFS file's),
-/// and one the server does not give is an error.
+/// and a data file's the one its repository's listing records; one the server does not give
+/// is an error.
 pub fn model_and_data(
     file: &ModelFile,
     inv: &rtenx::Inventory,
 ) -> Result<Vec<FileHash>, OpenError> {
     if let Some(remote) = file.provenance() {
-        let sha256 = remote.sha256.ok_or_else(|| OpenError::Remote {
-            url: file.path().display().to_string(),
-            cause: "its server records no SHA-256 of it (X-Linked-Etag), and a remote file is not downloaded to be hashed".to_owned(),
-        })?;
+        let unrecorded = |path: &std::path::Path| {
+            OpenError::Remote {
+            url: path.display().to_string(),
+            cause: "its server records no SHA-256 of it (X-Linked-Etag, or the listing's LFS oid), and a remote file is not downloaded to be hashed".to_owned(),
+        }
+        };
+        let sha256 = remote.sha256.ok_or_else(|| unrecorded(file.path()))?;
         let path = file.path().to_owned();
-        return Ok(vec![FileHash { path, sha256 }]);
+        let mut hashes = vec![FileHash { path, sha256 }];
+        for data in inv.files.iter().skip(1).filter(|f| f.size.is_some()) {
+            let recorded = file.listing().and_then(|l| l.sha256(&data.path));
+            hashes.push(FileHash {
+                path: data.path.clone(),
+                sha256: recorded.ok_or_else(|| unrecorded(&data.path))?,
+            });
+        }
+        return Ok(hashes);
     }
     let mut hashes = vec![FileHash {
         path: file.path().to_owned(),

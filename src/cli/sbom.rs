@@ -27,6 +27,15 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
     let mut targets = Vec::new();
     let mut failed = false;
     for path in &args.paths {
+        if let Some(models) = super::remote_models(path) {
+            let models = models.unwrap_or_else(|e| {
+                super::complain(format_args!("cannot read {e}"));
+                Vec::new()
+            });
+            failed |= models.is_empty();
+            targets.extend(models.into_iter().map(Target::Remote));
+            continue;
+        }
         if !path.is_dir() {
             targets.push(Target::Named(path.clone()));
             continue;

@@ -68,23 +68,70 @@ pub struct Found {
 }
 
 /// Bytes read from a file whose name alone does not decide (such as `.json`).
-const HEAD: usize = 4096;
+pub const HEAD: usize = 4096;
 
 /// The files below `dir` that some format claims. Symlinks below `dir` are not followed.
 pub fn models_in(dir: &Path) -> Found {
     claimed_by(dir, FORMATS)
 }
 
-/// The format that claims the file `path` by its name alone (as a model or a data file),
-/// if one does: what a listing of names, such as a remote repository's, can tell.
-pub fn claim_by_name(path: &Path) -> Option<(&'static dyn Format, Scan)> {
-    by_name(path, FORMATS)
+/// How the formats claim a file, by its name.
+pub struct Claim {
+    /// The format that claims it: the first that claims it by name, else the first that
+    /// would by its content.
+    pub format: &'static dyn Format,
+    /// How.
+    pub scan: Scan,
+    /// The formats that would claim it by content.
+    by_content: Vec<&'static dyn Format>,
 }
 
-fn by_name(path: &Path, formats: &[&'static dyn Format]) -> Option<(&'static dyn Format, Scan)> {
-    (formats.iter())
+impl Claim {
+    /// The format whose detector claims the file that starts with `head` (its first
+    /// [`HEAD`] bytes), for a claim by content.
+    pub fn detect(&self, head: &[u8]) -> Option<&'static dyn Format> {
+        (self.by_content.iter().copied()).find(|f| f.detect(head) != super::Detection::No)
+    }
+}
+
+/// How the formats claim the file `path`, if one does: a claim by name wins; a file several
+/// formats claim only by content (`.json`) is the first one's that detects it
+/// ([`Claim::detect`]). A local folder's walk and a remote repository's listing both ask.
+pub fn claim(path: &Path) -> Option<Claim> {
+    claim_in(path, FORMATS)
+}
+
+fn claim_in(path: &Path, formats: &[&'static dyn Format]) -> Option<Claim> {
+    let claims: Vec<_> = (formats.iter())
         .map(|f| (*f, f.scan(path)))
-        .find(|(_, scan)| matches!(scan, Scan::Model | Scan::Companion))
+        .filter(|(_, scan)| *scan != Scan::Skip)
+        .collect();
+    let by_name = (claims.iter()).find(|(_, scan)| matches!(scan, Scan::Model | Scan::Companion));
+    let &(format, scan) = by_name.or(claims.first())?;
+    let by_content = (claims.iter())
+        .filter(|(_, scan)| *scan == Scan::ModelIfDetected)
+        .map(|(f, _)| *f)
+        .collect();
+    Some(Claim {
+        format,
+        scan,
+        by_content,
+    })
+}
+
+/// Which of the files `claimed` (each its path, format and claim) are checked: the models,
+/// and the data files that no model of their format in the same folder claims, which go
+/// with it.
+pub fn checked(claimed: &[(&Path, &'static dyn Format, Scan)]) -> Vec<bool> {
+    let with_model: HashSet<(Option<&Path>, &str)> = (claimed.iter())
+        .filter(|(_, _, scan)| *scan != Scan::Companion)
+        .map(|(path, format, _)| (path.parent(), format.about().name))
+        .collect();
+    (claimed.iter())
+        .map(|(path, format, scan)| {
+            *scan != Scan::Companion || !with_model.contains(&(path.parent(), format.about().name))
+        })
+        .collect()
 }
 
 fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
@@ -108,16 +155,10 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         if !entry.file_type().is_file() {
             continue;
         }
-        // A claim by name wins; a file several formats claim only by content (`.json`) is
-        // the first one's that detects it.
-        let claims: Vec<_> = (formats.iter())
-            .map(|f| (*f, f.scan(entry.path())))
-            .filter(|(_, scan)| *scan != Scan::Skip)
-            .collect();
-        let Some((mut format, scan)) = by_name(entry.path(), formats).or(claims.first().copied())
-        else {
+        let Some(claim) = claim_in(entry.path(), formats) else {
             continue;
         };
+        let (mut format, scan) = (claim.format, claim.scan);
         // The file as the walk sees it (lstat): what it must still be when it is opened.
         let (identity, size) = match entry.metadata() {
             Ok(meta) if meta.is_file() => (FileIdentity::of(&meta), meta.len()),
@@ -136,10 +177,7 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
                     continue;
                 }
             };
-            let detected = claims
-                .iter()
-                .find(|(f, _)| f.detect(&head) != super::Detection::No);
-            let Some(&(detector, _)) = detected else {
+            let Some(detector) = claim.detect(&head) else {
                 continue;
             };
             format = detector;
@@ -154,19 +192,11 @@ fn claimed_by(dir: &Path, formats: &[&'static dyn Format]) -> Found {
         };
         claimed.push((file, format, scan));
     }
-    // The folders that hold a model of each format: a data file there goes with it.
-    let with_model: HashSet<(Option<&Path>, &str)> = claimed
-        .iter()
-        .filter(|(_, _, scan)| *scan != Scan::Companion)
-        .map(|(file, format, _)| (file.path.parent(), format.about().name))
-        .collect();
-    let keep: Vec<bool> = claimed
-        .iter()
-        .map(|(file, format, scan)| {
-            *scan != Scan::Companion
-                || !with_model.contains(&(file.path.parent(), format.about().name))
-        })
-        .collect();
+    let keep = checked(
+        &(claimed.iter())
+            .map(|(file, format, scan)| (file.path.as_path(), *format, *scan))
+            .collect::<Vec<_>>(),
+    );
     found.files = claimed
         .into_iter()
         .zip(keep)

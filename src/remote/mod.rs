@@ -16,7 +16,8 @@
 //!
 //! Tensor bytes are never fetched: `--verify-checksums` and `check --hash`, which need them,
 //! are refused for a remote file, and `sbom` takes the SHA-256 the Hub records. A repository
-//! is listed ([`Session::list`]) but not checked yet: the answer names its model files.
+//! ([`Session::repository`]) is resolved to a commit, listed, and checked as a folder is; the
+//! files beside a model are looked up in that listing ([`repository`]).
 //!
 //! Sources, since no machine that builds rtenx reaches the Hub (the facts are gathered in
 //! `../shared/reference/remote.md`): the URL forms and `HF_ENDPOINT`, `HF_TOKEN` and the token
@@ -32,18 +33,20 @@
 
 mod http;
 mod origin;
+mod repository;
 pub mod url;
 
 pub use http::Budgets;
+pub use repository::{Repository, MAX_HEADS};
 
 use crate::formats::registry::{self, Detected};
-use crate::formats::scan;
+use crate::formats::shared::datafiles::remote_name;
 use crate::source::sparse::Sparse;
 use crate::source::{ModelFile, OpenError};
 use http::Client;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-use url::Remote;
+use url::{Remote, Target};
 
 /// What the first request asks for (huggingface_hub asks for 100,000 bytes).
 pub const FIRST_READ: u64 = 100 << 10;
@@ -60,12 +63,35 @@ pub fn set_budgets(budgets: Budgets) {
 /// Opens the remote file `given` with the Hub, token and budgets of the environment
 /// ([`Session::from_env`]).
 pub fn open(given: &str) -> Result<ModelFile, OpenError> {
-    SESSION
-        .get_or_init(|| Session::from_env(Budgets::DEFAULT))
-        .open(given)
+    session().open(given)
+}
+
+/// The repository `given` names, with the Hub, token and budgets of the environment:
+/// its revision resolved to a commit and its files listed ([`Session::repository`]).
+pub fn repository(given: &str) -> Result<Arc<Repository>, OpenError> {
+    session().repository(given)
+}
+
+/// Whether `given` names a whole repository of the Hub of the environment, rather than a file.
+pub fn names_repository(given: &str) -> bool {
+    let remote = Remote::parse(given, &endpoint());
+    remote.is_ok_and(|r| matches!(r.target, Target::Repository { .. }))
+}
+
+/// The Hub `HF_ENDPOINT` names, else `https://huggingface.co`.
+fn endpoint() -> String {
+    std::env::var("HF_ENDPOINT")
+        .ok()
+        .filter(|e| !e.trim().is_empty())
+        .unwrap_or_else(|| url::DEFAULT_ENDPOINT.to_owned())
+}
+
+fn session() -> &'static Session {
+    SESSION.get_or_init(|| Session::from_env(Budgets::DEFAULT))
 }
 
 /// Remote reads against one Hub, with one token and one run's budget.
+#[derive(Clone)]
 pub struct Session {
     client: Arc<Client>,
     endpoint: String,
@@ -76,45 +102,174 @@ impl Session {
     pub fn new(endpoint: &str, token: Option<String>, budgets: Budgets) -> Self {
         Session {
             client: Arc::new(Client::new(endpoint, token, budgets)),
-            endpoint: endpoint.to_owned(),
+            endpoint: endpoint.trim_end_matches('/').to_owned(),
         }
     }
 
     /// A session with the Hub `HF_ENDPOINT` names (else `https://huggingface.co`) and the
     /// token `huggingface_hub` would send ([`token`]).
     pub fn from_env(budgets: Budgets) -> Self {
-        let endpoint = std::env::var("HF_ENDPOINT")
-            .ok()
-            .filter(|e| !e.trim().is_empty())
-            .unwrap_or_else(|| url::DEFAULT_ENDPOINT.to_owned());
-        Session::new(&endpoint, token(), budgets)
+        Session::new(&endpoint(), token(), budgets)
     }
 
     /// Opens the remote file `given`: its first bytes, then what its format's fetch plan
-    /// asks for. An error names the path and the cause.
+    /// asks for. A file of the Hub is read with its repository's listing, where its readers
+    /// look beside it; a repository that holds one model opens that model. An error names
+    /// the path and the cause.
     pub fn open(&self, given: &str) -> Result<ModelFile, OpenError> {
-        // A cause that starts with the URL given says it once.
-        let failed = |cause: String| OpenError::Remote {
-            url: given.to_owned(),
-            cause: (cause.strip_prefix(given))
-                .and_then(|rest| rest.strip_prefix(": "))
-                .map_or(cause.clone(), str::to_owned),
+        let remote = Remote::parse(given, &self.endpoint).map_err(failed(given))?;
+        let file = match &remote.target {
+            Target::Repository { .. } => return self.open_only_model(given),
+            Target::Hub(hub) => {
+                let file = self.open_url(given, &remote.url().unwrap_or_default())?;
+                let commit = (file.provenance().and_then(|p| p.commit))
+                    .unwrap_or_else(|| hub.revision.clone());
+                let beside = repository::Beside::of_file(self, hub, &commit);
+                file.with_listing(Arc::new(beside))
+            }
+            Target::Url(url) => self.open_url(given, url)?,
         };
-        let remote = Remote::parse(given, &self.endpoint).map_err(failed)?;
-        let Some(url) = remote.url() else {
-            let files = self.list(given)?;
-            return Err(failed(repository_message(&remote, &files)));
-        };
-        let first = origin::Remote::first(self.client.clone(), &url, FIRST_READ).map_err(failed)?;
+        Ok(file)
+    }
+
+    /// Opens the file at `url`, shown as `shown`: its first bytes, then what its format's
+    /// fetch plan asks for.
+    fn open_url(&self, shown: &str, url: &str) -> Result<ModelFile, OpenError> {
+        let failed = failed(shown);
+        let first = origin::Remote::first(self.client.clone(), url, FIRST_READ).map_err(&failed)?;
         let origin = Arc::new(first.remote);
         let sparse = Sparse::new(origin.total, Box::new(origin.clone()))
             .map_err(|e| failed(format!("cannot make the temporary file: {e}")))?;
         sparse
             .seed(0, &first.head)
             .map_err(|e| failed(format!("cannot write the temporary file: {e}")))?;
-        let file = ModelFile::remote(given, sparse);
+        let file = ModelFile::remote(shown, sparse);
         follow_plan(&file, self.client.budgets.file)?;
         Ok(file)
+    }
+
+    /// The repository `given` names (`hf://ORG/REPO[@REVISION]`, or the Hub's URL of it):
+    /// its revision resolved to a commit, and its files at that commit as the Hub's tree API
+    /// lists them.
+    pub fn repository(&self, given: &str) -> Result<Arc<Repository>, OpenError> {
+        let failed = failed(given);
+        let remote = Remote::parse(given, &self.endpoint).map_err(&failed)?;
+        let Target::Repository {
+            kind,
+            repo,
+            revision,
+        } = &remote.target
+        else {
+            return Err(failed("not a repository".to_owned()));
+        };
+        let commit = self.commit(kind, repo, revision).map_err(&failed)?;
+        let listed = Repository::listed(self, (kind, repo, revision), &commit, "");
+        Ok(Arc::new(listed.map_err(failed)?))
+    }
+
+    /// The commit `revision` of the repository resolves to, as the Hub's API says
+    /// (`GET /api/KIND/REPO/revision/REVISION`, its `sha`: `HfApi.repo_info`).
+    fn commit(&self, kind: &str, repo: &str, revision: &str) -> Result<String, String> {
+        let at = format!(
+            "{}/api/{kind}/{repo}/revision/{}",
+            self.endpoint,
+            url::encode(revision, false)
+        );
+        let (doc, _) = self.client.page(&at)?;
+        let sha = doc.get("sha").and_then(|s| s.as_str());
+        match sha.filter(|s| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())) {
+            Some(sha) => Ok(sha.to_owned()),
+            None => Err(format!("{at}: the answer names no commit (`sha`)")),
+        }
+    }
+
+    /// Opens the one model of the repository `given`; one that holds several, or none, is
+    /// an error that names them.
+    fn open_only_model(&self, given: &str) -> Result<ModelFile, OpenError> {
+        let repo = self.repository(given)?;
+        let models = repo.models().map_err(failed(given))?;
+        match models.as_slice() {
+            [only] => repo.open(only),
+            _ => Err(failed(given)(repository_message(&repo, &models))),
+        }
+    }
+
+    /// The files of the repository `kind`/`repo` at `revision`, below the folder `dir`
+    /// (the whole repository if empty), as the tree API lists them (recursively, page after
+    /// page as its `Link` headers lead), in path order. A path that is not a plain path
+    /// inside the repository, or more than [`MAX_LISTED`] files, is an error.
+    fn tree(
+        &self,
+        kind: &str,
+        repo: &str,
+        revision: &str,
+        dir: &str,
+    ) -> Result<Vec<Listed>, String> {
+        let below = match dir {
+            "" => String::new(),
+            dir => format!("/{}", url::encode(dir, true)),
+        };
+        let mut next = Some(format!(
+            "{}/api/{kind}/{repo}/tree/{}{below}?recursive=true",
+            self.endpoint,
+            url::encode(revision, false)
+        ));
+        let mut files = Vec::new();
+        let mut pages = std::collections::HashSet::new();
+        while let Some(page) = next {
+            if !pages.insert(page.clone()) {
+                return Err(format!("the listing's pages lead back to {page}"));
+            }
+            let (doc, after) = self.client.page(&page)?;
+            let entries = doc
+                .as_array()
+                .ok_or_else(|| format!("{page}: the listing is not a JSON array"))?;
+            for entry in entries {
+                let text = |key: &str| entry.get(key).and_then(|v| v.as_str());
+                if text("type") != Some("file") {
+                    continue;
+                }
+                let (Some(path), Some(size)) =
+                    (text("path"), entry.get("size").and_then(|v| v.as_u64()))
+                else {
+                    continue;
+                };
+                if remote_name(std::path::Path::new(path)).as_deref() != Some(path) {
+                    let path = crate::escape::sanitize(path);
+                    return Err(format!("{page}: the listing names \"{path}\", which is not a plain path inside the repository: not read"));
+                }
+                let sha256 = (entry.get("lfs"))
+                    .and_then(|lfs| lfs.get("oid")?.as_str())
+                    .map(str::to_owned);
+                files.push(Listed {
+                    path: path.to_owned(),
+                    size,
+                    sha256,
+                });
+            }
+            if files.len() > MAX_LISTED {
+                return Err(format!(
+                    "the repository lists more than {MAX_LISTED} files: not read"
+                ));
+            }
+            next = after;
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        if let Some(twice) = files.windows(2).find(|w| w[0].path == w[1].path) {
+            let path = crate::escape::sanitize(&twice[0].path);
+            return Err(format!("the listing names \"{path}\" twice: not read"));
+        }
+        Ok(files)
+    }
+}
+
+/// An error about the remote path `given`; a cause that starts with it says it once.
+fn failed(given: &str) -> impl Fn(String) -> OpenError + '_ {
+    move |cause: String| OpenError::Remote {
+        url: given.to_owned(),
+        cause: (cause.strip_prefix(given))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .map_or(cause.clone(), str::to_owned),
     }
 }
 
@@ -132,112 +287,41 @@ pub struct Listed {
 /// Files of a listing kept at most; a repository with more is an error.
 pub const MAX_LISTED: usize = 100_000;
 
-impl Session {
-    /// The files of the repository `given` names (`hf://ORG/REPO[@REVISION]`, or the Hub's
-    /// URL of it), as the Hub's tree API lists them (recursively, page after page as its
-    /// `Link` headers lead), in path order.
-    pub fn list(&self, given: &str) -> Result<Vec<Listed>, OpenError> {
-        let failed = |cause: String| OpenError::Remote {
-            url: given.to_owned(),
-            cause,
-        };
-        let remote = Remote::parse(given, &self.endpoint).map_err(failed)?;
-        let url::Target::Repository {
-            kind,
-            repo,
-            revision,
-        } = &remote.target
-        else {
-            return Err(failed("not a repository".to_owned()));
-        };
-        let mut next = Some(format!(
-            "{}/api/{kind}/{repo}/tree/{}?recursive=true",
-            self.endpoint,
-            url::encode(revision, false)
-        ));
-        let mut files = Vec::new();
-        let mut pages = std::collections::HashSet::new();
-        while let Some(page) = next {
-            if !pages.insert(page.clone()) {
-                return Err(failed(format!("the listing's pages lead back to {page}")));
-            }
-            let (doc, after) = self.client.page(&page).map_err(failed)?;
-            let entries = doc
-                .as_array()
-                .ok_or_else(|| failed(format!("{page}: the listing is not a JSON array")))?;
-            for entry in entries {
-                let text = |key: &str| entry.get(key).and_then(|v| v.as_str());
-                if text("type") != Some("file") {
-                    continue;
-                }
-                let (Some(path), Some(size)) =
-                    (text("path"), entry.get("size").and_then(|v| v.as_u64()))
-                else {
-                    continue;
-                };
-                let sha256 = (entry.get("lfs"))
-                    .and_then(|lfs| lfs.get("oid")?.as_str())
-                    .map(str::to_owned);
-                files.push(Listed {
-                    path: path.to_owned(),
-                    size,
-                    sha256,
-                });
-            }
-            if files.len() > MAX_LISTED {
-                return Err(failed(format!(
-                    "the repository lists more than {MAX_LISTED} files: not read"
-                )));
-            }
-            next = after;
-        }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(files)
-    }
-}
-
 /// Model files named in a message at most.
 const NAMED: usize = 10;
 
-/// Why a repository is not checked, and the paths of the model files it holds, as a folder
-/// scan would claim them by name.
-fn repository_message(remote: &Remote, files: &[Listed]) -> String {
-    let url::Target::Repository {
-        kind,
-        repo,
-        revision,
-    } = &remote.target
-    else {
-        return String::new();
-    };
-    let prefix = match *kind {
-        "models" => String::new(),
-        kind => format!("{kind}/"),
-    };
-    let at = match revision.as_str() {
-        "main" => String::new(),
-        rev => format!("@{rev}"),
-    };
-    let models: Vec<String> = (files.iter())
-        .filter_map(|f| {
-            let (format, _) = scan::claim_by_name(std::path::Path::new(&f.path))?;
-            let size = humansize::format_size(f.size, humansize::BINARY);
-            let name = crate::escape::sanitize(&f.path);
-            Some(format!(
-                "hf://{prefix}{repo}{at}/{name} ({}, {size})",
-                format.about().name
-            ))
-        })
+/// Why a repository `repo` cannot be opened as one model: the paths of its `models`.
+fn repository_message(repo: &Repository, models: &[String]) -> String {
+    let shown: Vec<String> = (models.iter().take(NAMED))
+        .map(|path| crate::escape::sanitize(&repo.shown(path)).into_owned())
         .collect();
     let more = match models.len().saturating_sub(NAMED) {
         0 => String::new(),
         n => format!(", and {n} more"),
     };
-    let shown = models.iter().take(NAMED).cloned().collect::<Vec<_>>();
     match models.len() {
-        0 => format!("a whole repository is not checked yet, and its {} files hold no model file rtenx reads", files.len()),
-        n => format!("a whole repository is not checked yet: name one of its {n} model files: {}{more}", shown.join(", ")),
+        0 => format!("its {} files hold no model file rtenx reads", repo.files().count()),
+        n => format!("the repository holds {n} model files: name one ({}{more}), or check them all with rtenx check", shown.join(", ")),
     }
+}
+
+/// `f` of each of `items`, with up to 8 at once, in order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..items.len().min(8) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// The token `huggingface_hub` would send: `HF_TOKEN`, else the file it writes at login,

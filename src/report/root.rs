@@ -58,8 +58,12 @@ impl Root {
     }
 
     /// `path` relative to the root with `/` between components, with `..` where it is
-    /// outside, worked out lexically: what a baseline compares, on any machine.
+    /// outside, worked out lexically: what a baseline compares, on any machine. A remote
+    /// path (`hf://`, `https://`) is the same on every machine, and is kept as it is.
     pub fn relative(&self, path: &Path) -> String {
+        if let Some(remote) = path.to_str().filter(|p| crate::source::names_remote(p)) {
+            return remote.to_owned();
+        }
         if let Some(inside) = below(&self.forms, path) {
             return slashed(inside.components());
         }

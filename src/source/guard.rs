@@ -231,9 +231,10 @@ use unix::install;
 #[cfg(not(unix))]
 fn install() {}
 
-/// Sparse maps tracked at once (one per remote file being read).
+/// Sparse maps tracked at once: one per remote file being read, a model's data files included
+/// (a 405B checkpoint has 191 shards), for the files of a repository checked side by side.
 #[cfg(all(unix, feature = "remote"))]
-const TRACKED_SLOTS: usize = 64;
+const TRACKED_SLOTS: usize = 1024;
 /// Pages a tracked map records between two [`Tracking::take`]s; more are counted only.
 #[cfg(all(unix, feature = "remote"))]
 const TOUCHED: usize = 128;

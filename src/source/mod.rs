@@ -3,6 +3,7 @@
 //! Every map is watched ([`guard`]), so a file that shrinks while it is read becomes an
 //! error for that file instead of a SIGBUS for the whole process.
 
+mod beside;
 pub mod digest;
 pub mod fetched;
 mod guard;
@@ -11,6 +12,7 @@ mod range;
 #[cfg(all(unix, feature = "remote"))]
 pub mod sparse;
 
+pub use beside::Listing;
 pub use guard::set_fatal_hook;
 pub use provenance::{names_remote, Provenance};
 pub use range::ByteRange;
@@ -112,6 +114,8 @@ pub struct ModelFile {
     /// A remote file: the sparse file its fetched bytes are in.
     #[cfg(all(unix, feature = "remote"))]
     sparse: Option<std::sync::Arc<sparse::Sparse>>,
+    /// A remote model's repository, where its readers look beside it.
+    listing: Option<std::sync::Arc<dyn Listing>>,
 }
 
 /// A file's size and modification time.
@@ -248,6 +252,7 @@ impl ModelFile {
             opened: Some((file, Snapshot::of(meta))),
             #[cfg(all(unix, feature = "remote"))]
             sparse: None,
+            listing: None,
         })
     }
 
@@ -260,7 +265,33 @@ impl ModelFile {
             bytes: Bytes::from_owner(SparseBytes(sparse.clone())),
             opened: None,
             sparse: Some(sparse),
+            listing: None,
         }
+    }
+
+    /// The same remote file again, sharing what is fetched of it: for a data file that a
+    /// reader opens once per reading of its model.
+    #[cfg(all(unix, feature = "remote"))]
+    pub fn again(&self) -> Self {
+        ModelFile {
+            path: self.path.clone(),
+            bytes: self.bytes.clone(),
+            opened: None,
+            sparse: self.sparse.clone(),
+            listing: self.listing.clone(),
+        }
+    }
+
+    /// This remote file, with `listing` to look beside it.
+    pub fn with_listing(mut self, listing: std::sync::Arc<dyn Listing>) -> Self {
+        self.listing = Some(listing);
+        self
+    }
+
+    /// What is beside a remote model that was listed; `None` for a local file or a URL
+    /// whose server lists nothing.
+    pub fn listing(&self) -> Option<&std::sync::Arc<dyn Listing>> {
+        self.listing.as_ref()
     }
 
     /// What was fetched of a remote file; `None` for a local one.
@@ -309,18 +340,22 @@ impl ModelFile {
     /// were any, so what was read from them must be read again. Always `Ok(false)` for a
     /// local file.
     pub fn fetch_touched(&self) -> Result<bool, OpenError> {
+        let beside = match &self.listing {
+            Some(listing) => listing.fetch_touched()?,
+            None => false,
+        };
         #[cfg(all(unix, feature = "remote"))]
         if let Some(sparse) = &self.sparse {
             let (touched, more) = sparse.take_touched();
             if touched.is_empty() {
-                return Ok(more);
+                return Ok(more || beside);
             }
             sparse
                 .fetch(&touched)
                 .map_err(|cause| self.remote_error(cause))?;
             return Ok(true);
         }
-        Ok(false)
+        Ok(beside)
     }
 
     /// Tells the kernel that `block`, a page-aligned part of this file's map that has been
@@ -421,6 +456,7 @@ impl ModelFile {
             opened: None,
             #[cfg(all(unix, feature = "remote"))]
             sparse: None,
+            listing: None,
         }
     }
 

@@ -109,6 +109,12 @@ struct State {
     cdn: String,
     /// Entries of the tree API per page.
     page: usize,
+    /// Paths the tree API lists beside the files, served by nobody, with their sizes.
+    phantoms: Vec<(String, u64)>,
+    /// Sizes the tree API gives instead of the files' own.
+    lies: HashMap<String, u64>,
+    /// Files the tree API lists after the real ones, made up as it goes: `w{n}.bin`.
+    made_up: usize,
 }
 
 /// The Hub and its CDN, each on a port of 127.0.0.1, running until dropped.
@@ -166,6 +172,35 @@ impl Hub {
     /// Entries of the tree API per page from now on.
     pub fn page_size(&self, entries: usize) {
         self.state.lock().unwrap().page = entries;
+    }
+
+    /// Lists `path` too, a file the Hub does not serve (such as `../x`).
+    pub fn list_phantom(&self, path: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .phantoms
+            .push((path.to_owned(), 10));
+    }
+
+    /// Lists the file `path` with the size `size`, not its own.
+    pub fn list_size(&self, path: &str, size: u64) {
+        self.state
+            .lock()
+            .unwrap()
+            .lies
+            .insert(path.to_owned(), size);
+    }
+
+    /// Lists `n` more files after the real ones, made up page by page.
+    pub fn list_made_up(&self, n: usize) {
+        self.state.lock().unwrap().made_up = n;
+    }
+
+    /// How many pages of the tree API were asked for.
+    pub fn pages(&self) -> usize {
+        let seen = self.seen();
+        seen.iter().filter(|s| s.target.contains("/tree/")).count()
     }
 
     /// Serves the bytes `bytes` as `path`.
@@ -291,10 +326,14 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     }
     let target = seen.target.split('?').next().unwrap_or("");
     if target == "/_served" {
-        // For benchmarks: the body bytes served so far, by file.
-        let served: Vec<String> = (state.served.iter())
+        // For benchmarks: the body bytes served so far, by file; `?reset` starts again.
+        let mut served: Vec<String> = (state.served.iter())
             .map(|(path, n)| format!("{path:?}: {n}"))
             .collect();
+        served.sort();
+        if seen.target.ends_with("?reset") {
+            state.served.clear();
+        }
         respond(
             out,
             seen,
@@ -306,6 +345,11 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     }
     if let Some(rest) = target.strip_prefix("/api/models/org/repo/tree/") {
         return tree(out, seen, state, rest);
+    }
+    if target.starts_with("/api/models/org/repo/revision/") {
+        let body = format!(r#"{{"id":"org/repo","sha":"{COMMIT}","siblings":[]}}"#);
+        respond(out, seen, "200 OK", &[], body.as_bytes());
+        return true;
     }
     let Some(rest) = target.strip_prefix("/org/repo/resolve/") else {
         respond(
@@ -345,27 +389,31 @@ fn hub(out: &mut TcpStream, seen: &Seen, state: &Mutex<State>) -> bool {
     true
 }
 
-/// The tree API: every file, `page` to a page, with a `Link` to the next.
-fn tree(out: &mut TcpStream, seen: &Seen, state: &State, _rest: &str) -> bool {
-    let mut names: Vec<&String> = state.files.keys().collect();
+/// The tree API: every file below the folder asked for (`REV[/DIR]`), `page` to a page,
+/// with a `Link` to the next; then the phantoms and the made-up files.
+fn tree(out: &mut TcpStream, seen: &Seen, state: &State, rest: &str) -> bool {
+    let dir = rest.split_once('/').map(|(_, dir)| format!("{dir}/"));
+    let mut names: Vec<(String, u64)> = (state.files.iter())
+        .filter(|(n, _)| dir.as_ref().is_none_or(|d| n.starts_with(d)))
+        .map(|(n, c)| (n.clone(), *state.lies.get(n).unwrap_or(&c.len())))
+        .collect();
     names.sort();
+    names.extend(state.phantoms.iter().cloned());
+    let total = names.len() + state.made_up;
     let cursor: usize = seen
         .target
         .split("cursor=")
         .nth(1)
         .and_then(|c| c.split('&').next()?.parse().ok())
         .unwrap_or(0);
-    let page: Vec<String> = names
-        .iter()
-        .skip(cursor)
-        .take(state.page)
-        .map(|n| {
-            let len = state.files[*n].len();
-            format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{len:064x}","size":{len},"pointerSize":134}}}}"#)
+    let page: Vec<String> = (cursor..total.min(cursor + state.page))
+        .map(|i| match names.get(i) {
+            Some((n, len)) => format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{len:064x}","size":{len},"pointerSize":134}}}}"#),
+            None => format!(r#"{{"type":"file","path":"w{i}.bin","size":1,"oid":"x"}}"#),
         })
         .collect();
     let mut headers = Vec::new();
-    if cursor + state.page < names.len() {
+    if cursor + state.page < total {
         let base = seen.target.split('?').next().unwrap_or("");
         let next = format!(
             "<{base}?recursive=true&cursor={}>; rel=\"next\"",

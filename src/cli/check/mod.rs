@@ -217,6 +217,32 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let mut notes = Vec::new();
     for path in &args.paths {
         let first = targets.len();
+        if let Some(models) = super::remote_models(path) {
+            let listed = models.is_ok();
+            let models = models.unwrap_or_else(|e| {
+                super::complain(format_args!("cannot read {e}"));
+                Vec::new()
+            });
+            let mut kept = 0;
+            for model in models {
+                let excluded = excludes.is_match(&model.path);
+                shown.push(Shown {
+                    settings: Settings::of(&model.shown, config.as_ref(), &cli),
+                    path: model.shown.clone(),
+                    excluded,
+                    ignored: None,
+                });
+                if !excluded {
+                    kept += 1;
+                    targets.push(Target::Remote(model));
+                }
+            }
+            if kept == 0 && listed {
+                super::complain(format_args!("no model files found in {}", path.display()));
+            }
+            usage_problem |= kept == 0 || !listed;
+            continue;
+        }
         if !path.is_dir() {
             let settings = Settings::of(path, config.as_ref(), &cli);
             let beside = cwd.as_ref().and_then(|cwd| {
@@ -317,8 +343,12 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     // Hashing and reading values already use every core within a file; otherwise files are
     // checked side by side. One file needs no count of the cores, which reads the cgroup's
     // quota.
+    let remote = (jobs.iter()).any(|(target, _)| matches!(target, Target::Remote(_)));
     let workers = if args.verify_checksums || values || jobs.len() < 2 {
         1
+    } else if remote {
+        // Remote files wait on the network rather than on a core.
+        workers().max(REMOTE_WORKERS)
     } else {
         workers()
     };
@@ -427,7 +457,12 @@ fn write_report(
 pub enum Target {
     Named(PathBuf),
     Found(scan::Scanned),
+    /// A model of a remote repository, opened by its path there.
+    Remote(super::RemoteModel),
 }
+
+/// Files of remote repositories checked at once.
+const REMOTE_WORKERS: usize = 8;
 
 impl Target {
     /// The path, and the file opened and mapped.
@@ -440,6 +475,10 @@ impl Target {
             Target::Found(found) => {
                 let file = found.open();
                 (found.path, file)
+            }
+            Target::Remote(model) => {
+                let file = (model.open)();
+                (model.shown, file)
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::check::{Finding, Findings, Place};
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
-use crate::formats::shared::datafiles::{DataFiles, LocationRules};
+use crate::formats::shared::datafiles::{DataFiles, Folder, LocationRules};
 use crate::inventory::{FileFormat, FileId, Inventory};
 use crate::source::ModelFile;
 use std::ffi::OsString;
@@ -35,12 +35,11 @@ pub struct Found {
 /// reported in `out`.
 pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
     let path = model.path();
-    let mut files = DataFiles::new(path, &Locations);
+    let mut files = DataFiles::new(model, &Locations);
     // DataFiles adds each usable file to an inventory; this one is thrown away.
     let mut scratch = Inventory::of_model(FileFormat::Read("executorch"), model);
     let mut found: Vec<(FileId, Found)> = Vec::new();
-    let dir = folder(path);
-    for name in names(path) {
+    for name in names(path, files.folder()) {
         let mut notes = Findings::default();
         let checked = files.file(
             name.as_encoded_bytes(),
@@ -64,8 +63,8 @@ pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
             continue;
         };
         let identity = files.identities().get(&id).copied();
-        let shown = dir.join(&name);
-        match ModelFile::open_checked(&checked_path, identity) {
+        let shown = files.folder().shown(Path::new(&name));
+        match (files.folder()).open(Path::new(&name), &checked_path, identity) {
             Ok(file) => found.push((
                 id,
                 Found {
@@ -82,27 +81,13 @@ pub fn find(model: &ModelFile, out: &mut Findings) -> Vec<Found> {
 
 /// The names ending in `.ptd` in the program's folder other than its own, of any file type,
 /// sorted, at most [`MAX_CANDIDATES`].
-fn names(model: &Path) -> Vec<OsString> {
-    let Ok(list) = std::fs::read_dir(folder(model)) else {
-        return Vec::new();
-    };
+fn names(model: &Path, folder: &Folder) -> Vec<OsString> {
     let own = model.file_name();
-    let mut names: Vec<OsString> = list
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .filter(|n| Some(n.as_os_str()) != own)
-        .filter(|n| crate::formats::extension(Path::new(n)).as_deref() == Some("ptd"))
-        .take(MAX_CANDIDATES * 16)
-        .collect();
+    let ptd = |n: &std::ffi::OsStr| {
+        Some(n) != own && crate::formats::extension(Path::new(n)).as_deref() == Some("ptd")
+    };
+    let mut names = folder.names(ptd, MAX_CANDIDATES * 16);
     names.sort();
     names.truncate(MAX_CANDIDATES);
     names
-}
-
-/// The folder of the program at `model`, as its path names it.
-fn folder(model: &Path) -> &Path {
-    model
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
 }

@@ -84,15 +84,14 @@ pub fn read(
     }
     // The parts are found by their names, as loaders find them.
     let parts = named_count;
-    let mut files = DataFiles::new(file.path(), &SharedRules);
-    let dir = file.path().parent().unwrap_or(Path::new(""));
+    let mut files = DataFiles::new(file, &SharedRules);
     let mut total = first.tensors;
     let mut whole = true;
     // The part each data file was read as.
     let mut read: HashMap<FileId, u64> = HashMap::new();
     for k in 2..=parts {
         let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
-        if std::fs::symlink_metadata(dir.join(&name)).is_err() {
+        if !files.folder().exists(&name) {
             let message = format!(
                 "part {k} of {parts}, {}, is not beside the first part",
                 crate::escape::sanitize(&name)

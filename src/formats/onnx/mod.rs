@@ -137,7 +137,7 @@ impl Format for Onnx {
         model_info(&model, &mut cx);
         let mut reader = Reader {
             cx,
-            files: DataFiles::new(file.path(), &locations::OnnxLocations),
+            files: DataFiles::new(file, &locations::OnnxLocations),
             checksums: Vec::new(),
             schemas: schema::Context::default(),
             function_bodies: Vec::new(),

@@ -13,7 +13,7 @@ use super::rules::DATA_FILE_UNUSED;
 use crate::check::{Item, Place};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::datafiles::rules::{cannot_open, DATA_FILE_MISSING};
-use crate::formats::shared::datafiles::{DataFiles, LocationRules};
+use crate::formats::shared::datafiles::{DataFiles, Folder, LocationRules};
 use crate::inventory::{FileEntry, FileId, FileRole, SectionKind};
 use crate::source::ModelFile;
 use std::path::Path;
@@ -31,16 +31,16 @@ enum Plan {
     PerVariable,
 }
 
-/// The parameter files of the program at `model`, by Paddle's naming convention.
-fn plan(model: &Path) -> Plan {
+/// The parameter files of the program at `model`, by Paddle's naming convention, beside it
+/// in `folder`.
+fn plan(model: &Path, folder: &Folder) -> Plan {
     let name = model
         .file_name()
         .map(|n| n.as_encoded_bytes())
         .unwrap_or_default();
     if name == b"__model__" || name == b"model" {
-        let dir = model.parent().unwrap_or(Path::new("."));
         for combined in ["__params__", "params"] {
-            if std::fs::symlink_metadata(dir.join(combined)).is_ok() {
+            if folder.exists(combined) {
                 return Plan::Combined(combined.as_bytes().to_vec());
             }
         }
@@ -92,14 +92,14 @@ pub fn read(
 
 /// Reads the parameters from the files beside the program, by Paddle's naming convention.
 fn beside(model: &ModelFile, params: &[Param], cx: &mut Context<'_>) {
-    let mut files = DataFiles::new(model.path(), &PaddleLocations);
+    let mut files = DataFiles::new(model, &PaddleLocations);
     let mut read = Vec::new();
-    match plan(model.path()) {
+    match plan(model.path(), files.folder()) {
         Plan::Combined(location) => {
             if let Some(id) = files.file(&location, Place::FILE, &mut cx.inv, cx.out) {
                 open(&files, id, params, cx);
                 read.push(id);
-                info(model, &mut files, location, cx);
+                info(&mut files, location, cx);
             }
         }
         Plan::PerVariable => {
@@ -130,11 +130,9 @@ fn beside(model: &ModelFile, params: &[Param], cx: &mut Context<'_>) {
 
 /// Reads the `.pdiparams.info` beside the parameter file at `location`, if there is one: it
 /// passes the data-file checks, and is read from the descriptor they vouch for.
-fn info(model: &ModelFile, files: &mut DataFiles, mut location: Vec<u8>, cx: &mut Context<'_>) {
+fn info(files: &mut DataFiles, mut location: Vec<u8>, cx: &mut Context<'_>) {
     location.extend_from_slice(b".info");
-    let folder = model.path().parent().unwrap_or(Path::new("."));
-    let present = std::str::from_utf8(&location)
-        .is_ok_and(|name| std::fs::symlink_metadata(folder.join(name)).is_ok());
+    let present = std::str::from_utf8(&location).is_ok_and(|name| files.folder().exists(name));
     if !present {
         return;
     }

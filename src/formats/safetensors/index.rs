@@ -174,7 +174,7 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
     for listed in &index.listed {
         names.entry(&listed.shard).or_insert(listed.shard_at);
     }
-    let mut files = DataFiles::new(file.path(), &SharedRules);
+    let mut files = DataFiles::new(file, &SharedRules);
     // The file each name leads to, and each file once with the first name that led to it.
     let mut file_of: HashMap<&str, FileId> = HashMap::new();
     let mut first_name: Vec<(FileId, &str)> = Vec::new();

@@ -9,6 +9,7 @@
 //! between their tensors are found. Only [`checksum`] reads a data file's bytes.
 
 pub mod checksum;
+mod folder;
 pub mod location;
 mod resolve;
 pub mod rules;
@@ -17,10 +18,11 @@ use crate::check::{Findings, Place, Rule};
 use crate::escape::sanitize;
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
 use crate::source::{FileIdentity, ModelFile};
+pub use folder::{remote_name, Folder};
 pub use location::{Location, Problem};
 use rules::*;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A format's own rules for the locations its models store, applied with the shared ones.
 pub trait LocationRules: Sync {
@@ -68,8 +70,10 @@ pub struct Used<'a> {
 
 /// The data files a model uses, resolved once per distinct location.
 pub struct DataFiles {
-    /// Canonical folder of the model, or why it could not be found.
-    model_dir: Result<PathBuf, String>,
+    /// What is beside the model: its folder, or its repository's listing.
+    folder: Folder,
+    /// The name each data file was first found by, beside the model.
+    names: HashMap<FileId, PathBuf>,
     resolved: HashMap<Vec<u8>, Uses>,
     /// The file each canonical path became, so that `w.data` and `./w.data` are one file and
     /// their tensors' ranges are compared with each other.
@@ -85,32 +89,29 @@ pub struct DataFiles {
 }
 
 impl DataFiles {
-    /// Data files relative to the model at `model_path`, whose format adds `rules`. A remote
-    /// model's (`hf://`, `https://`) are not looked for on this machine.
-    pub fn new(model_path: &Path, rules: &'static dyn LocationRules) -> Self {
-        let parent = model_path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let remote = model_path.to_str().is_some_and(crate::source::names_remote);
-        let model_dir = match remote {
-            true => Err("is remote, and its data files are not fetched".to_owned()),
-            false => {
-                std::fs::canonicalize(parent).map_err(|e| format!("{}: {e}", parent.display()))
-            }
+    /// Data files beside `model` ([`Folder`]: its folder, or a remote model's repository),
+    /// whose format adds `rules`.
+    pub fn new(model: &ModelFile, rules: &'static dyn LocationRules) -> Self {
+        let folder = Folder::of(model);
+        let identity = match folder {
+            Folder::Local { .. } => std::fs::metadata(model.path()).ok(),
+            _ => None,
         };
-        let model = std::fs::metadata(model_path)
-            .ok()
-            .and_then(|m| FileIdentity::of(&m));
         DataFiles {
-            model_dir,
+            folder,
+            names: HashMap::new(),
             resolved: HashMap::new(),
             by_path: HashMap::new(),
             by_identity: HashMap::new(),
             identities: HashMap::new(),
-            model,
+            model: identity.and_then(|m| FileIdentity::of(&m)),
             rules,
         }
+    }
+
+    /// What is beside the model.
+    pub fn folder(&self) -> &Folder {
+        &self.folder
     }
 
     /// Opens the data file `id` that [`DataFiles::file`] checked: the same file, reached
@@ -118,7 +119,8 @@ impl DataFiles {
     /// that was checked, is reported (DX006) and `None`.
     pub fn open(&self, id: FileId, inv: &Inventory, out: &mut Findings) -> Option<ModelFile> {
         let path = &inv.files.get(id)?.path;
-        match ModelFile::open_checked(path, self.identities.get(&id).copied()) {
+        let name = self.names.get(&id).map_or(path.as_path(), PathBuf::as_path);
+        match (self.folder).open(name, path, self.identities.get(&id).copied()) {
             Ok(file) => Some(file),
             Err(e) => {
                 let message = format!("cannot open the data file: {e}");
@@ -225,14 +227,7 @@ impl DataFiles {
                 message,
             });
         }
-        let resolved = match &self.model_dir {
-            Ok(dir) => resolve::resolve(dir, location),
-            Err(e) => Err(Problem {
-                rule: &DATA_FILE_MISSING,
-                message: format!("cannot resolve \"{}\": model folder {e}", location.shown()),
-            }),
-        };
-        let resolved = match resolved {
+        let resolved = match self.folder.resolve(location) {
             Ok(r) => r,
             Err(p) => {
                 note(p);
@@ -244,7 +239,7 @@ impl DataFiles {
             }
         };
         resolved.warnings.into_iter().for_each(&mut note);
-        if resolved.identity.is_some() && resolved.identity == self.model {
+        if resolved.model || (resolved.identity.is_some() && resolved.identity == self.model) {
             note(Problem {
                 rule: &LOCATION_IS_MODEL,
                 message: format!(
@@ -268,6 +263,9 @@ impl DataFiles {
         }
         let id = inv.files.len();
         self.by_path.insert(resolved.path.clone(), id);
+        if let Some(name) = location.path() {
+            self.names.insert(id, name.to_owned());
+        }
         if let Some(identity) = resolved.identity {
             self.identities.insert(id, identity);
             self.by_identity.insert(identity, id);

@@ -22,6 +22,9 @@ pub struct Resolved {
     pub identity: Option<FileIdentity>,
     /// Warnings that do not prevent use (symlink inside the folder, hard links).
     pub warnings: Vec<Problem>,
+    /// Whether it is the model file itself (known here for a listing's names; on this
+    /// machine the identities are compared).
+    pub model: bool,
 }
 
 /// Symlinks followed for one location before it counts as a loop (Linux's own limit).
@@ -74,6 +77,7 @@ pub fn resolve(model_dir: &Path, loc: &Location<'_>) -> Result<Resolved, Problem
         size: meta.len(),
         identity: FileIdentity::of(&meta),
         warnings,
+        model: false,
     })
 }
 

@@ -12,11 +12,11 @@ pub mod table;
 use crate::check::{Item, Place};
 use crate::escape::{excerpt, EXCERPT, EXCERPT_SHORT};
 use crate::formats::shared::context::Context;
+use crate::formats::shared::datafiles::Folder;
 use crate::formats::shared::expr::{dims_shown, Expr, Scope, Value};
 use crate::formats::shared::tensor_index::TensorIndex;
 use crate::inventory::architecture::{Architecture, Companion, Size, Verdict};
 use crate::inventory::{DType, TensorId};
-use crate::source::{ModelFile, OpenError};
 use config::Config;
 use rules::{
     CONFIG_UNREADABLE, DTYPE_DIFFERS, NOT_CHECKED, WEIGHT_MISSING, WEIGHT_SHAPE, WEIGHT_UNEXPECTED,
@@ -47,19 +47,13 @@ pub fn check(cx: &mut Context<'_>) {
     if !loaded.is_some_and(|n| LOADED.contains(&n)) {
         return;
     }
-    // The model's own folder, resolved once; config.json is opened in it without following
-    // a symlink.
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let Ok(folder) = std::fs::canonicalize(folder.unwrap_or(std::path::Path::new("."))) else {
-        return;
-    };
-    let config_path = folder.join("config.json");
+    // The model's own folder (or repository), resolved once; config.json is opened in it
+    // without following a symlink.
+    let folder = Folder::of(cx.file);
     let place = Place::field("config.json", None);
-    let file = match ModelFile::open_checked(&config_path, None) {
-        Ok(file) => file,
-        Err(OpenError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return
-        }
+    let file = match folder.open_file("config.json") {
+        Ok(Some(file)) => file,
+        Ok(None) => return,
         Err(e) => {
             let message = format!("config.json beside the checkpoint cannot be read: {e}");
             cx.report(&CONFIG_UNREADABLE, place, message);
@@ -170,11 +164,9 @@ const COMPANIONS: &[(&str, &str)] = &[
 
 /// Which of [`COMPANIONS`] are regular files in `folder` (a symlink is not followed, so
 /// one is not listed); config.json was `checked` against the checkpoint, or not.
-fn companions(folder: &std::path::Path, checked: bool) -> Vec<Companion> {
-    let present =
-        |name: &str| std::fs::symlink_metadata(folder.join(name)).is_ok_and(|m| m.is_file());
+fn companions(folder: &Folder, checked: bool) -> Vec<Companion> {
     (COMPANIONS.iter())
-        .filter(|(name, _)| present(name))
+        .filter(|(name, _)| folder.is_file(name))
         .map(|&(name, role)| Companion {
             name,
             role,
