@@ -37,7 +37,7 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         let report = |done, total| progress.show(done, total);
         let options = rtenx::values::Options {
             moments: true,
-            threads: super::check::workers(),
+            threads: super::targets::workers(),
             cancel: None,
             progress: Some(&report),
         };

@@ -19,7 +19,9 @@ pub enum Named {
 /// Opens `path`, a model file or a folder; prints why not when it cannot.
 pub fn open(path: &Path) -> Result<Named, Outcome> {
     if !path.is_dir() {
-        return super::open_named(path).map(Named::One).map_err(failed);
+        return super::targets::open_named(path)
+            .map(Named::One)
+            .map_err(failed);
     }
     let found = scan::models_in(path);
     for e in &found.errors {

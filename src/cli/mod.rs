@@ -13,6 +13,7 @@ mod hashing;
 mod inspect;
 mod progress;
 mod sbom;
+mod targets;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io;
@@ -157,98 +158,6 @@ impl DataArgs {
         }
         readable.then_some(()).ok_or(Outcome::Failure)
     }
-}
-
-/// Opens the model file named `path`: a remote one (`hf://`, `https://`) by byte ranges,
-/// a local one mapped.
-pub fn open_named(path: &Path) -> Result<rtenx::source::ModelFile, rtenx::OpenError> {
-    let Some(remote) = path.to_str().filter(|p| rtenx::source::names_remote(p)) else {
-        return rtenx::source::ModelFile::open(path);
-    };
-    #[cfg(all(unix, feature = "remote"))]
-    {
-        remote_budgets()?;
-        rtenx::remote::open(remote)
-    }
-    #[cfg(not(all(unix, feature = "remote")))]
-    Err(rtenx::OpenError::Remote {
-        url: remote.to_owned(),
-        cause: "this rtenx reads no remote files (they need the `remote` feature, on Unix)"
-            .to_owned(),
-    })
-}
-
-/// A model of a remote repository: the path it is shown by, its path in the repository,
-/// and how it is opened.
-pub struct RemoteModel {
-    pub shown: PathBuf,
-    pub path: String,
-    pub open: Box<dyn FnOnce() -> Result<rtenx::source::ModelFile, rtenx::OpenError> + Send>,
-}
-
-/// The model files of the remote repository `path` names (`hf://ORG/REPO[@REVISION]`, the
-/// Hub's URL of it), as a check of a local copy of it would find them; `None` if `path`
-/// names no remote repository.
-pub fn remote_models(path: &Path) -> Option<Result<Vec<RemoteModel>, rtenx::OpenError>> {
-    let given = path.to_str().filter(|p| rtenx::source::names_remote(p))?;
-    #[cfg(all(unix, feature = "remote"))]
-    {
-        if !rtenx::remote::names_repository(given) {
-            return None;
-        }
-        let listed = || {
-            remote_budgets()?;
-            let repo = rtenx::remote::repository(given)?;
-            let models = repo.models().map_err(|cause| rtenx::OpenError::Remote {
-                url: given.to_owned(),
-                cause,
-            })?;
-            let open = |model: String| {
-                let repo = repo.clone();
-                let open = move || repo.open(&model);
-                Box::new(open) as Box<dyn FnOnce() -> _ + Send>
-            };
-            Ok(models
-                .into_iter()
-                .map(|model| RemoteModel {
-                    shown: PathBuf::from(repo.shown(&model)),
-                    path: model.clone(),
-                    open: open(model),
-                })
-                .collect())
-        };
-        Some(listed())
-    }
-    #[cfg(not(all(unix, feature = "remote")))]
-    {
-        let _ = given;
-        None
-    }
-}
-
-/// Sets the budgets of remote files from `RTENX_REMOTE_BUDGET` (a size, such as 256MiB:
-/// the bytes fetched of one file; a run may fetch 16 times that, and at least 1 GiB), once.
-#[cfg(all(unix, feature = "remote"))]
-fn remote_budgets() -> Result<(), rtenx::OpenError> {
-    static SET: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    let set = SET.get_or_init(|| {
-        let Ok(size) = std::env::var("RTENX_REMOTE_BUDGET") else {
-            return Ok(());
-        };
-        let file = config::parse_size(&size)?;
-        let defaults = rtenx::remote::Budgets::DEFAULT;
-        let run = file.saturating_mul(16).max(defaults.run);
-        rtenx::remote::set_budgets(rtenx::remote::Budgets {
-            file,
-            run,
-            ..defaults
-        });
-        Ok(())
-    });
-    set.clone().map_err(|cause| rtenx::OpenError::Remote {
-        url: "RTENX_REMOTE_BUDGET".to_owned(),
-        cause,
-    })
 }
 
 /// Opens and analyses one named model (a file, or a folder that holds one), printing the

@@ -1,6 +1,6 @@
 //! `rtenx sbom`: a CycloneDX 1.6 ML-BOM of the models found, on standard output.
 
-use super::check::{parallel_map, scan_folder, workers, Target};
+use super::targets::{parallel_map, remote_models, scan_folder, workers, Target};
 use super::Outcome;
 use clap::Args;
 use rtenx::formats::ReadOptions;
@@ -27,7 +27,7 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
     let mut targets = Vec::new();
     let mut failed = false;
     for path in &args.paths {
-        if let Some(models) = super::remote_models(path) {
+        if let Some(models) = remote_models(path) {
             let models = models.unwrap_or_else(|e| {
                 super::complain(format_args!("cannot read {e}"));
                 Vec::new()

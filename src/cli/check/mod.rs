@@ -7,17 +7,17 @@ use super::config::discover::{self, Ignored};
 use super::config::settings::{self, Settings};
 use super::config::{with_actions, Config, Layer};
 use super::progress::Progress;
+use super::targets::{parallel_map, remote_models, scan_folder, workers, Target};
 use super::{ColorChoice, Outcome};
 use clap::{Args, ValueEnum};
 use rtenx::catalogue;
 use rtenx::check::{Selector, SelectorError};
-use rtenx::formats::scan;
 use rtenx::report::{self, baseline, plural, ReportFormat, Root, Summary};
-use rtenx::source::{ModelFile, OpenError};
+
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
@@ -217,7 +217,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let mut notes = Vec::new();
     for path in &args.paths {
         let first = targets.len();
-        if let Some(models) = super::remote_models(path) {
+        if let Some(models) = remote_models(path) {
             let listed = models.is_ok();
             let models = models.unwrap_or_else(|e| {
                 super::complain(format_args!("cannot read {e}"));
@@ -451,105 +451,5 @@ fn write_report(
     out.flush()
 }
 
-/// A file to check. One named on the command line is opened by its path, following a
-/// symlink, since the user named it; one a folder scan found is opened from the folder
-/// following none, and only if it is still the file the scan saw.
-pub enum Target {
-    Named(PathBuf),
-    Found(scan::Scanned),
-    /// A model of a remote repository, opened by its path there.
-    Remote(super::RemoteModel),
-}
-
 /// Files of remote repositories checked at once.
 const REMOTE_WORKERS: usize = 8;
-
-impl Target {
-    /// The path, and the file opened and mapped.
-    pub fn open(self) -> (PathBuf, Result<ModelFile, OpenError>) {
-        match self {
-            Target::Named(path) => {
-                let file = crate::cli::open_named(&path);
-                (path, file)
-            }
-            Target::Found(found) => {
-                let file = found.open();
-                (found.path, file)
-            }
-            Target::Remote(model) => {
-                let file = (model.open)();
-                (model.shown, file)
-            }
-        }
-    }
-}
-
-/// The files a scan of the folder `path` finds; entries it cannot read are reported on
-/// standard error, and make the second value true.
-pub fn scan_folder(path: &Path) -> (Vec<scan::Scanned>, bool) {
-    let found = scan::models_in(path);
-    for error in &found.errors {
-        super::complain(format_args!("cannot read {error}"));
-    }
-    (found.files, !found.errors.is_empty())
-}
-
-/// Threads for checking files: one per core.
-pub fn workers() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// `f` applied to every item on up to `workers` threads, with the results in input order.
-pub fn parallel_map<T: Send, R: Send>(
-    items: Vec<T>,
-    workers: usize,
-    f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
-    let workers = workers.clamp(1, items.len().max(1));
-    if workers == 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let queue = Mutex::new(items.into_iter().enumerate());
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                        let Some((index, item)) = next else {
-                            return mine;
-                        };
-                        mine.push((index, f(item)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    done.sort_unstable_by_key(|&(index, _)| index);
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parallel_map;
-
-    #[test]
-    fn parallel_map_keeps_input_order() {
-        let items: Vec<u64> = (0..200).collect();
-        // Uneven work, so that threads finish out of order.
-        let slow_square = |i: u64| {
-            std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
-            i * i
-        };
-        let expected: Vec<u64> = items.iter().map(|i| i * i).collect();
-        for workers in [1, 2, 3, 8, 500] {
-            assert_eq!(parallel_map(items.clone(), workers, slow_square), expected);
-        }
-        assert!(parallel_map(Vec::<u64>::new(), 4, slow_square).is_empty());
-    }
-}
