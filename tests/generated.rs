@@ -13,6 +13,7 @@ const GENERATED: &[&str] = &[
     "src/formats/executorch/schema/program.rs",
     "src/formats/executorch/schema/flat_tensor.rs",
     "src/formats/executorch/schema/flat_tensor_legacy.rs",
+    "src/formats/tflite/schema_generated.rs",
 ];
 
 #[test]

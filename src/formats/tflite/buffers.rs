@@ -57,7 +57,10 @@ pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<Buffer> {
     let Some(buffers) = model.buffers() else {
         return Vec::new();
     };
-    if !r.cx.spend(buffers.len() as u64, Place::at(r.at(buffers.bytes()))) {
+    if !r
+        .cx
+        .spend(buffers.len() as u64, Place::at(r.at(buffers.bytes())))
+    {
         return Vec::new();
     }
     r.seen(buffers.bytes());
@@ -138,13 +141,28 @@ pub fn check_offsets(r: &mut Reader<'_, '_>) {
     for (range, b) in inside {
         let place = Place::at(b.at).item(Item::Field { name: "offset" });
         if range.start < r.flatbuffer_end {
-            r.cx.report(&OFFSET_OVERLAP, place, format!(
-                "{} at {}..{} overlaps the FlatBuffer, which reaches byte {}",
-                b.what, range.start, range.end(), r.flatbuffer_end));
+            r.cx.report(
+                &OFFSET_OVERLAP,
+                place,
+                format!(
+                    "{} at {}..{} overlaps the FlatBuffer, which reaches byte {}",
+                    b.what,
+                    range.start,
+                    range.end(),
+                    r.flatbuffer_end
+                ),
+            );
         } else if let Some((end, what)) = before.filter(|(end, _)| range.start < *end) {
-            r.cx.report(&OFFSET_OVERLAP, place, format!(
-                "{} at {}..{} overlaps {what}, which ends at {end}",
-                b.what, range.start, range.end()));
+            r.cx.report(
+                &OFFSET_OVERLAP,
+                place,
+                format!(
+                    "{} at {}..{} overlaps {what}, which ends at {end}",
+                    b.what,
+                    range.start,
+                    range.end()
+                ),
+            );
         }
         if before.is_none_or(|(end, _)| range.end() > end) {
             before = Some((range.end(), b.what));

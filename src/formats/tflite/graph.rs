@@ -5,17 +5,14 @@
 
 use super::model::Reader;
 use super::rules::{
-    tensor_index_message, MISSING_SECTION, NOT_PRODUCED, OPCODE_INDEX, PRODUCED_TWICE,
-    TENSOR_INDEX,
+    tensor_index_message, MISSING_SECTION, NOT_PRODUCED, OPCODE_INDEX, PRODUCED_TWICE, TENSOR_INDEX,
 };
 use super::schema;
 use super::tensors;
 use crate::check::{Item, Place};
 use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::formats::shared::numbers::id32;
-use crate::inventory::{
-    Attr, AttrValue, Graph, NewKind, NewNode, NodeId, Nodes, Operator, Symbol,
-};
+use crate::inventory::{Attr, AttrValue, Graph, NewKind, NewNode, NodeId, Nodes, Operator, Symbol};
 
 /// What a tensor is to the data flow, as the walk meets it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +27,9 @@ pub enum Role {
     Input,
     /// An earlier operator's output.
     Produced,
+    /// A tensor whose buffer index is out of range (reported): neither checked nor
+    /// reported again.
+    Invalid,
 }
 
 impl Role {
@@ -39,7 +39,7 @@ impl Role {
             Role::Variable => "a variable",
             Role::Input => "a subgraph input",
             Role::Produced => "already produced by an earlier operator",
-            Role::Unproduced => "not produced",
+            Role::Unproduced | Role::Invalid => "not produced",
         }
     }
 }
@@ -106,7 +106,10 @@ fn one(r: &mut Reader<'_, '_>, g: usize, sub: schema::SubGraph<'_>) -> Graph {
         r.seen(operators.bytes());
         for (index, op) in operators.iter().enumerate() {
             let links = op.inputs().map_or(0, |v| v.len()) + op.outputs().map_or(0, |v| v.len());
-            if !r.cx.spend(1 + links as u64, Place::at(op._tab.loc() as u64)) {
+            if !r
+                .cx
+                .spend(1 + links as u64, Place::at(op._tab.loc() as u64))
+            {
                 break;
             }
             let node = operator(r, g, index, op, &mut roles, &nodes);
@@ -115,7 +118,10 @@ fn one(r: &mut Reader<'_, '_>, g: usize, sub: schema::SubGraph<'_>) -> Graph {
     }
     let outputs = refs(r, g, sub.outputs(), "outputs", count);
     r.tensor_counts.push(count);
-    let name = sub.name().map(|n| r.cx.name(n.as_bytes())).unwrap_or_default();
+    let name = sub
+        .name()
+        .map(|n| r.cx.name(n.as_bytes()))
+        .unwrap_or_default();
     Graph {
         name,
         nodes,
@@ -227,7 +233,7 @@ fn operator(
                 continue;
             };
             if let Some(role) = roles.get_mut(t) {
-                if *role != Role::Unproduced {
+                if !matches!(role, Role::Unproduced | Role::Invalid) {
                     r.cx.report(
                         &PRODUCED_TWICE,
                         place,

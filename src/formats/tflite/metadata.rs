@@ -164,7 +164,10 @@ fn signature(r: &mut Reader<'_, '_>, i: usize, s: schema::SignatureDef<'_>) {
 fn shared_buffers(r: &mut Reader<'_, '_>) {
     let mut constants = std::mem::take(&mut r.constants);
     constants.sort_unstable();
-    for group in constants.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+    for group in constants
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|g| g.len() > 1)
+    {
         for &(buffer, tensor) in group {
             let Some(t) = r.cx.inv.tensors.get(tensor) else {
                 continue;

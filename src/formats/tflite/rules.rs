@@ -46,8 +46,7 @@ crate::rules! {
     /// ## How to fix
     /// Convert the model again with a current `TFLiteConverter`.
     VERSION = ("TF003", "tflite-version", Error);
-    /// A section the interpreter needs is missing: subgraphs, a subgraph's operators, or the
-    /// buffers.
+    /// A section the interpreter needs is missing.
     ///
     /// ## What it does
     /// Checks that `Model.subgraphs` is present and not empty, that each subgraph has an
@@ -283,11 +282,13 @@ crate::rules! {
     /// Checks `SignatureDef.subgraph_index` against the subgraph count.
     ///
     /// ## Why
-    /// The interpreter's signature runner indexes the subgraphs with it.
+    /// The signature cannot be run as the file describes it: the LiteRT 2.3 interpreter
+    /// loads the model and lists the signature, and a runtime that follows the index reads
+    /// past the subgraphs.
     ///
     /// ## How to fix
-    /// The file is corrupt or hostile.
-    SIGNATURE_SUBGRAPH = ("TF021", "tflite-signature-subgraph", Error);
+    /// The file is corrupt or edited by hand; convert the model again.
+    SIGNATURE_SUBGRAPH = ("TF021", "tflite-signature-subgraph", Warning);
 }
 
 /// The message for a tensor index `index` out of a subgraph's `count` tensors.

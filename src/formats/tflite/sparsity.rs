@@ -84,7 +84,9 @@ fn values(
         .iter()
         .find(|&&b| usize::try_from(b).map_or(true, |b| b >= rank))
     {
-        return Err(format!("block_map names dimension {b} of a rank-{rank} tensor"));
+        return Err(format!(
+            "block_map names dimension {b} of a rank-{rank} tensor"
+        ));
     }
     // Each traversed dimension's size: a block dimension's from its metadata, an original
     // dimension's from the shape divided by its block's size.
@@ -92,7 +94,11 @@ fn values(
     let size_of = |d: usize| -> i64 {
         let full = dims.get(d).map_or(0, |&n| i64::from(n));
         let block = (block_map.iter().position(|&b| usize::try_from(b) == Ok(d)))
-            .and_then(|j| order.iter().position(|&o| usize::try_from(o) == Ok(rank + j)))
+            .and_then(|j| {
+                order
+                    .iter()
+                    .position(|&o| usize::try_from(o) == Ok(rank + j))
+            })
             .map_or(1, |k| i64::from(dense(k)));
         if block > 0 {
             full / block
@@ -102,8 +108,15 @@ fn values(
     };
     let mut count: u64 = 1;
     for (k, m) in metadata.iter().enumerate() {
-        let d = order.get(k).and_then(|&d| usize::try_from(d).ok()).unwrap_or(0);
-        let size = if d < rank { size_of(d) } else { i64::from(m.dense_size()) };
+        let d = order
+            .get(k)
+            .and_then(|&d| usize::try_from(d).ok())
+            .unwrap_or(0);
+        let size = if d < rank {
+            size_of(d)
+        } else {
+            i64::from(m.dense_size())
+        };
         if m.format() == DimensionType::SPARSE_CSR {
             let segments = index_vector(r, m, true)
                 .ok_or(format!("dimension {k} is sparse but has no array_segments"))?;
@@ -129,7 +142,9 @@ fn values(
                 .iter()
                 .find(|&&i| i64::try_from(i).map_or(true, |i| i >= size))
             {
-                return Err(format!("dimension {k} has index {i}, but its size is {size}"));
+                return Err(format!(
+                    "dimension {k} has index {i}, but its size is {size}"
+                ));
             }
             count = indices.len() as u64;
         } else {
@@ -164,7 +179,11 @@ fn index_vector(
     };
     if let Some(v) = int32.and_then(|v| v.values()) {
         r.seen(v.bytes());
-        return Some(v.iter().map(|x| u64::try_from(x).unwrap_or(u64::MAX)).collect());
+        return Some(
+            v.iter()
+                .map(|x| u64::try_from(x).unwrap_or(u64::MAX))
+                .collect(),
+        );
     }
     if let Some(v) = uint16.and_then(|v| v.values()) {
         r.seen(v.bytes());

@@ -5,16 +5,12 @@
 
 use super::graph::Role;
 use super::model::Reader;
-use super::rules::{
-    BUFFER_INDEX, NEGATIVE_DIMENSION, QUANTIZATION, STRING_TABLE, TENSOR_TYPE,
-};
+use super::rules::{BUFFER_INDEX, NEGATIVE_DIMENSION, QUANTIZATION, STRING_TABLE, TENSOR_TYPE};
 use super::{dtypes, schema, sparsity};
 use crate::check::{Item, Place};
 use crate::formats::shared::bytes::{le_u32, range};
 use crate::formats::shared::numbers::id32;
-use crate::inventory::{
-    DType, DataRange, Dim, NewKind, NewNode, Storage, Tensor, Value,
-};
+use crate::inventory::{DType, DataRange, Dim, NewKind, NewNode, Storage, Tensor, Value};
 
 /// The node of tensor `index` of subgraph `g` (its node id is its index), and its role in
 /// the data flow.
@@ -78,7 +74,9 @@ pub fn node(
     let data = buffer.filter(|b| b.has_data()).and_then(|b| b.range);
     let offset = at.into();
     let Some(data) = data else {
-        let role = if t.is_variable() {
+        let role = if buffer.is_none() && !r.buffers.is_empty() {
+            Role::Invalid
+        } else if t.is_variable() {
             Role::Variable
         } else {
             Role::Unproduced
@@ -226,10 +224,11 @@ fn quantization(
     dims: &[i32],
     place: Place,
 ) {
-    for v in [q.min().map(|v| v.bytes()), q.max().map(|v| v.bytes())] {
-        if let Some(v) = v {
-            r.seen(v);
-        }
+    for v in [q.min().map(|v| v.bytes()), q.max().map(|v| v.bytes())]
+        .into_iter()
+        .flatten()
+    {
+        r.seen(v);
     }
     let (Some(scales), Some(zeros)) = (q.scale(), q.zero_point()) else {
         return;
@@ -255,7 +254,7 @@ fn quantization(
             "quantized_dimension {axis} is not a dimension of its shape {dims:?}"
         ))
     } else {
-        dim.filter(|&&d| scales > 1 && i64::from(d) != scales as i64)
+        dim.filter(|&&d| scales > 1 && usize::try_from(d) != Ok(scales))
             .map(|d| format!(
                 "it has {scales} scales, but dimension {axis} (quantized_dimension) has {d} elements"
             ))
