@@ -202,3 +202,67 @@ fn a_model_over_the_verifier_table_limit_is_tf002() {
     assert_eq!(codes, ["TF002"], "{:?}", a.findings);
     assert_eq!(operators(&a).len(), 1_000_001);
 }
+
+/// FlatBuffers let 200,000 string tensors share one 1 MiB buffer: its string table is
+/// scanned within a bound of twice the file's size, not 200,000 times (200 GB).
+#[test]
+fn a_buffer_shared_by_many_string_tensors_is_scanned_within_a_bound() {
+    use flatbuffers::FlatBufferBuilder;
+    use rtenx::formats::tflite::schema as fb;
+    let count = (1u32 << 20) / 4 - 2;
+    let mut table: Vec<u8> = Vec::new();
+    table.extend(count.to_le_bytes());
+    for _ in 0..=count {
+        table.extend((4 * (count + 2)).to_le_bytes());
+    }
+    let mut b = FlatBufferBuilder::new();
+    let shape = b.create_vector(&[count as i32]);
+    let tensor = fb::Tensor::create(
+        &mut b,
+        &fb::TensorArgs {
+            shape: Some(shape),
+            type_: fb::TensorType::STRING,
+            buffer: 1,
+            ..Default::default()
+        },
+    );
+    let tensors = b.create_vector(&vec![tensor; 200_000]);
+    let ops = b.create_vector::<flatbuffers::ForwardsUOffset<fb::Operator>>(&[]);
+    let subgraph = fb::SubGraph::create(
+        &mut b,
+        &fb::SubGraphArgs {
+            tensors: Some(tensors),
+            operators: Some(ops),
+            ..Default::default()
+        },
+    );
+    let subgraphs = b.create_vector(&[subgraph]);
+    let data = b.create_vector(&table);
+    let empty = fb::Buffer::create(&mut b, &fb::BufferArgs::default());
+    let strings = fb::Buffer::create(
+        &mut b,
+        &fb::BufferArgs {
+            data: Some(data),
+            ..Default::default()
+        },
+    );
+    let buffers = b.create_vector(&[empty, strings]);
+    let model = fb::Model::create(
+        &mut b,
+        &fb::ModelArgs {
+            version: 3,
+            subgraphs: Some(subgraphs),
+            buffers: Some(buffers),
+            ..Default::default()
+        },
+    );
+    b.finish(model, Some("TFL3"));
+    let file = rtenx::source::ModelFile::in_memory("shared.tflite", b.finished_data().to_vec());
+    let a = rtenx::analyze_file(&file);
+    assert_eq!(a.inventory.tensors.len(), 200_000);
+    let errors: Vec<_> = (a.findings.iter())
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| f.rule.code)
+        .collect();
+    assert_eq!(errors, ["RX012"], "only the empty graph");
+}

@@ -84,7 +84,8 @@ fn one(r: &mut Reader<'_, '_>, g: usize, sub: schema::SubGraph<'_>) -> Graph {
     if let Some(tensors) = tensors {
         let start = r.seen(tensors.bytes());
         if r.cx.spend(count as u64, Place::at(start)) {
-            nodes.reserve(op_count.min(count.max(1) * 64), count, 0);
+            let left = usize::try_from(r.cx.budget.left()).unwrap_or(usize::MAX);
+            nodes.reserve(op_count.min(left), count, 0);
             roles.reserve_exact(count);
             for (index, t) in tensors.iter().enumerate() {
                 let (node, role) = tensors::node(r, g, index, t);

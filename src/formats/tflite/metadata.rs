@@ -131,6 +131,10 @@ fn signature(r: &mut Reader<'_, '_>, i: usize, s: schema::SignatureDef<'_>) {
     let mut text = String::new();
     for (what, list) in [("inputs", s.inputs()), ("outputs", s.outputs())] {
         let Some(list) = list else { continue };
+        // Paid for as read: many signatures can share one list.
+        if !r.cx.spend(list.len() as u64, place) {
+            return;
+        }
         r.seen(list.bytes());
         text.push_str(if text.is_empty() { what } else { "; outputs" });
         for (j, m) in list.iter().enumerate() {

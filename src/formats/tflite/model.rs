@@ -44,6 +44,22 @@ pub struct Reader<'c, 'a> {
     pub quantized: (u64, u64),
     /// Sparse tensors.
     pub sparse: u64,
+    /// Bytes of string tables and sparse index arrays still to scan: FlatBuffers let many
+    /// tensors share one buffer or one index array, so the scans are bounded by the file's
+    /// size, twice over, rather than by how often the file points at them.
+    pub scan_left: u64,
+}
+
+impl Reader<'_, '_> {
+    /// Takes `n` bytes of scanning; false, and nothing taken, once they are out (the check
+    /// is then skipped).
+    pub fn scan(&mut self, n: u64) -> bool {
+        let ok = n <= self.scan_left;
+        if ok {
+            self.scan_left -= n;
+        }
+        ok
+    }
 }
 
 impl<'a> Reader<'_, 'a> {
@@ -89,6 +105,7 @@ pub fn read(cx: &mut Context<'_>) {
         constants: Vec::new(),
         quantized: (0, 0),
         sparse: 0,
+        scan_left: (bytes.len() as u64).saturating_mul(2),
     };
     r.table(model._tab.loc());
     version(&mut r, model);

@@ -21,6 +21,8 @@ pub fn check(
     place: Place,
 ) {
     if let Err(problem) = values(r, s, dims).and_then(|count| {
+        // Not counted: the scan's bound was reached (shared index arrays).
+        let Some(count) = count else { return Ok(()) };
         let need = dtype.and_then(|d| d.byte_size(count));
         match need {
             Some(need) if need != len => Err(format!(
@@ -37,12 +39,21 @@ pub fn check(
     }
 }
 
-/// The number of values the metadata stores, or what is wrong with it.
+/// The number of values the metadata stores (`None` once the reader's scan bound is
+/// reached), or what is wrong with it.
 fn values(
     r: &mut Reader<'_, '_>,
     s: schema::SparsityParameters<'_>,
     dims: &[i32],
-) -> Result<u64, String> {
+) -> Result<Option<u64>, String> {
+    let lists = [
+        s.traversal_order().map(|v| v.bytes().len()),
+        s.block_map().map(|v| v.bytes().len()),
+        s.dim_metadata().map(|v| v.bytes().len()),
+    ];
+    if !r.scan(lists.iter().flatten().sum::<usize>() as u64) {
+        return Ok(None);
+    }
     let order: Vec<i32> = (s.traversal_order())
         .map(|v| {
             r.seen(v.bytes());
@@ -118,10 +129,15 @@ fn values(
             i64::from(m.dense_size())
         };
         if m.format() == DimensionType::SPARSE_CSR {
-            let segments = index_vector(r, m, true)
-                .ok_or(format!("dimension {k} is sparse but has no array_segments"))?;
-            let indices = index_vector(r, m, false)
-                .ok_or(format!("dimension {k} is sparse but has no array_indices"))?;
+            let (Some(segments), Some(indices)) =
+                (index_vector(r, m, true), index_vector(r, m, false))
+            else {
+                return Ok(None);
+            };
+            let segments =
+                segments.ok_or(format!("dimension {k} is sparse but has no array_segments"))?;
+            let indices =
+                indices.ok_or(format!("dimension {k} is sparse but has no array_indices"))?;
             if segments.len() as u64 != count.saturating_add(1) {
                 return Err(format!(
                     "dimension {k} has {} segments, but the dimensions before it hold {count} positions (one more expected)",
@@ -155,15 +171,16 @@ fn values(
                 .ok_or(format!("dimension {k} overflows the value count"))?;
         }
     }
-    Ok(count)
+    Ok(Some(count))
 }
 
-/// The values of a sparse dimension's segments (or indices), whatever their element type.
+/// The values of a sparse dimension's segments (or indices), whatever their element type:
+/// `Some(None)` if it has none, `None` once the reader's scan bound is reached.
 fn index_vector(
     r: &mut Reader<'_, '_>,
     m: schema::DimensionMetadata<'_>,
     segments: bool,
-) -> Option<Vec<u64>> {
+) -> Option<Option<Vec<u64>>> {
     let (int32, uint16, uint8) = if segments {
         (
             m.array_segments_as_int_32_vector(),
@@ -177,19 +194,27 @@ fn index_vector(
             m.array_indices_as_uint_8_vector(),
         )
     };
-    if let Some(v) = int32.and_then(|v| v.values()) {
-        r.seen(v.bytes());
-        return Some(
-            v.iter()
-                .map(|x| u64::try_from(x).unwrap_or(u64::MAX))
-                .collect(),
-        );
+    let bytes = (int32.and_then(|v| v.values()).map(|v| v.bytes()))
+        .or_else(|| uint16.and_then(|v| v.values()).map(|v| v.bytes()))
+        .or_else(|| uint8.and_then(|v| v.values()).map(|v| v.bytes()));
+    let Some(bytes) = bytes else {
+        return Some(None);
+    };
+    // Shared index arrays are scanned within the reader's bound.
+    if !r.scan(bytes.len() as u64) {
+        return None;
     }
-    if let Some(v) = uint16.and_then(|v| v.values()) {
-        r.seen(v.bytes());
-        return Some(v.iter().map(u64::from).collect());
-    }
-    let v = uint8.and_then(|v| v.values())?;
-    r.seen(v.bytes());
-    Some(v.iter().map(u64::from).collect())
+    r.seen(bytes);
+    let values = if let Some(v) = int32.and_then(|v| v.values()) {
+        (v.iter())
+            .map(|x| u64::try_from(x).unwrap_or(u64::MAX))
+            .collect()
+    } else if let Some(v) = uint16.and_then(|v| v.values()) {
+        v.iter().map(u64::from).collect()
+    } else {
+        (uint8.and_then(|v| v.values()))
+            .map(|v| v.iter().map(u64::from).collect())
+            .unwrap_or_default()
+    };
+    Some(Some(values))
 }

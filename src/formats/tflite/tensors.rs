@@ -41,10 +41,15 @@ pub fn node(
             format!("tensor {index} has type {ty}, which the schema does not define (0..=20)"),
         );
     }
-    let dims: Vec<i32> = t.shape().map(|s| s.iter().collect()).unwrap_or_default();
-    if let Some(shape) = t.shape() {
-        r.seen(shape.bytes());
-    }
+    // A shape is paid for as it is read: many tensors can share one shape vector.
+    let rank = t.shape().map_or(0, |s| s.len()) + t.shape_signature().map_or(0, |s| s.len());
+    let dims: Vec<i32> = match t.shape() {
+        Some(shape) if r.cx.spend(rank as u64, place) => {
+            r.seen(shape.bytes());
+            shape.iter().collect()
+        }
+        _ => Vec::new(),
+    };
     if let Some(d) = dims.iter().find(|&&d| d < 0) {
         r.cx.report(
             &NEGATIVE_DIMENSION,
@@ -101,7 +106,7 @@ pub fn node(
         tensor.byte_size = Some(data.len);
     }
     if dtype == Some(DType::String) {
-        if let Some(bytes) = bytes {
+        if let Some(bytes) = bytes.filter(|b| r.scan(b.len() as u64)) {
             string_table(r, index, bytes, tensor.elements, place);
         }
     }
