@@ -15,6 +15,7 @@
 #   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 #   stack    tests/fixtures/stack/*.{txt,bin}
+#   tflite   tests/fixtures/tflite/**/*.tflite
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -63,6 +64,8 @@ seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 # shellcheck disable=SC2046
 seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack; do
+# shellcheck disable=SC2046
+seed tflite $(files $fixtures/tflite '*.tflite')
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

@@ -4,6 +4,7 @@
 #   src/formats/rten/tables_generated.rs      (schema/gen_rten_tables.py)
 #   src/formats/executorch/schema/<name>_generated.rs (flatc --rust on schema/executorch/<name>.fbs, each
 #                                              schema once: an include is used, not copied)
+#   src/formats/tflite/schema_generated.rs    (flatc --rust on schema/tflite/schema.fbs)
 # Two other generated tables are written by hand-run scripts, not here (see their docstrings):
 # src/formats/shared/datafiles/location/best_fit_generated.rs, which has nothing to do with the schemas,
 # by schema/gen_best_fit.py from Wine's Windows code page tables (a 100 MB Debian package
@@ -105,5 +106,6 @@ generate schema/rten.fbs src/formats/rten/schema_generated.rs --gen-all
 for name in scalar_type program flat_tensor flat_tensor_legacy; do
   generate "schema/executorch/$name.fbs" "src/formats/executorch/schema/${name}_generated.rs"
 done
+generate schema/tflite/schema.fbs src/formats/tflite/schema_generated.rs
 
 python3 schema/gen_rten_tables.py

@@ -41,10 +41,10 @@ fn every_foreign_file_is_named_and_nothing_else_is_reported() {
 /// not check", never 0 and never 1, "found errors".
 #[test]
 fn a_file_that_is_not_read_is_not_checked_and_fails_the_run() {
-    let (out, err, code) = common::rtenx(&["check", "tests/fixtures/foreign/model.tflite"]);
+    let (out, err, code) = common::rtenx(&["check", "tests/fixtures/foreign/model.mlmodel"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
-        out.contains("info[RX017]: this is a TensorFlow Lite model"),
+        out.contains("info[RX017]: this is a Core ML model"),
         "{out}"
     );
     assert!(out.contains("1 file was not checked"), "{out}");

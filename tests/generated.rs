@@ -13,6 +13,7 @@ const GENERATED: &[&str] = &[
     "src/formats/executorch/schema/program_generated.rs",
     "src/formats/executorch/schema/flat_tensor_generated.rs",
     "src/formats/executorch/schema/flat_tensor_legacy_generated.rs",
+    "src/formats/tflite/schema_generated.rs",
 ];
 
 #[test]

@@ -34,13 +34,6 @@ pub static FOREIGN: &[Foreign] = &[
         model: true,
     },
     Foreign {
-        name: "tflite",
-        title: "a TensorFlow Lite model",
-        extensions: &["tflite"],
-        detect: |b| flatbuffer_id(b, |id| id == b"TFL3"),
-        model: true,
-    },
-    Foreign {
         name: "keras",
         title: "a Keras model archive (.keras)",
         extensions: &["keras"],
@@ -292,11 +285,12 @@ mod tests {
         // Root table at 12, identifier, a 4-byte vtable at 8, the table's soffset to it.
         let with_id = |id: &[u8; 4]| [&[12, 0, 0, 0][..], id, &[4, 0, 4, 0, 4, 0, 0, 0]].concat();
         assert_eq!(names(&with_id(b"BP08")), ["executorch-bundled"]);
-        assert_eq!(names(&with_id(b"TFL3")), ["tflite"]);
-        assert!(
-            names(&with_id(b"ET12")).is_empty(),
-            "ExecuTorch is read, not named"
-        );
+        for id in [b"ET12", b"TFL3"] {
+            assert!(
+                names(&with_id(id)).is_empty(),
+                "ExecuTorch and TFLite are read, not named"
+            );
+        }
     }
 
     #[test]

@@ -40,6 +40,7 @@ pub mod rten;
 pub mod safetensors;
 pub mod scan;
 pub mod shared;
+pub mod tflite;
 
 use crate::check::{Findings, RuleGroup};
 use crate::inventory::{ByteRange, Inventory};

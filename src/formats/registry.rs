@@ -17,6 +17,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::rten::Rten,
     &super::onnx::Onnx,
     &super::executorch::ExecuTorch,
+    &super::tflite::TfLite,
     &super::paddle::Paddle,
     &super::gguf::Gguf,
     &super::safetensors::Safetensors,

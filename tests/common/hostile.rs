@@ -12,6 +12,11 @@ const HEADER: &str = "case\tcode\toffset\titem\tsetup\twhat";
 /// one and checks it).
 pub const GENERATED: &[(&str, &str, &str)] = &[
     (
+        "TF002",
+        "tests/tflite.rs",
+        "a_model_over_the_verifier_table_limit_is_tf002",
+    ),
+    (
         "RX018",
         "tests/ci.rs",
         "a_file_past_max_size_is_reported_and_others_checked",

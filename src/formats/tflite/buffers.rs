@@ -1,0 +1,171 @@
+//! `Model.buffers`: where each buffer's bytes are, inline in the FlatBuffer or, in the
+//! offset/size form of models over 2 GB, after it; and the checks the verifier skips on the
+//! latter (inside the file, apart from the FlatBuffer and each other).
+
+use super::model::Reader;
+use super::rules::{OFFSET_BOUNDS, OFFSET_OVERLAP, SENTINEL};
+use super::schema;
+use crate::check::{Item, Place};
+use crate::formats::shared::flatbuffer::RawTable;
+use crate::inventory::ByteRange;
+
+/// Vtable slot of `Buffer.offset`.
+const BUFFER_OFFSET: u16 = 6;
+
+/// One buffer, located.
+#[derive(Debug, Clone, Copy)]
+pub struct Buffer {
+    /// The buffer's bytes in the file; `None` for an empty buffer.
+    pub range: Option<ByteRange>,
+    /// Whether the bytes are after the FlatBuffer (the offset/size form).
+    pub external: bool,
+    /// Offset of the buffer's table (of its `offset` field in the offset/size form).
+    pub at: u64,
+    /// What the range is, for messages: `buffer N` or an operator's custom options.
+    pub what: What,
+}
+
+/// What an offset/size range belongs to.
+#[derive(Debug, Clone, Copy)]
+pub enum What {
+    /// `Model.buffers[N]`.
+    Buffer(usize),
+    /// The large custom options of operator N of subgraph G.
+    CustomOptions(usize, usize),
+}
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            What::Buffer(i) => write!(f, "buffer {i}"),
+            What::CustomOptions(g, op) => {
+                write!(f, "custom options of operator {op} of subgraph {g}")
+            }
+        }
+    }
+}
+
+impl Buffer {
+    /// Whether the buffer holds bytes: its tensor is a constant.
+    pub fn has_data(&self) -> bool {
+        self.range.is_some_and(|r| r.len > 0)
+    }
+}
+
+/// Locates every buffer; checks that buffer 0 is empty.
+pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<Buffer> {
+    let Some(buffers) = model.buffers() else {
+        return Vec::new();
+    };
+    if !r
+        .cx
+        .spend(buffers.len() as u64, Place::at(r.at(buffers.bytes())))
+    {
+        return Vec::new();
+    }
+    r.seen(buffers.bytes());
+    let mut found = Vec::with_capacity(buffers.len());
+    for (index, b) in buffers.iter().enumerate() {
+        let at = r.table(b._tab.loc());
+        let what = What::Buffer(index);
+        let buffer = match (b.data(), b.offset()) {
+            (Some(data), _) if !data.is_empty() => {
+                let start = r.seen(data.bytes());
+                Buffer {
+                    range: Some(ByteRange {
+                        start,
+                        len: data.len() as u64,
+                    }),
+                    external: false,
+                    at,
+                    what,
+                }
+            }
+            (_, offset) if offset > 1 => {
+                let raw = RawTable::new(r.cx.bytes, b._tab.loc());
+                let at = raw.field_pos(BUFFER_OFFSET).map_or(at, |p| p as u64);
+                Buffer {
+                    range: Some(ByteRange {
+                        start: offset,
+                        len: b.size(),
+                    }),
+                    external: true,
+                    at,
+                    what,
+                }
+            }
+            _ => Buffer {
+                range: None,
+                external: false,
+                at,
+                what,
+            },
+        };
+        if index == 0 && buffer.has_data() {
+            let len = buffer.range.map_or(0, |r| r.len);
+            r.cx.report(
+                &SENTINEL,
+                Place::at(at).item(Item::Field { name: "buffers" }),
+                format!("buffers[0] holds {len} bytes, but it is the empty sentinel that every tensor without data points at"),
+            );
+        }
+        found.push(buffer);
+    }
+    found
+}
+
+/// Checks every offset/size range (buffers, and operators' large custom options): inside
+/// the file, after the FlatBuffer, apart from each other. Sorted once, so O(n log n).
+pub fn check_offsets(r: &mut Reader<'_, '_>) {
+    let size = r.cx.bytes.len() as u64;
+    let mut ranges: Vec<(ByteRange, Buffer)> = (r.buffers.iter())
+        .chain(&r.large_options)
+        .filter(|b| b.external)
+        .filter_map(|b| Some((b.range?, *b)))
+        .collect();
+    let mut inside = Vec::with_capacity(ranges.len());
+    for (range, b) in ranges.drain(..) {
+        let place = Place::at(b.at).item(Item::Field { name: "offset" });
+        match range.start.checked_add(range.len) {
+            Some(end) if end <= size => inside.push((range, b)),
+            end => {
+                let end = end.map_or_else(|| "past 2^64".to_owned(), |e| e.to_string());
+                r.cx.report(&OFFSET_BOUNDS, place, format!(
+                    "{} is at offset {} with size {} (ending at {end}), but the file is {size} bytes",
+                    b.what, range.start, range.len));
+            }
+        }
+    }
+    inside.sort_by_key(|(range, _)| (range.start, range.len));
+    let mut before: Option<(u64, What)> = None;
+    for (range, b) in inside {
+        let place = Place::at(b.at).item(Item::Field { name: "offset" });
+        if range.start < r.flatbuffer_end {
+            r.cx.report(
+                &OFFSET_OVERLAP,
+                place,
+                format!(
+                    "{} at {}..{} overlaps the FlatBuffer, which reaches byte {}",
+                    b.what,
+                    range.start,
+                    range.end(),
+                    r.flatbuffer_end
+                ),
+            );
+        } else if let Some((end, what)) = before.filter(|(end, _)| range.start < *end) {
+            r.cx.report(
+                &OFFSET_OVERLAP,
+                place,
+                format!(
+                    "{} at {}..{} overlaps {what}, which ends at {end}",
+                    b.what,
+                    range.start,
+                    range.end()
+                ),
+            );
+        }
+        if before.is_none_or(|(end, _)| range.end() > end) {
+            before = Some((range.end(), b.what));
+        }
+    }
+}
