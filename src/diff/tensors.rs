@@ -3,6 +3,7 @@
 //! unambiguous; what is left was added or removed.
 
 use super::{pairing, values, Change, Options};
+use crate::inventory::hashing::Seeded;
 use crate::inventory::{DType, Inventory, Name, Tensor, TensorId};
 use regex::bytes::Regex;
 use serde::Serialize;
@@ -169,9 +170,10 @@ impl<'i> Matching<'i> {
             left_b,
         };
         if options.values {
+            let state = Seeded::default();
             let (ha, hb) = (
-                values::hashes(a, &matching.left_a),
-                values::hashes(b, &matching.left_b),
+                values::hashes(a, &matching.left_a, &state),
+                values::hashes(b, &matching.left_b, &state),
             );
             let found = unique_pairs(
                 &mut matching.left_a,

@@ -77,10 +77,14 @@ pub struct NotCompared {
     pub reason: &'static str,
 }
 
-/// A hash of the bytes of each tensor of `ids` that can be read, to find renamed tensors.
-pub(super) fn hashes(inv: &Inventory, ids: &[TensorId]) -> HashMap<TensorId, Option<u64>> {
+/// A hash of the bytes of each tensor of `ids` that can be read, to find renamed tensors:
+/// `state` is the same for both models, so that equal bytes hash alike.
+pub(super) fn hashes(
+    inv: &Inventory,
+    ids: &[TensorId],
+    state: &Seeded,
+) -> HashMap<TensorId, Option<u64>> {
     let files = Files::open(inv, None);
-    let state = Seeded::default();
     ids.iter()
         .map(|&id| {
             let hash = files.bytes(id).ok().map(|(file, bytes)| {
