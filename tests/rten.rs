@@ -232,7 +232,7 @@ fn a_v1_file_reads_as_its_v2_twin_with_its_tensors_inline() {
 #[test]
 fn subgraphs_hang_from_their_if_and_loop() {
     for file in ["subgraphs.rten", "subgraphs.v1.rten"] {
-        let (inv, _) = read(&file);
+        let (inv, _) = read(file);
         let main = &inv.graphs[0];
         let parents: Vec<String> = inv.graphs[1..]
             .iter()
