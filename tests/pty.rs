@@ -230,8 +230,7 @@ fn inspect_on_a_folder_of_several_models_asks_which_one() {
         .expect("the browser opens the model chosen");
     let opened = &words[at..];
     assert!(
-        opened
-            .contains("file tests/fixtures/hf/bad/ok-base-model-for-causal-tied/model.safetensors"),
+        opened.contains("file tests/fixtures/hf/bad/HF002-quantized-gptq/model.safetensors"),
         "{opened}"
     );
     let (screen, ok) = run_on_in_pty("tests/fixtures/hf", "", b"q", "echo \" status $?\"");
