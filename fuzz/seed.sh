@@ -15,6 +15,7 @@
 #   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 #   stack    tests/fixtures/stack/*.{txt,bin}
+#   signing  tests/fixtures/signing/**/model.sig, and the statements their payloads hold
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -62,7 +63,15 @@ seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') 
 seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 # shellcheck disable=SC2046
 seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
+# shellcheck disable=SC2046
+seed signing $(files $fixtures/signing 'model.sig')
+for f in $(files $fixtures/signing 'model.sig'); do
+    python3 -c 'import base64, json, sys
+sys.stdout.buffer.write(base64.b64decode(json.load(open(sys.argv[1]))["dsseEnvelope"]["payload"]))' "$f" \
+        >fuzz/corpus/signing/payload
+    mv fuzz/corpus/signing/payload "fuzz/corpus/signing/$(sha1sum <fuzz/corpus/signing/payload | cut -c1-40)"
+done
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack signing; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["check"],
     &["formats"],
     &["values", "remote"],
-    &["analysis", "catalogue"],
+    &["analysis", "catalogue", "signing"],
     &["diff", "report", "synth"],
     &["json_dump", "summary", "sbom"],
     &["tui"],

@@ -1,0 +1,212 @@
+//! OpenSSF model signatures read from the bundles `model_signing` made
+//! (tests/fixtures/signing/, tests/fixtures/gen/make_signing_fixtures.py).
+
+use std::path::{Path, PathBuf};
+
+use rtenx::signing::{self, statement, Material, Part};
+use sha2::{Digest, Sha256};
+
+const CASES: &str = "tests/fixtures/signing/cases";
+
+/// Every case of the verdicts table.
+fn cases() -> Vec<String> {
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap().to_owned())
+        .collect()
+}
+
+fn signature_of(case: &str) -> PathBuf {
+    let beside = Path::new(CASES).join(case).join("model.sig");
+    if beside.exists() {
+        beside
+    } else {
+        Path::new(CASES).join(case).join("model/model.sig")
+    }
+}
+
+fn read(case: &str) -> signing::Signed {
+    signing::read(&std::fs::read(signature_of(case)).unwrap())
+        .unwrap_or_else(|e| panic!("{case}: {e}"))
+}
+
+#[test]
+fn every_fixture_reads() {
+    let cases = cases();
+    assert!(cases.len() >= 35, "{}", cases.len());
+    for case in cases {
+        let signed = read(&case);
+        let bundle = &signed.bundle;
+        assert_eq!(
+            bundle.media_type,
+            signing::bundle::BUNDLE_MEDIA_TYPE,
+            "{case}"
+        );
+        assert_eq!(
+            bundle.envelope.payload_type,
+            signing::pae::IN_TOTO_PAYLOAD_TYPE
+        );
+        assert!(!bundle.envelope.signatures.is_empty(), "{case}");
+        assert!(
+            bundle.envelope.signatures.iter().all(|s| s.sig.len() > 60),
+            "{case}"
+        );
+        assert_eq!(signed.statement.kind, statement::STATEMENT_TYPE, "{case}");
+        let v1 = signed.statement.predicate_type == statement::PREDICATE_V1;
+        assert_eq!(signed.statement.predicate.is_some(), v1, "{case}");
+    }
+}
+
+#[test]
+fn the_root_digest_is_sha256_over_the_resource_digests() {
+    for case in [
+        "key-p256",
+        "key-p521",
+        "key-p256-shards-blake2",
+        "cert-good",
+    ] {
+        let signed = read(case);
+        let predicate = signed.statement.predicate.unwrap();
+        let mut root = Sha256::new();
+        for r in &predicate.resources {
+            root.update(&r.digest);
+        }
+        let subject = &signed.statement.subjects[0];
+        assert_eq!(subject.name, "model", "{case}");
+        assert_eq!(
+            subject.sha256.as_deref(),
+            Some(&root.finalize()[..]),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn the_predicate_says_how_the_model_was_hashed() {
+    let p = read("key-p256").statement.predicate.unwrap();
+    let s = &p.serialization;
+    assert_eq!(
+        (s.method.as_str(), s.hash_type.as_str()),
+        ("files", "sha256")
+    );
+    assert_eq!(s.shard_size, None);
+    assert!(!s.allow_symlinks);
+    assert!(s.ignore_paths.iter().any(|p| p == "model.sig"));
+    assert!(s.ignore_paths.iter().any(|p| p == ".gitattributes"));
+    let names: Vec<_> = p.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["config.json", "sub/tokenizer.txt", "weights.bin"]);
+    assert!(p.resources.iter().all(|r| r.digest.len() == 32));
+
+    // shard_size is written `16.0`; the shards are named path:start:end.
+    let p = read("key-p256-shards-blake2").statement.predicate.unwrap();
+    assert_eq!(p.serialization.method, "shards");
+    assert_eq!(p.serialization.hash_type, "blake2b");
+    assert_eq!(p.serialization.shard_size, Some(16));
+    assert!(p.resources.iter().any(|r| r.name == "weights.bin:32:40"));
+    assert!(p.resources.iter().all(|r| r.digest.len() == 64));
+    assert_eq!(p.resources[0].algorithm, "blake2b-sharded-16");
+
+    let p = read("key-p256-files-blake3").statement.predicate.unwrap();
+    assert_eq!(p.serialization.hash_type, "blake3");
+    let p = read("key-p256-single-file").statement.predicate.unwrap();
+    assert_eq!(p.resources.len(), 1);
+    assert_eq!(p.resources[0].name, ".");
+    let p = read("key-p256-symlink-inside").statement.predicate.unwrap();
+    assert!(p.serialization.allow_symlinks);
+}
+
+#[test]
+fn the_verification_material_is_read_not_trusted() {
+    match read("key-p384").bundle.material {
+        Material::KeyHint(Some(hint)) => assert_eq!(hint.len(), 64),
+        other => panic!("{other:?}"),
+    }
+    match read("cert-good").bundle.material {
+        // The leaf and the intermediate; the root is the user's.
+        Material::Certificates(chain) => {
+            assert_eq!(chain.len(), 2);
+            assert!(chain.iter().all(|c| c[0] == 0x30 && c.len() > 200));
+        }
+        other => panic!("{other:?}"),
+    }
+    let signed = read("v02-key-p256");
+    match signed.bundle.material {
+        Material::KeyBytes(pem) => assert!(pem.starts_with(b"-----BEGIN PUBLIC KEY-----")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(signed.statement.predicate_type, statement::PREDICATE_V02);
+    let names: Vec<_> = signed
+        .statement
+        .subjects
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["config.json", "sub/tokenizer.txt", "weights.bin"]);
+    assert!(signed
+        .statement
+        .subjects
+        .iter()
+        .all(|s| s.sha256.as_ref().unwrap().len() == 32));
+    assert_eq!(
+        read("signed-second-sig-bad")
+            .bundle
+            .envelope
+            .signatures
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn hostile_bundles_are_errors_at_their_byte() {
+    let good = std::fs::read(signature_of("key-p256")).unwrap();
+    let text = String::from_utf8(good.clone()).unwrap();
+    let cases: Vec<(Vec<u8>, Part, &str)> = vec![
+        (b"".to_vec(), Part::Bundle, "ends"),
+        (good[..good.len() / 2].to_vec(), Part::Bundle, ""),
+        (
+            text.replacen("{\"mediaType\"", "{\"mediaType\":\"x\",\"mediaType\"", 1).into(),
+            Part::Bundle,
+            "twice",
+        ),
+        ("[".repeat(10_000).into_bytes(), Part::Bundle, "not an object"),
+        (
+            format!("{{\"a\":{}", "[".repeat(10_000)).into_bytes(),
+            Part::Bundle,
+            "",
+        ),
+        (br#"{"mediaType":"x"}"#.to_vec(), Part::Bundle, "no dsseEnvelope"),
+        (
+            br#"{"dsseEnvelope":{"payload":"!!"}}"#.to_vec(),
+            Part::Bundle,
+            "not base64",
+        ),
+        (
+            br#"{"dsseEnvelope":{"payload":"e30="}}"#.to_vec(), // {}
+            Part::Statement,
+            "",
+        ),
+        (
+            // {"predicateType": "https://model_signing/signature/v1.0"}
+            br#"{"dsseEnvelope":{"payload":"eyJwcmVkaWNhdGVUeXBlIjogImh0dHBzOi8vbW9kZWxfc2lnbmluZy9zaWduYXR1cmUvdjEuMCJ9"}}"#.to_vec(),
+            Part::Statement,
+            "no predicate",
+        ),
+    ];
+    for (bytes, part, says) in cases {
+        match signing::read(&bytes) {
+            Ok(signed) => {
+                // Only an empty statement reads: it has no predicate, which the checks refuse.
+                assert_eq!(part, Part::Statement);
+                assert!(signed.statement.predicate.is_none());
+            }
+            Err(e) => {
+                assert_eq!(e.part, part, "{e}");
+                assert!(e.what.contains(says), "{e}");
+                assert!(e.at <= bytes.len() as u64, "{e}");
+            }
+        }
+    }
+}
