@@ -1,20 +1,27 @@
 //! OpenSSF model signatures (`model_signing`, ../shared/reference/signing.md): a Sigstore
 //! bundle, usually `model.sig` in the model's folder, whose DSSE envelope signs an in-toto
 //! statement listing every file's digest. This module reads a bundle and its statement;
-//! it is about a model folder, not one file, so it sits beside `analysis`, above the readers.
+//! it is about a model folder, not one file, so it sits beside `values`, above the readers.
+//! [`integrity::check`] holds the model on disk to the signed manifest (the SG rules).
 //!
 //! Reading never panics and is bounded: the bundle by [`MAX_BUNDLE_BYTES`], lists by their
 //! own limits, nesting by [`json::MAX_DEPTH`]; a key repeated in one object is an error
 //! (Python's `json` keeps the last one, so two readers could see two statements).
 
 pub mod bundle;
+pub mod hash;
+pub mod integrity;
 mod json;
+pub mod manifest;
 pub mod pae;
+pub mod problem;
+pub mod rules;
 pub mod statement;
 
 use std::fmt;
 
 pub use bundle::{Bundle, Envelope, Material, Signature};
+pub use problem::Problem;
 pub use statement::{Predicate, Resource, Serialization, Statement, Subject};
 
 /// The file name `model_signing` signs to and verifies from by default.
