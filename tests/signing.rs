@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rtenx::signing::{self, statement, Material, Part};
+use rtenx::signing::{self, statement, verify, Material, Part};
 use sha2::{Digest, Sha256};
 
 const CASES: &str = "tests/fixtures/signing/cases";
@@ -58,40 +58,106 @@ fn read(case: &str) -> signing::Signed {
 }
 
 /// Integrity only (the signature itself is not verified here): what each defect gives.
+const INTEGRITY: &[(&str, &[&str])] = &[
+    ("tamper-flipped-byte", &["SG008"]),
+    ("tamper-added-file", &["SG006"]),
+    ("tamper-removed-file", &["SG007"]),
+    ("tamper-renamed-file", &["SG006", "SG007"]),
+    ("tamper-moved-file", &["SG006", "SG007"]),
+    ("tamper-symlink-out", &["SG009"]),
+    ("tamper-truncated-bundle", &["SG001"]),
+    ("tamper-edited-payload", &["SG003", "SG008"]),
+    ("signed-ignore-model", &["SG004"]),
+    ("signed-duplicate-name", &["SG005"]),
+    ("signed-dotdot-name", &["SG005"]),
+    ("signed-dot-slash-name", &["SG005", "SG006"]),
+    ("signed-absolute-name", &["SG005"]),
+    ("signed-root-mismatch", &["SG003"]),
+    ("signed-unknown-predicate", &["SG002"]),
+    ("signed-missing-resource", &["SG007"]),
+];
+
+/// The signatures checked with the case's key (cases verified with certificates aside).
+const SIGNATURES: &[(&str, &[&str])] = &[
+    ("signed-second-sig-bad", &["SG010"]),
+    ("tamper-edited-payload", &["SG011"]),
+    ("key-wrong-key", &["SG011"]),
+];
+
+fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [&'static str] {
+    table
+        .iter()
+        .find(|(name, _)| *name == case)
+        .map_or(&[], |(_, codes)| codes)
+}
+
 #[test]
-fn each_defect_is_its_own_finding() {
-    let expected: &[(&str, &[&str])] = &[
-        ("tamper-flipped-byte", &["SG008"]),
-        ("tamper-added-file", &["SG006"]),
-        ("tamper-removed-file", &["SG007"]),
-        ("tamper-renamed-file", &["SG006", "SG007"]),
-        ("tamper-moved-file", &["SG006", "SG007"]),
-        ("tamper-symlink-out", &["SG009"]),
-        ("tamper-truncated-bundle", &["SG001"]),
-        ("tamper-edited-payload", &["SG003", "SG008"]),
-        ("signed-ignore-model", &["SG004"]),
-        ("signed-duplicate-name", &["SG005"]),
-        ("signed-dotdot-name", &["SG005"]),
-        ("signed-dot-slash-name", &["SG005", "SG006"]),
-        ("signed-absolute-name", &["SG005"]),
-        ("signed-root-mismatch", &["SG003"]),
-        ("signed-unknown-predicate", &["SG002"]),
-        ("signed-missing-resource", &["SG007"]),
-    ];
-    let mut covered: Vec<&str> = Vec::new();
-    for case in cases() {
-        let want = expected
-            .iter()
-            .find(|(name, _)| *name == case)
-            .map_or(&[][..], |(_, codes)| *codes);
-        assert_eq!(codes(&case), want, "{case}");
-        covered.extend(want);
-    }
+fn every_rule_has_a_fixture() {
+    let covered: Vec<&str> = (INTEGRITY.iter().chain(SIGNATURES))
+        .flat_map(|(_, codes)| codes.iter().copied())
+        .chain(["SG012"]) // every case checked without a key
+        .collect();
     for rule in signing::rules::RULES {
         assert!(covered.contains(&rule.code), "{} has no fixture", rule.code);
     }
 }
 
+#[test]
+fn each_defect_is_its_own_finding() {
+    for case in cases() {
+        assert_eq!(codes(&case), expected(INTEGRITY, &case), "{case}");
+    }
+}
+
+/// The key material of the verdicts table.
+fn key_cases() -> Vec<(String, String)> {
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            let case = cols.next()?.to_owned();
+            let key = cols.next()?.strip_prefix("key:")?.to_owned();
+            Some((case, key))
+        })
+        .filter(|(case, _)| case != "tamper-truncated-bundle")
+        .collect()
+}
+
+#[test]
+fn signatures_verify_with_the_given_key_only() {
+    let cases = key_cases();
+    assert!(cases.len() >= 30, "{}", cases.len());
+    for (case, key) in cases {
+        let pem = std::fs::read_to_string(format!("tests/fixtures/signing/material/{key}.pub.pem"));
+        let key = verify::PublicKey::from_pem(&pem.unwrap()).unwrap();
+        let envelope = &read(&case).bundle.envelope;
+        let codes: Vec<_> = verify::problems(envelope, Some(&key))
+            .iter()
+            .map(|p| p.rule().code)
+            .collect();
+        assert_eq!(codes, expected(SIGNATURES, &case), "{case}");
+        let unchecked = verify::problems(envelope, None);
+        assert_eq!(unchecked, [signing::Problem::NotChecked], "{case}");
+    }
+    // Each curve with its own hash; model_signing 0.2.0's compat PAE.
+    for (case, curve, outcome) in [
+        ("key-p384", "P-384", verify::Outcome::Verified),
+        ("key-p521", "P-521", verify::Outcome::Verified),
+        ("v02-key-p256", "P-256", verify::Outcome::VerifiedCompat),
+    ] {
+        let key = &case[case.len() - 4..];
+        let key = key.trim_start_matches('-');
+        let pem = std::fs::read_to_string(format!("tests/fixtures/signing/material/{key}.pub.pem"));
+        let key = verify::PublicKey::from_pem(&pem.unwrap()).unwrap();
+        assert_eq!(key.curve(), curve);
+        assert_eq!(
+            verify::with_key(&read(case).bundle.envelope, &key),
+            [outcome]
+        );
+    }
+}
 #[test]
 fn a_digest_mismatch_names_the_file_and_both_digests() {
     let (model, signature) = model_of("tamper-flipped-byte");

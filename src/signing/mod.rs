@@ -17,6 +17,7 @@ pub mod pae;
 pub mod problem;
 pub mod rules;
 pub mod statement;
+pub mod verify;
 
 use std::fmt;
 

@@ -51,6 +51,18 @@ pub enum Problem {
         /// The digest of the bytes on disk.
         actual: String,
     },
+    /// Signature `index` (from 0) of the envelope does not verify with the given key.
+    BadSignature {
+        /// Its place in the envelope.
+        index: usize,
+    },
+    /// No signature verifies with the given key.
+    Unverified {
+        /// The key's curve.
+        curve: &'static str,
+    },
+    /// No key was given, so no signature was checked.
+    NotChecked,
     /// A symlink the signature does not allow, or that leads out of the model.
     Symlink {
         /// The path relative to the model.
@@ -73,6 +85,9 @@ impl Problem {
             Problem::Missing { .. } => &rules::SIGNED_FILE_MISSING,
             Problem::Digest { .. } => &rules::DIGEST_MISMATCH,
             Problem::Symlink { .. } => &rules::SYMLINK,
+            Problem::BadSignature { .. } => &rules::SIGNATURE_INVALID,
+            Problem::Unverified { .. } => &rules::SIGNATURE_UNVERIFIED,
+            Problem::NotChecked => &rules::SIGNATURE_NOT_CHECKED,
         }
     }
 
@@ -113,6 +128,17 @@ impl Problem {
                 sanitize(name),
                 sanitize(expected)
             ),
+            Problem::BadSignature { index } => format!(
+                "signature {} of the envelope does not verify with the given key",
+                index + 1
+            ),
+            Problem::Unverified { curve } => format!(
+                "no signature of the envelope verifies with the given {curve} key: \
+                 the payload was changed or signed with another key"
+            ),
+            Problem::NotChecked => "the signature was not verified (no --public-key given); \
+                 only the files were checked against the signed manifest"
+                .into(),
             Problem::Symlink { path, why } => format!("\"{}\" {why}", sanitize(path)),
         }
     }

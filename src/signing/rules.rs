@@ -125,4 +125,37 @@ crate::rules! {
     /// ## How to fix
     /// Replace the link with the file it points to, and sign again.
     SYMLINK = ("SG009", "signed-model-symlink", Error);
+    /// One signature of the envelope does not verify with the given key.
+    ///
+    /// ## What it does
+    /// Every signature of the DSSE envelope is checked against `--public-key` (ECDSA P-256,
+    /// P-384 or P-521 over the DSSE PAE, or `model_signing` 0.2.0's compat PAE); each one that
+    /// does not verify is reported, while one that does is enough (SG011).
+    ///
+    /// ## Why
+    /// DSSE counts only signatures by trusted keys and ignores the others, so this is a
+    /// warning. `model_signing` checks only the first signature.
+    ///
+    /// ## How to fix
+    /// Drop signatures by other keys from the bundle, or give their key.
+    SIGNATURE_INVALID = ("SG010", "signature-invalid", Warning);
+    /// No signature of the envelope verifies with the given key.
+    ///
+    /// ## What it does
+    /// The payload was edited, or it was signed with another key. The bundle's key hint is
+    /// never trusted: only the key given on the command line or in the settings counts.
+    ///
+    /// ## How to fix
+    /// Check that the key is the publisher's; if it is, the signature or the payload was
+    /// changed: get the model again from its publisher.
+    SIGNATURE_UNVERIFIED = ("SG011", "signature-unverified", Error);
+    /// The signature was not verified: no key was given.
+    ///
+    /// ## What it does
+    /// The files were checked against the signed manifest, but without `--public-key` anyone
+    /// could have made that manifest.
+    ///
+    /// ## How to fix
+    /// Give the publisher's public key with `--public-key FILE.pem`.
+    SIGNATURE_NOT_CHECKED = ("SG012", "signature-not-checked", Info);
 }
