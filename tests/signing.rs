@@ -75,6 +75,7 @@ const INTEGRITY: &[(&str, &[&str])] = &[
     ("signed-root-mismatch", &["SG003"]),
     ("signed-unknown-predicate", &["SG002"]),
     ("signed-missing-resource", &["SG007"]),
+    ("tamper-safetensors-config", &["SG008"]),
 ];
 
 /// The signatures checked with the case's key (cases verified with certificates aside).
@@ -95,7 +96,8 @@ fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [
 fn every_rule_has_a_fixture() {
     let covered: Vec<&str> = (INTEGRITY.iter().chain(SIGNATURES))
         .flat_map(|(_, codes)| codes.iter().copied())
-        .chain(["SG012"]) // every case checked without a key
+        // Every case checked without a key; and `--require-signature` (mod cli).
+        .chain(["SG012", "SG013"])
         .collect();
     for rule in signing::rules::RULES {
         assert!(covered.contains(&rule.code), "{} has no fixture", rule.code);
@@ -357,5 +359,66 @@ fn hostile_bundles_are_errors_at_their_byte() {
                 assert!(e.at <= bytes.len() as u64, "{e}");
             }
         }
+    }
+}
+
+/// `rtenx check` on a signed folder, as users meet it.
+mod cli {
+    use assert_cmd::Command;
+
+    const SIGNED: &str = "tests/fixtures/signing/cases/key-p256-safetensors/model";
+    const KEY: &str = "tests/fixtures/signing/material/p256.pub.pem";
+
+    fn check(args: &[&str]) -> (i32, String) {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap(), text)
+    }
+
+    #[test]
+    fn a_signed_folder_is_checked_and_verified() {
+        let (code, out) = check(&[SIGNED, "--public-key", KEY]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        let (code, out) = check(&[SIGNED]);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains("info[SG012]: the signature was not verified"),
+            "{out}"
+        );
+        let (code, out) = check(&[SIGNED, "--require-signature"]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG013]"), "{out}");
+    }
+
+    #[test]
+    fn a_tampered_folder_fails() {
+        let tampered = "tests/fixtures/signing/cases/tamper-safetensors-config/model";
+        let (code, out) = check(&[tampered, "--public-key", KEY]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("error[SG008]: \"config.json\" changed since it was signed"),
+            "{out}"
+        );
+        assert!(!out.contains("SG011"), "{out}");
+        let other = "tests/fixtures/signing/material/other-p256.pub.pem";
+        let (code, out) = check(&[SIGNED, "--public-key", other]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG011]"), "{out}");
+    }
+
+    #[test]
+    fn a_folder_without_a_signature_fails_only_when_one_is_required() {
+        let unsigned = "tests/fixtures/safetensors/hf_repo";
+        let (_, out) = check(&[unsigned]);
+        assert!(!out.contains("[SG"), "{out}");
+        let (code, out) = check(&[unsigned, "--require-signature"]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG013]: no signature at"), "{out}");
     }
 }

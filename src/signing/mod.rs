@@ -20,6 +20,8 @@ pub mod statement;
 pub mod verify;
 
 use std::fmt;
+use std::io::Read;
+use std::path::Path;
 
 pub use bundle::{Bundle, Envelope, Material, Signature};
 pub use problem::Problem;
@@ -90,4 +92,42 @@ pub fn read(bytes: &[u8]) -> Result<Signed, ReadError> {
     let bundle = bundle::read(bytes).map_err(error(Part::Bundle))?;
     let statement = statement::read(&bundle.envelope.payload).map_err(error(Part::Statement))?;
     Ok(Signed { bundle, statement })
+}
+
+/// Checks the model at `model` (a folder or a single file) against the bundle at
+/// `signature`: the bundle read, the files held to its manifest, and its signatures checked
+/// with `key` (without one, an info says they were not).
+pub fn check_model(
+    model: &Path,
+    signature: &Path,
+    key: Option<&verify::PublicKey>,
+) -> Vec<Problem> {
+    let bytes = match read_bounded(signature) {
+        Ok(bytes) => bytes,
+        Err(why) => return vec![Problem::Unreadable(why)],
+    };
+    let signed = match read(&bytes) {
+        Ok(signed) => signed,
+        Err(e) => return vec![Problem::Unreadable(e.to_string())],
+    };
+    let mut problems = verify::problems(&signed.bundle.envelope, key);
+    problems.extend(integrity::check(model, Some(signature), &signed));
+    problems
+}
+
+/// The bundle file's bytes, up to [`MAX_BUNDLE_BYTES`]; a symlink to it is not followed.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is not a regular file",
+            crate::escape::path(path)
+        ));
+    }
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    file.take(MAX_BUNDLE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
 }

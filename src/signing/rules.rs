@@ -158,4 +158,14 @@ crate::rules! {
     /// ## How to fix
     /// Give the publisher's public key with `--public-key FILE.pem`.
     SIGNATURE_NOT_CHECKED = ("SG012", "signature-not-checked", Info);
+    /// No verified signature, and one is required.
+    ///
+    /// ## What it does
+    /// With `--require-signature`, a model folder without `model.sig` (or the file named by
+    /// `--signature`) is an error, and so is a signature that could not be verified because
+    /// no key was given (SG012 otherwise).
+    ///
+    /// ## How to fix
+    /// Get the model with its signature, or sign it with `model_signing sign`.
+    SIGNATURE_MISSING = ("SG013", "signature-missing", Error);
 }
