@@ -22,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(envelope.payload.len() <= data.len());
             check(&signed.statement);
         }
-        Err(e) => assert!(e.part == signing::Part::Statement || e.at <= data.len() as u64, "{e}"),
+        Err(e) => assert!(
+            e.part == signing::Part::Statement || e.at <= data.len() as u64,
+            "{e}"
+        ),
     }
     match statement::read(data) {
         Ok(st) => check(&st),
