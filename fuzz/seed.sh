@@ -16,6 +16,7 @@
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 #   stack    tests/fixtures/stack/*.{txt,bin}
 #   tflite   tests/fixtures/tflite/**/*.tflite
+#   signing  tests/fixtures/signing/**/model.sig, and the statements their payloads hold
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -63,9 +64,17 @@ seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') 
 seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 # shellcheck disable=SC2046
 seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
+# shellcheck disable=SC2046
+seed signing $(files $fixtures/signing 'model.sig')
+for f in $(files $fixtures/signing 'model.sig'); do
+    python3 -c 'import base64, json, sys
+sys.stdout.buffer.write(base64.b64decode(json.load(open(sys.argv[1]))["dsseEnvelope"]["payload"]))' "$f" \
+        >fuzz/corpus/signing/payload
+    mv fuzz/corpus/signing/payload "fuzz/corpus/signing/$(sha1sum <fuzz/corpus/signing/payload | cut -c1-40)"
+done
 
 # shellcheck disable=SC2046
 seed tflite $(files $fixtures/tflite '*.tflite')
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

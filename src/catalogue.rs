@@ -1,4 +1,5 @@
-//! Every rule rtenx reports, group by group: the readers' shared groups, the value rules, then
+//! Every rule rtenx reports, group by group: the readers' shared groups, the value rules, the
+//! signature rules, then
 //! one group per format. `explain`, `--allow`/`--deny` selectors, settings files and the rule
 //! docs look rules up here.
 
@@ -9,6 +10,7 @@ use crate::formats::registry::{FORMATS, SHARED_GROUPS};
 pub fn groups() -> impl Iterator<Item = &'static RuleGroup> {
     (SHARED_GROUPS.iter().copied())
         .chain(std::iter::once(&crate::values::GROUP))
+        .chain(std::iter::once(&crate::signing::rules::GROUP))
         .chain(FORMATS.iter().map(|f| f.about().rules))
 }
 

@@ -59,6 +59,7 @@ pub mod remote;
 pub mod report;
 #[doc(hidden)]
 pub mod sbom;
+pub mod signing;
 #[doc(hidden)]
 #[allow(unsafe_code)] // The memory map, the prefetch hint and openat, each documented at its call.
 pub mod source;

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["inventory"],
     &["check"],
     &["formats"],
-    &["values", "remote"],
+    &["values", "remote", "signing"],
     &["analysis", "catalogue"],
     &["diff", "report", "synth"],
     &["json_dump", "summary", "sbom"],

@@ -1,6 +1,7 @@
 //! `rtenx check`.
 
 mod file;
+mod signature;
 
 use super::choices::{Format, Runtime};
 use super::config::discover::{self, Ignored};
@@ -98,6 +99,8 @@ pub struct CheckArgs {
     all: bool,
     #[command(flatten)]
     data: super::DataArgs,
+    #[command(flatten)]
+    signing: signature::SignatureArgs,
 }
 
 fn selector(s: &str) -> Result<Selector, SelectorError> {
@@ -197,6 +200,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
+    let key = signature::key(&args.signing)?;
     let format = args
         .format
         .or(config.as_ref().and_then(|c| c.format))
@@ -265,6 +269,14 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 ignored: beside,
             });
             targets.push(Target::Named(path.clone()));
+            let mut signed = signature::findings(path, &args.signing, key.as_ref());
+            Settings::of(path, config.as_ref(), &cli)
+                .overrides
+                .apply(&mut signed);
+            notes.extend(signed.into_iter().map(|finding| Note {
+                jobs: first..first + 1,
+                finding,
+            }));
             continue;
         }
         let (files, unreadable) = scan_folder(path);
@@ -306,6 +318,16 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                     jobs if jobs.is_empty() => complain_note(&finding),
                     jobs => notes.push(Note { jobs, finding }),
                 }
+            }
+        }
+        let mut signed = signature::findings(path, &args.signing, key.as_ref());
+        Settings::of(path, config.as_ref(), &cli)
+            .overrides
+            .apply(&mut signed);
+        for finding in signed {
+            match first..targets.len() {
+                jobs if jobs.is_empty() => complain_note(&finding),
+                jobs => notes.push(Note { jobs, finding }),
             }
         }
         if kept == 0 && !unreadable {

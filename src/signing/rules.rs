@@ -1,0 +1,171 @@
+//! Rules for OpenSSF model signatures (codes SG001..): whether the folder or file is the model
+//! that was signed. They are stricter than `model_signing verify` where it accepts what a
+//! signature does not vouch for; each rule says where.
+
+crate::rules! {
+    group = ("SG", "Model signatures");
+    /// The signature file cannot be read.
+    ///
+    /// ## What it does
+    /// The bundle (`model.sig`) or the statement in its payload is not the JSON of a Sigstore
+    /// bundle and an in-toto statement: broken JSON, a key repeated in one object, base64 or
+    /// hex that does not decode, a required field missing, or lists past rtenx's limits.
+    ///
+    /// ## Why
+    /// Nothing can be verified. `model_signing`'s Python `json` keeps the last of repeated
+    /// keys; rtenx refuses them, since two readers could then see two statements.
+    ///
+    /// ## How to fix
+    /// Sign the model again with `model_signing sign`.
+    UNREADABLE = ("SG001", "signature-unreadable", Error);
+    /// The signature is of a format, type or hashing rtenx does not know.
+    ///
+    /// ## What it does
+    /// The bundle media type is not `application/vnd.dev.sigstore.bundle.v0.3+json`, the
+    /// payload type not `application/vnd.in-toto+json`, the statement not in-toto v1, the
+    /// predicate not `model_signing`'s (v1.0, or v0.2's `Digests/v0.1`), the subject not one,
+    /// the method not `files` or `shards`, or the hash not sha256, blake2b or blake3.
+    ///
+    /// ## Why
+    /// `model_signing` checks only the predicate type and trusts the rest; rtenx verifies
+    /// nothing it cannot read exactly.
+    ///
+    /// ## How to fix
+    /// Sign with `model_signing` 1.x.
+    UNSUPPORTED = ("SG002", "signature-unsupported", Error);
+    /// The subject's root digest is not the digest of the signed resources.
+    ///
+    /// ## What it does
+    /// The statement's subject carries SHA-256 over every resource digest, in order; rtenx
+    /// computes it again.
+    ///
+    /// ## Why
+    /// Other documents refer to the model by this digest; one that does not match the
+    /// resources names another model.
+    ///
+    /// ## How to fix
+    /// Sign the model again.
+    ROOT_DIGEST_MISMATCH = ("SG003", "root-digest-mismatch", Error);
+    /// The signature covers no file of the model.
+    ///
+    /// ## What it does
+    /// The signed manifest lists no resource, for instance because the model's own folder was
+    /// passed to `--ignore-paths` when signing.
+    ///
+    /// ## Why
+    /// `model_signing verify` accepts such a signature for any content whatever; rtenx refuses
+    /// it: a signature that vouches for nothing is not a signature of this model.
+    ///
+    /// ## How to fix
+    /// Sign again without ignoring the model itself.
+    NOTHING_COVERED = ("SG004", "nothing-covered", Error);
+    /// A signed resource name is not a normal, unique path inside the model.
+    ///
+    /// ## What it does
+    /// Names must be POSIX paths relative to the model with no `..`, `.` or empty component,
+    /// not absolute (a single-file model's one resource is `.`), shards `path:start:end`, and
+    /// each file or shard listed once.
+    ///
+    /// ## Why
+    /// `model_signing` keeps the last of repeated names and, with `--ignore_unsigned_files`,
+    /// hashes whatever a name points to, `../outside` included; its signer never writes such
+    /// names, so a signature with them was made by hand. rtenx opens nothing outside the model.
+    ///
+    /// ## How to fix
+    /// Sign the model again with `model_signing sign`.
+    BAD_RESOURCE_NAME = ("SG005", "bad-resource-name", Error);
+    /// A file in the model is not covered by the signature.
+    ///
+    /// ## What it does
+    /// Every file under the model folder, except the signed ignore paths and the signature
+    /// file, must be in the manifest (for shards, every byte of it). The git paths are left
+    /// out only when the signature records them (as `model_signing sign` does unless given
+    /// `--no-ignore-git-paths`).
+    ///
+    /// ## Why
+    /// A file added after signing can change what loading the model does.
+    ///
+    /// ## How to fix
+    /// Remove the file, or sign the model again with it.
+    FILE_NOT_SIGNED = ("SG006", "file-not-signed", Error);
+    /// A signed file is not in the model, or cannot be read.
+    ///
+    /// ## What it does
+    /// Every resource of the manifest must be a regular file in the model with the signed
+    /// bytes (for shards, the file must be as long as its shards say).
+    ///
+    /// ## How to fix
+    /// Restore the file from the signed release.
+    SIGNED_FILE_MISSING = ("SG007", "signed-file-missing", Error);
+    /// A file's (or shard's) digest is not the signed one.
+    ///
+    /// ## What it does
+    /// Each file or shard is hashed with the signed hash type (SHA-256, BLAKE2b or BLAKE3) and
+    /// compared with the manifest; the message gives both digests.
+    ///
+    /// ## Why
+    /// The file changed after it was signed. `model_signing verify`'s command line always
+    /// hashes whole files with SHA-256 and so fails every sharded, BLAKE2 or BLAKE3 signature;
+    /// rtenx hashes as the signature says.
+    ///
+    /// ## How to fix
+    /// Restore the file from the signed release.
+    DIGEST_MISMATCH = ("SG008", "digest-mismatch", Error);
+    /// A symlink in the model is not allowed by the signature, or leads out of the model.
+    ///
+    /// ## What it does
+    /// Symlinks are followed only when the signature was made with `allow_symlinks`, and then
+    /// only to a regular file inside the model. Anything else that is not a regular file or a
+    /// folder (a FIFO, a socket, a device) is reported too.
+    ///
+    /// ## Why
+    /// `model_signing` follows allowed symlinks wherever they point; a link out of the model
+    /// makes its content depend on files the signature does not cover.
+    ///
+    /// ## How to fix
+    /// Replace the link with the file it points to, and sign again.
+    SYMLINK = ("SG009", "signed-model-symlink", Error);
+    /// One signature of the envelope does not verify with the given key.
+    ///
+    /// ## What it does
+    /// Every signature of the DSSE envelope is checked against `--public-key` (ECDSA P-256,
+    /// P-384 or P-521 over the DSSE PAE, or `model_signing` 0.2.0's compat PAE); each one that
+    /// does not verify is reported, while one that does is enough (SG011).
+    ///
+    /// ## Why
+    /// DSSE counts only signatures by trusted keys and ignores the others, so this is a
+    /// warning. `model_signing` checks only the first signature.
+    ///
+    /// ## How to fix
+    /// Drop signatures by other keys from the bundle, or give their key.
+    SIGNATURE_INVALID = ("SG010", "signature-invalid", Warning);
+    /// No signature of the envelope verifies with the given key.
+    ///
+    /// ## What it does
+    /// The payload was edited, or it was signed with another key. The bundle's key hint is
+    /// never trusted: only the key given on the command line or in the settings counts.
+    ///
+    /// ## How to fix
+    /// Check that the key is the publisher's; if it is, the signature or the payload was
+    /// changed: get the model again from its publisher.
+    SIGNATURE_UNVERIFIED = ("SG011", "signature-unverified", Error);
+    /// The signature was not verified: no key was given.
+    ///
+    /// ## What it does
+    /// The files were checked against the signed manifest, but without `--public-key` anyone
+    /// could have made that manifest.
+    ///
+    /// ## How to fix
+    /// Give the publisher's public key with `--public-key FILE.pem`.
+    SIGNATURE_NOT_CHECKED = ("SG012", "signature-not-checked", Info);
+    /// No verified signature, and one is required.
+    ///
+    /// ## What it does
+    /// With `--require-signature`, a model folder without `model.sig` (or the file named by
+    /// `--signature`) is an error, and so is a signature that could not be verified because
+    /// no key was given (SG012 otherwise).
+    ///
+    /// ## How to fix
+    /// Get the model with its signature, or sign it with `model_signing sign`.
+    SIGNATURE_MISSING = ("SG013", "signature-missing", Error);
+}

@@ -1,0 +1,424 @@
+//! OpenSSF model signatures read from the bundles `model_signing` made
+//! (tests/fixtures/signing/, tests/fixtures/gen/make_signing_fixtures.py).
+
+use std::path::{Path, PathBuf};
+
+use rtenx::signing::{self, statement, verify, Material, Part};
+use sha2::{Digest, Sha256};
+
+const CASES: &str = "tests/fixtures/signing/cases";
+
+/// Every case of the verdicts table.
+fn cases() -> Vec<String> {
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap().to_owned())
+        .collect()
+}
+
+fn signature_of(case: &str) -> PathBuf {
+    let beside = Path::new(CASES).join(case).join("model.sig");
+    if beside.exists() {
+        beside
+    } else {
+        Path::new(CASES).join(case).join("model/model.sig")
+    }
+}
+
+/// The model of a case and its signature file.
+fn model_of(case: &str) -> (PathBuf, PathBuf) {
+    let dir = Path::new(CASES).join(case);
+    if dir.join("model.sig").exists() {
+        (dir.join("model.bin"), dir.join("model.sig"))
+    } else {
+        (dir.join("model"), dir.join("model/model.sig"))
+    }
+}
+
+/// The SG codes `rtenx` finds for a case, sorted and once each.
+fn codes(case: &str) -> Vec<&'static str> {
+    let (model, signature) = model_of(case);
+    let mut codes: Vec<_> = match signing::read(&std::fs::read(&signature).unwrap()) {
+        Err(_) => vec!["SG001"],
+        Ok(signed) => signing::integrity::check(&model, Some(&signature), &signed)
+            .iter()
+            .map(|p| p.rule().code)
+            .collect(),
+    };
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
+fn read(case: &str) -> signing::Signed {
+    signing::read(&std::fs::read(signature_of(case)).unwrap())
+        .unwrap_or_else(|e| panic!("{case}: {e}"))
+}
+
+/// Integrity only (the signature itself is not verified here): what each defect gives.
+const INTEGRITY: &[(&str, &[&str])] = &[
+    ("tamper-flipped-byte", &["SG008"]),
+    ("tamper-added-file", &["SG006"]),
+    ("tamper-removed-file", &["SG007"]),
+    ("tamper-renamed-file", &["SG006", "SG007"]),
+    ("tamper-moved-file", &["SG006", "SG007"]),
+    ("tamper-symlink-out", &["SG009"]),
+    ("tamper-truncated-bundle", &["SG001"]),
+    ("tamper-edited-payload", &["SG003", "SG008"]),
+    ("signed-ignore-model", &["SG004"]),
+    ("signed-duplicate-name", &["SG005"]),
+    ("signed-dotdot-name", &["SG005"]),
+    ("signed-dot-slash-name", &["SG005", "SG006"]),
+    ("signed-absolute-name", &["SG005"]),
+    ("signed-root-mismatch", &["SG003"]),
+    ("signed-unknown-predicate", &["SG002"]),
+    ("signed-missing-resource", &["SG007"]),
+    ("tamper-safetensors-config", &["SG008"]),
+];
+
+/// The signatures checked with the case's key (cases verified with certificates aside).
+const SIGNATURES: &[(&str, &[&str])] = &[
+    ("signed-second-sig-bad", &["SG010"]),
+    ("tamper-edited-payload", &["SG011"]),
+    ("key-wrong-key", &["SG011"]),
+];
+
+fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [&'static str] {
+    table
+        .iter()
+        .find(|(name, _)| *name == case)
+        .map_or(&[], |(_, codes)| codes)
+}
+
+#[test]
+fn every_rule_has_a_fixture() {
+    let covered: Vec<&str> = (INTEGRITY.iter().chain(SIGNATURES))
+        .flat_map(|(_, codes)| codes.iter().copied())
+        // Every case checked without a key; and `--require-signature` (mod cli).
+        .chain(["SG012", "SG013"])
+        .collect();
+    for rule in signing::rules::RULES {
+        assert!(covered.contains(&rule.code), "{} has no fixture", rule.code);
+    }
+}
+
+#[test]
+fn each_defect_is_its_own_finding() {
+    for case in cases() {
+        assert_eq!(codes(&case), expected(INTEGRITY, &case), "{case}");
+    }
+}
+
+/// The key material of the verdicts table.
+fn key_cases() -> Vec<(String, String)> {
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            let case = cols.next()?.to_owned();
+            let key = cols.next()?.strip_prefix("key:")?.to_owned();
+            Some((case, key))
+        })
+        .filter(|(case, _)| case != "tamper-truncated-bundle")
+        .collect()
+}
+
+#[test]
+fn signatures_verify_with_the_given_key_only() {
+    let cases = key_cases();
+    assert!(cases.len() >= 30, "{}", cases.len());
+    for (case, key) in cases {
+        let pem = std::fs::read_to_string(format!("tests/fixtures/signing/material/{key}.pub.pem"));
+        let key = verify::PublicKey::from_pem(&pem.unwrap()).unwrap();
+        let envelope = &read(&case).bundle.envelope;
+        let codes: Vec<_> = verify::problems(envelope, Some(&key))
+            .iter()
+            .map(|p| p.rule().code)
+            .collect();
+        assert_eq!(codes, expected(SIGNATURES, &case), "{case}");
+        let unchecked = verify::problems(envelope, None);
+        assert_eq!(unchecked, [signing::Problem::NotChecked], "{case}");
+    }
+    // Each curve with its own hash; model_signing 0.2.0's compat PAE.
+    for (case, curve, outcome) in [
+        ("key-p384", "P-384", verify::Outcome::Verified),
+        ("key-p521", "P-521", verify::Outcome::Verified),
+        ("v02-key-p256", "P-256", verify::Outcome::VerifiedCompat),
+    ] {
+        let key = &case[case.len() - 4..];
+        let key = key.trim_start_matches('-');
+        let pem = std::fs::read_to_string(format!("tests/fixtures/signing/material/{key}.pub.pem"));
+        let key = verify::PublicKey::from_pem(&pem.unwrap()).unwrap();
+        assert_eq!(key.curve(), curve);
+        assert_eq!(
+            verify::with_key(&read(case).bundle.envelope, &key),
+            [outcome]
+        );
+    }
+}
+#[test]
+fn a_digest_mismatch_names_the_file_and_both_digests() {
+    let (model, signature) = model_of("tamper-flipped-byte");
+    let signed = signing::read(&std::fs::read(&signature).unwrap()).unwrap();
+    let problems = signing::integrity::check(&model, Some(&signature), &signed);
+    let [problem] = &problems[..] else {
+        panic!("{problems:?}")
+    };
+    let actual = hex(&Sha256::digest(
+        std::fs::read(model.join("weights.bin")).unwrap(),
+    ));
+    let message = problem.message();
+    assert!(
+        message.starts_with("\"weights.bin\" changed since it was signed"),
+        "{message}"
+    );
+    assert!(message.ends_with(&format!(", now {actual}")), "{message}");
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn every_fixture_reads() {
+    let cases = cases();
+    assert!(cases.len() >= 35, "{}", cases.len());
+    for case in cases.iter().filter(|c| *c != "tamper-truncated-bundle") {
+        let signed = read(case);
+        let bundle = &signed.bundle;
+        assert_eq!(
+            bundle.media_type,
+            signing::bundle::BUNDLE_MEDIA_TYPE,
+            "{case}"
+        );
+        assert_eq!(
+            bundle.envelope.payload_type,
+            signing::pae::IN_TOTO_PAYLOAD_TYPE
+        );
+        assert!(!bundle.envelope.signatures.is_empty(), "{case}");
+        assert!(
+            bundle.envelope.signatures.iter().all(|s| s.sig.len() > 60),
+            "{case}"
+        );
+        assert_eq!(signed.statement.kind, statement::STATEMENT_TYPE, "{case}");
+        let v1 = signed.statement.predicate_type == statement::PREDICATE_V1;
+        assert_eq!(signed.statement.predicate.is_some(), v1, "{case}");
+    }
+}
+
+#[test]
+fn the_root_digest_is_sha256_over_the_resource_digests() {
+    for case in [
+        "key-p256",
+        "key-p521",
+        "key-p256-shards-blake2",
+        "cert-good",
+    ] {
+        let signed = read(case);
+        let predicate = signed.statement.predicate.unwrap();
+        let mut root = Sha256::new();
+        for r in &predicate.resources {
+            root.update(&r.digest);
+        }
+        let subject = &signed.statement.subjects[0];
+        assert_eq!(subject.name, "model", "{case}");
+        assert_eq!(
+            subject.sha256.as_deref(),
+            Some(&root.finalize()[..]),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn the_predicate_says_how_the_model_was_hashed() {
+    let p = read("key-p256").statement.predicate.unwrap();
+    let s = &p.serialization;
+    assert_eq!(
+        (s.method.as_str(), s.hash_type.as_str()),
+        ("files", "sha256")
+    );
+    assert_eq!(s.shard_size, None);
+    assert!(!s.allow_symlinks);
+    assert!(s.ignore_paths.iter().any(|p| p == "model.sig"));
+    assert!(s.ignore_paths.iter().any(|p| p == ".gitattributes"));
+    let names: Vec<_> = p.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["config.json", "sub/tokenizer.txt", "weights.bin"]);
+    assert!(p.resources.iter().all(|r| r.digest.len() == 32));
+
+    // shard_size is written `16.0`; the shards are named path:start:end.
+    let p = read("key-p256-shards-blake2").statement.predicate.unwrap();
+    assert_eq!(p.serialization.method, "shards");
+    assert_eq!(p.serialization.hash_type, "blake2b");
+    assert_eq!(p.serialization.shard_size, Some(16));
+    assert!(p.resources.iter().any(|r| r.name == "weights.bin:32:40"));
+    assert!(p.resources.iter().all(|r| r.digest.len() == 64));
+    assert_eq!(p.resources[0].algorithm, "blake2b-sharded-16");
+
+    let p = read("key-p256-files-blake3").statement.predicate.unwrap();
+    assert_eq!(p.serialization.hash_type, "blake3");
+    let p = read("key-p256-single-file").statement.predicate.unwrap();
+    assert_eq!(p.resources.len(), 1);
+    assert_eq!(p.resources[0].name, ".");
+    let p = read("key-p256-symlink-inside").statement.predicate.unwrap();
+    assert!(p.serialization.allow_symlinks);
+}
+
+#[test]
+fn the_verification_material_is_read_not_trusted() {
+    match read("key-p384").bundle.material {
+        Material::KeyHint(Some(hint)) => assert_eq!(hint.len(), 64),
+        other => panic!("{other:?}"),
+    }
+    match read("cert-good").bundle.material {
+        // The leaf and the intermediate; the root is the user's.
+        Material::Certificates(chain) => {
+            assert_eq!(chain.len(), 2);
+            assert!(chain.iter().all(|c| c[0] == 0x30 && c.len() > 200));
+        }
+        other => panic!("{other:?}"),
+    }
+    let signed = read("v02-key-p256");
+    match signed.bundle.material {
+        Material::KeyBytes(pem) => assert!(pem.starts_with(b"-----BEGIN PUBLIC KEY-----")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(signed.statement.predicate_type, statement::PREDICATE_V02);
+    let names: Vec<_> = signed
+        .statement
+        .subjects
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["config.json", "sub/tokenizer.txt", "weights.bin"]);
+    assert!(signed
+        .statement
+        .subjects
+        .iter()
+        .all(|s| s.sha256.as_ref().unwrap().len() == 32));
+    assert_eq!(
+        read("signed-second-sig-bad")
+            .bundle
+            .envelope
+            .signatures
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn hostile_bundles_are_errors_at_their_byte() {
+    let good = std::fs::read(signature_of("key-p256")).unwrap();
+    let text = String::from_utf8(good.clone()).unwrap();
+    let cases: Vec<(Vec<u8>, Part, &str)> = vec![
+        (b"".to_vec(), Part::Bundle, "ends"),
+        (good[..good.len() / 2].to_vec(), Part::Bundle, ""),
+        (
+            text.replacen("{\"mediaType\"", "{\"mediaType\":\"x\",\"mediaType\"", 1).into(),
+            Part::Bundle,
+            "twice",
+        ),
+        ("[".repeat(10_000).into_bytes(), Part::Bundle, "not an object"),
+        (
+            format!("{{\"a\":{}", "[".repeat(10_000)).into_bytes(),
+            Part::Bundle,
+            "",
+        ),
+        (br#"{"mediaType":"x"}"#.to_vec(), Part::Bundle, "no dsseEnvelope"),
+        (
+            br#"{"dsseEnvelope":{"payload":"!!"}}"#.to_vec(),
+            Part::Bundle,
+            "not base64",
+        ),
+        (
+            br#"{"dsseEnvelope":{"payload":"e30="}}"#.to_vec(), // {}
+            Part::Statement,
+            "",
+        ),
+        (
+            // {"predicateType": "https://model_signing/signature/v1.0"}
+            br#"{"dsseEnvelope":{"payload":"eyJwcmVkaWNhdGVUeXBlIjogImh0dHBzOi8vbW9kZWxfc2lnbmluZy9zaWduYXR1cmUvdjEuMCJ9"}}"#.to_vec(),
+            Part::Statement,
+            "no predicate",
+        ),
+    ];
+    for (bytes, part, says) in cases {
+        match signing::read(&bytes) {
+            Ok(signed) => {
+                // Only an empty statement reads: it has no predicate, which the checks refuse.
+                assert_eq!(part, Part::Statement);
+                assert!(signed.statement.predicate.is_none());
+            }
+            Err(e) => {
+                assert_eq!(e.part, part, "{e}");
+                assert!(e.what.contains(says), "{e}");
+                assert!(e.at <= bytes.len() as u64, "{e}");
+            }
+        }
+    }
+}
+
+/// `rtenx check` on a signed folder, as users meet it.
+mod cli {
+    use assert_cmd::Command;
+
+    const SIGNED: &str = "tests/fixtures/signing/cases/key-p256-safetensors/model";
+    const KEY: &str = "tests/fixtures/signing/material/p256.pub.pem";
+
+    fn check(args: &[&str]) -> (i32, String) {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap(), text)
+    }
+
+    #[test]
+    fn a_signed_folder_is_checked_and_verified() {
+        let (code, out) = check(&[SIGNED, "--public-key", KEY]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        let (code, out) = check(&[SIGNED]);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains("info[SG012]: the signature was not verified"),
+            "{out}"
+        );
+        let (code, out) = check(&[SIGNED, "--require-signature"]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG013]"), "{out}");
+    }
+
+    #[test]
+    fn a_tampered_folder_fails() {
+        let tampered = "tests/fixtures/signing/cases/tamper-safetensors-config/model";
+        let (code, out) = check(&[tampered, "--public-key", KEY]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("error[SG008]: \"config.json\" changed since it was signed"),
+            "{out}"
+        );
+        assert!(!out.contains("SG011"), "{out}");
+        let other = "tests/fixtures/signing/material/other-p256.pub.pem";
+        let (code, out) = check(&[SIGNED, "--public-key", other]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG011]"), "{out}");
+    }
+
+    #[test]
+    fn a_folder_without_a_signature_fails_only_when_one_is_required() {
+        let unsigned = "tests/fixtures/safetensors/hf_repo";
+        let (_, out) = check(&[unsigned]);
+        assert!(!out.contains("[SG"), "{out}");
+        let (code, out) = check(&[unsigned, "--require-signature"]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG013]: no signature at"), "{out}");
+    }
+}
