@@ -15,6 +15,7 @@
 #   pytorch  tests/fixtures/pickle/**/*.{pt,pth,pt2}
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 #   stack    tests/fixtures/stack/*.{txt,bin}
+#   keras    tests/fixtures/keras/**/*.keras
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -62,7 +63,9 @@ seed pytorch $(files $fixtures/pickle '*.pt') $(files $fixtures/pickle '*.pth') 
 seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 # shellcheck disable=SC2046
 seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
+# shellcheck disable=SC2046
+seed keras $(files $fixtures/keras '*.keras')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack keras; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done
