@@ -183,8 +183,8 @@ crate::rules! {
     /// The file is in a format rtenx recognises but does not read: it was not checked.
     ///
     /// ## What it does
-    /// rtenx names formats it does not read (TFLite, HDF5 and Keras, Core ML, TensorFlow protobufs,
-    /// PyTorch checkpoints and other pickles, NumPy, archives) from their first bytes, so that a
+    /// rtenx names formats it does not read (TFLite, HDF5 and legacy Keras `.h5`, Core ML,
+    /// TensorFlow protobufs, archives) from their first bytes, so that a
     /// valid file of such a format is never reported as broken. Nothing in it was checked: `rtenx
     /// check` exits with 2, "could not check", as for a file it cannot open, never 0, so an unread
     /// file cannot pass a CI gate as clean.
