@@ -35,7 +35,11 @@ fn archives_saved_by_keras_are_read_clean_with_their_layers_as_scopes() {
     let plain = rtenx::analyze(&dir.join("plain.keras")).unwrap();
     let tree = ScopeTree::build(&plain.inventory);
     let path = |name: &str| {
-        let mut at = tree.scopes.iter().position(|s| s.name.to_string() == name).unwrap();
+        let mut at = tree
+            .scopes
+            .iter()
+            .position(|s| s.name.to_string() == name)
+            .unwrap();
         let mut parts = vec![];
         while let Some(parent) = tree.scopes[at].parent {
             parts.push(tree.scopes[at].name.to_string());

@@ -284,13 +284,19 @@ fn judge(
     let name = object.name(tree).unescape();
     let module = object.module.map(|m| m.unescape());
     let registered = object.registered.map(|r| r.unescape());
+    let holder = layer.and_then(|l| model.layers.get(l));
     let path = match (&module, &registered) {
+        // Each lambda is code of its own: listed by the layer that holds it.
+        _ if class == "__lambda__" => match holder {
+            Some(l) => format!("__lambda__ of layer {}", l.name.unescape()),
+            None => class.to_string(),
+        },
         (Some(m), _) => format!("{m}.{name}"),
         (None, Some(r)) if r.contains('>') => r.to_string(),
         (None, _) => name.to_string(),
     };
     let verdict = verdict(tree, object, &class, &name, module.as_deref(), &path);
-    let within = match layer.and_then(|l| model.layers.get(l)) {
+    let within = match holder {
         Some(l) => format!(
             " in layer \"{}\" ({})",
             excerpt(l.name.unescape().as_bytes(), 100),
