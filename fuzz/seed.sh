@@ -17,6 +17,7 @@
 #   stack    tests/fixtures/stack/*.{txt,bin}
 #   tflite   tests/fixtures/tflite/**/*.tflite
 #   signing  tests/fixtures/signing/**/model.sig, and the statements their payloads hold
+#   keras    tests/fixtures/keras/**/*.keras
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -75,6 +76,9 @@ done
 
 # shellcheck disable=SC2046
 seed tflite $(files $fixtures/tflite '*.tflite')
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing; do
+# shellcheck disable=SC2046
+seed keras $(files $fixtures/keras '*.keras')
+
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

@@ -30,6 +30,7 @@ pub mod archive;
 pub mod executorch;
 pub mod foreign;
 pub mod gguf;
+pub mod keras;
 pub mod numpy;
 pub mod onnx;
 pub mod paddle;

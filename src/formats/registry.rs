@@ -24,6 +24,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::pytorch::PyTorch,
     &super::pickle::Pickles,
     &super::numpy::NumPy,
+    &super::keras::Keras,
     &super::archive::Archives,
 ];
 

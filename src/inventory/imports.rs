@@ -8,9 +8,11 @@ use serde::Serialize;
 /// One thing loading the file imports or runs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Import {
-    /// What: `module.name` as the file spells it, or the path of a code file.
+    /// What: `module.name` as the file spells it (a Keras config's `module.class_name`, or its
+    /// registered name), or the path of a code file.
     pub name: Name,
-    /// How the file names it: the opcode (`GLOBAL`, `STACK_GLOBAL`, `INST`, `EXT2`) or `code`.
+    /// How the file names it: the opcode (`GLOBAL`, `STACK_GLOBAL`, `INST`, `EXT2`), `code`, or
+    /// `config` (an object a Keras config names).
     pub kind: &'static str,
     /// The file it is in.
     pub file: FileId,

@@ -210,7 +210,7 @@ crate::rules! {
     /// The file is in a format rtenx recognises but does not read: it was not checked.
     ///
     /// ## What it does
-    /// rtenx names formats it does not read (HDF5, Core ML, TensorFlow SavedModels and graphs,
+    /// rtenx names formats it does not read (HDF5 and legacy Keras `.h5`, Core ML, TensorFlow SavedModels and graphs,
     /// bundled ExecuTorch programs, gzip files, Git LFS pointers and HTML pages saved in place of
     /// a download) from their first bytes, so that a valid file of such a format is never
     /// reported as broken. Nothing in it was checked: `rtenx
