@@ -69,8 +69,9 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
 ];
 
 /// Rules proved by a test of their own rather than by a manifest row: about the folders a run
-/// starts in, or held to a loader's own verdicts (`tests/loadable.rs`): (code, test file,
-/// test function).
+/// starts in, held to a loader's own verdicts (`tests/loadable.rs`), or about a signed folder
+/// (`tests/signing.rs`, which holds each SG rule to its signed case): (code, test file, test
+/// function).
 pub const LAID_OUT: &[(&str, &str, &str)] = &[
     (
         "RX021",
@@ -132,6 +133,19 @@ pub const LAID_OUT: &[(&str, &str, &str)] = &[
         "tests/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
+    ("SG001", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG002", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG003", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG004", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG005", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG006", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG007", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG008", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG009", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG010", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG011", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG012", "tests/signing.rs", "every_rule_has_a_fixture"),
+    ("SG013", "tests/signing.rs", "every_rule_has_a_fixture"),
 ];
 
 /// An expected value, or `*`: not compared.

@@ -2,7 +2,7 @@
 //! offset/size form of models over 2 GB, after it; and the checks the verifier skips on the
 //! latter (inside the file, apart from the FlatBuffer and each other).
 
-use super::model::Reader;
+use super::reader::{Buffer, Reader, What};
 use super::rules::{OFFSET_BOUNDS, OFFSET_OVERLAP, SENTINEL};
 use super::schema;
 use crate::check::{Item, Place};
@@ -11,46 +11,6 @@ use crate::inventory::ByteRange;
 
 /// Vtable slot of `Buffer.offset`.
 const BUFFER_OFFSET: u16 = 6;
-
-/// One buffer, located.
-#[derive(Debug, Clone, Copy)]
-pub struct Buffer {
-    /// The buffer's bytes in the file; `None` for an empty buffer.
-    pub range: Option<ByteRange>,
-    /// Whether the bytes are after the FlatBuffer (the offset/size form).
-    pub external: bool,
-    /// Offset of the buffer's table (of its `offset` field in the offset/size form).
-    pub at: u64,
-    /// What the range is, for messages: `buffer N` or an operator's custom options.
-    pub what: What,
-}
-
-/// What an offset/size range belongs to.
-#[derive(Debug, Clone, Copy)]
-pub enum What {
-    /// `Model.buffers[N]`.
-    Buffer(usize),
-    /// The large custom options of operator N of subgraph G.
-    CustomOptions(usize, usize),
-}
-
-impl std::fmt::Display for What {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            What::Buffer(i) => write!(f, "buffer {i}"),
-            What::CustomOptions(g, op) => {
-                write!(f, "custom options of operator {op} of subgraph {g}")
-            }
-        }
-    }
-}
-
-impl Buffer {
-    /// Whether the buffer holds bytes: its tensor is a constant.
-    pub fn has_data(&self) -> bool {
-        self.range.is_some_and(|r| r.len > 0)
-    }
-}
 
 /// Locates every buffer; checks that buffer 0 is empty.
 pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<Buffer> {

@@ -3,46 +3,16 @@
 //! operators in order checks what the verifier checks of the data flow: every input made
 //! before it is read, no tensor written twice, nothing written that must not be.
 
-use super::model::Reader;
+use super::reader::Reader;
 use super::rules::{
     tensor_index_message, MISSING_SECTION, NOT_PRODUCED, OPCODE_INDEX, PRODUCED_TWICE, TENSOR_INDEX,
 };
 use super::schema;
-use super::tensors;
+use super::tensors::{self, Role};
 use crate::check::{Item, Place};
 use crate::formats::shared::budget::SUBGRAPH_ENTRIES;
 use crate::formats::shared::numbers::id32;
 use crate::inventory::{Attr, AttrValue, Graph, NewKind, NewNode, NodeId, Nodes, Operator, Symbol};
-
-/// What a tensor is to the data flow, as the walk meets it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// Nothing has produced it yet.
-    Unproduced,
-    /// A constant: its buffer holds bytes.
-    Constant,
-    /// A variable (`is_variable`).
-    Variable,
-    /// A subgraph input.
-    Input,
-    /// An earlier operator's output.
-    Produced,
-    /// A tensor whose buffer index is out of range (reported): neither checked nor
-    /// reported again.
-    Invalid,
-}
-
-impl Role {
-    fn what(self) -> &'static str {
-        match self {
-            Role::Constant => "a constant",
-            Role::Variable => "a variable",
-            Role::Input => "a subgraph input",
-            Role::Produced => "already produced by an earlier operator",
-            Role::Unproduced | Role::Invalid => "not produced",
-        }
-    }
-}
 
 /// Reads every subgraph into the inventory's graphs, in order.
 pub fn subgraphs(r: &mut Reader<'_, '_>, model: schema::Model<'_>) {
@@ -258,14 +228,14 @@ fn operator(
     }
     let large = op.large_custom_options_offset();
     if large > 1 {
-        r.large_options.push(super::buffers::Buffer {
+        r.large_options.push(super::reader::Buffer {
             range: Some(crate::inventory::ByteRange {
                 start: large,
                 len: op.large_custom_options_size(),
             }),
             external: true,
             at,
-            what: super::buffers::What::CustomOptions(g, index),
+            what: super::reader::What::CustomOptions(g, index),
         });
     }
     // An operator is named after its first output, whose name the converter writes as the

@@ -3,7 +3,7 @@
 //! name, author and licence, other entries by size), signature defs, and the facts the
 //! inventory shows as properties.
 
-use super::model::Reader;
+use super::reader::Reader;
 use super::rules::{tensor_index_message, BUFFER_INDEX, SIGNATURE_SUBGRAPH, TENSOR_INDEX};
 use super::schema;
 use crate::check::Place;

@@ -1,16 +1,16 @@
 //! The model as a whole: verification, the version, then each part in turn, and the file's
 //! layout (the FlatBuffer, then any offset/size buffers).
 
-use super::buffers::{self, Buffer};
-use super::operators::{self, OpCode};
+use super::buffers;
+use super::operators;
+use super::reader::Reader;
 use super::rules::{FLATBUFFER_INVALID, MISSING_SECTION, OVER_LIMITS, VERSION};
 use super::schema::{self, root_as_model_with_opts};
 use super::{graph, metadata};
 use crate::check::{Item, Place};
-use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer::{self, VerifyRules};
-use crate::inventory::{ByteRange, Section, SectionKind, TensorId};
+use crate::inventory::{ByteRange, Section, SectionKind};
 
 static RULES: VerifyRules = VerifyRules {
     invalid: &FLATBUFFER_INVALID,
@@ -22,68 +22,6 @@ static RULES: VerifyRules = VerifyRules {
 const SCHEMA_VERSION: u32 = 3;
 /// Vtable slot of `Model.version`.
 const MODEL_VERSION: u16 = 4;
-
-/// A reader's state over one verified model.
-pub struct Reader<'c, 'a> {
-    /// The shared reader state.
-    pub cx: &'c mut Context<'a>,
-    /// One past the furthest FlatBuffer object read so far: where the FlatBuffer ends, as
-    /// far as the reader can tell.
-    pub flatbuffer_end: u64,
-    /// `Model.buffers`, located.
-    pub buffers: Vec<Buffer>,
-    /// `Model.operator_codes`, named.
-    pub opcodes: Vec<OpCode>,
-    /// Operators' custom options in the offset/size form.
-    pub large_options: Vec<Buffer>,
-    /// Each subgraph's tensor count, as read.
-    pub tensor_counts: Vec<usize>,
-    /// Constant tensors and their buffer index, to find buffers shared by several.
-    pub constants: Vec<(u32, TensorId)>,
-    /// Quantised tensors, and those quantised per axis.
-    pub quantized: (u64, u64),
-    /// Sparse tensors.
-    pub sparse: u64,
-    /// Bytes of string tables and sparse index arrays still to scan: FlatBuffers let many
-    /// tensors share one buffer or one index array, so the scans are bounded by the file's
-    /// size, twice over, rather than by how often the file points at them.
-    pub scan_left: u64,
-}
-
-impl Reader<'_, '_> {
-    /// Takes `n` bytes of scanning; false, and nothing taken, once they are out (the check
-    /// is then skipped).
-    pub fn scan(&mut self, n: u64) -> bool {
-        let ok = n <= self.scan_left;
-        if ok {
-            self.scan_left -= n;
-        }
-        ok
-    }
-}
-
-impl<'a> Reader<'_, 'a> {
-    /// The absolute offset of `part`, a slice of the model file (0 for anything else).
-    pub fn at(&self, part: &[u8]) -> u64 {
-        offset_in(self.cx.bytes, part).unwrap_or(0)
-    }
-
-    /// Notes that the FlatBuffer holds `part`, a slice of the file; returns its offset.
-    pub fn seen(&mut self, part: &[u8]) -> u64 {
-        let at = self.at(part);
-        self.flatbuffer_end = self
-            .flatbuffer_end
-            .max(at.saturating_add(part.len() as u64));
-        at
-    }
-
-    /// Notes a table at `loc`; returns its offset.
-    pub fn table(&mut self, loc: usize) -> u64 {
-        let at = loc as u64;
-        self.flatbuffer_end = self.flatbuffer_end.max(at.saturating_add(4));
-        at
-    }
-}
 
 /// Reads the model in `cx`.
 pub fn read(cx: &mut Context<'_>) {

@@ -1,7 +1,7 @@
 //! `Model.operator_codes`: each code named (a builtin's schema name, a custom operator's own
 //! name) with its version, checked as the verifier checks it; custom operators named.
 
-use super::model::Reader;
+use super::reader::{OpCode, Reader};
 use super::rules::{CUSTOM_OPERATOR, CUSTOM_UNNAMED, UNKNOWN_BUILTIN};
 use super::schema::{self, BuiltinOperator};
 use crate::check::{Item, Place};
@@ -9,17 +9,6 @@ use crate::inventory::Symbol;
 
 /// The builtin code of custom operators.
 const CUSTOM: i32 = 32;
-
-/// One operator code.
-#[derive(Debug, Clone)]
-pub struct OpCode {
-    /// The operator type: the builtin's name, the custom operator's name, or `#N`.
-    pub name: Symbol,
-    /// Whether it is a custom operator.
-    pub custom: bool,
-    /// `OperatorCode.version`.
-    pub version: i32,
-}
 
 /// Reads and names every operator code.
 pub fn codes(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<OpCode> {

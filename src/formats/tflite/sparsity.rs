@@ -3,7 +3,7 @@
 //! metadata per traversed dimension, each sparse dimension's segments and indices, and the
 //! number of stored values against the buffer.
 
-use super::model::Reader;
+use super::reader::Reader;
 use super::rules::SPARSITY;
 use super::schema::{self, DimensionType};
 use crate::check::Place;

@@ -3,8 +3,7 @@
 //! quantisation. Numeric buffers are held to elements × element size by the format-neutral
 //! size rule (RX007), as the verifier holds them.
 
-use super::graph::Role;
-use super::model::Reader;
+use super::reader::Reader;
 use super::rules::{BUFFER_INDEX, NEGATIVE_DIMENSION, QUANTIZATION, STRING_TABLE, TENSOR_TYPE};
 use super::{dtypes, schema, sparsity};
 use crate::check::{Item, Place};
@@ -270,5 +269,35 @@ fn quantization(
             place,
             format!("tensor {index}'s quantisation does not fit: {problem}"),
         );
+    }
+}
+
+/// What a tensor is to the data flow, as the walk meets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Nothing has produced it yet.
+    Unproduced,
+    /// A constant: its buffer holds bytes.
+    Constant,
+    /// A variable (`is_variable`).
+    Variable,
+    /// A subgraph input.
+    Input,
+    /// An earlier operator's output.
+    Produced,
+    /// A tensor whose buffer index is out of range (reported): neither checked nor
+    /// reported again.
+    Invalid,
+}
+
+impl Role {
+    pub fn what(self) -> &'static str {
+        match self {
+            Role::Constant => "a constant",
+            Role::Variable => "a variable",
+            Role::Input => "a subgraph input",
+            Role::Produced => "already produced by an earlier operator",
+            Role::Unproduced | Role::Invalid => "not produced",
+        }
     }
 }
