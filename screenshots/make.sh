@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates screenshots/*.svg from the real `rtenx inspect` running in tmux on shipped
 # fixtures: one image per view. Needs tmux and python3.
-#   screenshots/make.sh
+#   screenshots/make.sh                      (builds the release binary)
+#   RTENX_BIN=target/debug/rtenx screenshots/make.sh   (shoots with a binary already built)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --bin rtenx
-bin=target/release/rtenx
+bin=${RTENX_BIN:-target/release/rtenx}
+[ -n "${RTENX_BIN:-}" ] || cargo build --release --bin rtenx
 session=rtenx-shots
 shoot() { # NAME FIXTURE KEYS...
   local name=$1 fixture=$2; shift 2
@@ -29,6 +30,7 @@ shoot neighbourhood-subgraphs "$rten" 3 / op:If Enter v l
 shoot neighbourhood-scope tests/fixtures/onnx/torch_encoder/model.onnx 3 j v
 shoot operators tests/fixtures/rten/convnet.rten 4
 shoot tensors tests/fixtures/rten/convnet.rten 5 s
+shoot tensors-histogram tests/fixtures/rten/convnet.rten 5 s Enter
 shoot findings tests/fixtures/rten/bad/RT006-tensor-data-inside-model.rten 6
 shoot help "$rten" 3 '?'
 et=tests/fixtures/executorch/xnnpack_external/model.pte
@@ -51,4 +53,6 @@ shoot gguf-chat-template tests/fixtures/gguf/tiny.gguf 8 / chat_template Enter E
 shoot findings-why tests/fixtures/pickle/bad/PK001-global-os-system.pkl 6 J J
 shoot diff-graph "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx" 3 j j Right
 shoot diff-overview "tests/fixtures/diff/mlp_a.onnx --diff tests/fixtures/diff/mlp_b.onnx"
+shoot tflite-graph tests/fixtures/tflite/int8.tflite 3 t j j
+shoot keras-scopes tests/fixtures/keras/plain.keras 3 Right j Right
 echo "wrote screenshots/*.svg"
