@@ -271,17 +271,22 @@ fn hash_file(
                 while let Some(part) = signed.next_if(|p| p.range < Some((start, end))) {
                     compare_missing_shard(part, len, &mut problems);
                 }
-                match signed.next_if(|p| p.range == Some((start, end))) {
+                if let Some(part) = signed.next_if(|p| p.range == Some((start, end))) {
                     // Both offsets are at most the map's length.
-                    Some(part) => {
-                        compare(part, &digest(start as usize..end as usize), &mut problems)
-                    }
-                    None => problems.push(Problem::NotSigned {
-                        path: file.path.clone(),
-                        range: Some((start, end)),
-                    }),
+                    compare(part, &digest(start as usize..end as usize), &mut problems);
+                    start = end;
+                    continue;
                 }
-                start = end;
+                // Shards no part signs, up to the shard where the next signed part starts:
+                // one problem and one step, however small the signed shard size.
+                let next = signed.peek().and_then(|p| p.range).map_or(len, |(s, _)| s);
+                let shards = next.saturating_sub(start).div_ceil(size).max(1);
+                let gap_end = start.saturating_add(shards.saturating_mul(size)).min(len);
+                problems.push(Problem::NotSigned {
+                    path: file.path.clone(),
+                    range: Some((start, gap_end)),
+                });
+                start = gap_end;
             }
             for part in signed {
                 compare_missing_shard(part, len, &mut problems);
