@@ -135,7 +135,46 @@ fn numpy_finds_exactly_the_nan_and_infinities_rtenx_counts() {
         );
         seen += 1;
     }
-    assert!(seen >= 12, "{seen} tensors with NaN or infinities");
+    assert!(seen >= 28, "{seen} tensors with NaN or infinities");
+}
+
+/// Each format that stores tensor bytes has a fixture whose NaN and infinities its own writer
+/// wrote and numpy counted (numpy_isfinite.tsv); those of ONNX, ExecuTorch and Paddle also in
+/// a data file beside the model (external data, a `.ptd`, a `.pdiparams`).
+#[test]
+fn every_format_that_stores_tensor_bytes_has_a_nan_fixture() {
+    let mut seen = std::collections::BTreeSet::new();
+    for row in tsv("numpy_isfinite.tsv") {
+        let (file, tensor, nonfinite) = (&row[0], &row[1], &row[4]);
+        if nonfinite == "0" {
+            continue;
+        }
+        let a = checked(file);
+        let (_, errors) = errors(&a, tensor);
+        let format = a.inventory.format.name();
+        seen.insert((format, errors[0].file > 0));
+        seen.insert((format, false));
+    }
+    let formats = [
+        "executorch",
+        "gguf",
+        "numpy",
+        "onnx",
+        "paddle",
+        "pytorch",
+        "rten",
+        "safetensors",
+        "tflite",
+    ];
+    for format in formats {
+        assert!(seen.contains(&(format, false)), "{format}: {seen:?}");
+    }
+    for format in ["executorch", "onnx", "paddle"] {
+        assert!(
+            seen.contains(&(format, true)),
+            "{format} data file: {seen:?}"
+        );
+    }
 }
 
 /// `rtenx` with `args` in the repository, its exit code and standard output.
