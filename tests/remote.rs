@@ -423,24 +423,14 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
 
     // What cannot be read is exit 2 with the cause, and nothing reported clean.
     // The report is on standard output, the one file's error included.
-    for (path, hash, expected) in [
-        (
-            Hub::hf("gone.gguf"),
-            false,
-            "no such file in the repository (404",
-        ),
-        (url.clone(), true, "not done for a remote file"),
+    for (path, expected) in [
+        (Hub::hf("gone.gguf"), "no such file in the repository (404"),
         (
             "http://example.com/m.gguf".into(),
-            false,
             "plain http:// is refused",
         ),
     ] {
-        let mut args = vec!["check", &path];
-        if hash {
-            args.extend(["--hash", "sha256"]);
-        }
-        let (out, err, code) = rtenx(&hub, &args);
+        let (out, err, code) = rtenx(&hub, &["check", &path]);
         assert_eq!(code, 2, "{out}{err}");
         assert!(
             out.contains(&format!("error: cannot read {path}: ")),
@@ -449,6 +439,13 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
         assert!(out.contains(expected), "{out}");
         assert!(out.contains("1 file could not be read"), "{out}");
     }
+    // --hash takes the SHA-256 the Hub records rather than downloading the file.
+    let (out, err, code) = rtenx(
+        &hub,
+        &["check", "--hash", "sha256", "--format", "json", &url],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("{:064x}", bytes.len())), "{out}");
     let (out, err, code) = rtenx_with(&hub, "16KiB", &["check", &url]);
     assert_eq!(code, 2, "{out}{err}");
     let expected = "more than its budget of 16384 bytes (RTENX_REMOTE_BUDGET raises it)";
@@ -793,4 +790,152 @@ fn sarif_and_the_ml_bom_carry_the_hubs_records_of_a_remote_file() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&sha), "{out}");
     assert_eq!(hub.served("llama.gguf"), 2 * bytes.len() as u64);
+}
+
+/// Reading values, for [`analyze_opened`].
+fn with_values() -> ReadOptions<'static> {
+    ReadOptions {
+        values: Some(rtenx::formats::ValueCheck {
+            zero_tail: rtenx::formats::ZERO_TAIL,
+            cancel: None,
+        }),
+        ..ReadOptions::default()
+    }
+}
+
+#[test]
+fn every_value_fixture_reads_the_same_values_remote_as_local() {
+    let hub = Hub::start();
+    let session = session(&hub);
+    let fixtures = files(
+        "values/bad",
+        &[".gguf", ".safetensors", ".npy", ".onnx", ".pt"],
+    );
+    assert!(fixtures.len() >= 10, "{fixtures:?}");
+    for (i, local) in fixtures.iter().enumerate() {
+        let here = analyze_opened(&ModelFile::open(local).unwrap(), &with_values()).unwrap();
+        let path = format!("v{i}/{}", local.file_name().unwrap().to_string_lossy());
+        hub.add(&path, Content::File(local.clone()));
+        let file = session.open(&Hub::hf(&path)).unwrap();
+        let there = analyze_opened(&file, &with_values()).unwrap();
+        assert_eq!(verdict(&here), verdict(&there), "{}", local.display());
+        let values = |a: &Analysis| a.findings.iter().any(|f| f.rule.code.starts_with("VX"));
+        assert!(values(&there), "{}: {:?}", local.display(), verdict(&there));
+        // Every byte fetched once at most: the values are the rest of the file.
+        let len = std::fs::metadata(local).unwrap().len();
+        let fetched = file.provenance().unwrap().fetched;
+        assert_eq!(hub.served(&path), fetched);
+        assert!(
+            fetched <= len + 8192,
+            "{}: {fetched} of {len}",
+            local.display()
+        );
+    }
+}
+
+/// A safetensors file of two f32 tensors of `mib` MiB each, holes but for a NaN as the very
+/// last element of the second.
+fn two_big_tensors(dir: &Path, mib: u64) -> PathBuf {
+    use std::io::Write;
+    let size = mib << 20;
+    let header = format!(
+        r#"{{"dead.weight":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{size}]}},"nan.weight":{{"dtype":"F32","shape":[{n}],"data_offsets":[{size},{end}]}}}}"#,
+        n = size / 4,
+        end = 2 * size
+    );
+    let path = dir.join("big.safetensors");
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    f.write_all(header.as_bytes()).unwrap();
+    let start = 8 + header.len() as u64;
+    f.set_len(start + 2 * size).unwrap();
+    use std::os::unix::fs::FileExt;
+    f.write_all_at(&f32::NAN.to_le_bytes(), start + 2 * size - 4)
+        .unwrap();
+    path
+}
+
+#[test]
+fn values_of_a_remote_file_are_fetched_once_and_let_go_of_as_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = two_big_tensors(dir.path(), 96);
+    let hub = Hub::start();
+    hub.add("big.safetensors", Content::File(local.clone()));
+    let session = session(&hub);
+    let here = analyze_opened(&ModelFile::open(&local).unwrap(), &with_values()).unwrap();
+    let file = session.open(&Hub::hf("big.safetensors")).unwrap();
+    let structure = hub.served("big.safetensors");
+    assert!(structure < 1 << 20, "{structure}");
+    let there = analyze_opened(&file, &with_values()).unwrap();
+    assert_eq!(verdict(&here), verdict(&there));
+    let codes: Vec<&str> = there.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(codes, ["VX001"]);
+    // Every byte once, past the per-file and per-run budgets (64 MiB, 1 GiB by default
+    // here 192 MiB in all), and no more than a few pages of it still held.
+    let len = std::fs::metadata(&local).unwrap().len();
+    let served = hub.served("big.safetensors");
+    assert!(
+        served >= len - structure && served <= len + 8192,
+        "{served} of {len}"
+    );
+    let held = file.fetched().unwrap().bytes();
+    assert!(held < 4 << 20, "{held} bytes still held");
+
+    // A server that goes down meanwhile: an error that names it, no verdict.
+    let file = session.open(&Hub::hf("big.safetensors")).unwrap();
+    hub.misbehave(Misbehaviour::Down);
+    let Err(e) = analyze_opened(&file, &with_values()) else {
+        panic!("read values from a server that is down");
+    };
+    let e = e.to_string();
+    assert!(e.contains("big.safetensors") && e.contains("503"), "{e}");
+}
+
+#[test]
+fn check_dump_and_diff_read_remote_values_as_they_read_local_ones() {
+    let hub = Hub::start();
+    let local = common::fixtures().join("values/bad/VX001-floats.safetensors");
+    hub.add("floats.safetensors", Content::File(local.clone()));
+    let url = Hub::hf("floats.safetensors");
+    let local = local.to_str().unwrap();
+    let findings = |out: &str| {
+        let report: serde_json::Value = serde_json::from_str(out).unwrap();
+        let mut findings = report["files"][0]["findings"].clone();
+        for f in findings.as_array_mut().unwrap() {
+            let f = f.as_object_mut().unwrap();
+            f.remove("fingerprint");
+            f.remove("path");
+        }
+        findings
+    };
+    let (here, _, code) = common::rtenx(&["check", "--values", "--format", "json", local]);
+    assert_eq!(code, 1, "{here}");
+    let (there, err, remote_code) = rtenx(&hub, &["check", "--values", "--format", "json", &url]);
+    assert_eq!(remote_code, code, "{there}{err}");
+    assert_eq!(findings(&here), findings(&there));
+
+    let (here, _, _) = common::rtenx(&["dump", "--values", local]);
+    let (there, err, code) = rtenx(&hub, &["dump", "--values", &url]);
+    assert_eq!(code, 0, "{err}");
+    let tensors =
+        |out: &str| serde_json::from_str::<serde_json::Value>(out).unwrap()["tensors"].clone();
+    assert_eq!(tensors(&here), tensors(&there));
+    assert!(there.contains("\"nan\""), "{there}");
+
+    let (out, err, code) = rtenx(&hub, &["diff", "--values", "--format", "json", local, &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let values = &diff["values"];
+    assert!(values["equal"].as_u64().unwrap() > 0, "{values}");
+    assert_eq!(values["not_compared"], serde_json::json!([]), "{values}");
+
+    // --verify-checksums hashes a remote data file as it hashes a local one.
+    let onnx = common::fixtures().join("onnx/bad/DX009-checksum-wrong");
+    hub.add_dir(&onnx);
+    let (out, err, code) = rtenx(
+        &hub,
+        &["check", "--verify-checksums", &Hub::hf("model.onnx")],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error[DX009]"), "{out}");
 }

@@ -14,8 +14,10 @@
 //! 3. while reading, any page the reader reads that was not fetched (the sparse file records
 //!    it), after which the file is read again (`analysis::analyze_opened`).
 //!
-//! Tensor bytes are never fetched: `--verify-checksums` and `check --hash`, which need them,
-//! are refused for a remote file, and `sbom` takes the SHA-256 the Hub records. A repository
+//! Tensor bytes are fetched only when an option reads them (`--values`, `--verify-checksums`,
+//! `diff --values`, the browser's value view), by range as they are read, and let go of once
+//! read (`ModelFile::fetch_tensors`, `Sparse::forget`); `check --hash` and `sbom` take the
+//! SHA-256 the Hub records. A repository
 //! ([`Session::repository`]) is resolved to a commit, listed, and checked as a folder is; the
 //! files beside a model are looked up in that listing ([`repository`]).
 //!
