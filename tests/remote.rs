@@ -939,3 +939,35 @@ fn check_dump_and_diff_read_remote_values_as_they_read_local_ones() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("error[DX009]"), "{out}");
 }
+
+#[test]
+fn the_shards_and_parts_of_a_remote_model_are_fetched_side_by_side() {
+    let dir = repository_folder();
+    for model in [
+        "model.safetensors.index.json",
+        "gguf/llama-00001-of-00003.gguf",
+    ] {
+        let hub = Hub::start();
+        hub.add_dir(dir.path());
+        let file = session(&hub).open(&Hub::hf(model)).unwrap();
+        assert_eq!(
+            hub.most_in_flight(),
+            1,
+            "{model}: one request at a time so far"
+        );
+        // As over a network: each request waits, so fetches side by side overlap.
+        hub.delay(Duration::from_millis(100));
+        let there = analyze_opened(&file, &ReadOptions::default()).unwrap();
+        let local = ModelFile::open(&dir.path().join(model)).unwrap();
+        let here = analyze_opened(&local, &ReadOptions::default()).unwrap();
+        assert_eq!(as_remote(&here, dir.path()), verdict(&there), "{model}");
+        let most = hub.most_in_flight();
+        assert!(most >= 2, "{model}: at most {most} requests at once");
+        // What they cost is the model's too.
+        let data = file.provenance().unwrap().data_files.unwrap();
+        // The shards and config.json, or the other two parts.
+        let shards = if model.starts_with("gguf") { 2 } else { 4 };
+        assert_eq!(data.files, shards, "{data:?}");
+        assert!(data.fetched > 0 && data.fetched < data.size, "{data:?}");
+    }
+}

@@ -115,6 +115,10 @@ struct State {
     lies: HashMap<String, u64>,
     /// Files the tree API lists after the real ones, made up as it goes: `w{n}.bin`.
     made_up: usize,
+    /// How long each request waits before it is answered, as over a real network.
+    delay: std::time::Duration,
+    /// Requests being answered now, and the most there were at once.
+    in_flight: (usize, usize),
 }
 
 /// The Hub and its CDN, each on a port of 127.0.0.1, running until dropped.
@@ -147,6 +151,16 @@ impl Hub {
             });
         }
         Hub { endpoint, state }
+    }
+
+    /// Makes each request wait `delay` before its answer from now on.
+    pub fn delay(&self, delay: std::time::Duration) {
+        self.state.lock().unwrap().delay = delay;
+    }
+
+    /// The most requests that were being answered at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.state.lock().unwrap().in_flight.1
     }
 
     /// Serves `content` as `path` of the repository `org/repo`.
@@ -271,11 +285,19 @@ fn serve(stream: TcpStream, host: &'static str, state: &Mutex<State>) {
             range: headers.get("range").cloned(),
             authorization: headers.get("authorization").cloned(),
         };
-        state.lock().unwrap().seen.push(seen.clone());
+        let delay = {
+            let mut state = state.lock().unwrap();
+            state.seen.push(seen.clone());
+            state.in_flight.0 += 1;
+            state.in_flight.1 = state.in_flight.1.max(state.in_flight.0);
+            state.delay
+        };
+        std::thread::sleep(delay);
         let keep = match host {
             "hub" => hub(&mut out, &seen, state),
             _ => cdn(&mut out, &seen, state),
         };
+        state.lock().unwrap().in_flight.0 -= 1;
         if out.flush().is_err() || !keep {
             return;
         }
