@@ -971,3 +971,26 @@ fn the_shards_and_parts_of_a_remote_model_are_fetched_side_by_side() {
         assert!(data.fetched > 0 && data.fetched < data.size, "{data:?}");
     }
 }
+
+/// On a terminal, a repository's check shows how many of its files are done, and clears it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_repository_check_on_a_terminal_counts_its_files_as_they_are_fetched() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    hub.delay(Duration::from_millis(100));
+    let bin = env!("CARGO_BIN_EXE_rtenx");
+    let cmd = format!("stty cols 100 rows 30; {bin} check hf://org/repo");
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .env("HF_ENDPOINT", &hub.endpoint)
+        .env("HF_HOME", "/nonexistent")
+        .env_remove("HF_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux `script` runs the binary in a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("fetching [") && screen.contains("/6 files"), "{screen}");
+    assert!(screen.contains("checked 6 files"), "{screen}");
+}

@@ -374,10 +374,15 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     } else {
         workers()
     };
+    // Remote files are counted as they are checked: each waits on the network.
+    let fetching = (remote && workers > 1).then(|| Progress::files("fetching", jobs.len() as u64));
     let outcomes = parallel_map(jobs, workers, |(target, settings)| {
-        file::check(target, settings, &run)
+        let outcome = file::check(target, settings, &run);
+        fetching.iter().for_each(Progress::done);
+        outcome
     });
     progress.finish();
+    fetching.iter().for_each(Progress::finish);
     let over_budget = outcomes.iter().any(|o| o.over_budget);
     let mut results: Vec<_> = outcomes.into_iter().map(|o| o.result).collect();
     for note in notes {
