@@ -991,6 +991,97 @@ fn a_repository_check_on_a_terminal_counts_its_files_as_they_are_fetched() {
         .output()
         .expect("util-linux `script` runs the binary in a pseudo-terminal");
     let screen = String::from_utf8_lossy(&out.stdout);
-    assert!(screen.contains("fetching [") && screen.contains("/6 files"), "{screen}");
+    assert!(
+        screen.contains("fetching [") && screen.contains("/6 files"),
+        "{screen}"
+    );
     assert!(screen.contains("checked 6 files"), "{screen}");
+}
+
+#[test]
+fn a_local_copy_is_held_to_what_the_hub_records() {
+    let hub = Hub::start();
+    let published = common::fixtures().join("hf/llama-sharded");
+    hub.add_dir(&published);
+    hub.true_digests();
+    let copy = tempfile::tempdir().unwrap();
+    copy_fixture("hf/llama-sharded", copy.path());
+    let dir = copy.path().to_str().unwrap();
+    let codes = |out: &str| -> Vec<(String, String)> {
+        let report: serde_json::Value = serde_json::from_str(out).unwrap();
+        let files = report["files"].as_array().unwrap().iter();
+        let findings = files.flat_map(|f| f["findings"].as_array().unwrap().clone());
+        findings
+            .filter(|f| f["code"].as_str().unwrap().starts_with("HF00") && f["code"] != "HF002")
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_owned(),
+                    f["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let args = [
+        "check",
+        "--format",
+        "json",
+        "--expect-hub",
+        "hf://org/repo",
+        dir,
+    ];
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!((code, codes(&out)), (0, vec![]), "{out}{err}");
+
+    // A flipped byte in a shard (an LFS file: its SHA-256), a changed index (a file stored in
+    // git: its blob id), a file the repository lacks.
+    let shard = copy.path().join("model-00002-of-00002.safetensors");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&shard, bytes).unwrap();
+    let index = copy.path().join("model.safetensors.index.json");
+    let text = std::fs::read_to_string(&index).unwrap();
+    std::fs::write(&index, text.replacen("total_size", "total_sizE", 1)).unwrap();
+    std::fs::copy(
+        common::fixtures().join("safetensors/dtypes.safetensors"),
+        copy.path().join("extra.safetensors"),
+    )
+    .unwrap();
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let found = codes(&out);
+    let has = |code: &str, words: &[&str]| {
+        found
+            .iter()
+            .any(|(c, m)| c == code && words.iter().all(|w| m.contains(w)))
+    };
+    assert!(
+        has(
+            "HF007",
+            &[
+                "model-00002-of-00002.safetensors: its SHA-256 is",
+                "hf://org/repo/model-00002-of-00002.safetensors (commit"
+            ]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF007",
+            &["model.safetensors.index.json: its git blob id is"]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF008",
+            &["extra.safetensors is not in hf://org/repo/extra.safetensors"]
+        ),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+
+    // A repository that cannot be listed is a usage error, before anything is checked.
+    let (out, err, code) = rtenx(&hub, &["check", "--expect-hub", "hf://org/gone", dir]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("hf://org/gone"), "{err}");
 }

@@ -57,6 +57,11 @@ impl Repository {
         format!("{}{path}", self.shown)
     }
 
+    /// The file at `path`, if it lists one.
+    pub fn file(&self, path: &str) -> Option<&Listed> {
+        self.files.get(path)
+    }
+
     /// The commit its revision resolved to.
     pub fn commit(&self) -> &str {
         &self.commit

@@ -309,6 +309,7 @@ impl ModelFile {
     }
 
     /// Where `block` is in this file's map, if it is a part of it.
+    #[cfg(all(unix, feature = "remote"))]
     fn range_of(&self, block: &[u8]) -> Option<ByteRange> {
         let start = (block.as_ptr() as usize).checked_sub(self.bytes.as_ptr() as usize)?;
         (start <= self.bytes.len() && block.len() <= self.bytes.len() - start).then_some(

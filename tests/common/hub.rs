@@ -119,6 +119,9 @@ struct State {
     delay: std::time::Duration,
     /// Requests being answered now, and the most there were at once.
     in_flight: (usize, usize),
+    /// Whether the tree API gives the files' true digests: `.json` files as stored in git
+    /// (their blob id), the others as LFS files (their SHA-256); otherwise made up.
+    true_digests: bool,
 }
 
 /// The Hub and its CDN, each on a port of 127.0.0.1, running until dropped.
@@ -151,6 +154,11 @@ impl Hub {
             });
         }
         Hub { endpoint, state }
+    }
+
+    /// Makes the tree API give the files' true digests ([`State::true_digests`]).
+    pub fn true_digests(&self) {
+        self.state.lock().unwrap().true_digests = true;
     }
 
     /// Makes each request wait `delay` before its answer from now on.
@@ -430,6 +438,19 @@ fn tree(out: &mut TcpStream, seen: &Seen, state: &State, rest: &str) -> bool {
         .unwrap_or(0);
     let page: Vec<String> = (cursor..total.min(cursor + state.page))
         .map(|i| match names.get(i) {
+            Some((n, len)) if state.true_digests => {
+                let bytes = state.files.get(n).map(|c| c.read(0, c.len())).unwrap_or_default();
+                match n.ends_with(".json") {
+                    true => {
+                        let oid = rtenx::source::digest::git_blob_id(&rtenx::source::ModelFile::in_memory("", bytes));
+                        format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"{oid}"}}"#)
+                    }
+                    false => {
+                        let sha = rtenx::source::digest::sha256_hex(&bytes);
+                        format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{sha}","size":{len},"pointerSize":134}}}}"#)
+                    }
+                }
+            }
             Some((n, len)) => format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{len:064x}","size":{len},"pointerSize":134}}}}"#),
             None => format!(r#"{{"type":"file","path":"w{i}.bin","size":1,"oid":"x"}}"#),
         })
