@@ -78,7 +78,16 @@ fn same_remote_as_local(fixtures: &[PathBuf]) -> (usize, u64, u64) {
         let copy = alone.path().join(&*name);
         std::fs::copy(local, &copy).unwrap();
         let (here, there, got) = both(&hub, &session, &copy, &path);
-        assert_eq!(verdict(&here), verdict(&there), "{}", local.display());
+        // Paths beside the model are shown in its folder there, and in the copy's here.
+        let here: Vec<String> = (verdict(&here).into_iter())
+            .map(|line| {
+                line.replace(
+                    &format!("{}/", alone.path().display()),
+                    &format!("hf://org/repo/f{i}/"),
+                )
+            })
+            .collect();
+        assert_eq!(here, verdict(&there), "{}", local.display());
         let len = std::fs::metadata(local).unwrap().len();
         assert!(got <= len, "{}: fetched {got} of {len}", local.display());
         size += len;
@@ -122,6 +131,26 @@ fn every_pytorch_zip_fixture_reads_the_same_remote_as_local() {
         n > 20 && fetched <= size,
         "{n} files, {fetched} of {size} bytes"
     );
+}
+
+#[test]
+fn every_fixture_of_the_other_formats_reads_the_same_remote_as_local() {
+    for (dir, extensions) in [
+        ("rten", &[".rten"][..]),
+        ("onnx", &[".onnx"]),
+        ("executorch", &[".pte"]),
+        ("paddle", &[".pdmodel", ".pdparams"]),
+        ("tflite", &[".tflite"]),
+        ("keras", &[".keras"]),
+        ("pickle", &[".pkl", ".npy", ".joblib"]),
+    ] {
+        let fixtures = files(dir, extensions);
+        let (n, size, fetched) = same_remote_as_local(&fixtures);
+        assert!(
+            n >= 5 && fetched <= size,
+            "{dir}: {n} files, {fetched} of {size} bytes"
+        );
+    }
 }
 
 /// A safetensors file of `tensors` tensors of 16 KiB each: a header of about 60 bytes a tensor.
@@ -950,4 +979,150 @@ fn check_dump_and_diff_read_remote_values_as_they_read_local_ones() {
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("error[DX009]"), "{out}");
+}
+
+#[test]
+fn the_shards_and_parts_of_a_remote_model_are_fetched_side_by_side() {
+    let dir = repository_folder();
+    for model in [
+        "model.safetensors.index.json",
+        "gguf/llama-00001-of-00003.gguf",
+    ] {
+        let hub = Hub::start();
+        hub.add_dir(dir.path());
+        let file = session(&hub).open(&Hub::hf(model)).unwrap();
+        assert_eq!(
+            hub.most_in_flight(),
+            1,
+            "{model}: one request at a time so far"
+        );
+        // As over a network: each request waits, so fetches side by side overlap.
+        hub.delay(Duration::from_millis(100));
+        let there = analyze_opened(&file, &ReadOptions::default()).unwrap();
+        let local = ModelFile::open(&dir.path().join(model)).unwrap();
+        let here = analyze_opened(&local, &ReadOptions::default()).unwrap();
+        assert_eq!(as_remote(&here, dir.path()), verdict(&there), "{model}");
+        let most = hub.most_in_flight();
+        assert!(most >= 2, "{model}: at most {most} requests at once");
+        // What they cost is the model's too.
+        let data = file.provenance().unwrap().data_files.unwrap();
+        // The shards and config.json, or the other two parts.
+        let shards = if model.starts_with("gguf") { 2 } else { 4 };
+        assert_eq!(data.files, shards, "{data:?}");
+        assert!(data.fetched > 0 && data.fetched < data.size, "{data:?}");
+    }
+}
+
+/// On a terminal, a repository's check shows how many of its files are done, and clears it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_repository_check_on_a_terminal_counts_its_files_as_they_are_fetched() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    hub.delay(Duration::from_millis(100));
+    let bin = env!("CARGO_BIN_EXE_rtenx");
+    let cmd = format!("stty cols 100 rows 30; {bin} check hf://org/repo");
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .env("HF_ENDPOINT", &hub.endpoint)
+        .env("HF_HOME", "/nonexistent")
+        .env_remove("HF_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux `script` runs the binary in a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen.contains("fetching [") && screen.contains("/6 files"),
+        "{screen}"
+    );
+    assert!(screen.contains("checked 6 files"), "{screen}");
+}
+
+#[test]
+fn a_local_copy_is_held_to_what_the_hub_records() {
+    let hub = Hub::start();
+    let published = common::fixtures().join("hf/llama-sharded");
+    hub.add_dir(&published);
+    hub.true_digests();
+    let copy = tempfile::tempdir().unwrap();
+    copy_fixture("hf/llama-sharded", copy.path());
+    let dir = copy.path().to_str().unwrap();
+    let codes = |out: &str| -> Vec<(String, String)> {
+        let report: serde_json::Value = serde_json::from_str(out).unwrap();
+        let files = report["files"].as_array().unwrap().iter();
+        let findings = files.flat_map(|f| f["findings"].as_array().unwrap().clone());
+        findings
+            .filter(|f| f["code"].as_str().unwrap().starts_with("HF00") && f["code"] != "HF002")
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_owned(),
+                    f["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let args = [
+        "check",
+        "--format",
+        "json",
+        "--expect-hub",
+        "hf://org/repo",
+        dir,
+    ];
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!((code, codes(&out)), (0, vec![]), "{out}{err}");
+
+    // A flipped byte in a shard (an LFS file: its SHA-256), a changed index (a file stored in
+    // git: its blob id), a file the repository lacks.
+    let shard = copy.path().join("model-00002-of-00002.safetensors");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&shard, bytes).unwrap();
+    let index = copy.path().join("model.safetensors.index.json");
+    let text = std::fs::read_to_string(&index).unwrap();
+    std::fs::write(&index, text.replacen("total_size", "total_sizE", 1)).unwrap();
+    std::fs::copy(
+        common::fixtures().join("safetensors/dtypes.safetensors"),
+        copy.path().join("extra.safetensors"),
+    )
+    .unwrap();
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let found = codes(&out);
+    let has = |code: &str, words: &[&str]| {
+        found
+            .iter()
+            .any(|(c, m)| c == code && words.iter().all(|w| m.contains(w)))
+    };
+    assert!(
+        has(
+            "HF007",
+            &[
+                "model-00002-of-00002.safetensors: its SHA-256 is",
+                "hf://org/repo/model-00002-of-00002.safetensors (commit"
+            ]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF007",
+            &["model.safetensors.index.json: its git blob id is"]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF008",
+            &["extra.safetensors is not in hf://org/repo/extra.safetensors"]
+        ),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+
+    // A repository that cannot be listed is a usage error, before anything is checked.
+    let (out, err, code) = rtenx(&hub, &["check", "--expect-hub", "hf://org/gone", dir]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("hf://org/gone"), "{err}");
 }

@@ -243,10 +243,15 @@ impl Session {
                 let sha256 = (entry.get("lfs"))
                     .and_then(|lfs| lfs.get("oid")?.as_str())
                     .map(str::to_owned);
+                // An LFS file's `oid` is its pointer's, not its content's.
+                let git_oid = (sha256.is_none())
+                    .then(|| text("oid").map(str::to_owned))
+                    .flatten();
                 files.push(Listed {
                     path: path.to_owned(),
                     size,
                     sha256,
+                    git_oid,
                 });
             }
             if files.len() > MAX_LISTED {
@@ -284,6 +289,8 @@ pub struct Listed {
     pub size: u64,
     /// An LFS file's SHA-256.
     pub sha256: Option<String>,
+    /// A file stored in git: its blob id (SHA-1 of `blob SIZE\0` and the content).
+    pub git_oid: Option<String>,
 }
 
 /// Files of a listing kept at most; a repository with more is an error.

@@ -298,6 +298,7 @@ impl Origin for Remote {
             size: self.total,
             fetched,
             requests,
+            data_files: None,
         }
     }
 }

@@ -45,6 +45,16 @@ pub fn of_path<D: sha2::Digest>(
     of_file::<D>(&file, advance)
 }
 
+/// The git blob id of `file`'s bytes, as git and the Hub's tree API name a file stored in
+/// git: SHA-1 of `blob SIZE\0` and the content, in lower-case hex.
+pub fn git_blob_id(file: &ModelFile) -> String {
+    use sha1::Digest;
+    let mut hasher = sha1::Sha1::new();
+    hasher.update(format!("blob {}\0", file.bytes().len()));
+    hasher.update(file.bytes());
+    hex(&hasher.finalize())
+}
+
 /// SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
@@ -77,6 +87,11 @@ mod tests {
         assert_eq!(
             of_file::<sha1::Sha1>(&file, |_| ()).unwrap(),
             "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        // `printf abc | git hash-object --stdin`
+        assert_eq!(
+            git_blob_id(&file),
+            "f2ba8f84ab5c1bce84a7b441cb1959cfc7093b7f"
         );
         assert_eq!(
             sha256_hex(b"abc"),

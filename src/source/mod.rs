@@ -16,7 +16,7 @@ pub mod sparse;
 
 pub use beside::Listing;
 pub use guard::set_fatal_hook;
-pub use provenance::{names_remote, Provenance};
+pub use provenance::{names_remote, Cost, Provenance};
 pub use range::ByteRange;
 
 use bytes::Bytes;
@@ -309,6 +309,7 @@ impl ModelFile {
     }
 
     /// Where `block` is in this file's map, if it is a part of it.
+    #[cfg(all(unix, feature = "remote"))]
     fn range_of(&self, block: &[u8]) -> Option<ByteRange> {
         let start = (block.as_ptr() as usize).checked_sub(self.bytes.as_ptr() as usize)?;
         (start <= self.bytes.len() && block.len() <= self.bytes.len() - start).then_some(
@@ -365,7 +366,12 @@ impl ModelFile {
     /// Where a remote file is and what it cost; `None` for a local one.
     pub fn provenance(&self) -> Option<Provenance> {
         #[cfg(all(unix, feature = "remote"))]
-        return Some(self.sparse.as_ref()?.provenance());
+        {
+            let mut provenance = self.sparse.as_ref()?.provenance();
+            let data = self.listing.as_ref().map(|l| l.cost());
+            provenance.data_files = data.filter(|c| c.files > 0);
+            Some(provenance)
+        }
         #[cfg(not(all(unix, feature = "remote")))]
         None
     }
