@@ -576,12 +576,3 @@ crate::rules! {
 pub(super) fn not_utf8(what: impl std::fmt::Display, at: u64) -> String {
     format!("{what} is not UTF-8 from byte {at}; GGUF strings are UTF-8")
 }
-
-/// The message of [`TRUNCATED`] for a read that ran out of file, in one wording wherever it
-/// is raised: `what` needed `short.needed` bytes at `short.at`, where `short.left` remain.
-pub(super) fn truncated(what: impl std::fmt::Display, short: &super::wire::Short) -> String {
-    format!(
-        "{what} needs {} bytes at offset {}; the file has {} left",
-        short.needed, short.at, short.left
-    )
-}
