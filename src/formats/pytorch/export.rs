@@ -120,7 +120,11 @@ fn payloads(
         Ok(entries) => entries,
         Err(Stop::Problem(e)) => {
             let message = config_invalid(config.name, &e.what);
-            cx.report(&EXPORT_CONFIG_INVALID, Place::at(config.data.saturating_add(e.at)), message);
+            cx.report(
+                &EXPORT_CONFIG_INVALID,
+                Place::at(config.data.saturating_add(e.at)),
+                message,
+            );
             return;
         }
         Err(Stop::Short(_) | Stop::Reported) => return,
@@ -150,130 +154,141 @@ struct Reader<'r, 'x> {
 }
 
 impl Reader<'_, '_> {
-/// The entries of a payload config, `{"config": {fqn: {"path_name": ..., "use_pickle": ...,
-/// "tensor_meta": {...}}}}`.
-fn document<'a>(&mut self, p: &mut Parser<'a>) -> Step<Vec<Payload<'a>>> {
-    p.object_document()?;
-    let mut entries = None;
-    while let Some(key) = p.key_or_end()? {
-        let Some((at, token)) = p.token()? else {
-            break;
-        };
-        match (key.is("config"), token) {
-            (true, Token::Object) => {
-                let mut read = Vec::new();
-                while let Some(fqn) = p.key_or_end()? {
-                    read.push(self.entry(p, fqn)?);
+    /// The entries of a payload config, `{"config": {fqn: {"path_name": ..., "use_pickle": ...,
+    /// "tensor_meta": {...}}}}`.
+    fn document<'a>(&mut self, p: &mut Parser<'a>) -> Step<Vec<Payload<'a>>> {
+        p.object_document()?;
+        let mut entries = None;
+        while let Some(key) = p.key_or_end()? {
+            let Some((at, token)) = p.token()? else {
+                break;
+            };
+            match (key.is("config"), token) {
+                (true, Token::Object) => {
+                    let mut read = Vec::new();
+                    while let Some(fqn) = p.key_or_end()? {
+                        read.push(self.entry(p, fqn)?);
+                    }
+                    entries = Some(read);
                 }
-                entries = Some(read);
+                (true, token) => {
+                    return wrong(at, format!("config is {}, not an object", token.kind()))
+                }
+                (false, token) => p.finish_value(&token)?,
             }
-            (true, token) => return wrong(at, format!("config is {}, not an object", token.kind())),
-            (false, token) => p.finish_value(&token)?,
+        }
+        p.end()?;
+        entries.map_or_else(|| wrong(0, "it has no config".into()), Ok)
+    }
+
+    /// The entry named `fqn`.
+    fn entry<'a>(&mut self, p: &mut Parser<'a>, fqn: Str<'a>) -> Step<Payload<'a>> {
+        let shown = || excerpt(fqn.raw().as_bytes(), EXCERPT);
+        self.spend(fqn.at)?;
+        let (at, token) = p.token()?.unwrap_or((fqn.at, Token::End));
+        if token != Token::Object {
+            return wrong(
+                at,
+                format!("\"{}\" is {}, not an object", shown(), token.kind()),
+            );
+        }
+        let (mut path, mut use_pickle, mut meta) = (None, false, None);
+        while let Some(key) = p.key_or_end()? {
+            let Some((at, token)) = p.token()? else {
+                break;
+            };
+            let expected = match (&*key.unescape(), token) {
+                ("path_name", Token::Str(s)) => {
+                    path = Some(s.unescape());
+                    continue;
+                }
+                ("use_pickle", Token::Bool(b)) => {
+                    use_pickle = b;
+                    continue;
+                }
+                ("tensor_meta", Token::Object) => {
+                    meta = Some(self.tensor_meta(p)?);
+                    continue;
+                }
+                ("tensor_meta", Token::Null) => {
+                    meta = None;
+                    continue;
+                }
+                ("path_name", _) => "a string",
+                ("use_pickle", _) => "a boolean",
+                ("tensor_meta", _) => "an object",
+                (_, token) => {
+                    p.finish_value(&token)?;
+                    continue;
+                }
+            };
+            let (key, kind) = (key.unescape(), token.kind());
+            return wrong(
+                at,
+                format!("the {key} of \"{}\" is {kind}, not {expected}", shown()),
+            );
+        }
+        let Some(path) = path else {
+            return wrong(fqn.at, format!("\"{}\" has no path_name", shown()));
+        };
+        if !use_pickle && meta.is_none() {
+            let message = format!(
+                "\"{}\" is a raw tensor (use_pickle false) without tensor_meta",
+                shown()
+            );
+            return wrong(fqn.at, message);
+        }
+        Ok(Payload {
+            fqn: fqn.unescape(),
+            path,
+            use_pickle,
+            meta,
+        })
+    }
+
+    /// A `tensor_meta` object, after its `{`.
+    fn tensor_meta(&mut self, p: &mut Parser<'_>) -> Step<Meta> {
+        let mut meta = Meta::default();
+        while let Some(key) = p.key_or_end()? {
+            let Some((_, token)) = p.token()? else {
+                break;
+            };
+            match (&*key.unescape(), token) {
+                ("dtype", Token::Number(n)) => meta.dtype = n.as_i64(),
+                ("sizes", Token::Array) => meta.sizes = self.ints(p)?,
+                ("strides", Token::Array) => meta.strides = self.ints(p)?,
+                ("storage_offset", Token::Object) => meta.storage_offset = as_int(p)?,
+                (_, token) => p.finish_value(&token)?,
+            }
+        }
+        Ok(meta)
+    }
+
+    /// A list of symbolic integers, after its `[`: each `{"as_int": n}`, anything else not a
+    /// size.
+    fn ints(&mut self, p: &mut Parser<'_>) -> Step<Vec<u64>> {
+        let mut ints = Vec::new();
+        while let Some((at, token)) = p.item_or_end()? {
+            self.spend(at)?;
+            let int = match token {
+                Token::Object => as_int(p)?,
+                token => {
+                    p.finish_value(&token)?;
+                    None
+                }
+            };
+            ints.push(int.unwrap_or(Tensor::NOT_A_SIZE));
+        }
+        Ok(ints)
+    }
+
+    /// Pays for an entry of the config read at `at` in it.
+    fn spend(&mut self, at: u64) -> Step {
+        match self.cx.spend(1, Place::at(self.base.saturating_add(at))) {
+            true => Ok(()),
+            false => Err(Stop::Reported),
         }
     }
-    p.end()?;
-    entries.map_or_else(|| wrong(0, "it has no config".into()), Ok)
-}
-
-/// The entry named `fqn`.
-fn entry<'a>(&mut self, p: &mut Parser<'a>, fqn: Str<'a>) -> Step<Payload<'a>> {
-    let shown = || excerpt(fqn.raw().as_bytes(), EXCERPT);
-    self.spend(fqn.at)?;
-    let (at, token) = p.token()?.unwrap_or((fqn.at, Token::End));
-    if token != Token::Object {
-        return wrong(at, format!("\"{}\" is {}, not an object", shown(), token.kind()));
-    }
-    let (mut path, mut use_pickle, mut meta) = (None, false, None);
-    while let Some(key) = p.key_or_end()? {
-        let Some((at, token)) = p.token()? else {
-            break;
-        };
-        let expected = match (&*key.unescape(), token) {
-            ("path_name", Token::Str(s)) => {
-                path = Some(s.unescape());
-                continue;
-            }
-            ("use_pickle", Token::Bool(b)) => {
-                use_pickle = b;
-                continue;
-            }
-            ("tensor_meta", Token::Object) => {
-                meta = Some(self.tensor_meta(p)?);
-                continue;
-            }
-            ("tensor_meta", Token::Null) => {
-                meta = None;
-                continue;
-            }
-            ("path_name", _) => "a string",
-            ("use_pickle", _) => "a boolean",
-            ("tensor_meta", _) => "an object",
-            (_, token) => {
-                p.finish_value(&token)?;
-                continue;
-            }
-        };
-        let (key, kind) = (key.unescape(), token.kind());
-        return wrong(at, format!("the {key} of \"{}\" is {kind}, not {expected}", shown()));
-    }
-    let Some(path) = path else {
-        return wrong(fqn.at, format!("\"{}\" has no path_name", shown()));
-    };
-    if !use_pickle && meta.is_none() {
-        let message = format!("\"{}\" is a raw tensor (use_pickle false) without tensor_meta", shown());
-        return wrong(fqn.at, message);
-    }
-    Ok(Payload {
-        fqn: fqn.unescape(),
-        path,
-        use_pickle,
-        meta,
-    })
-}
-
-/// A `tensor_meta` object, after its `{`.
-fn tensor_meta(&mut self, p: &mut Parser<'_>) -> Step<Meta> {
-    let mut meta = Meta::default();
-    while let Some(key) = p.key_or_end()? {
-        let Some((_, token)) = p.token()? else {
-            break;
-        };
-        match (&*key.unescape(), token) {
-            ("dtype", Token::Number(n)) => meta.dtype = n.as_i64(),
-            ("sizes", Token::Array) => meta.sizes = self.ints(p)?,
-            ("strides", Token::Array) => meta.strides = self.ints(p)?,
-            ("storage_offset", Token::Object) => meta.storage_offset = as_int(p)?,
-            (_, token) => p.finish_value(&token)?,
-        }
-    }
-    Ok(meta)
-}
-
-/// A list of symbolic integers, after its `[`: each `{"as_int": n}`, anything else not a
-/// size.
-fn ints(&mut self, p: &mut Parser<'_>) -> Step<Vec<u64>> {
-    let mut ints = Vec::new();
-    while let Some((at, token)) = p.item_or_end()? {
-        self.spend(at)?;
-        let int = match token {
-            Token::Object => as_int(p)?,
-            token => {
-                p.finish_value(&token)?;
-                None
-            }
-        };
-        ints.push(int.unwrap_or(Tensor::NOT_A_SIZE));
-    }
-    Ok(ints)
-}
-
-/// Pays for an entry of the config read at `at` in it.
-fn spend(&mut self, at: u64) -> Step {
-    match self.cx.spend(1, Place::at(self.base.saturating_add(at))) {
-        true => Ok(()),
-        false => Err(Stop::Reported),
-    }
-}
 }
 
 /// A symbolic integer's `as_int`, after its `{`, if it is a non-negative integer.
