@@ -2,8 +2,8 @@
 //! the rest of the reader needs picked out.
 
 use super::rules::{
-    not_utf8, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING, NESTED_ARRAY,
-    STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
+    bool_value, not_utf8, unknown_type, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY,
+    KEY_NAMING, NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
 };
 use super::strings;
 use super::wire::Wire;
@@ -167,16 +167,18 @@ fn pair<'a>(
         _ => match scalar(wire, ty).map_err(cut("value"))? {
             Some((name, value)) => {
                 if let Scalar::Bool(b @ 2..) = value {
-                    let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, EXCERPT));
+                    let what = format!("bool value of key \"{}\"", excerpt(key, EXCERPT));
+                    let message = format!(
+                        "{} (llama.cpp and gguf-py read it as true)",
+                        bool_value(what, b)
+                    );
                     cx.report(&BOOL_VALUE, place.offset(value_at), message);
                 }
                 Value::Scalar(name, value)
             }
             None => {
-                let message = format!(
-                    "key \"{}\" has value type {ty}; GGUF defines types 0 to 12",
-                    excerpt(key, EXCERPT)
-                );
+                let what = format!("key \"{}\" has value", excerpt(key, EXCERPT));
+                let message = unknown_type(what, ty);
                 cx.report(&UNKNOWN_VALUE_TYPE, place, message);
                 return Err(Stop::Reported);
             }
@@ -252,7 +254,7 @@ fn array(
         }
         (_, Some(item)) => item,
         (_, None) => {
-            let message = format!("array \"{key}\" has item type {ty}; GGUF defines types 0 to 12");
+            let message = unknown_type(format_args!("array \"{key}\" has item"), ty);
             cx.report(&UNKNOWN_VALUE_TYPE, place, message);
             return Err(Stop::Reported);
         }
@@ -283,9 +285,8 @@ fn array(
             let items = wire.take(count * size).map_err(cut("array items"))?;
             if item == ItemKind::Bool {
                 if let Some((pos, b)) = (0u64..).zip(items).find(|(_, &b)| b > 1) {
-                    let message = format!(
-                        "item {pos} of bool array \"{key}\" is {b}; GGUF allows only 0 and 1"
-                    );
+                    let message =
+                        bool_value(format_args!("item {pos} of bool array \"{key}\""), *b);
                     cx.report(&BOOL_VALUE, Place::at(start + pos).in_file(file), message);
                 }
             }

@@ -214,6 +214,25 @@ crate::rules! {
     EXPORT_CONFIG_INVALID = ("PT012", "export-config-invalid", Error);
 }
 
+/// The message of [`LEGACY_HEADER`] where torch refuses a legacy checkpoint with `error`, for
+/// the reason `why`.
+pub(super) fn legacy_refused(error: &str, why: impl std::fmt::Display) -> String {
+    format!("torch.load refuses the file (\"{error}\"): {why}")
+}
+
+/// The message of [`TENSOR_INVALID`]: torch fails on tensor `name`, rebuilt at `at`, for
+/// `problem`.
+pub(super) fn tensor_invalid(
+    name: &crate::inventory::Name,
+    at: impl std::fmt::Display,
+    problem: impl std::fmt::Display,
+) -> String {
+    format!(
+        "torch.load fails on tensor \"{}\" (rebuilt at {at}): {problem}",
+        name.display()
+    )
+}
+
 /// The message of [`EXPORT_CONFIG_INVALID`]: the config `member` is wrong as `what` says.
 pub(super) fn config_invalid(member: &[u8], what: &str) -> String {
     format!(

@@ -7,7 +7,7 @@
 
 use super::location::{problem, show, Location, Problem};
 use super::resolve::{self, Resolved};
-use super::rules::DATA_FILE_MISSING;
+use super::rules::{missing, DATA_FILE_MISSING};
 use crate::source::{FileIdentity, Listing, ModelFile, OpenError};
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
@@ -124,7 +124,7 @@ impl Folder {
                     }),
                     _ => Err(problem(
                         &DATA_FILE_MISSING,
-                        format!("data file {} does not exist", show(&shown)),
+                        missing(show(&shown), "does not exist"),
                     )),
                 }
             }
