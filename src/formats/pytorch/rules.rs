@@ -236,7 +236,7 @@ pub(super) fn tensor_invalid(
 /// The message of [`EXPORT_CONFIG_INVALID`]: the config `member` is wrong as `what` says.
 pub(super) fn config_invalid(member: &[u8], what: &str) -> String {
     format!(
-        "payload config \"{}\" is not what torch.export.load reads: {what}",
+        "torch.export.load refuses the payload config \"{}\": {what}",
         crate::escape::excerpt(member, crate::escape::EXCERPT)
     )
 }
