@@ -133,9 +133,17 @@ impl Folder {
                         warnings: Vec::new(),
                         model: listing.is_model(name),
                     }),
+                    // Named as the model names it, as a local folder's is.
                     _ => Err(problem(
                         &DATA_FILE_MISSING,
-                        missing(show(&shown), "does not exist"),
+                        missing(
+                            show(
+                                &location
+                                    .path()
+                                    .map_or(shown, |p| Path::new(&listing.shown("")).join(p)),
+                            ),
+                            "does not exist",
+                        ),
                     )),
                 }
             }
