@@ -200,7 +200,8 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
-    let key = signature::key(&args.signing)?;
+    let signing = config.as_ref().map(|c| &c.signing);
+    let verification = signature::verification(&args.signing, signing, &args.paths)?;
     let format = args
         .format
         .or(config.as_ref().and_then(|c| c.format))
@@ -269,7 +270,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 ignored: beside,
             });
             targets.push(Target::Named(path.clone()));
-            let mut signed = signature::findings(path, &args.signing, key.as_ref());
+            let mut signed = signature::findings(path, &args.signing, &verification);
             Settings::of(path, config.as_ref(), &cli)
                 .overrides
                 .apply(&mut signed);
@@ -320,7 +321,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 }
             }
         }
-        let mut signed = signature::findings(path, &args.signing, key.as_ref());
+        let mut signed = signature::findings(path, &args.signing, &verification);
         Settings::of(path, config.as_ref(), &cli)
             .overrides
             .apply(&mut signed);
