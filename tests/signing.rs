@@ -550,6 +550,7 @@ fn hostile_bundles_are_errors_at_their_byte() {
 /// `rtenx check` on a signed folder, as users meet it.
 mod cli {
     use assert_cmd::Command;
+    use std::path::Path;
 
     const SIGNED: &str = "tests/fixtures/signing/cases/key-p256-safetensors/model";
     const KEY: &str = "tests/fixtures/signing/material/p256.pub.pem";
@@ -605,5 +606,126 @@ mod cli {
         let (code, out) = check(&[unsigned, "--require-signature"]);
         assert_eq!(code, 1, "{out}");
         assert!(out.contains("error[SG013]: no signature at"), "{out}");
+    }
+
+    const CERTS: &str = "tests/fixtures/signing/cases";
+    const ROOT: &str = "tests/fixtures/signing/material/cert-good-root.pem";
+
+    #[test]
+    fn a_certificate_chain_is_verified_to_the_root_given() {
+        let good = format!("{CERTS}/cert-good/model");
+        let (code, out) = check(&[&good, "--certificate-chain", ROOT, "--require-signature"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        let expired = format!("{CERTS}/cert-leaf-expired/model");
+        let root = "tests/fixtures/signing/material/cert-leaf-expired-root.pem";
+        let (code, out) = check(&[&expired, "--certificate-chain", root]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains(
+                "error[SG018]: the certificate \"CN=rtenx test signer\" has expired: notAfter \
+                 2016-01-01T00:00:00Z"
+            ),
+            "{out}"
+        );
+        // The intermediate given beside the root, for a bundle that holds only the leaf.
+        let single = format!("{CERTS}/cert-single-leaf/model");
+        let inter = "tests/fixtures/signing/material/cert-good-inter.pem";
+        let (code, out) = check(&[&single, "--certificate-chain", ROOT]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG015]"), "{out}");
+        let (code, out) = check(&[
+            &single,
+            "--certificate-chain",
+            ROOT,
+            "--certificate-chain",
+            inter,
+        ]);
+        assert_eq!(code, 0, "{out}");
+        // A key and a chain are one or the other.
+        let (code, _) = check(&[&good, "--certificate-chain", ROOT, "--public-key", KEY]);
+        assert_eq!(code, 2);
+    }
+
+    #[test]
+    fn material_from_inside_a_checked_folder_is_refused() {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .args([
+                "check",
+                "tests/fixtures/signing",
+                "--certificate-chain",
+                ROOT,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("inside the checked folder"), "{err}");
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    fn check_in(dir: &Path, args: &[&str]) -> (i32, String) {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .current_dir(dir)
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let err = String::from_utf8_lossy(&out.stderr);
+        (out.status.code().unwrap(), format!("{text}{err}"))
+    }
+
+    #[test]
+    fn the_settings_give_material_only_from_outside_the_checked_folder() {
+        let settings = "certificate-chain = [\"root.pem\"]\nrequire-signature = true\n";
+        // Beside the model: applied.
+        let outside = tempfile::tempdir().unwrap();
+        copy_dir(
+            Path::new(&format!("{CERTS}/cert-good/model")),
+            &outside.path().join("model"),
+        );
+        std::fs::copy(ROOT, outside.path().join("root.pem")).unwrap();
+        std::fs::write(outside.path().join("rtenx.toml"), settings).unwrap();
+        let (code, out) = check_in(outside.path(), &["model"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        // Naming a file in the checked folder: refused.
+        std::fs::copy(ROOT, outside.path().join("model/root.pem")).unwrap();
+        let naming_inside = "certificate-chain = [\"model/root.pem\"]\n";
+        std::fs::write(outside.path().join("rtenx.toml"), naming_inside).unwrap();
+        let (code, out) = check_in(outside.path(), &["model"]);
+        assert_eq!(code, 2, "{out}");
+        assert!(out.contains("certificate-chain"), "{out}");
+        assert!(out.contains("inside the checked folder"), "{out}");
+        // Inside the checked folder: never applied, so nothing verifies or requires it.
+        let inside = tempfile::tempdir().unwrap();
+        let model = inside.path().join("model");
+        copy_dir(Path::new(&format!("{CERTS}/cert-good/model")), &model);
+        std::fs::copy(ROOT, model.join("root.pem")).unwrap();
+        std::fs::write(model.join("rtenx.toml"), settings).unwrap();
+        // (The two files added are not signed: SG006.)
+        let (code, out) = check_in(&model, &["."]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("error[SG006]: \"rtenx.toml\" is in the model"),
+            "{out}"
+        );
+        assert!(out.contains("info[SG012]"), "{out}");
+        assert!(!out.contains("SG013"), "{out}");
     }
 }

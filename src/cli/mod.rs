@@ -32,7 +32,7 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate model files and report every problem; exits 1 if any error is found.
-    Check(check::CheckArgs),
+    Check(Box<check::CheckArgs>),
     /// Explain a check code, or list every rule.
     Explain(explain::ExplainArgs),
     /// Write the whole inventory and findings of a model as JSON.
@@ -102,7 +102,7 @@ impl From<Outcome> for ExitCode {
 pub fn run() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        Command::Check(a) => check::run(a),
+        Command::Check(a) => check::run(*a),
         Command::Explain(a) => explain::run(a),
         Command::Dump(a) => dump::run(a),
         Command::Diff(a) => diff::run(a),

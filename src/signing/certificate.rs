@@ -229,3 +229,41 @@ pub fn rfc3339(since_epoch: Duration) -> String {
         |d| d.to_string(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: &str = include_str!("../../tests/fixtures/signing/material/cert-good-root.pem");
+
+    #[test]
+    fn pem_files_hold_a_bounded_number_of_certificates() {
+        let two = format!("{ROOT}{ROOT}");
+        assert_eq!(Certificate::from_pem(&two, 2).map(|c| c.len()), Ok(2));
+        let err = |text: &str, max| Certificate::from_pem(text, max).err().unwrap();
+        assert_eq!(err(&two, 1), "more than 1 certificates");
+        assert_eq!(err("", 4), "no PEM certificate");
+        let cut = &ROOT[..ROOT.len() - 30];
+        assert!(err(cut, 4).ends_with("has no -----END CERTIFICATE-----"));
+        let public_key = "-----BEGIN PUBLIC KEY-----\nAA==\n-----END PUBLIC KEY-----\n";
+        assert_eq!(err(public_key, 4), "no PEM certificate");
+    }
+
+    #[test]
+    fn a_root_reads_and_signs_itself() {
+        let root = &Certificate::from_pem(ROOT, 1).unwrap()[0];
+        assert_eq!(root.subject(), "CN=rtenx test root");
+        assert_eq!(root.subject_der(), root.issuer_der());
+        let (from, to) = root.validity();
+        assert_eq!(rfc3339(from), "2000-01-01T00:00:00Z");
+        assert_eq!(rfc3339(to), "2100-01-01T00:00:00Z");
+        let ext = root.extensions().unwrap();
+        assert_eq!(ext.basic, Some((true, None)));
+        assert_eq!(ext.key_usage, Some((false, true)));
+        assert_eq!(root.signed_by(&root.key().unwrap()), Ok(true));
+        // Its DER cut anywhere does not read.
+        for len in [0, 1, 10, root.der().len() - 1] {
+            assert!(Certificate::from_der(&root.der()[..len]).is_err(), "{len}");
+        }
+    }
+}

@@ -28,16 +28,6 @@ impl Anchors {
         self.0.extend(Certificate::from_pem(text, MAX_LIST)?);
         Ok(())
     }
-
-    /// How many were given.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether none was.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// The problems of `bundle`'s certificates with `anchors` at `now` (since the Unix epoch),

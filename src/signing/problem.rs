@@ -197,12 +197,14 @@ impl Problem {
             }
             Problem::Untrusted(why) => format!("{}", sanitize(why)),
             Problem::NotCa { subject, why } => format!(
-                "the issuer \"{}\" is not a certificate authority: {why}",
-                sanitize(subject)
+                "the issuer \"{}\" is not a certificate authority: {}",
+                sanitize(subject),
+                sanitize(why)
             ),
             Problem::CannotSign { subject, why } => format!(
-                "the signer's certificate \"{}\" is not for signing: {why}",
-                sanitize(subject)
+                "the signer's certificate \"{}\" is not for signing: {}",
+                sanitize(subject),
+                sanitize(why)
             ),
             Problem::NotValidNow {
                 subject,

@@ -193,8 +193,8 @@ crate::rules! {
     /// ## What it does
     /// The chain is built from the bundle's first certificate (the signer's), each issuer
     /// found by name among the bundle's other certificates and those given with
-    /// `--certificate-chain`, until a given one: each issuer's key must verify the signature
-    /// over its child's signed part. The message says where the chain breaks: an issuer that
+    /// `--certificate-chain`, up to a root (a self-signed certificate) among those given:
+    /// each issuer's key must verify the signature over its child's signed part. The message says where the chain breaks: an issuer that
     /// is nowhere, one whose key does not verify the signature (a root of the same name but
     /// another key), or a root that is not among those given.
     ///
@@ -209,7 +209,7 @@ crate::rules! {
     /// A certificate that issues another in the chain is not a certificate authority.
     ///
     /// ## What it does
-    /// Every issuer in the chain, up to and including the given one it ends at, must have
+    /// Every issuer in the chain, up to and including the given root it ends at, must have
     /// basicConstraints with cA true, keyCertSign in its keyUsage when it has one, and no
     /// more CA certificates below it than its pathLenConstraint allows.
     ///
@@ -238,7 +238,7 @@ crate::rules! {
     /// A certificate of the chain is expired, or not valid yet.
     ///
     /// ## What it does
-    /// Every certificate of the chain, the given one it ends at included, must be valid at
+    /// Every certificate of the chain, the given root it ends at included, must be valid at
     /// the time of the check (the system clock): notBefore at or before it, notAfter at or
     /// after it. The message names the certificate, the field and its date.
     ///
