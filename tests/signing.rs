@@ -346,6 +346,28 @@ fn a_chain_needs_a_given_root() {
 }
 
 #[test]
+fn a_root_in_the_bundle_is_trusted_only_when_given() {
+    let material = Path::new("tests/fixtures/signing/material");
+    let root = std::fs::read_to_string(material.join("cert-p384-root.pem")).unwrap();
+    let root = signing::certificate::Certificate::from_pem(&root, 1).unwrap();
+    let mut bundle = read("cert-p384").bundle;
+    let Material::Certificates(chain) = &mut bundle.material else {
+        panic!("{:?}", bundle.material)
+    };
+    chain.push(root[0].der().to_vec());
+    let other = anchors(&[material.join("cert-good-root.pem")]);
+    let problems = chain::problems(&bundle, &other, now());
+    assert_eq!(codes_of(&problems), ["SG015"]);
+    assert_eq!(
+        problems[0].message(),
+        "the chain ends at the root \"CN=rtenx test root\", which is not among the given \
+         certificates"
+    );
+    let own = anchors(&[material.join("cert-p384-root.pem")]);
+    assert_eq!(chain::problems(&bundle, &own, now()), []);
+}
+
+#[test]
 fn a_digest_mismatch_names_the_file_and_both_digests() {
     let (model, signature) = model_of("tamper-flipped-byte");
     let signed = signing::read(&std::fs::read(&signature).unwrap()).unwrap();

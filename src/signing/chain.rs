@@ -109,14 +109,13 @@ fn build<'a>(
     if let Some(&i) = by_der.get(leaf.der()) {
         pool[i].used = true;
     }
-    let given_leaf = by_der.get(leaf.der()).is_some_and(|&i| pool[i].given);
     let mut path = vec![leaf];
     let mut checks = 0;
     loop {
         let cur = path[path.len() - 1];
         let subject = cur.subject();
         if cur.issuer_der() == cur.subject_der() {
-            let given = path.len() > 1 || given_leaf;
+            let given = by_der.get(cur.der()).is_some_and(|&i| pool[i].given);
             let trusted = given && self_signed(cur, problems);
             if !given {
                 problems.push(Problem::Untrusted(format!(
