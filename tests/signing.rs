@@ -311,8 +311,8 @@ fn each_certificate_problem_names_the_certificate_and_the_field() {
     let critical = message("cert-issuer-critical-unknown");
     assert_eq!(
         critical,
-        "CN=rtenx test intermediate: it has the critical extension 1.3.6.1.4.1.55738.1, \
-         unknown to rtenx"
+        "the certificate \"CN=rtenx test intermediate\": it has the critical extension \
+         1.3.6.1.4.1.55738.1, unknown to rtenx"
     );
     let garbled = message("cert-leaf-garbled");
     assert!(

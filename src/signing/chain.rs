@@ -63,7 +63,7 @@ pub fn problems(bundle: &Bundle, anchors: &Anchors, now: Duration) -> Vec<Proble
             problems.extend(verify::problems_by(&bundle.envelope, &key, &named));
         }
         Err(why) => problems.push(Problem::BadCertificate {
-            which: leaf.subject(),
+            which: the_certificate(&leaf),
             why,
         }),
     }
@@ -156,7 +156,7 @@ fn build<'a>(
                 Ok(false) => {}
                 Err(why) => {
                     problems.push(Problem::BadCertificate {
-                        which: subject,
+                        which: the_certificate(cur),
                         why,
                     });
                     return path;
@@ -189,7 +189,7 @@ fn self_signed(cert: &Certificate, problems: &mut Vec<Problem>) -> bool {
     let checked = cert.key().and_then(|key| cert.signed_by(&key));
     checked.unwrap_or_else(|why| {
         problems.push(Problem::BadCertificate {
-            which: cert.subject(),
+            which: the_certificate(cert),
             why,
         });
         false
@@ -220,7 +220,7 @@ fn check_path(path: &[&Certificate], now: Duration, problems: &mut Vec<Problem>)
             Ok(ext) => ext,
             Err(why) => {
                 problems.push(Problem::BadCertificate {
-                    which: subject,
+                    which: the_certificate(cert),
                     why,
                 });
                 continue;
@@ -238,6 +238,11 @@ fn check_path(path: &[&Certificate], now: Duration, problems: &mut Vec<Problem>)
             });
         }
     }
+}
+
+/// A certificate as the messages name it.
+fn the_certificate(cert: &Certificate) -> String {
+    format!("the certificate \"{}\"", cert.subject())
 }
 
 /// Why a signer's certificate may not sign, if it may not.
