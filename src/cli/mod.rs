@@ -163,9 +163,15 @@ impl DataArgs {
 /// Opens and analyses one named model (a file, or a folder that holds one), printing the
 /// error if it cannot be read; with what only `inspect` and `dump` show
 /// ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or without.
-fn analyze_one(path: &Path, data: &DataArgs, views: bool) -> Result<rtenx::Analysis, Outcome> {
+fn analyze_one(
+    path: &Path,
+    data: &DataArgs,
+    views: bool,
+) -> Result<(rtenx::source::ModelFile, rtenx::Analysis), Outcome> {
     data.readable()?;
-    analyze_file(&folder::open_one(path)?, data, views)
+    let file = folder::open_one(path)?;
+    let analysis = analyze_file(&file, data, views)?;
+    Ok((file, analysis))
 }
 
 /// Analyses the opened model `file` with the data files `data`, as [`analyze_one`] does.
