@@ -51,7 +51,12 @@ fn certificate(der: &[u8]) {
         return;
     };
     assert!(cert.der().len() <= MAX_CERTIFICATE_BYTES);
-    let _ = (cert.subject(), cert.issuer(), cert.validity(), cert.extensions());
+    let _ = (
+        cert.subject(),
+        cert.issuer(),
+        cert.validity(),
+        cert.extensions(),
+    );
     if let Ok(key) = cert.key() {
         let _ = cert.signed_by(&key);
     }

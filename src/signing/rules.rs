@@ -125,7 +125,7 @@ crate::rules! {
     /// ## How to fix
     /// Replace the link with the file it points to, and sign again.
     SYMLINK = ("SG009", "signed-model-symlink", Error);
-    /// One signature of the envelope does not verify with the given key.
+    /// One signature of the envelope does not verify with the given or certified key.
     ///
     /// ## What it does
     /// Every signature of the DSSE envelope is checked against `--public-key`, or the key of
@@ -140,7 +140,7 @@ crate::rules! {
     /// ## How to fix
     /// Drop signatures by other keys from the bundle, or give their key.
     SIGNATURE_INVALID = ("SG010", "signature-invalid", Warning);
-    /// No signature of the envelope verifies with the given key.
+    /// No signature of the envelope verifies with the given or certified key.
     ///
     /// ## What it does
     /// The payload was edited, or it was signed with another key. The bundle's key hint is
