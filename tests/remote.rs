@@ -847,8 +847,7 @@ fn every_value_fixture_reads_the_same_values_remote_as_local() {
         ".tflite",
         ".pdparams",
     ];
-    // The single-file cases: a data file beside a remote model is not open any more when
-    // the values are read (VX008).
+    // The single-file cases; the folders below.
     let fixtures: Vec<PathBuf> = (files("values/bad", &extensions).into_iter())
         .filter(|p| p.parent().unwrap().ends_with("values/bad"))
         .collect();
@@ -870,6 +869,28 @@ fn every_value_fixture_reads_the_same_values_remote_as_local() {
             fetched <= len + 8192,
             "{}: {fetched} of {len}",
             local.display()
+        );
+    }
+    // A model whose NaN is in a data file beside it, which its reader only looked up (ONNX)
+    // or opened: read from the repository as the values are.
+    for (case, model) in [
+        ("VX001-external", "model.onnx"),
+        ("VX001-jit", "model.json"),
+        ("VX001-external_pte", "model.pte"),
+    ] {
+        let dir = common::fixtures().join("values/bad").join(case);
+        let hub = Hub::start();
+        hub.add_dir(&dir);
+        let local = ModelFile::open(&dir.join(model)).unwrap();
+        let here = analyze_opened(&local, &with_values()).unwrap();
+        let remote = Session::new(&hub.endpoint, None, Budgets::DEFAULT);
+        let file = remote.open(&Hub::hf(model)).unwrap();
+        let there = analyze_opened(&file, &with_values()).unwrap();
+        assert_eq!(as_remote(&here, &dir), verdict(&there), "{case}");
+        let codes: Vec<&str> = there.findings.iter().map(|f| f.rule.code).collect();
+        assert!(
+            codes.contains(&"VX001") && !codes.contains(&"VX008"),
+            "{case}: {codes:?}"
         );
     }
 }
@@ -979,6 +1000,8 @@ fn check_dump_and_diff_read_remote_values_as_they_read_local_ones() {
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("error[DX009]"), "{out}");
+    // Hashed, not refused: the digest is the file's.
+    assert!(out.contains("but the tensor records checksum"), "{out}");
 }
 
 #[test]

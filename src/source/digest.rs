@@ -2,8 +2,7 @@
 //! once hashed, so memory stays a few blocks whatever the file's size. `--verify-checksums`
 //! (SHA-1) and `--hash sha256` share it.
 
-use super::{FileIdentity, ModelFile, OpenError};
-use std::path::Path;
+use super::{ModelFile, OpenError};
 
 /// Bytes hashed between progress reports and page releases.
 pub const BLOCK: usize = 8 << 20;
@@ -29,20 +28,6 @@ pub fn of_file<D: sha2::Digest>(
         }),
         None => Ok(hex(&hasher.finalize())),
     }
-}
-
-/// Like [`of_file`], for the data file at `path`, which a reader opened as `identity`:
-/// another file there now is refused. A remote one is the one still open.
-pub fn of_path<D: sha2::Digest>(
-    path: &Path,
-    identity: Option<FileIdentity>,
-    advance: impl Fn(u64),
-) -> Result<String, OpenError> {
-    let file = match path.to_str().filter(|p| super::names_remote(p)) {
-        Some(url) => ModelFile::reopen_remote(url)?,
-        None => ModelFile::open_same(path, identity)?,
-    };
-    of_file::<D>(&file, advance)
 }
 
 /// The git blob id of `file`'s bytes, as git and the Hub's tree API name a file stored in

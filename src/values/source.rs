@@ -1,8 +1,8 @@
 //! Where a tensor's values are: its bytes in its file, which is opened again after the
 //! analysis (the same file that was read, or none), and pages let go once read.
 
-use crate::inventory::{DataRange, Inventory, TensorId, TensorView};
-use crate::source::ModelFile;
+use crate::inventory::{DataRange, FileEntry, Inventory, TensorId, TensorView};
+use crate::source::{ModelFile, OpenError};
 use std::collections::HashMap;
 
 /// Bytes of a page, the unit [`release`] and [`ahead`] work in.
@@ -30,7 +30,7 @@ impl<'a> Files<'a> {
         let files = (inv.files.iter().enumerate())
             .map(|(id, f)| match model.filter(|_| id == 0) {
                 Some(model) => Some(Opened::Given(model)),
-                None => f.reopen().ok().map(Opened::Again),
+                None => again(f, model).ok().map(Opened::Again),
             })
             .collect();
         let views = inv.views.iter().map(|v| (v.tensor, v)).collect();
@@ -96,6 +96,18 @@ impl<'a> Files<'a> {
         let file = self.file(data.file).ok_or("file not readable")?;
         Ok((file, slice(file, data).ok_or("data outside its file")?))
     }
+}
+
+/// Opens `entry` again: a data file of a remote model from the model's repository (one its
+/// reader only looked up, such as ONNX external data, was never opened), any other file as
+/// [`FileEntry::reopen`] does.
+fn again(entry: &FileEntry, model: Option<&ModelFile>) -> Result<ModelFile, OpenError> {
+    let listing = model.and_then(ModelFile::listing);
+    let beside = listing.and_then(|l| {
+        let name = entry.path.to_str()?.strip_prefix(&l.shown(""))?;
+        Some(l.open(name))
+    });
+    beside.unwrap_or_else(|| entry.reopen())
 }
 
 /// The bytes of `data` in `file`, if they are all inside it.

@@ -159,8 +159,7 @@ impl Format for Onnx {
             locations::rten(&files, cx.out);
         }
         if options.verify_checksums && !checksums.is_empty() {
-            let identities = files.identities();
-            datafiles::checksum::verify(&cx.inv, &checksums, identities, options.progress, cx.out);
+            datafiles::checksum::verify(&cx.inv, &checksums, &files, options.progress, cx.out);
         }
         types::check(&cx.inv, &schemas, cx.out);
         cx.inv.fill_gaps();

@@ -7,7 +7,7 @@
 use super::rules::CHECKSUM_MISMATCH;
 use crate::check::{Findings, Item, Place};
 use crate::inventory::{FileId, Inventory, TensorId};
-use crate::source::{digest, FileIdentity};
+use crate::source::digest;
 use sha1::Sha1;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,11 +24,12 @@ pub struct Recorded {
     pub tensor: TensorId,
 }
 
-/// Hashes every file some tensor records a checksum for, and reports mismatches.
+/// Hashes every file some tensor records a checksum for, opened as `data` opens them (a
+/// remote model's from its repository), and reports mismatches.
 pub fn verify(
     inv: &Inventory,
     wanted: &[Recorded],
-    identities: &HashMap<FileId, FileIdentity>,
+    data: &super::DataFiles,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     out: &mut Findings,
 ) {
@@ -46,15 +47,16 @@ pub fn verify(
         for _ in 0..threads {
             s.spawn(|| {
                 while let Some(file) = next.lock().ok().and_then(|mut it| it.next().copied()) {
-                    let Some(entry) = inv.files.get(file) else {
+                    let Some(opened) = data.reopen(file, inv) else {
                         continue;
                     };
-                    let identity = identities.get(&file).copied();
-                    let digest = digest::of_path::<Sha1>(&entry.path, identity, |n| {
-                        let now = done.fetch_add(n, Ordering::Relaxed) + n;
-                        if let Some(report) = progress {
-                            report(now, total);
-                        }
+                    let digest = opened.and_then(|f| {
+                        digest::of_file::<Sha1>(&f, |n| {
+                            let now = done.fetch_add(n, Ordering::Relaxed) + n;
+                            if let Some(report) = progress {
+                                report(now, total);
+                            }
+                        })
                     });
                     if let Ok(mut d) = digests.lock() {
                         d.push((file, digest));

@@ -17,7 +17,7 @@ pub mod rules;
 use crate::check::{Findings, Place, Rule};
 use crate::escape::sanitize;
 use crate::inventory::{ByteRange, FileEntry, FileId, FileRole, Inventory, Section, SectionKind};
-use crate::source::{FileIdentity, ModelFile};
+use crate::source::{FileIdentity, ModelFile, OpenError};
 pub use folder::{remote_name, Folder};
 pub use location::{Location, Problem};
 use rules::*;
@@ -118,9 +118,7 @@ impl DataFiles {
     /// without following a symlink. One that cannot be opened, or is no longer the file
     /// that was checked, is reported (DX006) and `None`.
     pub fn open(&self, id: FileId, inv: &Inventory, out: &mut Findings) -> Option<ModelFile> {
-        let path = &inv.files.get(id)?.path;
-        let name = self.names.get(&id).map_or(path.as_path(), PathBuf::as_path);
-        match (self.folder).open(name, path, self.identities.get(&id).copied()) {
+        match self.reopen(id, inv)? {
             Ok(file) => Some(file),
             Err(e) => {
                 let message = format!("cannot open the data file: {e}");
@@ -128,6 +126,14 @@ impl DataFiles {
                 None
             }
         }
+    }
+
+    /// Opens the data file `id` as [`DataFiles::open`] does, with an error rather than a
+    /// finding (`None` for no such file): for a pass over its bytes, such as a checksum's.
+    pub fn reopen(&self, id: FileId, inv: &Inventory) -> Option<Result<ModelFile, OpenError>> {
+        let path = &inv.files.get(id)?.path;
+        let name = self.names.get(&id).map_or(path.as_path(), PathBuf::as_path);
+        Some((self.folder).open(name, path, self.identities.get(&id).copied()))
     }
 
     /// Reports the data file `id` if it changed while it was read.
