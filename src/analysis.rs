@@ -62,21 +62,47 @@ const ROUNDS: usize = 32;
 /// Like [`analyze_file_with`], and refuses what was read if the file changed meanwhile. A
 /// remote file is read again, after fetching them, while its reading meets bytes that were
 /// not fetched, so that nothing is judged from a hole.
+///
+/// A remote file's values (`--values`) are read once its reading needs nothing more, in a
+/// last reading that fetches them range by range; one that still met a hole is an error.
 pub fn analyze_opened(file: &ModelFile, options: &ReadOptions) -> Result<Analysis, OpenError> {
+    let values = options.values.as_ref().filter(|_| file.is_remote());
+    let structure = ReadOptions {
+        values: None,
+        ..*options
+    };
+    let unfetched = |why: String| OpenError::Remote {
+        url: file.path().display().to_string(),
+        cause: why,
+    };
     for _ in 0..ROUNDS {
-        let analysis = analyze_file_with(file, options);
+        let analysis = analyze_file_with(
+            file,
+            if values.is_some() {
+                &structure
+            } else {
+                options
+            },
+        );
         // What was read from a file that changed meanwhile describes no file at all.
         if let Some(change) = file.changed() {
             return Err(change);
         }
-        if !file.fetch_touched()? {
+        if file.fetch_touched()? {
+            continue;
+        }
+        if values.is_none() {
             return Ok(analysis);
         }
+        let analysis = analyze_file_with(file, options);
+        return match file.fetch_touched()? {
+            false => Ok(analysis),
+            true => Err(unfetched(
+                "reading its values met bytes not fetched; not checked".to_owned(),
+            )),
+        };
     }
-    Err(OpenError::Remote {
-        url: file.path().display().to_string(),
-        cause: format!("its reading still met bytes not fetched after {ROUNDS} rounds of fetching them; not checked"),
-    })
+    Err(unfetched(format!("its reading still met bytes not fetched after {ROUNDS} rounds of fetching them; not checked")))
 }
 
 /// Reads and checks an already opened model file.

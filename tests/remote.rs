@@ -423,24 +423,14 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
 
     // What cannot be read is exit 2 with the cause, and nothing reported clean.
     // The report is on standard output, the one file's error included.
-    for (path, hash, expected) in [
-        (
-            Hub::hf("gone.gguf"),
-            false,
-            "no such file in the repository (404",
-        ),
-        (url.clone(), true, "not done for a remote file"),
+    for (path, expected) in [
+        (Hub::hf("gone.gguf"), "no such file in the repository (404"),
         (
             "http://example.com/m.gguf".into(),
-            false,
             "plain http:// is refused",
         ),
     ] {
-        let mut args = vec!["check", &path];
-        if hash {
-            args.extend(["--hash", "sha256"]);
-        }
-        let (out, err, code) = rtenx(&hub, &args);
+        let (out, err, code) = rtenx(&hub, &["check", &path]);
         assert_eq!(code, 2, "{out}{err}");
         assert!(
             out.contains(&format!("error: cannot read {path}: ")),
@@ -449,6 +439,13 @@ fn check_inspect_and_dump_take_a_remote_path_and_report_what_the_hub_said() {
         assert!(out.contains(expected), "{out}");
         assert!(out.contains("1 file could not be read"), "{out}");
     }
+    // --hash takes the SHA-256 the Hub records rather than downloading the file.
+    let (out, err, code) = rtenx(
+        &hub,
+        &["check", "--hash", "sha256", "--format", "json", &url],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("{:064x}", bytes.len())), "{out}");
     let (out, err, code) = rtenx_with(&hub, "16KiB", &["check", &url]);
     assert_eq!(code, 2, "{out}{err}");
     let expected = "more than its budget of 16384 bytes (RTENX_REMOTE_BUDGET raises it)";
@@ -793,4 +790,298 @@ fn sarif_and_the_ml_bom_carry_the_hubs_records_of_a_remote_file() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&sha), "{out}");
     assert_eq!(hub.served("llama.gguf"), 2 * bytes.len() as u64);
+}
+
+/// Reading values, for [`analyze_opened`].
+fn with_values() -> ReadOptions<'static> {
+    ReadOptions {
+        values: Some(rtenx::formats::ValueCheck {
+            zero_tail: rtenx::formats::ZERO_TAIL,
+            cancel: None,
+        }),
+        ..ReadOptions::default()
+    }
+}
+
+#[test]
+fn every_value_fixture_reads_the_same_values_remote_as_local() {
+    let hub = Hub::start();
+    let session = session(&hub);
+    let fixtures = files(
+        "values/bad",
+        &[".gguf", ".safetensors", ".npy", ".onnx", ".pt"],
+    );
+    assert!(fixtures.len() >= 10, "{fixtures:?}");
+    for (i, local) in fixtures.iter().enumerate() {
+        let here = analyze_opened(&ModelFile::open(local).unwrap(), &with_values()).unwrap();
+        let path = format!("v{i}/{}", local.file_name().unwrap().to_string_lossy());
+        hub.add(&path, Content::File(local.clone()));
+        let file = session.open(&Hub::hf(&path)).unwrap();
+        let there = analyze_opened(&file, &with_values()).unwrap();
+        assert_eq!(verdict(&here), verdict(&there), "{}", local.display());
+        let values = |a: &Analysis| a.findings.iter().any(|f| f.rule.code.starts_with("VX"));
+        assert!(values(&there), "{}: {:?}", local.display(), verdict(&there));
+        // Every byte fetched once at most: the values are the rest of the file.
+        let len = std::fs::metadata(local).unwrap().len();
+        let fetched = file.provenance().unwrap().fetched;
+        assert_eq!(hub.served(&path), fetched);
+        assert!(
+            fetched <= len + 8192,
+            "{}: {fetched} of {len}",
+            local.display()
+        );
+    }
+}
+
+/// A safetensors file of two f32 tensors of `mib` MiB each, holes but for a NaN as the very
+/// last element of the second.
+fn two_big_tensors(dir: &Path, mib: u64) -> PathBuf {
+    use std::io::Write;
+    let size = mib << 20;
+    let header = format!(
+        r#"{{"dead.weight":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{size}]}},"nan.weight":{{"dtype":"F32","shape":[{n}],"data_offsets":[{size},{end}]}}}}"#,
+        n = size / 4,
+        end = 2 * size
+    );
+    let path = dir.join("big.safetensors");
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    f.write_all(header.as_bytes()).unwrap();
+    let start = 8 + header.len() as u64;
+    f.set_len(start + 2 * size).unwrap();
+    use std::os::unix::fs::FileExt;
+    f.write_all_at(&f32::NAN.to_le_bytes(), start + 2 * size - 4)
+        .unwrap();
+    path
+}
+
+#[test]
+fn values_of_a_remote_file_are_fetched_once_and_let_go_of_as_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = two_big_tensors(dir.path(), 96);
+    let hub = Hub::start();
+    hub.add("big.safetensors", Content::File(local.clone()));
+    let session = session(&hub);
+    let here = analyze_opened(&ModelFile::open(&local).unwrap(), &with_values()).unwrap();
+    let file = session.open(&Hub::hf("big.safetensors")).unwrap();
+    let structure = hub.served("big.safetensors");
+    assert!(structure < 1 << 20, "{structure}");
+    let there = analyze_opened(&file, &with_values()).unwrap();
+    assert_eq!(verdict(&here), verdict(&there));
+    let codes: Vec<&str> = there.findings.iter().map(|f| f.rule.code).collect();
+    assert_eq!(codes, ["VX001"]);
+    // Every byte once, past the per-file and per-run budgets (64 MiB, 1 GiB by default
+    // here 192 MiB in all), and no more than a few pages of it still held.
+    let len = std::fs::metadata(&local).unwrap().len();
+    let served = hub.served("big.safetensors");
+    assert!(
+        served >= len - structure && served <= len + 8192,
+        "{served} of {len}"
+    );
+    let held = file.fetched().unwrap().bytes();
+    assert!(held < 4 << 20, "{held} bytes still held");
+
+    // A server that goes down meanwhile: an error that names it, no verdict.
+    let file = session.open(&Hub::hf("big.safetensors")).unwrap();
+    hub.misbehave(Misbehaviour::Down);
+    let Err(e) = analyze_opened(&file, &with_values()) else {
+        panic!("read values from a server that is down");
+    };
+    let e = e.to_string();
+    assert!(e.contains("big.safetensors") && e.contains("503"), "{e}");
+}
+
+#[test]
+fn check_dump_and_diff_read_remote_values_as_they_read_local_ones() {
+    let hub = Hub::start();
+    let local = common::fixtures().join("values/bad/VX001-floats.safetensors");
+    hub.add("floats.safetensors", Content::File(local.clone()));
+    let url = Hub::hf("floats.safetensors");
+    let local = local.to_str().unwrap();
+    let findings = |out: &str| {
+        let report: serde_json::Value = serde_json::from_str(out).unwrap();
+        let mut findings = report["files"][0]["findings"].clone();
+        for f in findings.as_array_mut().unwrap() {
+            let f = f.as_object_mut().unwrap();
+            f.remove("fingerprint");
+            f.remove("path");
+        }
+        findings
+    };
+    let (here, _, code) = common::rtenx(&["check", "--values", "--format", "json", local]);
+    assert_eq!(code, 1, "{here}");
+    let (there, err, remote_code) = rtenx(&hub, &["check", "--values", "--format", "json", &url]);
+    assert_eq!(remote_code, code, "{there}{err}");
+    assert_eq!(findings(&here), findings(&there));
+
+    let (here, _, _) = common::rtenx(&["dump", "--values", local]);
+    let (there, err, code) = rtenx(&hub, &["dump", "--values", &url]);
+    assert_eq!(code, 0, "{err}");
+    let tensors =
+        |out: &str| serde_json::from_str::<serde_json::Value>(out).unwrap()["tensors"].clone();
+    assert_eq!(tensors(&here), tensors(&there));
+    assert!(there.contains("\"nan\""), "{there}");
+
+    let (out, err, code) = rtenx(&hub, &["diff", "--values", "--format", "json", local, &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let diff: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let values = &diff["values"];
+    assert!(values["equal"].as_u64().unwrap() > 0, "{values}");
+    assert_eq!(values["not_compared"], serde_json::json!([]), "{values}");
+
+    // --verify-checksums hashes a remote data file as it hashes a local one.
+    let onnx = common::fixtures().join("onnx/bad/DX009-checksum-wrong");
+    hub.add_dir(&onnx);
+    let (out, err, code) = rtenx(
+        &hub,
+        &["check", "--verify-checksums", &Hub::hf("model.onnx")],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error[DX009]"), "{out}");
+}
+
+#[test]
+fn the_shards_and_parts_of_a_remote_model_are_fetched_side_by_side() {
+    let dir = repository_folder();
+    for model in [
+        "model.safetensors.index.json",
+        "gguf/llama-00001-of-00003.gguf",
+    ] {
+        let hub = Hub::start();
+        hub.add_dir(dir.path());
+        let file = session(&hub).open(&Hub::hf(model)).unwrap();
+        assert_eq!(
+            hub.most_in_flight(),
+            1,
+            "{model}: one request at a time so far"
+        );
+        // As over a network: each request waits, so fetches side by side overlap.
+        hub.delay(Duration::from_millis(100));
+        let there = analyze_opened(&file, &ReadOptions::default()).unwrap();
+        let local = ModelFile::open(&dir.path().join(model)).unwrap();
+        let here = analyze_opened(&local, &ReadOptions::default()).unwrap();
+        assert_eq!(as_remote(&here, dir.path()), verdict(&there), "{model}");
+        let most = hub.most_in_flight();
+        assert!(most >= 2, "{model}: at most {most} requests at once");
+        // What they cost is the model's too.
+        let data = file.provenance().unwrap().data_files.unwrap();
+        // The shards and config.json, or the other two parts.
+        let shards = if model.starts_with("gguf") { 2 } else { 4 };
+        assert_eq!(data.files, shards, "{data:?}");
+        assert!(data.fetched > 0 && data.fetched < data.size, "{data:?}");
+    }
+}
+
+/// On a terminal, a repository's check shows how many of its files are done, and clears it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_repository_check_on_a_terminal_counts_its_files_as_they_are_fetched() {
+    let dir = repository_folder();
+    let hub = Hub::start();
+    hub.add_dir(dir.path());
+    hub.delay(Duration::from_millis(100));
+    let bin = env!("CARGO_BIN_EXE_rtenx");
+    let cmd = format!("stty cols 100 rows 30; {bin} check hf://org/repo");
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .env("HF_ENDPOINT", &hub.endpoint)
+        .env("HF_HOME", "/nonexistent")
+        .env_remove("HF_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux `script` runs the binary in a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen.contains("fetching [") && screen.contains("/6 files"),
+        "{screen}"
+    );
+    assert!(screen.contains("checked 6 files"), "{screen}");
+}
+
+#[test]
+fn a_local_copy_is_held_to_what_the_hub_records() {
+    let hub = Hub::start();
+    let published = common::fixtures().join("hf/llama-sharded");
+    hub.add_dir(&published);
+    hub.true_digests();
+    let copy = tempfile::tempdir().unwrap();
+    copy_fixture("hf/llama-sharded", copy.path());
+    let dir = copy.path().to_str().unwrap();
+    let codes = |out: &str| -> Vec<(String, String)> {
+        let report: serde_json::Value = serde_json::from_str(out).unwrap();
+        let files = report["files"].as_array().unwrap().iter();
+        let findings = files.flat_map(|f| f["findings"].as_array().unwrap().clone());
+        findings
+            .filter(|f| f["code"].as_str().unwrap().starts_with("HF00") && f["code"] != "HF002")
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_owned(),
+                    f["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let args = [
+        "check",
+        "--format",
+        "json",
+        "--expect-hub",
+        "hf://org/repo",
+        dir,
+    ];
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!((code, codes(&out)), (0, vec![]), "{out}{err}");
+
+    // A flipped byte in a shard (an LFS file: its SHA-256), a changed index (a file stored in
+    // git: its blob id), a file the repository lacks.
+    let shard = copy.path().join("model-00002-of-00002.safetensors");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&shard, bytes).unwrap();
+    let index = copy.path().join("model.safetensors.index.json");
+    let text = std::fs::read_to_string(&index).unwrap();
+    std::fs::write(&index, text.replacen("total_size", "total_sizE", 1)).unwrap();
+    std::fs::copy(
+        common::fixtures().join("safetensors/dtypes.safetensors"),
+        copy.path().join("extra.safetensors"),
+    )
+    .unwrap();
+    let (out, err, code) = rtenx(&hub, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let found = codes(&out);
+    let has = |code: &str, words: &[&str]| {
+        found
+            .iter()
+            .any(|(c, m)| c == code && words.iter().all(|w| m.contains(w)))
+    };
+    assert!(
+        has(
+            "HF007",
+            &[
+                "model-00002-of-00002.safetensors: its SHA-256 is",
+                "hf://org/repo/model-00002-of-00002.safetensors (commit"
+            ]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF007",
+            &["model.safetensors.index.json: its git blob id is"]
+        ),
+        "{found:?}"
+    );
+    assert!(
+        has(
+            "HF008",
+            &["extra.safetensors is not in hf://org/repo/extra.safetensors"]
+        ),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+
+    // A repository that cannot be listed is a usage error, before anything is checked.
+    let (out, err, code) = rtenx(&hub, &["check", "--expect-hub", "hf://org/gone", dir]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("hf://org/gone"), "{err}");
 }

@@ -4,6 +4,7 @@ use super::{DataArgs, Outcome};
 use clap::{Args, ValueEnum};
 use rtenx::diff::text::Lists;
 use rtenx::diff::{Aspect, Diff, Options, RenameRule};
+use rtenx::source::ModelFile;
 use rtenx::Analysis;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -64,11 +65,12 @@ fn tolerance(s: &str) -> Result<f64, String> {
 }
 
 /// Reads the two `sides` (a model and its data files) side by side, each as
-/// [`super::analyze_one`] does; either failing fails both.
+/// [`super::analyze_one`] does; either failing fails both. The files stay open, for their
+/// tensor bytes.
 pub(super) fn analyze_two(
     sides: [(&Path, &DataArgs); 2],
     views: bool,
-) -> Result<[Analysis; 2], Outcome> {
+) -> Result<[(ModelFile, Analysis); 2], Outcome> {
     let [a, b] = std::thread::scope(|scope| {
         sides
             .map(|(path, data)| scope.spawn(move || super::analyze_one(path, data, views)))
@@ -85,7 +87,7 @@ pub fn run(args: DiffArgs) -> io::Result<Outcome> {
         (&*args.a, &data(&args.data_a)),
         (&*args.b, &data(&args.data_b)),
     ];
-    let [a, b] = match analyze_two(sides, false) {
+    let [(file_a, a), (file_b, b)] = match analyze_two(sides, false) {
         Ok(both) => both,
         Err(outcome) => return Ok(outcome),
     };
@@ -95,6 +97,13 @@ pub fn run(args: DiffArgs) -> io::Result<Outcome> {
         tolerance: args.tolerance,
     };
     let diff = Diff::of(&a, &b, &options);
+    // A remote file whose tensor bytes could not all be fetched compared nothing.
+    for file in [&file_a, &file_b] {
+        if let Err(e) = file.fetch_touched() {
+            super::complain(e);
+            return Ok(Outcome::Failure);
+        }
+    }
     let different = args.fail_on.iter().any(|&f| diff.differs(f));
     let mut out = io::BufWriter::new(io::stdout().lock());
     match args.format {

@@ -28,26 +28,38 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         values,
         data,
     } = args;
-    let analysis = match super::analyze_one(&file, &data, true) {
+    let opened = match data
+        .readable()
+        .and_then(|()| super::folder::open_one(&file))
+    {
+        Ok(opened) => opened,
+        Err(outcome) => return Ok(outcome),
+    };
+    let analysis = match super::analyze_file(&opened, &data, true) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };
-    let scan = values.then(|| {
-        let progress = super::progress::Progress::new("reading");
-        let report = |done, total| progress.show(done, total);
-        let options = rtenx::values::Options {
-            moments: true,
-            threads: super::targets::workers(),
-            cancel: None,
-            progress: Some(&report),
-        };
-        let scan = rtenx::values::scan(
-            &rtenx::values::Files::open(&analysis.inventory, None),
-            &options,
-        );
-        progress.finish();
-        scan
-    });
+    let scan = match values {
+        true => {
+            let progress = super::progress::Progress::new("reading");
+            let report = |done, total| progress.show(done, total);
+            let options = rtenx::values::Options {
+                moments: true,
+                threads: super::targets::workers(),
+                cancel: None,
+                progress: Some(&report),
+            };
+            let files = rtenx::values::Files::open(&analysis.inventory, Some(&opened));
+            let scan = rtenx::values::scan(&files, &options);
+            progress.finish();
+            if let Err(e) = files.settled() {
+                super::complain(e);
+                return Ok(Outcome::Failure);
+            }
+            Some(scan)
+        }
+        false => None,
+    };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     rtenx::json_dump::write_with_values(&mut out, &analysis, scan.as_ref())?;
     out.flush()?;

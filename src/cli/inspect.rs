@@ -61,7 +61,7 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
             }
         }
         Some(b) => match super::diff::analyze_two([(&args.file, &args.data), (b, &data_b)], true) {
-            Ok([a, b]) => (a, Some(b)),
+            Ok([(_, a), (_, b)]) => (a, Some(b)),
             Err(outcome) => return Ok(outcome),
         },
     };
@@ -141,9 +141,13 @@ fn browse(args: InspectArgs) -> io::Result<Outcome> {
     };
     let preview = rtenx::preview_of(&file);
     let (data, tab) = (args.data, args.tab);
+    // Open while browsing: a remote file's tensor bytes are fetched from it when shown.
+    let file = std::sync::Arc::new(file);
+    let read_file = file.clone();
     let loader =
-        Loader::spawn_compared(move || read(&file, &data, b.as_ref().map(|b| (b, &data_b))));
+        Loader::spawn_compared(move || read(&read_file, &data, b.as_ref().map(|b| (b, &data_b))));
     let app = rtenx::tui::run(App::loading(preview, tab, loader))?;
     super::release_at_exit(app);
+    drop(file);
     Ok(Outcome::Clean)
 }

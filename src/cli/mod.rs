@@ -32,7 +32,7 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate model files and report every problem; exits 1 if any error is found.
-    Check(check::CheckArgs),
+    Check(Box<check::CheckArgs>),
     /// Explain a check code, or list every rule.
     Explain(explain::ExplainArgs),
     /// Write the whole inventory and findings of a model as JSON.
@@ -102,7 +102,7 @@ impl From<Outcome> for ExitCode {
 pub fn run() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        Command::Check(a) => check::run(a),
+        Command::Check(a) => check::run(*a),
         Command::Explain(a) => explain::run(a),
         Command::Dump(a) => dump::run(a),
         Command::Diff(a) => diff::run(a),
@@ -163,9 +163,15 @@ impl DataArgs {
 /// Opens and analyses one named model (a file, or a folder that holds one), printing the
 /// error if it cannot be read; with what only `inspect` and `dump` show
 /// ([`ReadOptions::views`](rtenx::formats::ReadOptions)), or without.
-fn analyze_one(path: &Path, data: &DataArgs, views: bool) -> Result<rtenx::Analysis, Outcome> {
+fn analyze_one(
+    path: &Path,
+    data: &DataArgs,
+    views: bool,
+) -> Result<(rtenx::source::ModelFile, rtenx::Analysis), Outcome> {
     data.readable()?;
-    analyze_file(&folder::open_one(path)?, data, views)
+    let file = folder::open_one(path)?;
+    let analysis = analyze_file(&file, data, views)?;
+    Ok((file, analysis))
 }
 
 /// Analyses the opened model `file` with the data files `data`, as [`analyze_one`] does.

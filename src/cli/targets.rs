@@ -77,7 +77,7 @@ pub fn remote_models(path: &Path) -> Option<Result<Vec<RemoteModel>, rtenx::Open
 /// Sets the budgets of remote files from `RTENX_REMOTE_BUDGET` (a size, such as 256MiB:
 /// the bytes fetched of one file; a run may fetch 16 times that, and at least 1 GiB), once.
 #[cfg(all(unix, feature = "remote"))]
-fn remote_budgets() -> Result<(), rtenx::OpenError> {
+pub fn remote_budgets() -> Result<(), rtenx::OpenError> {
     static SET: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     let set = SET.get_or_init(|| {
         let Ok(size) = std::env::var("RTENX_REMOTE_BUDGET") else {

@@ -87,21 +87,22 @@ pub(super) fn hashes(
     let files = Files::open(inv, None);
     ids.iter()
         .map(|&id| {
-            let hash = files.bytes(id).ok().map(|(file, bytes)| {
+            let hash = files.bytes(id).ok().and_then(|(file, bytes)| {
                 let mut h = state.build_hasher();
                 for chunk in bytes.chunks(CHUNK) {
+                    file.fetch_tensors(chunk).ok()?;
                     h.write(chunk);
                     release(file, chunk);
                 }
-                h.finish()
+                Some(h.finish())
             });
             (id, hash)
         })
         .collect()
 }
 
-/// Compares the values of every pair, on two threads; with the pairs that differ beyond the
-/// tolerance.
+/// Compares the values of every pair, on two threads (one if a file is remote, see
+/// [`Files::remote`]); with the pairs that differ beyond the tolerance.
 pub(super) fn compare(
     a: &Inventory,
     b: &Inventory,
@@ -109,24 +110,27 @@ pub(super) fn compare(
     tolerance: f64,
 ) -> (ValuesDiff, Vec<(TensorId, TensorId)>) {
     let (fa, fb) = (Files::open(a, None), Files::open(b, None));
+    let threads = if fa.remote() || fb.remote() { 1 } else { 2 };
     let mut results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
-        let work = |half: usize| {
+        let work = |part: usize| {
             let (fa, fb) = (&fa, &fb);
             move || {
                 (pairs.iter().enumerate())
-                    .skip(half)
-                    .step_by(2)
+                    .skip(part)
+                    .step_by(threads)
                     .map(|(k, &(x, y))| (k, compare_pair(fa, fb, x, y, tolerance)))
                     .collect::<Vec<_>>()
             }
         };
-        let other = scope.spawn(work(1));
+        let others: Vec<_> = (1..threads).map(|part| scope.spawn(work(part))).collect();
         let mut mine = work(0)();
-        mine.extend(
-            other
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        );
+        for other in others {
+            mine.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
         mine
     });
     results.sort_unstable_by_key(|r| r.0);
@@ -187,6 +191,9 @@ fn compare_pair(fa: &Files, fb: &Files, x: TensorId, y: TensorId, tolerance: f64
     let mut numeric = decoder.map(|_| Numeric::default());
     let mut equal = true;
     for (ca, cb) in a.chunks(chunk).zip(b.chunks(chunk)) {
+        if file_a.fetch_tensors(ca).is_err() || file_b.fetch_tensors(cb).is_err() {
+            return Outcome::Skipped("its bytes could not be fetched");
+        }
         if ca != cb {
             equal = false;
             if let (Some(n), Some((size, decode))) = (numeric.as_mut(), decoder) {

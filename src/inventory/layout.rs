@@ -39,18 +39,14 @@ impl FileEntry {
     /// read, or an error. A data file the model names is at its canonical path and opened
     /// without following a symlink; the model and a data file named on the command line
     /// (kept as given, perhaps relative) are opened as they were. A file swapped in since is
-    /// refused either way.
+    /// refused either way. A remote file is the one still open ([`ModelFile::reopen_remote`]).
     pub fn reopen(&self) -> Result<ModelFile, OpenError> {
         if let Some(url) = self
             .path
             .to_str()
             .filter(|p| crate::source::names_remote(p))
         {
-            return Err(OpenError::Remote {
-                url: url.to_owned(),
-                cause: "a remote file's tensor bytes are not fetched: download it to read them"
-                    .to_owned(),
-            });
+            return ModelFile::reopen_remote(url);
         }
         match self.role {
             FileRole::ExternalData if self.path.is_absolute() => {

@@ -14,8 +14,10 @@
 //! 3. while reading, any page the reader reads that was not fetched (the sparse file records
 //!    it), after which the file is read again (`analysis::analyze_opened`).
 //!
-//! Tensor bytes are never fetched: `--verify-checksums` and `check --hash`, which need them,
-//! are refused for a remote file, and `sbom` takes the SHA-256 the Hub records. A repository
+//! Tensor bytes are fetched only when an option reads them (`--values`, `--verify-checksums`,
+//! `diff --values`, the browser's value view), by range as they are read, and let go of once
+//! read (`ModelFile::fetch_tensors`, `Sparse::forget`); `check --hash` and `sbom` take the
+//! SHA-256 the Hub records. A repository
 //! ([`Session::repository`]) is resolved to a commit, listed, and checked as a folder is; the
 //! files beside a model are looked up in that listing ([`repository`]).
 //!
@@ -241,10 +243,15 @@ impl Session {
                 let sha256 = (entry.get("lfs"))
                     .and_then(|lfs| lfs.get("oid")?.as_str())
                     .map(str::to_owned);
+                // An LFS file's `oid` is its pointer's, not its content's.
+                let git_oid = (sha256.is_none())
+                    .then(|| text("oid").map(str::to_owned))
+                    .flatten();
                 files.push(Listed {
                     path: path.to_owned(),
                     size,
                     sha256,
+                    git_oid,
                 });
             }
             if files.len() > MAX_LISTED {
@@ -282,6 +289,8 @@ pub struct Listed {
     pub size: u64,
     /// An LFS file's SHA-256.
     pub sha256: Option<String>,
+    /// A file stored in git: its blob id (SHA-1 of `blob SIZE\0` and the content).
+    pub git_oid: Option<String>,
 }
 
 /// Files of a listing kept at most; a repository with more is an error.

@@ -4,7 +4,7 @@
 
 use super::http::{Answer, Client, HubHeaders};
 use crate::inventory::ByteRange;
-use crate::source::sparse::Origin;
+use crate::source::sparse::{Origin, Purpose};
 use crate::source::Provenance;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,8 +20,10 @@ pub struct Remote {
     etag: Option<String>,
     /// What the Hub said of it.
     pub hub: HubHeaders,
-    /// Bytes read from the network for it.
+    /// Bytes read from the network for it, for its readers.
     spent: AtomicU64,
+    /// Tensor bytes read from the network for it ([`Purpose::Tensors`]), and asked for.
+    tensors: (AtomicU64, AtomicU64),
     /// Requests made for it.
     requests: AtomicU64,
     /// Where the last answer came from, after redirects: later ranges are asked there.
@@ -51,6 +53,7 @@ impl Remote {
             etag: answer.etag.clone(),
             hub: answer.hub.clone(),
             spent: AtomicU64::new(0),
+            tensors: (AtomicU64::new(0), AtomicU64::new(0)),
             requests: AtomicU64::new(1),
             direct: Mutex::new(Some(answer.url.clone())),
         };
@@ -62,7 +65,7 @@ impl Remote {
                 _ => len,
             },
         };
-        let mut head = remote.body(&mut answer, want)?;
+        let mut head = remote.body(&mut answer, want, Purpose::Structure)?;
         if total.is_none() {
             // A whole body of unknown length: all of it must fit the budget.
             if answer.has_more() || head.len() as u64 >= remote.client.budgets.file {
@@ -88,10 +91,15 @@ impl Remote {
         )
     }
 
-    /// Reads up to `want` bytes of `answer`'s body, paid from the budgets.
-    fn body(&self, answer: &mut Answer, want: u64) -> Result<Vec<u8>, String> {
+    /// Reads up to `want` bytes of `answer`'s body: for the readers, paid from the budgets;
+    /// tensor bytes only counted, since no more than the ranges asked is ever read.
+    fn body(&self, answer: &mut Answer, want: u64, purpose: Purpose) -> Result<Vec<u8>, String> {
         let budget = self.client.budgets.file;
         answer.read(want, &|n| {
+            if purpose == Purpose::Tensors {
+                self.tensors.0.fetch_add(n, Ordering::Relaxed);
+                return Ok(());
+            }
             let spent = self.spent.fetch_add(n, Ordering::Relaxed).saturating_add(n);
             if spent > budget {
                 return Err(format!("{}: fetching it would read more than its budget of {budget} bytes (RTENX_REMOTE_BUDGET raises it)", self.url));
@@ -127,16 +135,16 @@ impl Remote {
         Ok(())
     }
 
-    /// Fetches `start..end`: the parts read, in order. A server that answers less than
-    /// asked is asked again for the rest.
-    fn range(&self, start: u64, end: u64) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    /// Fetches `start..end` for `purpose`: the parts read, in order. A server that answers
+    /// less than asked is asked again for the rest.
+    fn range(&self, start: u64, end: u64, purpose: Purpose) -> Result<Vec<(u64, Vec<u8>)>, String> {
         let mut parts = Vec::new();
         let mut at = start;
         while at < end {
             let mut answer = self.get(at, end)?;
             let (from, got) = match answer.range {
                 Some((from, to, _)) => {
-                    let body = self.body(&mut answer, to - from)?;
+                    let body = self.body(&mut answer, to - from, purpose)?;
                     if body.len() as u64 == to - from && answer.has_more() {
                         return Err(format!("{}: the answer for bytes {from}-{} is longer than its Content-Range says", self.url, to - 1));
                     }
@@ -150,7 +158,7 @@ impl Remote {
                     if end > left {
                         return Err(format!("{}: the server ignores byte ranges (it answered 200, the whole file, to bytes={at}-{}): reaching them would read {end} bytes, more than the {left} left of the file's budget of {budget} (RTENX_REMOTE_BUDGET raises it)", self.url, end - 1));
                     }
-                    (0, self.body(&mut answer, end)?)
+                    (0, self.body(&mut answer, end, Purpose::Structure)?)
                 }
             };
             let reached = from + got.len() as u64;
@@ -172,8 +180,9 @@ impl Remote {
     /// the URL given; the answer is held to the first.
     fn get(&self, start: u64, end: u64) -> Result<Answer, String> {
         let made = self.requests.fetch_add(1, Ordering::Relaxed);
-        if made >= MAX_REQUESTS {
-            return Err(format!("{}: more than {MAX_REQUESTS} requests for this file: its server answers too little at a time", self.url));
+        let allowed = MAX_REQUESTS + self.tensors.1.load(Ordering::Relaxed) / PIECE;
+        if made >= allowed {
+            return Err(format!("{}: more than {allowed} requests for this file: its server answers too little at a time", self.url));
         }
         let direct = self.lock().clone();
         let answer = match direct.map(|url| self.client.get(&url, start, end)) {
@@ -193,14 +202,18 @@ impl Remote {
     }
 }
 
-/// Requests for one file at most: a server that answers a byte at a time is given up on.
+/// Requests for one file at most, and one more for each [`PIECE`] of tensor bytes asked
+/// for: a server that answers a byte at a time is given up on.
 const MAX_REQUESTS: u64 = 4096;
+/// The most one request asks for: a long stretch of tensor bytes is fetched in pieces, up
+/// to [`PARALLEL`] at once.
+const PIECE: u64 = 4 << 20;
 /// Ranges closer than this are fetched as one: a request costs more than a few pages.
 const MERGE_GAP: u64 = 16 << 10;
 /// Requests in flight at once for one file.
 const PARALLEL: usize = 8;
 
-/// `wanted` with ranges less than [`MERGE_GAP`] apart merged.
+/// `wanted` with ranges less than [`MERGE_GAP`] apart merged, then cut into [`PIECE`]s.
 fn coalesce(wanted: &[ByteRange]) -> Vec<ByteRange> {
     let mut merged: Vec<ByteRange> = Vec::new();
     for r in wanted {
@@ -211,44 +224,72 @@ fn coalesce(wanted: &[ByteRange]) -> Vec<ByteRange> {
             _ => merged.push(*r),
         }
     }
-    merged
+    let pieces = |r: ByteRange| {
+        (r.start..r.end())
+            .step_by(usize::try_from(PIECE).unwrap_or(usize::MAX))
+            .map(move |at| ByteRange::between(at, (at + PIECE).min(r.end())))
+    };
+    merged.into_iter().flat_map(pieces).collect()
 }
 
 impl Origin for Remote {
     /// Fetches the ranges, merged where close, with up to [`PARALLEL`] requests at once.
-    fn fetch(&self, wanted: &[ByteRange], put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
+    fn fetch(
+        &self,
+        wanted: &[ByteRange],
+        purpose: Purpose,
+        put: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), String> {
         let ranges: Vec<ByteRange> = (coalesce(wanted).into_iter())
             .map(|r| ByteRange::between(r.start, r.end().min(self.total)))
             .filter(|r| r.len > 0)
             .collect();
+        if purpose == Purpose::Tensors {
+            let asked = ranges.iter().map(|r| r.len).sum();
+            self.tensors.1.fetch_add(asked, Ordering::Relaxed);
+        }
+        // Parts are written as they come: memory holds the pieces in flight, not the whole.
         let next = AtomicUsize::new(0);
-        let results = Mutex::new(Vec::new());
+        let (send, parts) = std::sync::mpsc::sync_channel(PARALLEL);
         std::thread::scope(|scope| {
             for _ in 0..PARALLEL.min(ranges.len()) {
-                scope.spawn(|| {
+                let send = send.clone();
+                let (next, ranges) = (&next, &ranges);
+                scope.spawn(move || {
                     while let Some(r) = ranges.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let got = self.range(r.start, r.end());
-                        let failed = got.is_err();
-                        results.lock().unwrap_or_else(|e| e.into_inner()).push(got);
-                        if failed {
+                        let got = self.range(r.start, r.end(), purpose);
+                        if got.is_err() {
                             // The others stop at their next range.
                             next.store(ranges.len(), Ordering::Relaxed);
+                        }
+                        if send.send(got).is_err() {
+                            break;
                         }
                     }
                 });
             }
-        });
-        let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        for parts in results {
-            for (at, bytes) in parts? {
-                put(at, &bytes);
+            drop(send);
+            let mut failed = None;
+            for got in parts {
+                match got {
+                    Ok(got) if failed.is_none() => {
+                        for (at, bytes) in got {
+                            put(at, &bytes);
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
             }
-        }
-        Ok(())
+            failed.map_or(Ok(()), Err)
+        })
     }
 
     fn provenance(&self) -> Provenance {
-        let (fetched, requests) = self.spent();
+        let (spent, requests) = self.spent();
+        let fetched = spent + self.tensors.0.load(Ordering::Relaxed);
         Provenance {
             url: self.url.clone(),
             commit: self.hub.commit.clone(),
@@ -257,6 +298,7 @@ impl Origin for Remote {
             size: self.total,
             fetched,
             requests,
+            data_files: None,
         }
     }
 }
@@ -279,6 +321,15 @@ mod tests {
             [r(0, 8192), r(30_000, 30_010), r(50_000, 50_001)]
         );
         assert_eq!(coalesce(&[r(0, 100), r(50, 60)]), [r(0, 100)]);
+        let long = coalesce(&[r(1, 2 * PIECE + 7)]);
+        assert_eq!(
+            long,
+            [
+                r(1, PIECE + 1),
+                r(PIECE + 1, 2 * PIECE + 1),
+                r(2 * PIECE + 1, 2 * PIECE + 7)
+            ]
+        );
         assert_eq!(coalesce(&[]), []);
     }
 }

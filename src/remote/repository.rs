@@ -57,6 +57,11 @@ impl Repository {
         format!("{}{path}", self.shown)
     }
 
+    /// The file at `path`, if it lists one.
+    pub fn file(&self, path: &str) -> Option<&Listed> {
+        self.files.get(path)
+    }
+
     /// The commit its revision resolved to.
     pub fn commit(&self) -> &str {
         &self.commit
@@ -318,6 +323,36 @@ impl Listing for Beside {
                     self.fail(url.clone(), cause.clone());
                 }
                 Err(e)
+            }
+        }
+    }
+
+    fn cost(&self) -> crate::source::Cost {
+        let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cost = crate::source::Cost::default();
+        for file in opened.values().filter_map(ModelFile::provenance) {
+            cost.add(&file);
+        }
+        cost
+    }
+
+    fn prefetch(&self, names: &[String]) {
+        let Some(repo) = self.repository() else {
+            return;
+        };
+        let mut wanted: Vec<String> = {
+            let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+            (names.iter().map(|name| self.path(name)))
+                .filter(|path| !opened.contains_key(path) && repo.files.contains_key(path))
+                .collect()
+        };
+        wanted.sort_unstable();
+        wanted.dedup();
+        let fetched = super::parallel(&wanted, |path| repo.fetch(path).ok());
+        let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+        for (path, file) in wanted.into_iter().zip(fetched) {
+            if let Some(file) = file {
+                opened.entry(path).or_insert(file);
             }
         }
     }

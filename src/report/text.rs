@@ -122,27 +122,30 @@ pub(super) fn write(
     writeln!(w, "checked {}", Summary::of(results))
 }
 
-/// What the remote files of `results` cost: `fetched 3.40 MiB of 133.69 GiB in 150 requests
-/// (30 remote files)`.
+/// What the remote files of `results` and their data files cost: `fetched 3.40 MiB of
+/// 133.69 GiB in 150 requests (30 remote files)`.
 fn write_fetched(w: &mut dyn Write, results: &[FileResult]) -> io::Result<()> {
     let remote: Vec<_> = results.iter().filter_map(|r| r.remote.as_ref()).collect();
     if remote.is_empty() {
         return Ok(());
     }
-    let fetched = humansize::format_size(
-        remote.iter().map(|r| r.fetched).sum::<u64>(),
-        humansize::BINARY,
-    );
-    let size = humansize::format_size(
-        remote.iter().map(|r| r.size).sum::<u64>(),
-        humansize::BINARY,
-    );
+    let mut all = crate::source::Cost::default();
+    for r in &remote {
+        all.add(r);
+        let data = r.data_files.unwrap_or_default();
+        all.files += data.files;
+        all.size += data.size;
+        all.fetched += data.fetched;
+        all.requests += data.requests;
+    }
+    let [fetched, size] =
+        [all.fetched, all.size].map(|n| humansize::format_size(n, humansize::BINARY));
     let plural = |n: u64, one: &str| match n {
         1 => format!("1 {one}"),
         n => format!("{n} {one}s"),
     };
-    let requests = plural(remote.iter().map(|r| r.requests).sum(), "request");
-    let files = plural(remote.len() as u64, "remote file");
+    let requests = plural(all.requests, "request");
+    let files = plural(all.files, "remote file");
     writeln!(w, "fetched {fetched} of {size} in {requests} ({files})")
 }
 

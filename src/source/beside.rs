@@ -20,6 +20,13 @@ pub trait Listing: Send + Sync {
     /// Opens the file `name`, fetched as its format plans; the same file (and what was
     /// fetched of it) on every later call while the model is read.
     fn open(&self, name: &str) -> Result<ModelFile, OpenError>;
+    /// Opens the files `names` (those listed and not open yet) side by side, as
+    /// [`Listing::open`] would one by one, for a reader about to open them all (the shards
+    /// of a checkpoint, the parts of a split model). A file that cannot be fetched is left
+    /// for `open` to report.
+    fn prefetch(&self, names: &[String]);
+    /// What the files opened cost.
+    fn cost(&self) -> super::provenance::Cost;
     /// Fetches the holes the reading met in the files opened: whether there were any, so
     /// the model must be read again. The first error met looking beside the model (a
     /// listing or a file that could not be fetched) is returned here, so that the model

@@ -9,31 +9,50 @@ use std::path::Path;
 pub const BLOCK: usize = 8 << 20;
 
 /// Lower-case hex digest of `file`'s bytes, calling `advance` with each block's size. A file
-/// that shrinks or changes meanwhile is an error.
+/// that shrinks or changes meanwhile is an error; a remote one is fetched block by block.
 pub fn of_file<D: sha2::Digest>(
     file: &ModelFile,
     advance: impl Fn(u64),
 ) -> Result<String, OpenError> {
     let mut hasher = D::new();
     for block in file.bytes().chunks(BLOCK) {
+        file.fetch_tensors(block)?;
         hasher.update(block);
         file.release(block);
         advance(block.len() as u64);
     }
     match file.changed() {
         Some(change) => Err(change),
+        None if file.is_remote() && file.fetch_touched()? => Err(OpenError::Remote {
+            url: file.path().display().to_string(),
+            cause: "hashing it met bytes not fetched".to_owned(),
+        }),
         None => Ok(hex(&hasher.finalize())),
     }
 }
 
 /// Like [`of_file`], for the data file at `path`, which a reader opened as `identity`:
-/// another file there now is refused.
+/// another file there now is refused. A remote one is the one still open.
 pub fn of_path<D: sha2::Digest>(
     path: &Path,
     identity: Option<FileIdentity>,
     advance: impl Fn(u64),
 ) -> Result<String, OpenError> {
-    of_file::<D>(&ModelFile::open_same(path, identity)?, advance)
+    let file = match path.to_str().filter(|p| super::names_remote(p)) {
+        Some(url) => ModelFile::reopen_remote(url)?,
+        None => ModelFile::open_same(path, identity)?,
+    };
+    of_file::<D>(&file, advance)
+}
+
+/// The git blob id of `file`'s bytes, as git and the Hub's tree API name a file stored in
+/// git: SHA-1 of `blob SIZE\0` and the content, in lower-case hex.
+pub fn git_blob_id(file: &ModelFile) -> String {
+    use sha1::Digest;
+    let mut hasher = sha1::Sha1::new();
+    hasher.update(format!("blob {}\0", file.bytes().len()));
+    hasher.update(file.bytes());
+    hex(&hasher.finalize())
 }
 
 /// SHA-256 of `bytes` in lower-case hex.
@@ -68,6 +87,11 @@ mod tests {
         assert_eq!(
             of_file::<sha1::Sha1>(&file, |_| ()).unwrap(),
             "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        // `printf abc | git hash-object --stdin`
+        assert_eq!(
+            git_blob_id(&file),
+            "f2ba8f84ab5c1bce84a7b441cb1959cfc7093b7f"
         );
         assert_eq!(
             sha256_hex(b"abc"),

@@ -27,6 +27,36 @@ impl Fetched {
         self.ranges.splice(first..last, [(start, end)]);
     }
 
+    /// The parts of `start..end` in the set.
+    pub fn inside(&self, start: u64, end: u64) -> Vec<ByteRange> {
+        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        (self.ranges.get(first..).unwrap_or_default().iter())
+            .take_while(|&&(s, _)| s < end)
+            .map(|&(s, e)| ByteRange::between(s.max(start), e.min(end)))
+            .collect()
+    }
+
+    /// Takes `start..end` out.
+    pub fn remove(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        let last = self.ranges.partition_point(|&(s, _)| s < end);
+        let Some(cut) = self.ranges.get(first..last) else {
+            return;
+        };
+        let kept: Vec<(u64, u64)> = [
+            cut.first().map(|&(s, _)| (s, start)),
+            cut.last().map(|&(_, e)| (end, e)),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|(s, e)| s < e)
+        .collect();
+        self.ranges.splice(first..last, kept);
+    }
+
     /// Whether every byte of `start..start + len` is in the set.
     pub fn covers(&self, start: u64, len: u64) -> bool {
         let end = start.saturating_add(len);
@@ -100,5 +130,13 @@ mod tests {
         set.insert(5, 35);
         assert_eq!(set.ranges, [(5, 40)]);
         assert_eq!((set.bytes(), set.prefix()), (35, 0));
+        assert_eq!(set.inside(0, 12), [ByteRange::between(5, 12)]);
+        set.remove(10, 20);
+        assert_eq!(set.ranges, [(5, 10), (20, 40)]);
+        set.remove(0, 6);
+        set.remove(38, 99);
+        assert_eq!(set.ranges, [(6, 10), (20, 38)]);
+        set.remove(6, 38);
+        assert_eq!(set.ranges, []);
     }
 }

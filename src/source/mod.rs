@@ -7,6 +7,8 @@ mod beside;
 pub mod digest;
 pub mod fetched;
 mod guard;
+#[cfg(all(unix, feature = "remote"))]
+mod open;
 mod provenance;
 mod range;
 #[cfg(all(unix, feature = "remote"))]
@@ -14,7 +16,7 @@ pub mod sparse;
 
 pub use beside::Listing;
 pub use guard::set_fatal_hook;
-pub use provenance::{names_remote, Provenance};
+pub use provenance::{names_remote, Cost, Provenance};
 pub use range::ByteRange;
 
 use bytes::Bytes;
@@ -260,13 +262,62 @@ impl ModelFile {
     #[cfg(all(unix, feature = "remote"))]
     pub fn remote(url: &str, sparse: sparse::Sparse) -> Self {
         let sparse = std::sync::Arc::new(sparse);
+        let path = PathBuf::from(url);
+        open::insert(&path, &sparse);
+        ModelFile::of_sparse(path, sparse)
+    }
+
+    #[cfg(all(unix, feature = "remote"))]
+    fn of_sparse(path: PathBuf, sparse: std::sync::Arc<sparse::Sparse>) -> Self {
         ModelFile {
-            path: PathBuf::from(url),
+            path,
             bytes: Bytes::from_owner(SparseBytes(sparse.clone())),
             opened: None,
             sparse: Some(sparse),
             listing: None,
         }
+    }
+
+    /// The remote file shown as `url`, while it is open (for its tensor bytes after the
+    /// analysis: the same file, with what was fetched of it); an error once it is not.
+    pub fn reopen_remote(url: &str) -> Result<Self, OpenError> {
+        #[cfg(all(unix, feature = "remote"))]
+        if let Some(sparse) = open::get(Path::new(url)) {
+            return Ok(ModelFile::of_sparse(PathBuf::from(url), sparse));
+        }
+        Err(OpenError::Remote {
+            url: url.to_owned(),
+            cause: "it is no longer open, and a remote file is not fetched again by its path"
+                .to_owned(),
+        })
+    }
+
+    /// Fetches the tensor bytes of `block`, a part of this file's map, if the file is remote;
+    /// they are let go of again by [`ModelFile::release`]. Nothing for a local file. A
+    /// failure is an error here and of [`ModelFile::fetch_touched`], so that the file is not
+    /// reported as read.
+    pub fn fetch_tensors(&self, block: &[u8]) -> Result<(), OpenError> {
+        #[cfg(all(unix, feature = "remote"))]
+        if let (Some(sparse), Some(range)) = (&self.sparse, self.range_of(block)) {
+            sparse
+                .fetch_tensors(&[range])
+                .map_err(|cause| self.remote_error(cause))?;
+        }
+        #[cfg(not(all(unix, feature = "remote")))]
+        let _ = block;
+        Ok(())
+    }
+
+    /// Where `block` is in this file's map, if it is a part of it.
+    #[cfg(all(unix, feature = "remote"))]
+    fn range_of(&self, block: &[u8]) -> Option<ByteRange> {
+        let start = (block.as_ptr() as usize).checked_sub(self.bytes.as_ptr() as usize)?;
+        (start <= self.bytes.len() && block.len() <= self.bytes.len() - start).then_some(
+            ByteRange {
+                start: start as u64,
+                len: block.len() as u64,
+            },
+        )
     }
 
     /// The same remote file again, sharing what is fetched of it: for a data file that a
@@ -315,7 +366,12 @@ impl ModelFile {
     /// Where a remote file is and what it cost; `None` for a local one.
     pub fn provenance(&self) -> Option<Provenance> {
         #[cfg(all(unix, feature = "remote"))]
-        return Some(self.sparse.as_ref()?.provenance());
+        {
+            let mut provenance = self.sparse.as_ref()?.provenance();
+            let data = self.listing.as_ref().map(|l| l.cost());
+            provenance.data_files = data.filter(|c| c.files > 0);
+            Some(provenance)
+        }
         #[cfg(not(all(unix, feature = "remote")))]
         None
     }
@@ -346,6 +402,9 @@ impl ModelFile {
         };
         #[cfg(all(unix, feature = "remote"))]
         if let Some(sparse) = &self.sparse {
+            if let Some(cause) = sparse.failure() {
+                return Err(self.remote_error(cause));
+            }
             let (touched, more) = sparse.take_touched();
             if touched.is_empty() {
                 return Ok(more || beside);
@@ -362,7 +421,15 @@ impl ModelFile {
     /// read, is not needed again: a pass over every byte (hashing) then keeps only the pages
     /// it is reading in memory, not the whole file. The bytes stay readable; a later read
     /// pages them in again. A block outside the map, or not page-aligned, is left alone.
+    /// A remote file lets go of the tensor bytes fetched in `block` ([`ModelFile::fetch_tensors`]).
     pub fn release(&self, block: &[u8]) {
+        #[cfg(all(unix, feature = "remote"))]
+        if let Some(sparse) = &self.sparse {
+            if let Some(r) = self.range_of(block) {
+                sparse.forget(r.start, r.end());
+            }
+            return;
+        }
         #[cfg(unix)]
         self.advise(block, libc::MADV_DONTNEED);
         #[cfg(not(unix))]

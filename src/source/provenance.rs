@@ -28,4 +28,30 @@ pub struct Provenance {
     pub fetched: u64,
     /// Requests made for it.
     pub requests: u64,
+    /// What the data files read beside it cost (shards, split parts, external data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_files: Option<Cost>,
+}
+
+/// What a model's data files cost, all together.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Cost {
+    /// How many were fetched.
+    pub files: u64,
+    /// Their size in bytes.
+    pub size: u64,
+    /// Bytes read from the network for them.
+    pub fetched: u64,
+    /// Requests made for them.
+    pub requests: u64,
+}
+
+impl Cost {
+    /// Adds what `file` cost.
+    pub fn add(&mut self, file: &Provenance) {
+        self.files += 1;
+        self.size += file.size;
+        self.fetched += file.fetched;
+        self.requests += file.requests;
+    }
 }

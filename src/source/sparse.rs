@@ -18,19 +18,40 @@ use std::fs::File;
 use std::io;
 use std::sync::Mutex;
 
+/// What bytes are fetched for, which decides what pays for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// What a reader reads to check the file: paid from the per-file and per-run budgets.
+    Structure,
+    /// Tensor bytes an option asks for (`--values`, `--verify-checksums`, a value view):
+    /// no more than the ranges asked, each answer held to its range, and let go of once
+    /// read ([`Sparse::forget`]).
+    Tensors,
+}
+
 /// Where a sparse file's bytes come from: a server, in tests anything.
 pub trait Origin: Send + Sync {
-    /// Fetches `wanted` (sorted, disjoint, within the file), handing each part read to
-    /// `put` at its offset. An error says what went wrong, for a message that names the
-    /// origin.
-    fn fetch(&self, wanted: &[ByteRange], put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String>;
+    /// Fetches `wanted` (sorted, disjoint, within the file) for `purpose`, handing each
+    /// part read to `put` at its offset. An error says what went wrong, for a message that
+    /// names the origin.
+    fn fetch(
+        &self,
+        wanted: &[ByteRange],
+        purpose: Purpose,
+        put: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), String>;
     /// What reports say of the file: where it is, what its server says of it, what it cost.
     fn provenance(&self) -> Provenance;
 }
 
 impl<T: Origin> Origin for std::sync::Arc<T> {
-    fn fetch(&self, wanted: &[ByteRange], put: &mut dyn FnMut(u64, &[u8])) -> Result<(), String> {
-        T::fetch(self, wanted, put)
+    fn fetch(
+        &self,
+        wanted: &[ByteRange],
+        purpose: Purpose,
+        put: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), String> {
+        T::fetch(self, wanted, purpose, put)
     }
 
     fn provenance(&self) -> Provenance {
@@ -47,6 +68,11 @@ pub struct Sparse {
     len: u64,
     page: u64,
     fetched: Mutex<Fetched>,
+    /// The pages fetched for their tensor bytes, which [`Sparse::forget`] lets go of.
+    transient: Mutex<Fetched>,
+    /// Why fetching tensor bytes failed, for [`Sparse::failure`]: what was read from the
+    /// hole instead judges nothing.
+    failed: Mutex<Option<String>>,
     origin: Box<dyn Origin>,
 }
 
@@ -81,6 +107,8 @@ impl Sparse {
             len,
             page,
             fetched: Mutex::new(Fetched::default()),
+            transient: Mutex::new(Fetched::default()),
+            failed: Mutex::new(None),
             origin,
         };
         sparse.protect(0, len, false);
@@ -127,12 +155,80 @@ impl Sparse {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Fetched> {
-        self.fetched.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.fetched)
     }
 
-    /// Fetches the parts of `wanted` not fetched yet, widened to whole pages; returns the
-    /// bytes fetched.
+    /// Fetches the parts of `wanted` not fetched yet, widened to whole pages, for what the
+    /// readers read; returns the bytes fetched.
     pub fn fetch(&self, wanted: &[ByteRange]) -> Result<u64, String> {
+        self.get(wanted, Purpose::Structure)
+    }
+
+    /// Fetches tensor bytes as [`Sparse::fetch`] does, to be let go of once read
+    /// ([`Sparse::forget`]). A failure is also kept ([`Sparse::failure`]), so that a pass
+    /// that goes on past it cannot be reported as having read the file.
+    pub fn fetch_tensors(&self, wanted: &[ByteRange]) -> Result<u64, String> {
+        let fetched = self.get(wanted, Purpose::Tensors);
+        if let Err(e) = &fetched {
+            lock(&self.failed).get_or_insert_with(|| e.clone());
+        }
+        fetched
+    }
+
+    /// The first failure to fetch tensor bytes, if any.
+    pub fn failure(&self) -> Option<String> {
+        lock(&self.failed).clone()
+    }
+
+    /// Lets go of the tensor bytes fetched in the whole pages of `start..end`: they become
+    /// holes again, without access (a read of one is recorded, as of any hole), and cost
+    /// neither memory nor disk. What the readers read stays.
+    pub fn forget(&self, start: u64, end: u64) {
+        let start = start.div_ceil(self.page) * self.page;
+        let end = match end >= self.len {
+            true => self.len,
+            false => end / self.page * self.page,
+        };
+        if start >= end {
+            return;
+        }
+        let gone = {
+            let mut transient = lock(&self.transient);
+            let gone = transient.inside(start, end);
+            transient.remove(start, end);
+            gone
+        };
+        for r in gone {
+            // Unknown first, then without access, then a hole: a read meanwhile is recorded
+            // rather than given zeros.
+            self.lock().remove(r.start, r.end());
+            self.protect(r.start, r.end(), false);
+            self.punch(r);
+        }
+    }
+
+    /// Gives the disk blocks (and cached pages) of `r` back.
+    fn punch(&self, r: ByteRange) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (Ok(offset), Ok(len)) =
+                (libc::off_t::try_from(r.start), libc::off_t::try_from(r.len))
+            else {
+                return;
+            };
+            let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+            // SAFETY: the descriptor is our own open temporary file; punching a hole changes
+            // no Rust object (its pages have no access now, see `forget`).
+            unsafe { libc::fallocate(self.file.as_raw_fd(), mode, offset, len) };
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = r;
+    }
+
+    /// Fetches the parts of `wanted` not fetched yet, widened to whole pages, for `purpose`;
+    /// returns the bytes fetched.
+    fn get(&self, wanted: &[ByteRange], purpose: Purpose) -> Result<u64, String> {
         let mut pages = Fetched::default();
         for r in wanted {
             let start = r.start / self.page * self.page;
@@ -148,7 +244,7 @@ impl Sparse {
         }
         let mut written = Fetched::default();
         let mut failed = None;
-        self.origin.fetch(&missing, &mut |at, part| {
+        self.origin.fetch(&missing, purpose, &mut |at, part| {
             use std::os::unix::fs::FileExt;
             let end = at.saturating_add(part.len() as u64);
             if failed.is_some() || end > self.len {
@@ -161,6 +257,12 @@ impl Sparse {
         })?;
         if let Some(e) = failed {
             return Err(e);
+        }
+        if purpose == Purpose::Tensors {
+            let mut transient = lock(&self.transient);
+            for r in written.ranges() {
+                transient.insert(r.start, r.end());
+            }
         }
         self.store(&written);
         Ok(written.bytes())
@@ -234,6 +336,10 @@ impl Sparse {
     }
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Drop for Sparse {
     fn drop(&mut self) {
         // The tracking ends before the map goes.
@@ -255,6 +361,7 @@ mod tests {
         fn fetch(
             &self,
             wanted: &[ByteRange],
+            _: Purpose,
             put: &mut dyn FnMut(u64, &[u8]),
         ) -> Result<(), String> {
             for r in wanted {
@@ -307,5 +414,29 @@ mod tests {
         assert_eq!(std::hint::black_box(bytes)[tail], 0);
         assert_eq!(sparse.take_touched().0.len(), 1);
         assert_eq!(sparse.fetched().bytes(), 8192);
+    }
+
+    #[test]
+    fn tensor_bytes_are_let_go_of_and_what_the_readers_read_stays() {
+        let served = Arc::new(AtomicU64::new(0));
+        let sparse = Sparse::new(1 << 20, Box::new(Counting(served.clone()))).unwrap();
+        sparse.fetch(&[ByteRange { start: 0, len: 100 }]).unwrap();
+        let tensor = ByteRange {
+            start: 100,
+            len: 300_000,
+        };
+        sparse.fetch_tensors(&[tensor]).unwrap();
+        let bytes = sparse.bytes();
+        assert_eq!(std::hint::black_box(bytes)[200_000], 200_000u32 as u8);
+        // Forgotten: its whole pages past the readers' first one, which stays.
+        sparse.forget(tensor.start, tensor.end());
+        let held = sparse.fetched();
+        assert!(held.covers(0, 4096) && !held.covers(4096, 1), "{held:?}");
+        assert_eq!(held.bytes(), 4096 + (303_104 - 299_008));
+        assert_eq!(std::hint::black_box(bytes)[50], 50);
+        // A read of a page let go of is recorded, as of any hole, and fetched again.
+        assert_eq!(std::hint::black_box(bytes)[200_000], 0);
+        assert_eq!(sparse.take_touched().0.len(), 1);
+        assert!(sparse.failure().is_none());
     }
 }

@@ -2,7 +2,9 @@
 //! thread per core, each taking the next chunk of at most [`CHUNK`] bytes in turn; a large
 //! tensor is many chunks, read side by side. The pages of a chunk are let go once it is
 //! counted and the kernel is asked to read ahead of it, so memory holds a few chunks whatever
-//! the size of the model, and the files are read from start to end.
+//! the size of the model, and the files are read from start to end. A remote file's bytes
+//! are fetched [`WINDOW`] at a time ahead of the chunk read and let go of once it is counted,
+//! on one thread ([`Files::remote`]), so neither memory nor disk holds more than a window.
 
 use super::decode::{decoder, Decode};
 use super::float::{with_float, Bits, Float, FloatType};
@@ -19,6 +21,9 @@ pub const CHUNK: usize = 4 << 20;
 
 /// Bytes past a chunk that the kernel is asked to read ahead.
 const AHEAD: usize = 2 * CHUNK;
+
+/// Bytes of a remote file fetched ahead of the chunk read: a few requests in flight at once.
+const WINDOW: u64 = 8 * CHUNK as u64;
 
 /// Bytes around a chunk let go with it: more than a page fault maps around the page it is
 /// for (Linux's `fault_around_bytes`, 64 KiB).
@@ -146,7 +151,9 @@ impl Read {
             len: unit,
             ..self.data
         };
-        let bytes = slice(files.file(data.file)?, data)?;
+        let file = files.file(data.file)?;
+        let bytes = slice(file, data)?;
+        file.fetch_tensors(bytes).ok()?;
         Some(match self.big_endian {
             true => swapped(bytes, bytes.len()),
             false => bytes.to_vec(),
@@ -203,7 +210,11 @@ pub fn scan(files: &Files, options: &Options) -> Scan {
     let total = scan.reads.iter().map(|r| r.data.len).sum();
     let cursor = Mutex::new((0usize, 0u64));
     let done = AtomicU64::new(0);
-    let cancelled = || options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let failed = AtomicBool::new(false);
+    let cancelled = || {
+        failed.load(Ordering::Relaxed) || options.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    };
+    let threads = if files.remote() { 1 } else { options.threads };
     let reads = &scan.reads;
     // The next chunk: its read, its start in the read and its length.
     let next = || -> Option<(usize, u64, u64)> {
@@ -239,10 +250,17 @@ pub fn scan(files: &Files, options: &Options) -> Scan {
             else {
                 continue;
             };
+            if file.fetch_tensors(window(file, read.data, data)).is_err() {
+                failed.store(true, Ordering::Relaxed);
+                break;
+            }
             read_ahead(file, data);
             let mut t = Tally::default();
             read.count(bytes, start, options.moments, &mut t);
-            release_around(file, data);
+            match file.is_remote() {
+                true => release(file, bytes),
+                false => release_around(file, data),
+            }
             let done = done.fetch_add(len, Ordering::Relaxed) + len;
             if let Some(progress) = options.progress {
                 progress(done, total);
@@ -255,7 +273,7 @@ pub fn scan(files: &Files, options: &Options) -> Scan {
         mine
     };
     let mut parts: Vec<(usize, Tally)> = std::thread::scope(|scope| {
-        let others: Vec<_> = (1..options.threads).map(|_| scope.spawn(work)).collect();
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
         let mut all = work();
         for other in others {
             all.extend(
@@ -288,6 +306,17 @@ fn release_around(file: &ModelFile, data: DataRange) {
     if let Some(around) = bytes.get(start..end.saturating_add(MARGIN).min(bytes.len())) {
         release(file, around);
     }
+}
+
+/// The bytes from `data` to the end of `read` or [`WINDOW`] past `data`'s start, which come
+/// first: what a remote file fetches ahead of reading `data`.
+fn window(file: &ModelFile, read: DataRange, data: DataRange) -> &[u8] {
+    let end = (read.offset + read.len).min(data.offset.saturating_add(WINDOW));
+    let span = DataRange {
+        len: end.saturating_sub(data.offset),
+        ..data
+    };
+    slice(file, span).unwrap_or_default()
 }
 
 /// Asks the kernel for the bytes after `data` in its file.

@@ -37,13 +37,38 @@ impl<'a> Files<'a> {
         Files { inv, files, views }
     }
 
+    /// Whether a file is remote. Its tensor bytes are fetched as they are read and let go
+    /// of after ([`ModelFile::fetch_tensors`]), so a pass over them reads on one thread: one
+    /// thread letting go of a page would make a hole of it for another reading an
+    /// overlapping tensor.
+    pub fn remote(&self) -> bool {
+        (self.files.iter().flatten()).any(|f| self.opened(f).is_remote())
+    }
+
+    /// Whether every byte a pass read of a remote file was fetched: the first failure to
+    /// fetch, or a read of a hole, is an error, since what was read judges nothing.
+    pub fn settled(&self) -> Result<(), crate::source::OpenError> {
+        for file in self.files.iter().flatten().map(|f| self.opened(f)) {
+            if file.is_remote() && file.fetch_touched()? {
+                return Err(crate::source::OpenError::Remote {
+                    url: file.path().display().to_string(),
+                    cause: "reading its values met bytes not fetched".to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn opened<'b>(&self, f: &'b Opened<'a>) -> &'b ModelFile {
+        match f {
+            Opened::Given(file) => file,
+            Opened::Again(file) => file,
+        }
+    }
+
     /// File `id`, if it could be opened.
     pub fn file(&self, id: usize) -> Option<&ModelFile> {
-        match self.files.get(id)? {
-            Some(Opened::Given(file)) => Some(file),
-            Some(Opened::Again(file)) => Some(file),
-            None => None,
-        }
+        Some(self.opened(self.files.get(id)?.as_ref()?))
     }
 
     /// Where tensor `id`'s elements are: a view's stretch of its storage, refused when its

@@ -69,10 +69,20 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
 ];
 
 /// Rules proved by a test of their own rather than by a manifest row: about the folders a run
-/// starts in, held to a loader's own verdicts (`tests/loadable.rs`), or about a signed folder
-/// (`tests/signing.rs`, which holds each SG rule to its signed case): (code, test file, test
-/// function).
+/// starts in, held to a loader's own verdicts (`tests/loadable.rs`), about a signed folder
+/// (`tests/signing.rs`, which holds each SG rule to its signed case), or about a local copy
+/// held to a Hub repository (`tests/remote.rs`): (code, test file, test function).
 pub const LAID_OUT: &[(&str, &str, &str)] = &[
+    (
+        "HF007",
+        "tests/remote.rs",
+        "a_local_copy_is_held_to_what_the_hub_records",
+    ),
+    (
+        "HF008",
+        "tests/remote.rs",
+        "a_local_copy_is_held_to_what_the_hub_records",
+    ),
     (
         "RX021",
         "tests/settings.rs",

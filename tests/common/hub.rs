@@ -115,6 +115,13 @@ struct State {
     lies: HashMap<String, u64>,
     /// Files the tree API lists after the real ones, made up as it goes: `w{n}.bin`.
     made_up: usize,
+    /// How long each request waits before it is answered, as over a real network.
+    delay: std::time::Duration,
+    /// Requests being answered now, and the most there were at once.
+    in_flight: (usize, usize),
+    /// Whether the tree API gives the files' true digests: `.json` files as stored in git
+    /// (their blob id), the others as LFS files (their SHA-256); otherwise made up.
+    true_digests: bool,
 }
 
 /// The Hub and its CDN, each on a port of 127.0.0.1, running until dropped.
@@ -147,6 +154,21 @@ impl Hub {
             });
         }
         Hub { endpoint, state }
+    }
+
+    /// Makes the tree API give the files' true digests ([`State::true_digests`]).
+    pub fn true_digests(&self) {
+        self.state.lock().unwrap().true_digests = true;
+    }
+
+    /// Makes each request wait `delay` before its answer from now on.
+    pub fn delay(&self, delay: std::time::Duration) {
+        self.state.lock().unwrap().delay = delay;
+    }
+
+    /// The most requests that were being answered at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.state.lock().unwrap().in_flight.1
     }
 
     /// Serves `content` as `path` of the repository `org/repo`.
@@ -271,11 +293,19 @@ fn serve(stream: TcpStream, host: &'static str, state: &Mutex<State>) {
             range: headers.get("range").cloned(),
             authorization: headers.get("authorization").cloned(),
         };
-        state.lock().unwrap().seen.push(seen.clone());
+        let delay = {
+            let mut state = state.lock().unwrap();
+            state.seen.push(seen.clone());
+            state.in_flight.0 += 1;
+            state.in_flight.1 = state.in_flight.1.max(state.in_flight.0);
+            state.delay
+        };
+        std::thread::sleep(delay);
         let keep = match host {
             "hub" => hub(&mut out, &seen, state),
             _ => cdn(&mut out, &seen, state),
         };
+        state.lock().unwrap().in_flight.0 -= 1;
         if out.flush().is_err() || !keep {
             return;
         }
@@ -408,6 +438,19 @@ fn tree(out: &mut TcpStream, seen: &Seen, state: &State, rest: &str) -> bool {
         .unwrap_or(0);
     let page: Vec<String> = (cursor..total.min(cursor + state.page))
         .map(|i| match names.get(i) {
+            Some((n, len)) if state.true_digests => {
+                let bytes = state.files.get(n).map(|c| c.read(0, c.len())).unwrap_or_default();
+                match n.ends_with(".json") {
+                    true => {
+                        let oid = rtenx::source::digest::git_blob_id(&rtenx::source::ModelFile::in_memory("", bytes));
+                        format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"{oid}"}}"#)
+                    }
+                    false => {
+                        let sha = rtenx::source::digest::sha256_hex(&bytes);
+                        format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{sha}","size":{len},"pointerSize":134}}}}"#)
+                    }
+                }
+            }
             Some((n, len)) => format!(r#"{{"type":"file","path":"{n}","size":{len},"oid":"x","lfs":{{"oid":"{len:064x}","size":{len},"pointerSize":134}}}}"#),
             None => format!(r#"{{"type":"file","path":"w{i}.bin","size":1,"oid":"x"}}"#),
         })

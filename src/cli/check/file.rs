@@ -118,11 +118,6 @@ fn analyze(
     run: &Run,
     stop: Option<&AtomicBool>,
 ) -> FileResult {
-    if file.is_remote() && (run.verify_checksums || run.hash || settings.values) {
-        let cause = "--values, --verify-checksums and --hash read every byte of the file, which is not done for a remote file: download it to check those".to_owned();
-        let url = path.display().to_string();
-        return FileResult::new(path, Err(OpenError::Remote { url, cause })).0;
-    }
     let report = |done, total| run.progress.show(done, total);
     let values = settings.values.then(|| rtenx::formats::ValueCheck {
         zero_tail: settings.zero_tail.unwrap_or(rtenx::formats::ZERO_TAIL),

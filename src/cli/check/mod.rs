@@ -1,6 +1,8 @@
 //! `rtenx check`.
 
 mod file;
+#[cfg(all(unix, feature = "remote"))]
+mod hub;
 mod signature;
 
 use super::choices::{Format, Runtime};
@@ -63,6 +65,11 @@ pub struct CheckArgs {
     /// every byte).
     #[arg(long, value_enum, value_name = "ALGORITHM")]
     hash: Option<HashAlgorithm>,
+    /// Hold each local model and data file to what this Hub repository records at the same
+    /// path below the folder checked (`hf://ORG/REPO[@REVISION]`): size, and SHA-256 or git
+    /// blob id (HF007, HF008); hashes every file, as `--hash sha256` does.
+    #[arg(long, value_name = "REPOSITORY")]
+    expect_hub: Option<String>,
     /// Use this configuration file, instead of the `rtenx.toml` or `pyproject.toml` of the
     /// working directory or its parents.
     #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
@@ -193,6 +200,62 @@ fn run_settings(args: &CheckArgs) -> Result<(Option<PathBuf>, Option<Arc<Config>
     Ok((Some(cwd), config))
 }
 
+/// The repository `--expect-hub` names, listed.
+#[cfg(all(unix, feature = "remote"))]
+fn expect_hub(args: &CheckArgs) -> Result<Option<hub::Expected>, rtenx::OpenError> {
+    let Some(given) = &args.expect_hub else {
+        return Ok(None);
+    };
+    super::targets::remote_budgets()?;
+    hub::Expected::open(given, &args.paths).map(Some)
+}
+
+#[cfg(not(all(unix, feature = "remote")))]
+fn expect_hub(args: &CheckArgs) -> Result<Option<std::convert::Infallible>, rtenx::OpenError> {
+    match &args.expect_hub {
+        Some(given) => Err(rtenx::OpenError::Remote {
+            url: given.clone(),
+            cause: "this rtenx reads no remote files (they need the `remote` feature, on Unix)"
+                .to_owned(),
+        }),
+        None => Ok(None),
+    }
+}
+
+/// Adds the HF007 and HF008 findings of `--expect-hub`, with each file's severity overrides.
+#[cfg(all(unix, feature = "remote"))]
+fn held_to_hub(
+    expected: &hub::Expected,
+    results: &mut [rtenx::report::FileResult],
+    config: Option<&Arc<Config>>,
+    cli: &Layer,
+) {
+    for (i, finding) in expected.compare(results) {
+        let Some(result) = results.get_mut(i) else {
+            continue;
+        };
+        let mut findings = vec![finding];
+        Settings::of(&result.path, config, cli)
+            .overrides
+            .apply(&mut findings);
+        for finding in findings {
+            if let Err(finding) = result.add(finding) {
+                complain_note(&finding);
+            }
+        }
+    }
+}
+
+#[cfg(not(all(unix, feature = "remote")))]
+fn held_to_hub(
+    expected: &std::convert::Infallible,
+    _: &mut [rtenx::report::FileResult],
+    _: Option<&Arc<Config>>,
+    _: &Layer,
+) {
+    match *expected {}
+}
+
 /// `run`, with a configuration or baseline that cannot be used as the error.
 fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     if let Err(outcome) = args.data.readable() {
@@ -201,6 +264,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
     let key = signature::key(&args.signing)?;
+    let expected = expect_hub(&args).map_err(|e| e.to_string())?;
     let format = args
         .format
         .or(config.as_ref().and_then(|c| c.format))
@@ -358,7 +422,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let progress = Progress::new(if values { "reading" } else { "hashing" });
     let run = file::Run {
         verify_checksums: args.verify_checksums,
-        hash: args.hash.is_some(),
+        hash: args.hash.is_some() || args.expect_hub.is_some(),
         progress: progress.clone(),
         lone: jobs.len() == 1,
     };
@@ -374,12 +438,20 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     } else {
         workers()
     };
+    // Remote files are counted as they are checked: each waits on the network.
+    let fetching = (remote && workers > 1).then(|| Progress::files("fetching", jobs.len() as u64));
     let outcomes = parallel_map(jobs, workers, |(target, settings)| {
-        file::check(target, settings, &run)
+        let outcome = file::check(target, settings, &run);
+        fetching.iter().for_each(Progress::done);
+        outcome
     });
     progress.finish();
+    fetching.iter().for_each(Progress::finish);
     let over_budget = outcomes.iter().any(|o| o.over_budget);
     let mut results: Vec<_> = outcomes.into_iter().map(|o| o.result).collect();
+    if let Some(expected) = &expected {
+        held_to_hub(expected, &mut results, config.as_ref(), &cli);
+    }
     for note in notes {
         let mut finding = Some(note.finding);
         for result in results.get_mut(note.jobs).into_iter().flatten() {

@@ -49,6 +49,10 @@ pub fn later_part(pairs: &Pairs<'_>) -> bool {
     count(pairs, b"split.no").is_some_and(|(no, _)| no > 0)
 }
 
+/// Parts of a remote split model fetched side by side before they are read, at most (as
+/// many remote files as may be open at once); any more are fetched as they are read.
+const MAX_PREFETCHED: u64 = 1024;
+
 /// Reads the other parts of a split model whose first part is `file`; whether every part
 /// was there and read whole. A later part checked on its own is compared with its name.
 pub fn read(
@@ -89,8 +93,11 @@ pub fn read(
     let mut whole = true;
     // The part each data file was read as.
     let mut read: HashMap<FileId, u64> = HashMap::new();
+    let name = |k: u64| format!("{prefix}-{k:05}-of-{parts:05}.gguf");
+    let names: Vec<String> = (2..=parts.min(MAX_PREFETCHED)).map(name).collect();
+    files.folder().prefetch(&names);
     for k in 2..=parts {
-        let name = format!("{prefix}-{k:05}-of-{parts:05}.gguf");
+        let name = name(k);
         if !files.folder().exists(&name) {
             let message = format!(
                 "part {k} of {parts}, {}, is not beside the first part",

@@ -188,6 +188,8 @@ fn shards(cx: &mut Context<'_>, file: &ModelFile, index: &Index<'_>) -> bool {
         }
         file_of.insert(shard, id);
     }
+    let shards: Vec<String> = first_name.iter().map(|(_, s)| (*s).to_owned()).collect();
+    files.folder().prefetch(&shards);
     // Where each tensor of every shard is: its file and its inventory index.
     let mut held: HashMap<Name, (FileId, usize)> = HashMap::new();
     let mut read: HashMap<FileId, &str> = HashMap::new();

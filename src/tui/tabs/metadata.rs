@@ -87,7 +87,7 @@ impl MetadataTab {
             });
             return;
         };
-        match self.files.bytes(inv, list.data.file) {
+        match self.files.bytes(inv, list.data) {
             Ok(bytes) => {
                 self.error = None;
                 let cursor = Cursor::default();

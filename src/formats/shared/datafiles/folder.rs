@@ -84,6 +84,17 @@ impl Folder {
         names.filter(|n| keep(n)).take(limit).collect()
     }
 
+    /// Fetches the files `names` beside a remote model side by side, for a reader about to
+    /// open them all; nothing on this machine.
+    pub fn prefetch(&self, names: &[String]) {
+        if let Folder::Remote(listing) = self {
+            let names: Vec<String> = (names.iter())
+                .filter_map(|n| remote_name(Path::new(n)))
+                .collect();
+            listing.prefetch(&names);
+        }
+    }
+
     /// The path `name` beside the model is shown by.
     pub fn shown(&self, name: &Path) -> PathBuf {
         match self {

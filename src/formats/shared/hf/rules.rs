@@ -88,4 +88,35 @@ crate::rules! {
     /// ## How to fix
     /// Nothing needs fixing to load it; save again in the stated dtype to keep them in step.
     DTYPE_DIFFERS = ("HF006", "dtype-differs", Info);
+    /// A local file is not the one the Hub records at that path.
+    ///
+    /// ## What it does
+    /// With `check --expect-hub hf://ORG/REPO[@REVISION]`, each file the check hashes (each
+    /// model and data file) is looked up in the repository's listing at the commit the
+    /// revision resolves to, by its path below the folder named on the command line, and
+    /// held to what the Hub records: an LFS file's SHA-256, a file stored in git its git
+    /// blob id (SHA-1 of `blob SIZE\0` and the content), and the size.
+    ///
+    /// ## Why
+    /// A local copy that differs from the published one was corrupted, truncated, or changed
+    /// after download: the findings of the check are about another model than the one on
+    /// the Hub. `huggingface_hub` checks the SHA-256 only while it downloads, not later.
+    ///
+    /// ## How to fix
+    /// Download the file again (`hf download ORG/REPO PATH --revision COMMIT`), or check
+    /// against the revision the copy was made from.
+    HUB_DIGEST_DIFFERS = ("HF007", "hub-digest-differs", Error);
+    /// A local file is not in the Hub repository it is held to.
+    ///
+    /// ## What it does
+    /// With `check --expect-hub`, reports each file the check hashes that the repository's
+    /// listing lacks at that path.
+    ///
+    /// ## Why
+    /// A file added to the copy, or renamed, is not the publisher's: it is judged on its own.
+    ///
+    /// ## How to fix
+    /// Remove the file from the copy, or check against the repository and revision it came
+    /// from.
+    NOT_ON_HUB = ("HF008", "not-on-hub", Warning);
 }

@@ -113,7 +113,7 @@ impl TensorsTab {
                 .span(&t.shape, dtype, d)
                 .ok_or("the view reaches past its storage")?;
         }
-        let file = self.files.bytes(inv, d.file)?;
+        let file = self.files.bytes(inv, d)?;
         let end = d
             .end()
             .filter(|&e| e <= file.len() as u64)
