@@ -16,7 +16,8 @@
 #   numpy    tests/fixtures/pickle/**/*.{npy,npz}
 #   stack    tests/fixtures/stack/*.{txt,bin}
 #   tflite   tests/fixtures/tflite/**/*.tflite
-#   signing  tests/fixtures/signing/**/model.sig, and the statements their payloads hold
+#   signing  tests/fixtures/signing/**/model.sig, the statements their payloads hold, the DER
+#            certificates they carry, and the PEM certificates of material/
 #   keras    tests/fixtures/keras/**/*.keras
 set -eu
 cd "$(dirname "$0")/.."
@@ -72,7 +73,15 @@ for f in $(files $fixtures/signing 'model.sig'); do
 sys.stdout.buffer.write(base64.b64decode(json.load(open(sys.argv[1]))["dsseEnvelope"]["payload"]))' "$f" \
         >fuzz/corpus/signing/payload
     mv fuzz/corpus/signing/payload "fuzz/corpus/signing/$(sha1sum <fuzz/corpus/signing/payload | cut -c1-40)"
+    python3 -c 'import base64, json, sys, hashlib
+m = json.load(open(sys.argv[1]))["verificationMaterial"]
+certs = m.get("x509CertificateChain", {}).get("certificates", []) + [m["certificate"]] * ("certificate" in m)
+for c in certs:
+    der = base64.b64decode(c["rawBytes"])
+    open("fuzz/corpus/signing/" + hashlib.sha1(der).hexdigest(), "wb").write(der)' "$f"
 done
+# shellcheck disable=SC2046
+seed signing $(files $fixtures/signing/material 'cert-*.pem')
 
 # shellcheck disable=SC2046
 seed tflite $(files $fixtures/tflite '*.tflite')

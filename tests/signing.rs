@@ -2,8 +2,9 @@
 //! (tests/fixtures/signing/, tests/fixtures/gen/make_signing_fixtures.py).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
-use rtenx::signing::{self, statement, verify, Material, Part};
+use rtenx::signing::{self, chain, statement, verify, Material, Part};
 use sha2::{Digest, Sha256};
 
 const CASES: &str = "tests/fixtures/signing/cases";
@@ -85,6 +86,26 @@ const SIGNATURES: &[(&str, &[&str])] = &[
     ("key-wrong-key", &["SG011"]),
 ];
 
+/// The certificate cases checked with their material (`--certificate-chain`): every
+/// finding, in order.
+const CERTIFICATES: &[(&str, &[&str])] = &[
+    ("cert-good", &[]),
+    ("cert-p384", &[]),
+    ("cert-single-leaf", &[]),
+    ("cert-leaf-expired", &["SG018"]),
+    ("cert-leaf-future", &["SG018"]),
+    ("cert-chain-2010", &["SG018", "SG018", "SG018"]),
+    ("cert-leaf-swapped", &["SG018"]),
+    ("cert-issuer-not-ca", &["SG016"]),
+    ("cert-issuer-critical-unknown", &["SG014"]),
+    ("cert-leaf-no-signing-usage", &["SG017"]),
+    ("cert-leaf-tls-eku", &["SG017"]),
+    ("cert-leaf-garbled", &["SG014"]),
+    ("cert-wrong-anchor", &["SG015"]),
+    ("cert-timestamped", &["SG019"]),
+    ("key-cert-material", &["SG011"]),
+];
+
 fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [&'static str] {
     table
         .iter()
@@ -94,7 +115,7 @@ fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [
 
 #[test]
 fn every_rule_has_a_fixture() {
-    let covered: Vec<&str> = (INTEGRITY.iter().chain(SIGNATURES))
+    let covered: Vec<&str> = (INTEGRITY.iter().chain(SIGNATURES).chain(CERTIFICATES))
         .flat_map(|(_, codes)| codes.iter().copied())
         // Every case checked without a key; and `--require-signature` (mod cli).
         .chain(["SG012", "SG013"])
@@ -160,6 +181,192 @@ fn signatures_verify_with_the_given_key_only() {
         );
     }
 }
+/// The cases verified with certificates: each with the files of its material.
+fn certificate_cases() -> Vec<(String, Vec<PathBuf>)> {
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    table
+        .lines()
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            let case = cols.next()?.to_owned();
+            let files = cols.next()?.strip_prefix("cert:")?.split('+');
+            let material = Path::new("tests/fixtures/signing/material");
+            Some((case, files.map(|f| material.join(f)).collect()))
+        })
+        .collect()
+}
+
+fn anchors(files: &[PathBuf]) -> chain::Anchors {
+    let mut anchors = chain::Anchors::default();
+    for file in files {
+        anchors
+            .add_pem(&std::fs::read_to_string(file).unwrap())
+            .unwrap();
+    }
+    anchors
+}
+
+fn now() -> Duration {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+}
+
+/// The problems of a certificate case at `at`.
+fn chain_problems(case: &str, at: Duration) -> Vec<signing::Problem> {
+    let files = certificate_cases().into_iter().find(|(c, _)| c == case);
+    chain::problems(&read(case).bundle, &anchors(&files.unwrap().1), at)
+}
+
+fn codes_of(problems: &[signing::Problem]) -> Vec<&'static str> {
+    problems.iter().map(|p| p.rule().code).collect()
+}
+
+#[test]
+fn certificate_chains_are_held_to_their_roots_roles_and_the_time_now() {
+    let cases = certificate_cases();
+    assert_eq!(cases.len(), CERTIFICATES.len());
+    for (case, _) in &cases {
+        let codes = codes_of(&chain_problems(case, now()));
+        assert_eq!(codes, expected(CERTIFICATES, case), "{case}");
+    }
+}
+
+#[test]
+fn the_reference_accepts_certificates_rtenx_refuses() {
+    // model_signing verify checks validity at the leaf's own notBefore, and either usage.
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    let mut stricter: Vec<&str> = (table.lines())
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|cols| cols[1].starts_with("cert:") && cols[3] == "0")
+        .map(|cols| cols[0])
+        .filter(|case| !expected(CERTIFICATES, case).is_empty())
+        .filter(|case| *case != "cert-timestamped")
+        .collect();
+    stricter.sort_unstable();
+    let want = [
+        "cert-chain-2010",
+        "cert-leaf-expired",
+        "cert-leaf-future",
+        "cert-leaf-swapped",
+        "cert-leaf-tls-eku",
+    ];
+    assert_eq!(stricter, want);
+}
+
+#[test]
+fn certificates_are_checked_at_the_time_given() {
+    let year = |y: u64| Duration::from_secs((y - 1970) * 31_556_952);
+    // The good certificates run to 2099 and 2100; the future leaf from 2080.
+    let codes = codes_of(&chain_problems("cert-good", year(2101)));
+    assert_eq!(codes, ["SG018", "SG018", "SG018"]);
+    assert!(chain_problems("cert-leaf-future", year(2085)).is_empty());
+    assert!(chain_problems(
+        "cert-leaf-expired",
+        year(2015) + Duration::from_secs(86_400 * 30)
+    )
+    .is_empty());
+    // Before 2000, the CAs are not valid yet either.
+    let codes = codes_of(&chain_problems("cert-good", year(1999)));
+    assert_eq!(codes, ["SG018", "SG018", "SG018"]);
+}
+
+#[test]
+fn each_certificate_problem_names_the_certificate_and_the_field() {
+    let message = |case: &str| {
+        let problems = chain_problems(case, now());
+        problems
+            .iter()
+            .map(|p| p.message())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let expired = message("cert-leaf-expired");
+    assert!(
+        expired.starts_with(
+            "the certificate \"CN=rtenx test signer\" has expired: notAfter \
+             2016-01-01T00:00:00Z, now 20"
+        ),
+        "{expired}"
+    );
+    assert_eq!(
+        message("cert-leaf-future").split(", now").next(),
+        Some("the certificate \"CN=rtenx test signer\" is not valid yet: notBefore 2080-01-01T00:00:00Z")
+    );
+    assert_eq!(
+        message("cert-issuer-not-ca"),
+        "the issuer \"CN=rtenx test intermediate\" is not a certificate authority: its \
+         basicConstraints has cA false"
+    );
+    assert_eq!(
+        message("cert-leaf-tls-eku"),
+        "the signer's certificate \"CN=rtenx test signer\" is not for signing: its extKeyUsage \
+         lacks codeSigning"
+    );
+    assert_eq!(
+        message("cert-wrong-anchor"),
+        "\"CN=rtenx test intermediate\" is signed by none of the certificates named \"CN=rtenx \
+         test root\" (given or in the bundle): its signature does not verify with their keys"
+    );
+    let critical = message("cert-issuer-critical-unknown");
+    assert_eq!(
+        critical,
+        "the certificate \"CN=rtenx test intermediate\": it has the critical extension \
+         1.3.6.1.4.1.55738.1, unknown to rtenx"
+    );
+    let garbled = message("cert-leaf-garbled");
+    assert!(
+        garbled.starts_with("the signer's certificate (the bundle's first): not a DER X.509"),
+        "{garbled}"
+    );
+}
+
+#[test]
+fn a_chain_needs_a_given_root() {
+    // The leaf's chain without the intermediate, or with only it: no root to end at.
+    let bundle = read("cert-single-leaf").bundle;
+    let material = Path::new("tests/fixtures/signing/material");
+    let root_only = anchors(&[material.join("cert-good-root.pem")]);
+    let codes = codes_of(&chain::problems(&bundle, &root_only, now()));
+    assert_eq!(codes, ["SG015"]);
+    let inter_only = anchors(&[material.join("cert-good-inter.pem")]);
+    let problems = chain::problems(&bundle, &inter_only, now());
+    assert_eq!(codes_of(&problems), ["SG015"]);
+    assert!(
+        problems[0]
+            .message()
+            .starts_with("no certificate named \"CN=rtenx test root\""),
+        "{}",
+        problems[0].message()
+    );
+    // The P-384 chain is not the good one's, though its names are.
+    let bundle = read("cert-p384").bundle;
+    let codes = codes_of(&chain::problems(&bundle, &root_only, now()));
+    assert_eq!(codes, ["SG015"]);
+}
+
+#[test]
+fn a_root_in_the_bundle_is_trusted_only_when_given() {
+    let material = Path::new("tests/fixtures/signing/material");
+    let root = std::fs::read_to_string(material.join("cert-p384-root.pem")).unwrap();
+    let root = signing::certificate::Certificate::from_pem(&root, 1).unwrap();
+    let mut bundle = read("cert-p384").bundle;
+    let Material::Certificates(chain) = &mut bundle.material else {
+        panic!("{:?}", bundle.material)
+    };
+    chain.push(root[0].der().to_vec());
+    let other = anchors(&[material.join("cert-good-root.pem")]);
+    let problems = chain::problems(&bundle, &other, now());
+    assert_eq!(codes_of(&problems), ["SG015"]);
+    assert_eq!(
+        problems[0].message(),
+        "the chain ends at the root \"CN=rtenx test root\", which is not among the given \
+         certificates"
+    );
+    let own = anchors(&[material.join("cert-p384-root.pem")]);
+    assert_eq!(chain::problems(&bundle, &own, now()), []);
+}
+
 #[test]
 fn a_digest_mismatch_names_the_file_and_both_digests() {
     let (model, signature) = model_of("tamper-flipped-byte");
@@ -365,6 +572,7 @@ fn hostile_bundles_are_errors_at_their_byte() {
 /// `rtenx check` on a signed folder, as users meet it.
 mod cli {
     use assert_cmd::Command;
+    use std::path::Path;
 
     const SIGNED: &str = "tests/fixtures/signing/cases/key-p256-safetensors/model";
     const KEY: &str = "tests/fixtures/signing/material/p256.pub.pem";
@@ -420,5 +628,126 @@ mod cli {
         let (code, out) = check(&[unsigned, "--require-signature"]);
         assert_eq!(code, 1, "{out}");
         assert!(out.contains("error[SG013]: no signature at"), "{out}");
+    }
+
+    const CERTS: &str = "tests/fixtures/signing/cases";
+    const ROOT: &str = "tests/fixtures/signing/material/cert-good-root.pem";
+
+    #[test]
+    fn a_certificate_chain_is_verified_to_the_root_given() {
+        let good = format!("{CERTS}/cert-good/model");
+        let (code, out) = check(&[&good, "--certificate-chain", ROOT, "--require-signature"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        let expired = format!("{CERTS}/cert-leaf-expired/model");
+        let root = "tests/fixtures/signing/material/cert-leaf-expired-root.pem";
+        let (code, out) = check(&[&expired, "--certificate-chain", root]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains(
+                "error[SG018]: the certificate \"CN=rtenx test signer\" has expired: notAfter \
+                 2016-01-01T00:00:00Z"
+            ),
+            "{out}"
+        );
+        // The intermediate given beside the root, for a bundle that holds only the leaf.
+        let single = format!("{CERTS}/cert-single-leaf/model");
+        let inter = "tests/fixtures/signing/material/cert-good-inter.pem";
+        let (code, out) = check(&[&single, "--certificate-chain", ROOT]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[SG015]"), "{out}");
+        let (code, out) = check(&[
+            &single,
+            "--certificate-chain",
+            ROOT,
+            "--certificate-chain",
+            inter,
+        ]);
+        assert_eq!(code, 0, "{out}");
+        // A key and a chain are one or the other.
+        let (code, _) = check(&[&good, "--certificate-chain", ROOT, "--public-key", KEY]);
+        assert_eq!(code, 2);
+    }
+
+    #[test]
+    fn material_from_inside_a_checked_folder_is_refused() {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .args([
+                "check",
+                "tests/fixtures/signing",
+                "--certificate-chain",
+                ROOT,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("inside the checked folder"), "{err}");
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    fn check_in(dir: &Path, args: &[&str]) -> (i32, String) {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .current_dir(dir)
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let err = String::from_utf8_lossy(&out.stderr);
+        (out.status.code().unwrap(), format!("{text}{err}"))
+    }
+
+    #[test]
+    fn the_settings_give_material_only_from_outside_the_checked_folder() {
+        let settings = "certificate-chain = [\"root.pem\"]\nrequire-signature = true\n";
+        // Beside the model: applied.
+        let outside = tempfile::tempdir().unwrap();
+        copy_dir(
+            Path::new(&format!("{CERTS}/cert-good/model")),
+            &outside.path().join("model"),
+        );
+        std::fs::copy(ROOT, outside.path().join("root.pem")).unwrap();
+        std::fs::write(outside.path().join("rtenx.toml"), settings).unwrap();
+        let (code, out) = check_in(outside.path(), &["model"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
+        // Naming a file in the checked folder: refused.
+        std::fs::copy(ROOT, outside.path().join("model/root.pem")).unwrap();
+        let naming_inside = "certificate-chain = [\"model/root.pem\"]\n";
+        std::fs::write(outside.path().join("rtenx.toml"), naming_inside).unwrap();
+        let (code, out) = check_in(outside.path(), &["model"]);
+        assert_eq!(code, 2, "{out}");
+        assert!(out.contains("certificate-chain"), "{out}");
+        assert!(out.contains("inside the checked folder"), "{out}");
+        // Inside the checked folder: never applied, so nothing verifies or requires it.
+        let inside = tempfile::tempdir().unwrap();
+        let model = inside.path().join("model");
+        copy_dir(Path::new(&format!("{CERTS}/cert-good/model")), &model);
+        std::fs::copy(ROOT, model.join("root.pem")).unwrap();
+        std::fs::write(model.join("rtenx.toml"), settings).unwrap();
+        // (The two files added are not signed: SG006.)
+        let (code, out) = check_in(&model, &["."]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("error[SG006]: \"rtenx.toml\" is in the model"),
+            "{out}"
+        );
+        assert!(out.contains("info[SG012]"), "{out}");
+        assert!(!out.contains("SG013"), "{out}");
     }
 }

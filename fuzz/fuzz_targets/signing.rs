@@ -5,10 +5,13 @@
 //! Beyond "no panic", it asserts what the readers promise: an error's offset lies in the
 //! input; lists stay within their limits; a v1.0 statement always has its predicate and no
 //! other has one; the PAE ends with the payload, and its compat form is at least as long.
+//! The same bytes, and every certificate a bundle holds, are read as X.509 certificates and
+//! put through everything a chain check asks of one.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rtenx::signing::certificate::{Certificate, MAX_CERTIFICATE_BYTES};
 use rtenx::signing::{self, bundle, pae, statement};
 
 fuzz_target!(|data: &[u8]| {
@@ -18,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(envelope.signatures.len() <= bundle::MAX_LIST);
             if let signing::Material::Certificates(chain) = &signed.bundle.material {
                 assert!(chain.len() <= bundle::MAX_LIST);
+                chain.iter().for_each(|der| certificate(der));
             }
             assert!(envelope.payload.len() <= data.len());
             check(&signed.statement);
@@ -33,7 +37,30 @@ fuzz_target!(|data: &[u8]| {
     }
     assert!(pae::pae(data).ends_with(data));
     assert!(pae::pae_compat(data).len() >= pae::pae(data).len());
+    certificate(data);
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(certs) = Certificate::from_pem(text, bundle::MAX_LIST) {
+            assert!(!certs.is_empty() && certs.len() <= bundle::MAX_LIST);
+        }
+    }
 });
+
+/// A certificate read, if it reads, and asked what a chain check asks.
+fn certificate(der: &[u8]) {
+    let Ok(cert) = Certificate::from_der(der) else {
+        return;
+    };
+    assert!(cert.der().len() <= MAX_CERTIFICATE_BYTES);
+    let _ = (
+        cert.subject(),
+        cert.issuer(),
+        cert.validity(),
+        cert.extensions(),
+    );
+    if let Ok(key) = cert.key() {
+        let _ = cert.signed_by(&key);
+    }
+}
 
 fn check(st: &statement::Statement) {
     assert!(st.subjects.len() <= statement::MAX_RESOURCES);

@@ -2,13 +2,17 @@
 //! bundle, usually `model.sig` in the model's folder, whose DSSE envelope signs an in-toto
 //! statement listing every file's digest. This module reads a bundle and its statement;
 //! it is about a model folder, not one file, so it sits beside `values`, above the readers.
-//! [`integrity::check`] holds the model on disk to the signed manifest (the SG rules).
+//! [`integrity::check`] holds the model on disk to the signed manifest (the SG rules);
+//! [`verify`] checks the signatures with a key, [`chain`] the certificates (read by
+//! [`certificate`]) with the roots the user gives.
 //!
 //! Reading never panics and is bounded: the bundle by [`MAX_BUNDLE_BYTES`], lists by their
 //! own limits, nesting by [`json::MAX_DEPTH`]; a key repeated in one object is an error
 //! (Python's `json` keeps the last one, so two readers could see two statements).
 
 pub mod bundle;
+pub mod certificate;
+pub mod chain;
 pub mod hash;
 pub mod integrity;
 mod json;
@@ -94,14 +98,20 @@ pub fn read(bytes: &[u8]) -> Result<Signed, ReadError> {
     Ok(Signed { bundle, statement })
 }
 
+/// What the user verifies a signature with: material from the command line or the
+/// settings, never from the bundle or the checked folder.
+#[derive(Clone)]
+pub enum Trust {
+    /// A public key (`--public-key`).
+    Key(verify::PublicKey),
+    /// Certificates the bundle's chain must lead to (`--certificate-chain`).
+    Anchors(chain::Anchors),
+}
+
 /// Checks the model at `model` (a folder or a single file) against the bundle at
 /// `signature`: the bundle read, the files held to its manifest, and its signatures checked
-/// with `key` (without one, an info says they were not).
-pub fn check_model(
-    model: &Path,
-    signature: &Path,
-    key: Option<&verify::PublicKey>,
-) -> Vec<Problem> {
+/// with `trust` (without it, an info says they were not).
+pub fn check_model(model: &Path, signature: &Path, trust: Option<&Trust>) -> Vec<Problem> {
     let bytes = match read_bounded(signature) {
         Ok(bytes) => bytes,
         Err(why) => return vec![Problem::Unreadable(why)],
@@ -110,7 +120,14 @@ pub fn check_model(
         Ok(signed) => signed,
         Err(e) => return vec![Problem::Unreadable(e.to_string())],
     };
-    let mut problems = verify::problems(&signed.bundle.envelope, key);
+    let mut problems = match trust {
+        Some(Trust::Anchors(anchors)) => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            chain::problems(&signed.bundle, anchors, now.unwrap_or_default())
+        }
+        Some(Trust::Key(key)) => verify::problems(&signed.bundle.envelope, Some(key)),
+        None => verify::problems(&signed.bundle.envelope, None),
+    };
     problems.extend(integrity::check(model, Some(signature), &signed));
     problems
 }

@@ -51,18 +51,58 @@ pub enum Problem {
         /// The digest of the bytes on disk.
         actual: String,
     },
-    /// Signature `index` (from 0) of the envelope does not verify with the given key.
+    /// Signature `index` (from 0) of the envelope does not verify with the key.
     BadSignature {
         /// Its place in the envelope.
         index: usize,
+        /// Which key, such as "the given P-256 key".
+        key: String,
     },
-    /// No signature verifies with the given key.
+    /// No signature verifies with the key.
     Unverified {
-        /// The key's curve.
-        curve: &'static str,
+        /// Which key.
+        key: String,
     },
-    /// No key was given, so no signature was checked.
+    /// Trust anchors were given, but the bundle holds no certificate.
+    NoCertificate,
+    /// No key or trust anchor was given, so no signature was checked.
     NotChecked,
+    /// A certificate cannot be read, or holds what rtenx cannot verify.
+    BadCertificate {
+        /// Which one: its subject, or its place in the bundle.
+        which: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// No chain leads from the signer's certificate to a given one.
+    Untrusted(String),
+    /// An issuer in the chain is not a CA.
+    NotCa {
+        /// The issuer's subject.
+        subject: String,
+        /// The field and value that say so.
+        why: String,
+    },
+    /// The signer's certificate is not for signing.
+    CannotSign {
+        /// Its subject.
+        subject: String,
+        /// The field and value that say so.
+        why: String,
+    },
+    /// A certificate of the chain is not valid now.
+    NotValidNow {
+        /// Its subject.
+        subject: String,
+        /// `notBefore` or `notAfter`.
+        field: &'static str,
+        /// Its date, RFC 3339.
+        date: String,
+        /// The time of the check, RFC 3339.
+        now: String,
+    },
+    /// The bundle carries a log entry or timestamp, which cannot be checked offline.
+    TimestampNotChecked,
     /// A symlink the signature does not allow, or that leads out of the model.
     Symlink {
         /// The path relative to the model.
@@ -87,7 +127,14 @@ impl Problem {
             Problem::Symlink { .. } => &rules::SYMLINK,
             Problem::BadSignature { .. } => &rules::SIGNATURE_INVALID,
             Problem::Unverified { .. } => &rules::SIGNATURE_UNVERIFIED,
+            Problem::NoCertificate => &rules::SIGNATURE_UNVERIFIED,
             Problem::NotChecked => &rules::SIGNATURE_NOT_CHECKED,
+            Problem::BadCertificate { .. } => &rules::CERTIFICATE_UNREADABLE,
+            Problem::Untrusted(_) => &rules::CERTIFICATE_UNTRUSTED,
+            Problem::NotCa { .. } => &rules::ISSUER_NOT_CA,
+            Problem::CannotSign { .. } => &rules::LEAF_CANNOT_SIGN,
+            Problem::NotValidNow { .. } => &rules::CERTIFICATE_NOT_VALID_NOW,
+            Problem::TimestampNotChecked => &rules::TIMESTAMP_NOT_CHECKED,
         }
     }
 
@@ -128,17 +175,56 @@ impl Problem {
                 sanitize(name),
                 sanitize(expected)
             ),
-            Problem::BadSignature { index } => format!(
-                "signature {} of the envelope does not verify with the given key",
-                index + 1
+            Problem::BadSignature { index, key } => format!(
+                "signature {} of the envelope does not verify with {}",
+                index + 1,
+                sanitize(key)
             ),
-            Problem::Unverified { curve } => format!(
-                "no signature of the envelope verifies with the given {curve} key: \
-                 the payload was changed or signed with another key"
+            Problem::Unverified { key } => format!(
+                "no signature of the envelope verifies with {}: \
+                 the payload was changed or signed with another key",
+                sanitize(key)
             ),
-            Problem::NotChecked => "the signature was not verified (no --public-key given); \
-                 only the files were checked against the signed manifest"
+            Problem::NoCertificate => "the bundle holds no certificate to verify with the \
+                 given --certificate-chain (it was signed with a key: give --public-key)"
                 .into(),
+            Problem::NotChecked => "the signature was not verified (no --public-key or \
+                 --certificate-chain given); only the files were checked against the signed \
+                 manifest"
+                .into(),
+            Problem::BadCertificate { which, why } => {
+                format!("{}: {}", sanitize(which), sanitize(why))
+            }
+            Problem::Untrusted(why) => format!("{}", sanitize(why)),
+            Problem::NotCa { subject, why } => format!(
+                "the issuer \"{}\" is not a certificate authority: {}",
+                sanitize(subject),
+                sanitize(why)
+            ),
+            Problem::CannotSign { subject, why } => format!(
+                "the signer's certificate \"{}\" is not for signing: {}",
+                sanitize(subject),
+                sanitize(why)
+            ),
+            Problem::NotValidNow {
+                subject,
+                field: "notBefore",
+                date,
+                now,
+            } => format!(
+                "the certificate \"{}\" is not valid yet: notBefore {date}, now {now}",
+                sanitize(subject)
+            ),
+            Problem::NotValidNow {
+                subject, date, now, ..
+            } => format!(
+                "the certificate \"{}\" has expired: notAfter {date}, now {now}",
+                sanitize(subject)
+            ),
+            Problem::TimestampNotChecked => "the bundle carries a timestamp or transparency-log \
+                 entry, which cannot be checked offline: the certificates were held to the time \
+                 now"
+            .into(),
             Problem::Symlink { path, why } => format!("\"{}\" {why}", sanitize(path)),
         }
     }

@@ -125,12 +125,13 @@ crate::rules! {
     /// ## How to fix
     /// Replace the link with the file it points to, and sign again.
     SYMLINK = ("SG009", "signed-model-symlink", Error);
-    /// One signature of the envelope does not verify with the given key.
+    /// One signature of the envelope does not verify with the given or certified key.
     ///
     /// ## What it does
-    /// Every signature of the DSSE envelope is checked against `--public-key` (ECDSA P-256,
-    /// P-384 or P-521 over the DSSE PAE, or `model_signing` 0.2.0's compat PAE); each one that
-    /// does not verify is reported, while one that does is enough (SG011).
+    /// Every signature of the DSSE envelope is checked against `--public-key`, or the key of
+    /// the signer's certificate once its chain is checked (ECDSA P-256, P-384 or P-521 over
+    /// the DSSE PAE, or `model_signing` 0.2.0's compat PAE); each one that does not verify is
+    /// reported, while one that does is enough (SG011).
     ///
     /// ## Why
     /// DSSE counts only signatures by trusted keys and ignores the others, so this is a
@@ -139,33 +140,128 @@ crate::rules! {
     /// ## How to fix
     /// Drop signatures by other keys from the bundle, or give their key.
     SIGNATURE_INVALID = ("SG010", "signature-invalid", Warning);
-    /// No signature of the envelope verifies with the given key.
+    /// No signature of the envelope verifies with the given or certified key.
     ///
     /// ## What it does
     /// The payload was edited, or it was signed with another key. The bundle's key hint is
-    /// never trusted: only the key given on the command line or in the settings counts.
+    /// never trusted: only the key given on the command line or in the settings counts, or
+    /// the key of the bundle's certificate once its chain leads to a certificate given with
+    /// `--certificate-chain`. A bundle with no certificate, checked with `--certificate-chain`,
+    /// is reported here too.
     ///
     /// ## How to fix
     /// Check that the key is the publisher's; if it is, the signature or the payload was
     /// changed: get the model again from its publisher.
     SIGNATURE_UNVERIFIED = ("SG011", "signature-unverified", Error);
-    /// The signature was not verified: no key was given.
+    /// The signature was not verified: no key or certificate was given.
     ///
     /// ## What it does
-    /// The files were checked against the signed manifest, but without `--public-key` anyone
-    /// could have made that manifest.
+    /// The files were checked against the signed manifest, but without `--public-key` or
+    /// `--certificate-chain` anyone could have made that manifest.
     ///
     /// ## How to fix
-    /// Give the publisher's public key with `--public-key FILE.pem`.
+    /// Give the publisher's public key with `--public-key FILE.pem`, or the certificate
+    /// authority that issued the signer's certificate with `--certificate-chain FILE.pem`.
     SIGNATURE_NOT_CHECKED = ("SG012", "signature-not-checked", Info);
     /// No verified signature, and one is required.
     ///
     /// ## What it does
     /// With `--require-signature`, a model folder without `model.sig` (or the file named by
     /// `--signature`) is an error, and so is a signature that could not be verified because
-    /// no key was given (SG012 otherwise).
+    /// key or certificate was given (SG012 otherwise).
     ///
     /// ## How to fix
     /// Get the model with its signature, or sign it with `model_signing sign`.
     SIGNATURE_MISSING = ("SG013", "signature-missing", Error);
+    /// A certificate in the bundle or given cannot be read, or holds what rtenx cannot verify.
+    ///
+    /// ## What it does
+    /// Each certificate must be DER X.509 (at most 64 KiB), signed with ECDSA and SHA-256, 384
+    /// or 512 (the same algorithm named inside and outside its signed part), with every
+    /// extension read once and no critical extension other than basicConstraints, keyUsage,
+    /// extKeyUsage and subjectAltName; the signer's key must be ECDSA P-256, P-384 or P-521.
+    ///
+    /// ## Why
+    /// A critical extension is one a verifier must understand or refuse (RFC 5280); rtenx
+    /// verifies nothing it cannot read exactly.
+    ///
+    /// ## How to fix
+    /// Sign with a certificate of an ECDSA key, issued by a CA that signs with ECDSA.
+    CERTIFICATE_UNREADABLE = ("SG014", "certificate-unreadable", Error);
+    /// No chain leads from the signer's certificate to a certificate given.
+    ///
+    /// ## What it does
+    /// The chain is built from the bundle's first certificate (the signer's), each issuer
+    /// found by name among the bundle's other certificates and those given with
+    /// `--certificate-chain`, up to a root (a self-signed certificate) among those given:
+    /// each issuer's key must verify the signature over its child's signed part. The message says where the chain breaks: an issuer that
+    /// is nowhere, one whose key does not verify the signature (a root of the same name but
+    /// another key), or a root that is not among those given.
+    ///
+    /// ## Why
+    /// Only the certificates the user gives are trusted; those in the bundle are not, since
+    /// the signature does not cover them.
+    ///
+    /// ## How to fix
+    /// Give the root (and, if the bundle lacks them, the intermediates) of the publisher's
+    /// certificate authority with `--certificate-chain`.
+    CERTIFICATE_UNTRUSTED = ("SG015", "certificate-untrusted", Error);
+    /// A certificate that issues another in the chain is not a certificate authority.
+    ///
+    /// ## What it does
+    /// Every issuer in the chain, up to and including the given root it ends at, must have
+    /// basicConstraints with cA true, keyCertSign in its keyUsage when it has one, and no
+    /// more CA certificates below it than its pathLenConstraint allows.
+    ///
+    /// ## Why
+    /// A certificate that is not a CA may not vouch for others; otherwise any signer could
+    /// issue certificates in its CA's name.
+    ///
+    /// ## How to fix
+    /// Have the signer's certificate issued by a CA certificate.
+    ISSUER_NOT_CA = ("SG016", "issuer-not-ca", Error);
+    /// The signer's certificate is not for signing code.
+    ///
+    /// ## What it does
+    /// The bundle's first certificate must say it may sign: a keyUsage, if present, with
+    /// digitalSignature; an extKeyUsage, if present, with codeSigning; and at least one of
+    /// the two.
+    ///
+    /// ## Why
+    /// `model_signing verify` accepts either one alone, so a certificate whose keyUsage has
+    /// digitalSignature but whose extKeyUsage allows only TLS servers passes; RFC 5280 holds a
+    /// certificate to both, and rtenx does.
+    ///
+    /// ## How to fix
+    /// Sign with a certificate issued for code signing.
+    LEAF_CANNOT_SIGN = ("SG017", "leaf-cannot-sign", Error);
+    /// A certificate of the chain is expired, or not valid yet.
+    ///
+    /// ## What it does
+    /// Every certificate of the chain, the given root it ends at included, must be valid at
+    /// the time of the check (the system clock): notBefore at or before it, notAfter at or
+    /// after it. The message names the certificate, the field and its date.
+    ///
+    /// ## Why
+    /// `model_signing verify` checks the chain at the signer certificate's own notBefore,
+    /// since the bundle has no trusted time, so it accepts a certificate that expired years
+    /// ago, one valid only from 2080, and a chain whose CAs all expired in 2010. The
+    /// certificates are not covered by the signature either: a leaf swapped for an expired
+    /// re-issue of the same key still verifies. rtenx holds them to the time now. A timestamp
+    /// in the bundle cannot be checked offline (SG019), so it does not change this.
+    ///
+    /// ## How to fix
+    /// Sign the model again with a current certificate.
+    CERTIFICATE_NOT_VALID_NOW = ("SG018", "certificate-not-valid-now", Error);
+    /// The bundle's timestamp or transparency-log entry was not checked.
+    ///
+    /// ## What it does
+    /// The bundle carries an RFC 3161 timestamp or a transparency-log entry, which could say
+    /// when it was signed; checking one needs the log or the timestamp authority, and rtenx
+    /// works offline. The certificates are held to the time now instead (SG018).
+    ///
+    /// ## How to fix
+    /// Nothing, offline; to rely on the time of signing, verify the bundle against its log
+    /// with the Sigstore tools.
+    TIMESTAMP_NOT_CHECKED = ("SG019", "timestamp-not-checked", Info);
 }

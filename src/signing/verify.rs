@@ -1,4 +1,5 @@
-//! The envelope's signatures checked against a public key the user gives (`--public-key`):
+//! The envelope's signatures checked against a public key the user gives (`--public-key`,
+//! or the leaf of a certificate chain checked by [`super::chain`]):
 //! ECDSA P-256 / P-384 / P-521 with SHA-256 / 384 / 512 over the DSSE PAE, as
 //! `model_signing`'s key verifier checks them, and over 0.2.0's compat PAE. Every signature
 //! is checked, not only the first; the bundle's key hint is never trusted.
@@ -9,6 +10,8 @@ use sha2::Digest;
 use super::bundle::Envelope;
 use super::pae::{pae, pae_compat};
 use super::problem::Problem;
+
+const NOT_A_KEY: &str = "not a PEM public key on P-256, P-384 or P-521";
 
 /// A public key read from PEM (SubjectPublicKeyInfo).
 #[derive(Clone)]
@@ -24,20 +27,28 @@ pub enum PublicKey {
 impl PublicKey {
     /// The key in a PEM `PUBLIC KEY` block; an error names what it is instead.
     pub fn from_pem(text: &str) -> Result<Self, String> {
+        match x509_cert::der::pem::decode_vec(text.as_bytes()) {
+            Ok(("PUBLIC KEY", der)) => Self::from_der(&der),
+            _ => Err(NOT_A_KEY.into()),
+        }
+    }
+
+    /// The key in a DER SubjectPublicKeyInfo.
+    pub fn from_der(der: &[u8]) -> Result<Self, String> {
         use p256::pkcs8::DecodePublicKey;
-        if let Ok(k) = p256::PublicKey::from_public_key_pem(text) {
+        if let Ok(k) = p256::PublicKey::from_public_key_der(der) {
             return Ok(PublicKey::P256(k.into()));
         }
-        if let Ok(k) = p384::PublicKey::from_public_key_pem(text) {
+        if let Ok(k) = p384::PublicKey::from_public_key_der(der) {
             return Ok(PublicKey::P384(k.into()));
         }
-        if let Ok(k) = p521::PublicKey::from_public_key_pem(text) {
+        if let Ok(k) = p521::PublicKey::from_public_key_der(der) {
             let point = p521::EncodedPoint::from(k);
             return p521::ecdsa::VerifyingKey::from_encoded_point(&point)
                 .map(PublicKey::P521)
                 .map_err(|e| e.to_string());
         }
-        Err("not a PEM public key on P-256, P-384 or P-521".into())
+        Err(NOT_A_KEY.into())
     }
 
     /// The curve's name.
@@ -51,7 +62,7 @@ impl PublicKey {
 
     /// Whether `der` (an ASN.1 ECDSA signature) signs `message` with this key, `message`
     /// hashed with `hash`.
-    fn verifies(&self, message: &[u8], der: &[u8], hash: Hash) -> bool {
+    pub(super) fn verifies(&self, message: &[u8], der: &[u8], hash: Hash) -> bool {
         let digest = hash.of(message);
         match self {
             PublicKey::P256(k) => p256::ecdsa::Signature::from_der(der)
@@ -73,8 +84,9 @@ impl PublicKey {
     }
 }
 
+/// The hash an ECDSA signature is made over.
 #[derive(Clone, Copy)]
-enum Hash {
+pub(super) enum Hash {
     Sha256,
     Sha384,
     Sha512,
@@ -123,21 +135,30 @@ pub fn with_key(envelope: &Envelope, key: &PublicKey) -> Vec<Outcome> {
         .collect()
 }
 
-/// The problems of the envelope's signatures with `key`: none when every one verifies, a
-/// warning for each one that does not, an error when none does; without a key, one info.
+/// The problems of the envelope's signatures with the key given: none when every one
+/// verifies, a warning for each one that does not, an error when none does; without a key,
+/// one info.
 pub fn problems(envelope: &Envelope, key: Option<&PublicKey>) -> Vec<Problem> {
-    let Some(key) = key else {
-        return vec![Problem::NotChecked];
-    };
+    match key {
+        Some(key) => problems_by(envelope, key, &format!("the given {} key", key.curve())),
+        None => vec![Problem::NotChecked],
+    }
+}
+
+/// The problems of the envelope's signatures with `key`, which the messages call `named`.
+pub(super) fn problems_by(envelope: &Envelope, key: &PublicKey, named: &str) -> Vec<Problem> {
     let outcomes = with_key(envelope, key);
     if !outcomes.iter().any(|o| *o != Outcome::Failed) {
-        return vec![Problem::Unverified { curve: key.curve() }];
+        return vec![Problem::Unverified { key: named.into() }];
     }
     let failed = outcomes
         .iter()
         .enumerate()
         .filter(|(_, o)| **o == Outcome::Failed);
     failed
-        .map(|(index, _)| Problem::BadSignature { index })
+        .map(|(index, _)| Problem::BadSignature {
+            index,
+            key: named.into(),
+        })
         .collect()
 }

@@ -263,7 +263,8 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
-    let key = signature::key(&args.signing)?;
+    let signing = config.as_ref().map(|c| &c.signing);
+    let verification = signature::verification(&args.signing, signing, &args.paths)?;
     let expected = expect_hub(&args).map_err(|e| e.to_string())?;
     let format = args
         .format
@@ -333,7 +334,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 ignored: beside,
             });
             targets.push(Target::Named(path.clone()));
-            let mut signed = signature::findings(path, &args.signing, key.as_ref());
+            let mut signed = signature::findings(path, &args.signing, &verification);
             Settings::of(path, config.as_ref(), &cli)
                 .overrides
                 .apply(&mut signed);
@@ -384,7 +385,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 }
             }
         }
-        let mut signed = signature::findings(path, &args.signing, key.as_ref());
+        let mut signed = signature::findings(path, &args.signing, &verification);
         Settings::of(path, config.as_ref(), &cli)
             .overrides
             .apply(&mut signed);

@@ -30,6 +30,20 @@ pub struct Config {
     pub format: Option<Format>,
     /// The baseline file, `baseline = "rtenx-baseline.json"`, in the config's folder or below.
     pub baseline: Option<PathBuf>,
+    /// What model signatures are verified with.
+    pub signing: Signing,
+}
+
+/// The settings of `check`'s signature verification, top level only; material files are in
+/// the config's folder or below.
+#[derive(Debug, Default)]
+pub struct Signing {
+    /// `public-key = "FILE.pem"`.
+    pub public_key: Option<PathBuf>,
+    /// `certificate-chain = ["FILE.pem", ...]`.
+    pub certificate_chain: Vec<PathBuf>,
+    /// `require-signature = true`.
+    pub require_signature: Option<bool>,
 }
 
 /// Per-file settings of one table of the file.

@@ -55,6 +55,12 @@ struct RawTable {
     /// Top level only.
     baseline: Option<Spanned<String>>,
     /// Top level only.
+    public_key: Option<Spanned<String>>,
+    /// Top level only.
+    certificate_chain: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Top level only.
+    require_signature: Option<Spanned<bool>>,
+    /// Top level only.
     overrides: Option<Spanned<Vec<RawTable>>>,
     /// `[[overrides]]` only.
     paths: Option<Spanned<Vec<Spanned<String>>>>,
@@ -123,6 +129,13 @@ pub fn read(path: &Path, source: Source) -> Result<Option<Config>, ConfigError> 
                 o.exclude.as_ref().map(|v| ("exclude", v.span())),
                 o.format.as_ref().map(|v| ("format", v.span())),
                 o.baseline.as_ref().map(|v| ("baseline", v.span())),
+                o.public_key.as_ref().map(|v| ("public-key", v.span())),
+                o.certificate_chain
+                    .as_ref()
+                    .map(|v| ("certificate-chain", v.span())),
+                o.require_signature
+                    .as_ref()
+                    .map(|v| ("require-signature", v.span())),
                 o.overrides.as_ref().map(|v| ("overrides", v.span())),
             ];
             if let Some((key, span)) = misplaced.into_iter().flatten().next() {
@@ -144,9 +157,19 @@ pub fn read(path: &Path, source: Source) -> Result<Option<Config>, ConfigError> 
         .as_ref()
         .map(|b| inside(&dir, b, "baseline", &fail))
         .transpose()?;
+    let signing = super::Signing {
+        public_key: (raw.public_key.as_ref())
+            .map(|k| inside(&dir, k, "public-key", &fail))
+            .transpose()?,
+        certificate_chain: (raw.certificate_chain.iter().flat_map(|l| l.get_ref()))
+            .map(|c| inside(&dir, c, "certificate-chain file", &fail))
+            .collect::<Result<_, _>>()?,
+        require_signature: raw.require_signature.as_ref().map(|r| *r.get_ref()),
+    };
     Ok(Some(Config {
         path: path.to_owned(),
         baseline,
+        signing,
         base: layer(&raw, &dir, &fail)?,
         dir,
         overrides,

@@ -2,11 +2,11 @@
 //! the FlatBuffer's padding, and say where the FlatBuffer ends and the segments begin.
 
 use super::rules::{
-    header_cut, header_too_short, HEADER_INVALID, HEADER_MAGIC_CORRUPT, PROGRAM_RANGE_INVALID,
+    header_too_short, HEADER_INVALID, HEADER_MAGIC_CORRUPT, PROGRAM_RANGE_INVALID,
     PROGRAM_TOO_LARGE, SEGMENT_BASE_INVALID,
 };
 use crate::check::Place;
-use crate::formats::shared::bytes::{le_u32, le_u64};
+use crate::formats::shared::bytes::{le_u32, le_u64, Short};
 use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
@@ -90,7 +90,7 @@ pub fn program(cx: &mut Context<'_>) -> Option<Layout> {
     let Some(length) = length.filter(|&n| n >= MIN_PROGRAM_HEADER) else {
         let message = match length {
             Some(n) => header_too_short("eh00", n, MIN_PROGRAM_HEADER),
-            None => header_cut(size, "eh00"),
+            None => Short::of(AT, MIN_PROGRAM_HEADER.into(), size).message("the eh00 header"),
         };
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
@@ -100,7 +100,7 @@ pub fn program(cx: &mut Context<'_>) -> Option<Layout> {
         u64_field(cx, "program_size", 16),
         u64_field(cx, "segment_base_offset", 24),
     ) else {
-        let message = header_cut(size, format_args!("{length}-byte eh00"));
+        let message = Short::of(AT, length.into(), size).message("the eh00 header");
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };
@@ -151,7 +151,7 @@ pub fn data(cx: &mut Context<'_>) -> Option<Layout> {
     let (Some(length), Some(fb_offset), Some(fb_size), Some(base), Some(data_size)) =
         (length, fields.0, fields.1, fields.2, fields.3)
     else {
-        let message = header_cut(size, "40-byte FH01");
+        let message = Short::of(AT, MIN_DATA_HEADER.into(), size).message("the FH01 header");
         cx.report(&HEADER_INVALID, Place::field("header_length", 12), message);
         return None;
     };

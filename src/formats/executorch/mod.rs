@@ -27,6 +27,7 @@ mod stacks;
 mod verify;
 
 use crate::check::{Findings, Place};
+use crate::formats::shared::bytes::Short;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer;
 use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
@@ -94,10 +95,8 @@ impl Format for ExecuTorch {
         );
         let expected: &[u8] = if data { DATA_ID } else { PROGRAM_ID };
         if bytes.len() < 8 {
-            let message = format!(
-                "the file is {} bytes, too short for a FlatBuffer's root offset and identifier",
-                bytes.len()
-            );
+            let what = "the FlatBuffer's root offset and identifier";
+            let message = Short::of(0, 8, bytes.len() as u64).message(what);
             cx.report(&rules::FLATBUFFER_INVALID, Place::at(0), message);
             return cx.inv;
         }

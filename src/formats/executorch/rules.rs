@@ -346,12 +346,6 @@ pub(super) fn header_too_short(what: &str, length: u32, min: u32) -> String {
     format!("{what} header length is {length}; the runtime needs at least {min}")
 }
 
-/// The message of [`HEADER_INVALID`] for a file of `size` bytes that ends inside its header
-/// (`what`: `eh00`, the `40-byte FH01`, ...).
-pub(super) fn header_cut(size: u64, what: impl std::fmt::Display) -> String {
-    format!("the file ends at {size}, inside the {what} header")
-}
-
 /// The message of [`INDEX_OUT_OF_RANGE`], in one wording wherever it is raised: `what` refers
 /// to `item` number `index`, and `owner` has `count` of them.
 pub(super) fn out_of_range(

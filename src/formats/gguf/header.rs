@@ -1,6 +1,6 @@
 //! The header: magic, version and byte order, tensor and key-value counts.
 
-use super::rules::{truncated, BYTE_ORDER, COUNT_TOO_LARGE, TRUNCATED, UNSUPPORTED_VERSION};
+use super::rules::{BYTE_ORDER, COUNT_TOO_LARGE, TRUNCATED, UNSUPPORTED_VERSION};
 use super::wire::Wire;
 use crate::check::{Findings, Place};
 use crate::inventory::{ByteRange, FileId, Inventory, Section, SectionKind};
@@ -32,17 +32,13 @@ pub struct Header {
 pub fn read(bytes: &[u8], file: FileId, inv: &mut Inventory, out: &mut Findings) -> Option<Header> {
     let place = |offset: u64, field: &'static str| Place::field(field, offset).in_file(file);
     let mut wire = Wire::new(bytes, 4, false);
-    let Ok(raw) = wire.u32() else {
-        let message = format!(
-            "the file is {} bytes, shorter than the 8 bytes of magic and version",
-            bytes.len()
-        );
-        out.add(
-            &TRUNCATED,
-            place((bytes.len() as u64).min(4), "version"),
-            message,
-        );
-        return None;
+    let raw = match wire.u32() {
+        Ok(raw) => raw,
+        Err(short) => {
+            let at = (bytes.len() as u64).min(4);
+            out.add(&TRUNCATED, place(at, "version"), short.message("version"));
+            return None;
+        }
     };
     // A version whose low half is zero has its bytes swapped: the file is big-endian.
     let big_endian = raw & 0xFFFF == 0 && raw != 0;
@@ -61,7 +57,7 @@ pub fn read(bytes: &[u8], file: FileId, inv: &mut Inventory, out: &mut Findings)
     let mut count = |wire: &mut Wire<'_>, field: &'static str| {
         let at = wire.pos();
         wire.u64().map_err(|short| {
-            out.add(&TRUNCATED, place(at, field), truncated(field, &short));
+            out.add(&TRUNCATED, place(at, field), short.message(field));
         })
     };
     let tensors = count(&mut wire, "tensor_count").ok()?;

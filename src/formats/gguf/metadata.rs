@@ -2,13 +2,14 @@
 //! the rest of the reader needs picked out.
 
 use super::rules::{
-    not_utf8, truncated, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY, KEY_NAMING,
-    NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
+    bool_value, not_utf8, unknown_type, ARRAY_TOO_LONG, BOOL_VALUE, DUPLICATE_KEY, EMPTY_KEY,
+    KEY_NAMING, NESTED_ARRAY, STRING_NOT_UTF8, TRUNCATED, UNKNOWN_VALUE_TYPE,
 };
-use super::strings::{self, Unread};
-use super::wire::{Short, Wire};
+use super::strings;
+use super::wire::Wire;
 use crate::check::Place;
 use crate::escape::{excerpt, EXCERPT};
+use crate::formats::shared::bytes::{Short, Stop};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::{signed16, signed32, signed64, signed8};
 use crate::inventory::{DataRange, FileId, ItemKind, ListValue, MetadataEntry, Name};
@@ -86,20 +87,12 @@ impl<'a> Pairs<'a> {
     }
 }
 
-/// Why reading stopped.
-enum Stop {
-    Short(&'static str, Short),
-    Reported,
-}
+/// A read of a pair's field (`value type`, `array count`) that ran out of file.
+type Cut = (&'static str, Short);
 
-impl Stop {
-    /// A string of `field` that was not read.
-    fn unread(field: &'static str, unread: Unread) -> Self {
-        match unread {
-            Unread::Short(short) => Stop::Short(field, short),
-            Unread::TooLong => Stop::Reported,
-        }
-    }
+/// A short read of `field`.
+fn cut(field: &'static str) -> impl FnOnce(Short) -> Stop<Cut> {
+    move |short| Stop::Problem((field, short))
 }
 
 /// Reads `count` pairs from `start` of `bytes` (file `file`), recording each in the
@@ -125,13 +118,13 @@ pub fn read<'a>(
         }
         let pair = match pair(cx, &mut wire, file, index) {
             Ok(pair) => pair,
-            Err(Stop::Short(field, short)) => {
+            Err(Stop::Problem((field, short))) => {
                 let what = format!("the {field} of key-value pair {index}");
                 let place = Place::field("kv", short.at).in_file(file);
-                cx.report(&TRUNCATED, place, truncated(what, &short));
+                cx.report(&TRUNCATED, place, short.message(what));
                 return Pairs { pairs, end: None };
             }
-            Err(Stop::Reported) => return Pairs { pairs, end: None },
+            Err(Stop::Short(_) | Stop::Reported) => return Pairs { pairs, end: None },
         };
         check_key(cx, &pair, place, &mut seen, architectures);
         if file == 0 {
@@ -151,39 +144,41 @@ fn pair<'a>(
     wire: &mut Wire<'a>,
     file: FileId,
     index: u64,
-) -> Result<Pair<'a>, Stop> {
+) -> Result<Pair<'a>, Stop<Cut>> {
     let at = wire.pos();
     let key = strings::read(cx, wire, file, || {
         format!("the key of key-value pair {index}")
     })
-    .map_err(|e| Stop::unread("key", e))?;
+    .map_err(|stop| stop.naming(|short| ("key", short)))?;
     let type_at = wire.pos();
-    let ty = wire.u32().map_err(|s| Stop::Short("value type", s))?;
+    let ty = wire.u32().map_err(cut("value type"))?;
     let value_at = wire.pos();
     let place = Place::at(type_at).in_file(file);
     let shown = || excerpt(key, EXCERPT);
     let value = match ty {
         8 => {
             let what = || format!("the value of key \"{}\"", shown());
-            let text =
-                strings::read(cx, wire, file, what).map_err(|e| Stop::unread("string value", e))?;
+            let text = strings::read(cx, wire, file, what)
+                .map_err(|stop| stop.naming(|short| ("string value", short)))?;
             strings::check_utf8(cx, text, value_at, file, what);
             Value::Str(text)
         }
         9 => Value::List(array(cx, wire, key, file)?),
-        _ => match scalar(wire, ty).map_err(|s| Stop::Short("value", s))? {
+        _ => match scalar(wire, ty).map_err(cut("value"))? {
             Some((name, value)) => {
                 if let Scalar::Bool(b @ 2..) = value {
-                    let message = format!("bool value of key \"{}\" is {b}; GGUF allows only 0 and 1 (llama.cpp and gguf-py read it as true)", excerpt(key, EXCERPT));
+                    let what = format!("bool value of key \"{}\"", excerpt(key, EXCERPT));
+                    let message = format!(
+                        "{} (llama.cpp and gguf-py read it as true)",
+                        bool_value(what, b)
+                    );
                     cx.report(&BOOL_VALUE, place.offset(value_at), message);
                 }
                 Value::Scalar(name, value)
             }
             None => {
-                let message = format!(
-                    "key \"{}\" has value type {ty}; GGUF defines types 0 to 12",
-                    excerpt(key, EXCERPT)
-                );
+                let what = format!("key \"{}\" has value", excerpt(key, EXCERPT));
+                let message = unknown_type(what, ty);
                 cx.report(&UNKNOWN_VALUE_TYPE, place, message);
                 return Err(Stop::Reported);
             }
@@ -244,11 +239,11 @@ fn array(
     wire: &mut Wire<'_>,
     key: &[u8],
     file: FileId,
-) -> Result<ListValue, Stop> {
+) -> Result<ListValue, Stop<Cut>> {
     let type_at = wire.pos();
-    let ty = wire.u32().map_err(|s| Stop::Short("array item type", s))?;
+    let ty = wire.u32().map_err(cut("array item type"))?;
     let count_at = wire.pos();
-    let count = wire.u64().map_err(|s| Stop::Short("array count", s))?;
+    let count = wire.u64().map_err(cut("array count"))?;
     let place = Place::at(type_at).in_file(file);
     let key = excerpt(key, EXCERPT);
     let item = match (ty, item_kind(ty)) {
@@ -259,7 +254,7 @@ fn array(
         }
         (_, Some(item)) => item,
         (_, None) => {
-            let message = format!("array \"{key}\" has item type {ty}; GGUF defines types 0 to 12");
+            let message = unknown_type(format_args!("array \"{key}\" has item"), ty);
             cx.report(&UNKNOWN_VALUE_TYPE, place, message);
             return Err(Stop::Reported);
         }
@@ -287,14 +282,11 @@ fn array(
     }
     match item.size() {
         Some(size) => {
-            let items = wire
-                .take(count * size)
-                .map_err(|s| Stop::Short("array items", s))?;
+            let items = wire.take(count * size).map_err(cut("array items"))?;
             if item == ItemKind::Bool {
                 if let Some((pos, b)) = (0u64..).zip(items).find(|(_, &b)| b > 1) {
-                    let message = format!(
-                        "item {pos} of bool array \"{key}\" is {b}; GGUF allows only 0 and 1"
-                    );
+                    let message =
+                        bool_value(format_args!("item {pos} of bool array \"{key}\""), *b);
                     cx.report(&BOOL_VALUE, Place::at(start + pos).in_file(file), message);
                 }
             }
@@ -313,12 +305,13 @@ fn array(
                             bad += 1;
                         }
                     }
-                    Err(Unread::Short(short)) => {
+                    Err(Stop::Short(short)) => {
                         let place = Place::at(short.at).in_file(file);
-                        cx.report(&TRUNCATED, place, truncated(what(), &short));
+                        cx.report(&TRUNCATED, place, short.message(what()));
                         return Err(Stop::Reported);
                     }
-                    Err(Unread::TooLong) => return Err(Stop::Reported),
+                    Err(Stop::Problem(never)) => match never {},
+                    Err(Stop::Reported) => return Err(Stop::Reported),
                 }
             }
             if let Some((index, byte)) = not_text {

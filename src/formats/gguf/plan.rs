@@ -7,7 +7,8 @@
 
 use super::file::DEFAULT_ALIGNMENT;
 use super::header::MAGIC;
-use super::wire::{Short, Wire};
+use super::wire::Wire;
+use crate::formats::shared::bytes::Short;
 use crate::inventory::ByteRange;
 use crate::source::fetched::Fetched;
 

@@ -572,16 +572,18 @@ crate::rules! {
     VOCAB_VALUE = ("GG042", "vocab-value", Warning);
 }
 
+/// The message of [`UNKNOWN_VALUE_TYPE`]: `what` (`key "k" has value`, `array "k" has item`)
+/// type `ty`.
+pub(super) fn unknown_type(what: impl std::fmt::Display, ty: u32) -> String {
+    format!("{what} type {ty}; GGUF defines types 0 to 12")
+}
+
+/// The message of [`BOOL_VALUE`]: `what`, a bool, is the byte `b`.
+pub(super) fn bool_value(what: impl std::fmt::Display, b: u8) -> String {
+    format!("{what} is {b}; GGUF allows only 0 and 1")
+}
+
 /// The message of [`STRING_NOT_UTF8`]: `what` is not UTF-8 from byte `at` of the file.
 pub(super) fn not_utf8(what: impl std::fmt::Display, at: u64) -> String {
     format!("{what} is not UTF-8 from byte {at}; GGUF strings are UTF-8")
-}
-
-/// The message of [`TRUNCATED`] for a read that ran out of file, in one wording wherever it
-/// is raised: `what` needed `short.needed` bytes at `short.at`, where `short.left` remain.
-pub(super) fn truncated(what: impl std::fmt::Display, short: &super::wire::Short) -> String {
-    format!(
-        "{what} needs {} bytes at offset {}; the file has {} left",
-        short.needed, short.at, short.left
-    )
 }

@@ -2,31 +2,25 @@
 //! llama.cpp's cap, which it checks before anything else, and UTF-8.
 
 use super::rules::{not_utf8, STRING_NOT_UTF8, STRING_TOO_LONG};
-use super::wire::{Short, Wire};
+use super::wire::Wire;
 use crate::check::Place;
+use crate::formats::shared::bytes::Stop;
 use crate::formats::shared::context::Context;
 use crate::inventory::FileId;
 
 /// llama.cpp's `GGUF_MAX_STRING_LENGTH` (1 GiB): it refuses a longer string unread.
 pub const MAX_STRING: u64 = 1 << 30;
 
-/// Why a string was not read.
-pub enum Unread {
-    /// It runs past the end of the file.
-    Short(Short),
-    /// It is longer than llama.cpp reads; reported.
-    TooLong,
-}
-
 /// Reads the string at the wire's position; `what` names it in a message (such as `the key
 /// of key-value pair 3`). A string longer than [`MAX_STRING`] is reported and not read,
-/// whether or not the file holds it, as llama.cpp refuses it first.
+/// whether or not the file holds it, as llama.cpp refuses it first ([`Stop::Reported`]); one
+/// that runs past the end of the file is a [`Stop::Short`].
 pub fn read<'a>(
     cx: &mut Context<'_>,
     wire: &mut Wire<'a>,
     file: FileId,
     what: impl FnOnce() -> String,
-) -> Result<&'a [u8], Unread> {
+) -> Result<&'a [u8], Stop> {
     let at = wire.pos();
     let mut length = *wire;
     if let Some(len) = length.u64().ok().filter(|&len| len > MAX_STRING) {
@@ -35,9 +29,9 @@ pub fn read<'a>(
             what()
         );
         cx.report(&STRING_TOO_LONG, Place::at(at).in_file(file), message);
-        return Err(Unread::TooLong);
+        return Err(Stop::Reported);
     }
-    wire.string().map_err(Unread::Short)
+    wire.string().map_err(Stop::Short)
 }
 
 /// Where `text`, a string whose length is at `at`, stops being UTF-8, if it does.

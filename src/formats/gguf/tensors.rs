@@ -4,14 +4,15 @@
 use super::dtypes::{block_elements, ggml, Ggml};
 use super::header::Header;
 use super::rules::{
-    not_utf8, truncated, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED,
-    OFFSET_UNEXPECTED, REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, STRING_NOT_UTF8, TENSOR_NAME_TOO_LONG,
-    TOO_MANY_DIMS, TRUNCATED, UNKNOWN_TYPE,
+    not_utf8, COUNT_TOO_LARGE, DIM_INVALID, DUPLICATE_TENSOR, OFFSET_MISALIGNED, OFFSET_UNEXPECTED,
+    REMOVED_TYPE, ROW_NOT_WHOLE_BLOCKS, STRING_NOT_UTF8, TENSOR_NAME_TOO_LONG, TOO_MANY_DIMS,
+    TRUNCATED, UNKNOWN_TYPE,
 };
-use super::strings::{self, Unread};
-use super::wire::{Short, Wire};
+use super::strings;
+use super::wire::Wire;
 use crate::check::{Item, Place};
 use crate::escape::{excerpt, EXCERPT};
+use crate::formats::shared::bytes::{Short, Stop};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::numbers::signed64;
 use crate::inventory::hashing::HashMap;
@@ -167,7 +168,7 @@ fn info<'a>(
         cx.report(
             &TRUNCATED,
             Place::at(short.at).in_file(file),
-            truncated(what, &short),
+            short.message(what),
         );
     };
     let at = wire.pos();
@@ -175,11 +176,12 @@ fn info<'a>(
         format!("the name of tensor info {index}")
     }) {
         Ok(name) => name,
-        Err(Unread::Short(short)) => {
+        Err(Stop::Short(short)) => {
             short_read(cx, "name", short);
             return None;
         }
-        Err(Unread::TooLong) => return None,
+        Err(Stop::Problem(never)) => match never {},
+        Err(Stop::Reported) => return None,
     };
     let n_dims_at = wire.pos();
     let n_dims = wire.u32().map_err(|s| short_read(cx, "n_dims", s)).ok()?;

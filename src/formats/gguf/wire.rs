@@ -1,7 +1,7 @@
 //! GGUF's wire format: numbers in the file's byte order, and strings as a `u64` length
 //! followed by that many bytes.
 
-use crate::formats::shared::bytes::Cursor;
+use crate::formats::shared::bytes::{Cursor, Short};
 
 /// A position in a GGUF file that reads forward in the file's byte order.
 #[derive(Debug, Clone, Copy)]
@@ -10,23 +10,12 @@ pub struct Wire<'a> {
     big_endian: bool,
 }
 
-/// A read that did not fit: what it needed and what was left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Short {
-    /// Where the read started.
-    pub at: u64,
-    /// Bytes it needed (for a string, its declared length).
-    pub needed: u64,
-    /// Bytes the file had left there.
-    pub left: u64,
-}
-
 macro_rules! number {
     ($name:ident, $ty:ty) => {
         #[doc = concat!("The next `", stringify!($ty), "`.")]
         pub fn $name(&mut self) -> Result<$ty, Short> {
             let bytes = self.take(std::mem::size_of::<$ty>() as u64)?;
-            let raw = bytes.try_into().map_err(|_| self.short(0))?;
+            let raw = bytes.try_into().unwrap_or_default();
             Ok(if self.big_endian {
                 <$ty>::from_be_bytes(raw)
             } else {
@@ -60,18 +49,9 @@ impl<'a> Wire<'a> {
         self.cursor.remaining()
     }
 
-    fn short(&self, needed: u64) -> Short {
-        Short {
-            at: self.pos(),
-            needed,
-            left: self.left(),
-        }
-    }
-
     /// The next `n` bytes.
     pub fn take(&mut self, n: u64) -> Result<&'a [u8], Short> {
-        let short = self.short(n);
-        self.cursor.take(n).ok_or(short)
+        self.cursor.need(n)
     }
 
     number!(u8, u8);

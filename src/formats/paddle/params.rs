@@ -6,10 +6,11 @@
 //! read; a record's data is skipped by its size.
 
 use super::program::Param;
-use super::record::{self, Problem, Record, Stop, Window};
+use super::record::{self, problem_of, Cut, Problem, Record, Window};
 use super::rules::*;
 use crate::check::{Findings, Item, Place};
 use crate::formats::shared::bytes::head;
+use crate::formats::shared::bytes::Stop;
 use crate::formats::shared::context::Context;
 use crate::formats::Identify;
 use crate::inventory::{
@@ -68,13 +69,14 @@ the first without a record is \"{}\"",
             return;
         }
         let parsed = if param.is_some_and(|p| p.vocab) {
-            record::vocab(Window::whole(bytes), at).map_err(|stop| stop.into_problem(at))
+            record::vocab(Window::whole(bytes), at)
         } else {
             dense(stream.source, at, cx.budget.left())
         };
-        let record = match parsed {
+        let record = match parsed.map_err(|cut| problem_of(cut, at)) {
             Ok(r) => r,
-            Err(p) => {
+            Err(None) => return,
+            Err(Some(p)) => {
                 // A file of another format is about the whole file, not one variable.
                 let (p, place) = match misnamed(stream, at, p, cx.identify) {
                     Ok(p) => (p, place),
@@ -157,9 +159,11 @@ pub fn read_selected_rows(stream: &Stream<'_>, cx: &mut Context<'_>) {
     let window = Window::whole(stream.source.bytes());
     let (record, rows, height) = match record::selected_rows(window, cx.budget.left()) {
         Ok(read) => read,
-        Err(stop) => {
-            let p = stop.into_problem(0);
-            return cx.report(p.rule, Place::at(p.at), p.message);
+        Err(cut) => {
+            if let Some(p) = problem_of(cut, 0) {
+                cx.report(p.rule, Place::at(p.at), p.message);
+            }
+            return;
         }
     };
     if !cx.spend(RECORD_ENTRIES + record.dims.len() as u64, Place::FILE) {
@@ -181,7 +185,7 @@ const MAX_READ: usize = 16 << 20;
 
 /// Reads the header of the DenseTensor record at `at` from a few bytes of the file, read
 /// without mapping the data around them, and more as the header turns out to need.
-fn dense(source: &ModelFile, at: u64, max_dims: u64) -> Result<Record, Problem> {
+fn dense(source: &ModelFile, at: u64, max_dims: u64) -> Result<Record, Cut> {
     let size = source.bytes().len() as u64;
     let mut len = FIRST_READ;
     loop {
@@ -198,11 +202,12 @@ fn dense(source: &ModelFile, at: u64, max_dims: u64) -> Result<Record, Problem> 
         };
         match result {
             Ok(r) => return Ok(r),
-            Err(Stop::Beyond(end)) if len <= MAX_READ => {
-                let needed = usize::try_from(end - at).unwrap_or(usize::MAX);
+            Err(Stop::Short(short)) if len <= MAX_READ => {
+                let end = short.at.saturating_add(short.needed);
+                let needed = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
                 len = needed.max(len.saturating_mul(2));
             }
-            Err(stop) => return Err(stop.into_problem(at)),
+            Err(cut) => return Err(cut),
         }
     }
 }

@@ -17,6 +17,7 @@ use super::program::{self, sort, Param};
 use super::rules::*;
 use crate::check::{Item, Place};
 use crate::escape::EXCERPT;
+use crate::formats::shared::bytes::Stop;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{self, Parser, Str, Token};
 use crate::formats::shared::numbers::narrow;
@@ -32,21 +33,9 @@ use std::collections::HashMap;
 /// through 1,300 nested regions, far past the few that control flow needs.
 pub const MAX_DEPTH: usize = 8192;
 
-/// Why reading stopped early.
-enum Stop {
-    /// The file is not JSON from here on.
-    Json(json::Error),
-    /// The budget ran out (reported already).
-    Budget,
-}
-
-impl From<json::Error> for Stop {
-    fn from(e: json::Error) -> Self {
-        Stop::Json(e)
-    }
-}
-
-type Step<T = ()> = Result<T, Stop>;
+/// A step of the walk; it stops where the file is not JSON from there on
+/// ([`Stop::Problem`]), or once the budget ran out ([`Stop::Reported`]).
+type Step<T = ()> = Result<T, Stop<json::Error>>;
 
 /// Reads the PIR program `cx` reads; returns its parameters, sorted.
 pub fn read(cx: &mut Context<'_>) -> Vec<Param> {
@@ -62,8 +51,8 @@ pub fn read(cx: &mut Context<'_>) -> Vec<Param> {
     let mut p = Parser::new(file, MAX_DEPTH);
     match reader.document(&mut p) {
         Ok(()) => {}
-        Err(Stop::Budget) => return sorted(reader.params),
-        Err(Stop::Json(e)) => {
+        Err(Stop::Short(_) | Stop::Reported) => return sorted(reader.params),
+        Err(Stop::Problem(e)) => {
             let message = format!("PIR JSON: {}", e.what);
             reader.cx.report(&PROGRAM_INVALID, Place::at(e.at), message);
             return Vec::new();
@@ -156,7 +145,7 @@ impl<'a> Reader<'_, '_> {
         if self.cx.spend(n, Place::at(Some(at))) {
             Ok(())
         } else {
-            Err(Stop::Budget)
+            Err(Stop::Reported)
         }
     }
 
@@ -266,7 +255,7 @@ impl<'a> Reader<'_, '_> {
                     None => drop(stack.pop()),
                     Some((at, Token::Object)) => {
                         let graph =
-                            program::graph(self.cx, "block", Some(at)).ok_or(Stop::Budget)?;
+                            program::graph(self.cx, "block", Some(at)).ok_or(Stop::Reported)?;
                         let owner = stack.iter_mut().rev().find_map(|l| match l {
                             Level::Op(op) => Some(op),
                             _ => None,
@@ -677,7 +666,7 @@ impl<'a> Reader<'_, '_> {
             Some(at),
             0,
         )
-        .ok_or(Stop::Budget)?;
+        .ok_or(Stop::Reported)?;
         program::record_scope(self.cx, graph, node, scope, Some(at));
         let shown = || crate::escape::excerpt(kind.as_bytes(), EXCERPT);
         for id in op.undefined {

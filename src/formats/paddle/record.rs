@@ -8,6 +8,7 @@
 use super::dtypes;
 use super::rules::*;
 use crate::check::Rule;
+use crate::formats::shared::bytes::{Short, Stop};
 use crate::formats::shared::numbers::{signed32, signed64};
 use crate::formats::shared::protobuf::{self, Scalar, Value};
 use crate::inventory::DType;
@@ -58,31 +59,21 @@ impl Record {
     }
 }
 
-/// Why reading a record stopped.
-#[derive(Debug)]
-pub enum Stop {
-    /// The record is damaged.
-    Damaged(Problem),
-    /// The window ends before the header does: read again with the file's bytes up to here.
-    Beyond(u64),
-}
+/// Why reading the record at `at` stopped: the record is damaged ([`Stop::Problem`]), or the
+/// window ends before its header does ([`Stop::Short`]: read again with the file's bytes up
+/// to the end of that read).
+pub type Cut = Stop<Problem>;
 
-impl Stop {
-    /// The problem to report; running past the window is running past the bytes there are.
-    pub fn into_problem(self, at: u64) -> Problem {
-        match self {
-            Stop::Damaged(p) => p,
-            Stop::Beyond(end) => {
-                let message = format!("the record at {at} runs to {end}, past the end of the file");
-                problem(&PARAMS_TRUNCATED, at, message)
-            }
+/// The problem to report for the record at `at`; running past the window is running past the
+/// bytes there are. `None` once reported.
+pub fn problem_of(cut: Cut, at: u64) -> Option<Problem> {
+    match cut {
+        Stop::Problem(p) => Some(p),
+        Stop::Short(short) => {
+            let message = short.message(format_args!("the record at {at}"));
+            Some(problem(&PARAMS_TRUNCATED, at, message))
         }
-    }
-}
-
-impl From<Problem> for Stop {
-    fn from(p: Problem) -> Self {
-        Stop::Damaged(p)
+        Stop::Reported => None,
     }
 }
 
@@ -113,38 +104,32 @@ struct Cursor<'b> {
 }
 
 impl Cursor<'_> {
-    fn take(&mut self, n: u64, what: &str) -> Result<&[u8], Stop> {
-        let size = self.w.size;
-        let end = self.pos.checked_add(n).filter(|&e| e <= size);
-        let Some(end) = end else {
-            let left = size.saturating_sub(self.pos);
-            let message = format!(
-                "the file ends at {size}, inside {what} at {}: it needs {n} bytes, {left} remain",
-                self.pos
-            );
-            return Err(problem(&PARAMS_TRUNCATED, self.pos, message).into());
+    fn take(&mut self, n: u64, what: &str) -> Result<&[u8], Cut> {
+        let short = Short::of(self.pos, n, self.w.size);
+        let Some(end) = self.pos.checked_add(n).filter(|&e| e <= self.w.size) else {
+            return Err(problem(&PARAMS_TRUNCATED, self.pos, short.message(what)).into());
         };
         let from_base = |at: u64| usize::try_from(at.checked_sub(self.w.base)?).ok();
         let (start, stop) = (from_base(self.pos), from_base(end));
         let slice = start.zip(stop).and_then(|(a, b)| self.w.bytes.get(a..b));
-        let slice = slice.ok_or(Stop::Beyond(end))?;
+        let slice = slice.ok_or(Stop::Short(short))?;
         self.pos = end;
         Ok(slice)
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, Stop> {
+    fn u32(&mut self, what: &str) -> Result<u32, Cut> {
         let b = self.take(4, what)?;
         Ok(u32::from_le_bytes(b.try_into().unwrap_or_default()))
     }
 
-    fn u64(&mut self, what: &str) -> Result<u64, Stop> {
+    fn u64(&mut self, what: &str) -> Result<u64, Cut> {
         let b = self.take(8, what)?;
         let mut word = [0; 8];
         word.copy_from_slice(b);
         Ok(u64::from_le_bytes(word))
     }
 
-    fn version(&mut self, what: &str) -> Result<(), Stop> {
+    fn version(&mut self, what: &str) -> Result<(), Cut> {
         let at = self.pos;
         match self.u32(what)? {
             0 => Ok(()),
@@ -159,7 +144,7 @@ impl Cursor<'_> {
 }
 
 /// Reads the DenseTensor record at `at` in `w`, keeping at most `max_dims` dimensions.
-pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Stop> {
+pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Cut> {
     let mut c = Cursor { w, pos: at };
     c.version("the record's version word")?;
     let levels_at = c.pos;
@@ -180,14 +165,14 @@ pub fn dense(w: Window<'_>, at: u64, max_dims: u64) -> Result<Record, Stop> {
             );
             return Err(problem(&LOD_LEVEL_INVALID, count_at, message).into());
         }
-        let offsets = c.take(nbytes, "a LoD level's offsets")?;
+        let offsets = c.take(nbytes, "a LoD level's offset list")?;
         lod.level(level, count_at, offsets);
     }
     tensor(c, at, lod, max_dims)
 }
 
 /// The rest of a record from its tensor version word on: its TensorDesc and where its data is.
-fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record, Stop> {
+fn tensor(mut c: Cursor<'_>, at: u64, lod: Lod, max_dims: u64) -> Result<Record, Cut> {
     c.version("the tensor's version word")?;
     let len_at = c.pos;
     let desc_len = signed32(c.u32("the TensorDesc length")?);
@@ -304,18 +289,18 @@ impl Lod {
 /// A SelectedRows file, as `paddle.save(..., use_binary_format=True)` writes one: u32
 /// version, u64 row count, the rows as i64, i64 height, then its value tensor without a LoD
 /// level count. Returns the value's record, the row count and the height.
-pub fn selected_rows(w: Window<'_>, max_dims: u64) -> Result<(Record, u64, u64), Stop> {
+pub fn selected_rows(w: Window<'_>, max_dims: u64) -> Result<(Record, u64, u64), Cut> {
     let mut c = Cursor { w, pos: 0 };
     c.version("the SelectedRows version word")?;
     let rows = c.u64("the row count")?;
-    c.take(rows.saturating_mul(8), "the rows")?;
+    c.take(rows.saturating_mul(8), "the row list")?;
     let height = c.u64("the height")?;
     let record = tensor(c, 0, Lod::default(), max_dims)?;
     Ok((record, rows, height))
 }
 
 /// Reads the VOCAB record at `at` in `w`: its entries are walked to find where it ends.
-pub fn vocab(w: Window<'_>, at: u64) -> Result<Record, Stop> {
+pub fn vocab(w: Window<'_>, at: u64) -> Result<Record, Cut> {
     let mut c = Cursor { w, pos: at };
     let count = c.u64("the VOCAB entry count")?;
     let data = c.pos;
@@ -378,11 +363,8 @@ mod tests {
     #[test]
     fn each_damage_has_its_rule() {
         let code = |b: &[u8]| {
-            dense(Window::whole(b), 0, 64)
-                .unwrap_err()
-                .into_problem(0)
-                .rule
-                .code
+            let cut = dense(Window::whole(b), 0, 64).unwrap_err();
+            problem_of(cut, 0).unwrap().rule.code
         };
         let good = record(&[], &[4]);
         assert_eq!(code(&good[..22]), "PD008");
@@ -426,19 +408,22 @@ mod tests {
             base: 0,
             size,
         };
-        assert!(matches!(dense(w, 0, 64), Err(Stop::Beyond(end)) if end > 10));
+        assert!(matches!(dense(w, 0, 64), Err(Stop::Short(s)) if s.at + s.needed > 10));
         let w = Window {
             bytes: &b[8..],
             base: 8,
             size,
         };
         assert!(
-            matches!(dense(w, 0, 64), Err(Stop::Beyond(_))),
+            matches!(dense(w, 0, 64), Err(Stop::Short(_))),
             "before the window"
         );
         let cut = Window::whole(&b[..30]);
-        let p = dense(cut, 0, 64).unwrap_err().into_problem(0);
-        assert!(p.message.contains("the file ends at 30"), "{}", p.message);
+        let p = problem_of(dense(cut, 0, 64).unwrap_err(), 0).unwrap();
+        assert_eq!(
+            p.message,
+            "a LoD level's offset list needs 16 bytes at offset 20; the file has 10 left"
+        );
     }
 
     #[test]
@@ -452,6 +437,6 @@ mod tests {
         let r = vocab(Window::whole(&b), 0).unwrap();
         assert_eq!((r.data, r.end()), (8, Some(b.len() as u64)));
         let cut = vocab(Window::whole(&b[..b.len() - 1]), 0).unwrap_err();
-        assert_eq!(cut.into_problem(0).rule.code, "PD008");
+        assert_eq!(problem_of(cut, 0).unwrap().rule.code, "PD008");
     }
 }

@@ -3,7 +3,7 @@
 //! the sorted storage keys), then each storage as a `u64` element count and its bytes.
 
 use super::dtypes;
-use super::rules::LEGACY_HEADER;
+use super::rules::{legacy_refused, LEGACY_HEADER};
 use super::tensors::{self, Stored};
 use super::weights_only;
 use crate::check::Place;
@@ -38,7 +38,9 @@ pub fn read(cx: &mut Context<'_>) {
             .rev()
             .map(|b| format!("{b:02x}"))
             .collect();
-        let message = format!("torch.load refuses the file (\"Invalid magic number\"): the magic number LONG1 at byte 2 reads 0x{found}, not 0x1950a86a20f9469cfc6c");
+        let why =
+            format!("the magic number LONG1 at byte 2 reads 0x{found}, not 0x1950a86a20f9469cfc6c");
+        let message = legacy_refused("Invalid magic number", why);
         let at = bytes::len(bytes).min(START.len() as u64 - 2);
         cx.report(&LEGACY_HEADER, Place::field("magic number", at), message);
     }
@@ -104,10 +106,11 @@ fn header(cx: &mut Context<'_>, version: &Pickle<'_>, info: &Pickle<'_>) {
     let found = version.root.and_then(|r| version.int(r));
     if found != Some(PROTOCOL) {
         let shown = found.map_or_else(|| "not an integer".to_owned(), |v| v.to_string());
-        let message = format!(
-            "torch.load refuses the file (\"Invalid protocol version\"): the protocol version pickle at byte {} is {shown}; torch reads {PROTOCOL}",
+        let why = format!(
+            "the protocol version pickle at byte {} is {shown}; torch reads {PROTOCOL}",
             version.start
         );
+        let message = legacy_refused("Invalid protocol version", why);
         cx.report(
             &LEGACY_HEADER,
             Place::field("protocol version", version.start),
@@ -146,7 +149,9 @@ fn storages(
         if class.ends_with("UntypedStorage") && !std::mem::replace(&mut untyped, true) {
             // torch.save writes dtypes with no typed storage class (uint16, float8, ...) this
             // way, but the legacy loader asks the class for its dtype.
-            let message = format!("torch.load refuses the file (\"type object 'torch.storage.UntypedStorage' has no attribute 'dtype'\"): the legacy checkpoint's storage id at byte {at} names {class}; a tensor of this dtype loads only from a zip checkpoint");
+            let error = "type object 'torch.storage.UntypedStorage' has no attribute 'dtype'";
+            let why = format!("the legacy checkpoint's storage id at byte {at} names {class}; a tensor of this dtype loads only from a zip checkpoint");
+            let message = legacy_refused(error, why);
             cx.report(&LEGACY_HEADER, Place::at(*at), message);
         }
         if let (Some(key), Some(dtype)) = (main.str(*key), dtypes::of_storage(&class)) {

@@ -193,4 +193,50 @@ crate::rules! {
     /// Remove the member, or keep extra data outside the checkpoint, in a format that runs
     /// nothing (JSON, safetensors).
     UNREAD_PICKLE = ("PT011", "unread-pickle", Warning);
+    /// A `torch.export` archive's weights or constants config is not what `torch.export.load` reads.
+    ///
+    /// ## What it does
+    /// Reads each `data/weights/model_weights_config.json` and
+    /// `data/constants/model_constants_config.json` of a `.pt2` archive with the budgeted JSON
+    /// reader and reports the first thing wrong, at its byte: text that is not JSON, a document
+    /// without a `config` object, an entry that is not an object, a `path_name` that is not a
+    /// string, a `use_pickle` that is not a boolean, or a raw entry without `tensor_meta`. The
+    /// weights of a config with such a fault are not listed.
+    ///
+    /// ## Why
+    /// `torch.export.load` parses the config with `json.loads` and `_dict_to_dataclass` before it
+    /// loads a weight, and refuses the archive on any of these (`JSONDecodeError`,
+    /// `TypeError`, "payload_meta.tensor_meta cannot be None"). A reader that skips the config
+    /// silently shows an archive that will not load as one without weights.
+    ///
+    /// ## How to fix
+    /// The archive is corrupt or edited; save it again with `torch.export.save`.
+    EXPORT_CONFIG_INVALID = ("PT012", "export-config-invalid", Error);
+}
+
+/// The message of [`LEGACY_HEADER`] where torch refuses a legacy checkpoint with `error`, for
+/// the reason `why`.
+pub(super) fn legacy_refused(error: &str, why: impl std::fmt::Display) -> String {
+    format!("torch.load refuses the file (\"{error}\"): {why}")
+}
+
+/// The message of [`TENSOR_INVALID`]: torch fails on tensor `name`, rebuilt at `at`, for
+/// `problem`.
+pub(super) fn tensor_invalid(
+    name: &crate::inventory::Name,
+    at: impl std::fmt::Display,
+    problem: impl std::fmt::Display,
+) -> String {
+    format!(
+        "torch.load fails on tensor \"{}\" (rebuilt at {at}): {problem}",
+        name.display()
+    )
+}
+
+/// The message of [`EXPORT_CONFIG_INVALID`]: the config `member` is wrong as `what` says.
+pub(super) fn config_invalid(member: &[u8], what: &str) -> String {
+    format!(
+        "torch.export.load refuses the payload config \"{}\": {what}",
+        crate::escape::excerpt(member, crate::escape::EXCERPT)
+    )
 }

@@ -16,7 +16,7 @@
 //! and must fit an `int64_t`.
 
 use super::dtypes::{self, Element};
-use super::rules::{STORAGE_MISSING, STORAGE_TOO_SMALL, TENSOR_INVALID};
+use super::rules::{tensor_invalid, STORAGE_MISSING, STORAGE_TOO_SMALL, TENSOR_INVALID};
 use crate::check::{Item, Place};
 use crate::escape::{excerpt, EXCERPT_SHORT};
 use crate::formats::shared::context::Context;
@@ -262,11 +262,7 @@ fn invalid(cx: &mut Context<'_>, src: &Source<'_>, name: Name, at: u64, problem:
         tensor: cx.inv.tensors.len(),
     };
     let decl = src.place(at).offset.unwrap_or(0);
-    let message = format!(
-        "torch.load fails on tensor \"{}\" (rebuilt at {}): {problem}",
-        name.display(),
-        src.at(at)
-    );
+    let message = tensor_invalid(&name, src.at(at), problem);
     cx.inv
         .tensors
         .push(Tensor::declared(name, None, Vec::new(), decl));
@@ -297,11 +293,7 @@ fn add(
     let fits = match limits(&dense) {
         Ok(()) => true,
         Err(problem) => {
-            let message = format!(
-                "torch.load fails on tensor \"{}\" (rebuilt at {}): {problem}",
-                tensor.name.display(),
-                src.at(dense.at)
-            );
+            let message = tensor_invalid(&tensor.name, src.at(dense.at), problem);
             cx.report(&TENSOR_INVALID, src.place(dense.at).item(item), message);
             false
         }

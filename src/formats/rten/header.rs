@@ -2,7 +2,7 @@
 
 use super::rules::*;
 use crate::check::{Item, Place};
-use crate::formats::shared::bytes::{le_u32, le_u64};
+use crate::formats::shared::bytes::{le_u32, le_u64, Short};
 use crate::formats::shared::context::Context;
 use crate::inventory::{ByteRange, Inventory, Section, SectionKind};
 
@@ -57,7 +57,7 @@ pub fn read(cx: &mut Context<'_>) -> Option<Container> {
         cx.report(
             &HEADER_TRUNCATED,
             Place::at(0).item(field("header")),
-            format!("file is {size} bytes, shorter than the {HEADER_LEN}-byte V2 header"),
+            Short::of(0, HEADER_LEN, size).message("the V2 header"),
         );
         return None;
     }

@@ -6,7 +6,7 @@ use super::dtypes::dtype;
 use super::rules::*;
 use crate::check::{Item, Place, Rule};
 use crate::escape::{excerpt, EXCERPT, EXCERPT_SHORT};
-use crate::formats::shared::bytes::{le_u64, range};
+use crate::formats::shared::bytes::{le_u64, range, Short};
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::{Error, Parser, Str, Token};
 use crate::inventory::{
@@ -74,10 +74,7 @@ pub fn read(cx: &mut Context<'_>, bytes: &[u8], file: FileId) -> Option<Header> 
     }
     let size = bytes.len() as u64;
     let Some(header) = range(bytes, 8, len) else {
-        let message = format!(
-            "header length {len} runs to byte {}, past the end of the {size}-byte file",
-            8 + len
-        );
+        let message = Short::of(8, len, size).message("the header");
         cx.report(&HEADER_PAST_END, place(0, "header length"), message);
         return None;
     };

@@ -2,7 +2,12 @@
 //!
 //! Positions and lengths are `u64`, as files state them: nothing here casts a file's number
 //! to `usize` before checking it, adds without overflow checks, or indexes a slice. Every
-//! read returns `None` when it does not fit, and readers turn that into a finding.
+//! read returns `None` when it does not fit, and readers turn that into a finding: a read
+//! that runs out of file is a [`Short`], worded once ([`Short::message`]), and a walk that
+//! cannot go on says why with a [`Stop`].
+
+use std::convert::Infallible;
+use std::fmt::Display;
 
 /// `len` bytes at `start`, if they lie inside `bytes`.
 pub fn range(bytes: &[u8], start: u64, len: u64) -> Option<&[u8]> {
@@ -58,6 +63,65 @@ pub fn len(bytes: &[u8]) -> u64 {
     bytes.len() as u64
 }
 
+/// A read that ran out of bytes: where it started, what it needed and what was left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Short {
+    /// Where the read started.
+    pub at: u64,
+    /// Bytes it needed (for a length-prefixed string, its declared length).
+    pub needed: u64,
+    /// Bytes the file had left there.
+    pub left: u64,
+}
+
+impl Short {
+    /// The read of `needed` bytes at `at` in a file of `size` bytes.
+    pub fn of(at: u64, needed: u64, size: u64) -> Self {
+        Short {
+            at,
+            needed,
+            left: size.saturating_sub(at),
+        }
+    }
+
+    /// The one wording of a truncated read, where `what` names what was read (`the key of
+    /// key-value pair 3`, `the FH01 header`).
+    pub fn message(&self, what: impl Display) -> String {
+        format!(
+            "{what} needs {} bytes at offset {}; the file has {} left",
+            self.needed, self.at, self.left
+        )
+    }
+}
+
+/// Why a reader stopped reading part of its file before its end.
+#[derive(Debug)]
+pub enum Stop<P = Infallible> {
+    /// The bytes at hand ran out: the caller names the read in its finding, or reads more.
+    Short(Short),
+    /// A problem of the format's own, which the caller reports.
+    Problem(P),
+    /// Reported already, or the budget ran out: stop without another finding.
+    Reported,
+}
+
+impl<P> From<P> for Stop<P> {
+    fn from(problem: P) -> Self {
+        Stop::Problem(problem)
+    }
+}
+
+impl Stop {
+    /// The same stop, a short read turned into a problem by `name` (which names the read).
+    pub fn naming<P>(self, name: impl FnOnce(Short) -> P) -> Stop<P> {
+        match self {
+            Stop::Short(short) => Stop::Problem(name(short)),
+            Stop::Problem(never) => match never {},
+            Stop::Reported => Stop::Reported,
+        }
+    }
+}
+
 /// A position in file bytes that reads forward: each read either takes its bytes and moves
 /// on, or returns `None` and stays where it was.
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +156,12 @@ impl<'a> Cursor<'a> {
         let taken = range(self.bytes, self.pos, n)?;
         self.pos += n;
         Some(taken)
+    }
+
+    /// The next `n` bytes, or the [`Short`] read they would be.
+    pub fn need(&mut self, n: u64) -> Result<&'a [u8], Short> {
+        let short = Short::of(self.pos, n, len(self.bytes));
+        self.take(n).ok_or(short)
     }
 
     /// The next `N` bytes as an array.
@@ -147,6 +217,12 @@ mod tests {
         assert_eq!(c.le_u32(), Some(1));
         assert_eq!(c.remaining(), 0);
         assert_eq!(c.take(1), None);
+        let short = c.need(2).unwrap_err();
+        assert_eq!(short, Short::of(5, 2, 5));
+        assert_eq!(
+            short.message("the count"),
+            "the count needs 2 bytes at offset 5; the file has 0 left"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use super::location::{problem, show, Location, Problem};
 use super::resolve::{self, Resolved};
-use super::rules::DATA_FILE_MISSING;
+use super::rules::{missing, DATA_FILE_MISSING};
 use crate::source::{FileIdentity, Listing, ModelFile, OpenError};
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
@@ -133,9 +133,17 @@ impl Folder {
                         warnings: Vec::new(),
                         model: listing.is_model(name),
                     }),
+                    // Named as the model names it, as a local folder's is.
                     _ => Err(problem(
                         &DATA_FILE_MISSING,
-                        format!("data file {} does not exist", show(&shown)),
+                        missing(
+                            show(
+                                &location
+                                    .path()
+                                    .map_or(shown, |p| Path::new(&listing.shown("")).join(p)),
+                            ),
+                            "does not exist",
+                        ),
                     )),
                 }
             }

@@ -114,10 +114,7 @@ fn follow(model_dir: &Path, location: &Path, joined: &Path) -> Result<(PathBuf, 
                 std::io::ErrorKind::NotFound => "does not exist".to_owned(),
                 _ => e.to_string(),
             };
-            problem(
-                &DATA_FILE_MISSING,
-                format!("data file {} {why}", show(joined)),
-            )
+            problem(&DATA_FILE_MISSING, missing(show(joined), why))
         })?;
         if !meta.file_type().is_symlink() {
             current = next;

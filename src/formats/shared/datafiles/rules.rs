@@ -135,6 +135,12 @@ crate::rules! {
     CHECKSUM_INVALID = ("DX010", "checksum-invalid", Warning);
 }
 
+/// The message of [`DATA_FILE_MISSING`] for the data file `shown` that is not there (`why`:
+/// `does not exist`, or the error looking it up).
+pub fn missing(shown: impl std::fmt::Display, why: impl std::fmt::Display) -> String {
+    format!("data file {shown} {why}")
+}
+
 /// The message of [`DATA_FILE_MISSING`] for a data file named outside the model (`--data`,
 /// or found beside it) that cannot be opened, in one wording for every format.
 pub fn cannot_open(path: &std::path::Path, e: &crate::source::OpenError) -> String {
