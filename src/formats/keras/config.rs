@@ -6,12 +6,11 @@
 //! the graph ([`super::graph`]).
 
 use super::rules::{
-    CUSTOM_OBJECT, GET_FILE, LAMBDA, MODULE_OUTSIDE_KERAS, NON_MODELING_API, TORCH_MODULE_WRAPPER,
-    UNSAFE_DESERIALIZATION,
+    object_message, CUSTOM_OBJECT, GET_FILE, LAMBDA, MODULE_OUTSIDE_KERAS, NON_MODELING_API,
+    TORCH_MODULE_WRAPPER, UNSAFE_DESERIALIZATION,
 };
 use super::tree::{Id, Kind, Tree};
 use crate::check::{Place, Rule};
-use crate::escape::excerpt;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::json::Str;
 use crate::formats::shared::pickle::{effects, resolve};
@@ -141,7 +140,7 @@ pub fn walk<'a>(cx: &mut Context<'_>, tree: &Tree<'a>, doc: Located) -> Model<'a
                             let previous = last.get(&p).and_then(|&l| model.layers.get(l));
                             previous.map(|l| (l.name, 0, 0)).into_iter().collect()
                         }
-                        _ => Vec::new(),
+                        _ => legacy_reads(tree, visit.id),
                     };
                     if let Some(p) = visit.layer {
                         last.insert(p, id);
@@ -245,6 +244,20 @@ fn tensor_ref<'a>(tree: &Tree<'a>, list: Id) -> Option<TensorRef<'a>> {
     }
 }
 
+/// The tensors a Keras 2 layer reads: its `inbound_nodes` as lists of nodes, each a list of
+/// `[layer, node, tensor, kwargs]` (Keras 3 writes `__keras_tensor__` objects instead, read
+/// as the walk meets them; its loader reads both, `functional.deserialize_node`).
+fn legacy_reads<'a>(tree: &Tree<'a>, layer: Id) -> Vec<TensorRef<'a>> {
+    let Some(nodes) = tree.member(layer, "inbound_nodes") else {
+        return Vec::new();
+    };
+    let array = |id: &Id| tree.get(*id).is_some_and(|v| matches!(v.kind, Kind::Array));
+    (tree.children(nodes).filter(array))
+        .flat_map(|node| tree.children(node))
+        .filter_map(|r| tensor_ref(tree, r))
+        .collect()
+}
+
 /// A functional model's `input_layers` or `output_layers`: one `[layer, node, tensor]` or a
 /// list of them.
 fn tensor_refs<'a>(tree: &Tree<'a>, config: Id, key: &str) -> Vec<TensorRef<'a>> {
@@ -296,22 +309,20 @@ fn judge(
         (None, _) => name.to_string(),
     };
     let verdict = verdict(tree, object, &class, &name, module.as_deref(), &path);
-    let within = match holder {
-        Some(l) => format!(
-            " in layer \"{}\" ({})",
-            excerpt(l.name.unescape().as_bytes(), 100),
-            excerpt(l.class.unescape().as_bytes(), 100)
-        ),
-        None => String::new(),
+    // A lambda is shown by its class: the layer that holds it is named once, as its place.
+    let shown = match class == "__lambda__" {
+        true => &class,
+        false => path.as_str(),
     };
-    let shown = excerpt(path.as_bytes(), 200);
     let trust = match verdict {
         Verdict::Keras if module.is_none() => return,
         Verdict::Keras => Trust::Safe,
         Verdict::Reported(rule, why, trust) => {
             // A custom object is reported once, however many layers use it.
             if rule.code != CUSTOM_OBJECT.code || !seen.contains(&path) {
-                let message = format!("config.json names {shown} at {}{within}: {why}", object.at);
+                let within = holder.map(|l| (l.name.unescape(), l.class.unescape()));
+                let within = within.as_ref().map(|(n, c)| (n.as_ref(), c.as_ref()));
+                let message = object_message(shown, object.at, within, &why);
                 cx.report(rule, Place::at(object.at), message);
             }
             trust

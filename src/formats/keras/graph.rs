@@ -6,11 +6,35 @@
 use super::config::{Model, TensorRef};
 use crate::check::Place;
 use crate::formats::shared::context::Context;
-use crate::inventory::{Graph, NewKind, NewNode, NodeId, Operator, RecordedScope, Value};
-use std::collections::HashMap;
+use crate::inventory::hashing::HashMap;
+use crate::inventory::{Graph, Name, NewKind, NewNode, NodeId, Operator, RecordedScope, Value};
 
-/// A tensor: the model it is in, the layer that makes it, node and tensor index.
-type Key = (Option<usize>, String, u64, u64);
+/// A tensor: the model it is in, the number of the layer name that makes it, node and tensor
+/// index.
+type Key = (Option<usize>, u32, u64, u64);
+
+/// Layer names, each copied once (and shared by the nodes that show it) and numbered, so that
+/// a tensor is keyed by numbers and looking one up copies nothing.
+#[derive(Default)]
+struct Names(HashMap<Name, u32>);
+
+impl Names {
+    /// The number and the copy of `text`, made the first time; `None` once the budget is out.
+    fn add(&mut self, cx: &mut Context<'_>, text: &str, place: Place) -> Option<(u32, Name)> {
+        if let Some((name, &id)) = self.0.get_key_value(text.as_bytes()) {
+            return Some((id, name.clone()));
+        }
+        let id = u32::try_from(self.0.len()).ok()?;
+        let name = cx.spelled(text.as_bytes(), place)?;
+        self.0.insert(name.clone(), id);
+        Some((id, name))
+    }
+
+    /// The number of `text`, if it was added.
+    fn id(&self, text: &str) -> Option<u32> {
+        self.0.get(text.as_bytes()).copied()
+    }
+}
 
 /// Adds the graph of the model's layers to the inventory, named after the outermost model.
 pub fn build(cx: &mut Context<'_>, model: &Model<'_>) {
@@ -22,43 +46,44 @@ pub fn build(cx: &mut Context<'_>, model: &Model<'_>) {
         name: cx.copied(root.name.unescape().as_bytes(), Place::at(root.at)),
         ..Graph::default()
     };
+    let mut names = Names::default();
     // Every tensor read, and the outermost model's inputs and outputs, as a value; and the
     // values each layer makes.
-    let mut values: HashMap<Key, NodeId> = HashMap::new();
-    let mut made: HashMap<(Option<usize>, String), Vec<NodeId>> = HashMap::new();
+    let mut values: HashMap<Key, NodeId> = HashMap::default();
+    let mut made: HashMap<(Option<usize>, u32), Vec<NodeId>> = HashMap::default();
     let ends = (model.inputs.iter().chain(&model.outputs)).map(|r| (Some(0), root.at, r));
     let reads = layers
         .iter()
         .flat_map(|l| l.reads.iter().map(move |r| (l.parent, l.at, r)));
     for (parent, at, (from, node, index)) in ends.chain(reads) {
-        let key = (parent, from.unescape().into_owned(), *node, *index);
-        if values.contains_key(&key) || !cx.spend(2, Place::at(at)) {
+        let place = Place::at(at);
+        let Some((from, name)) = names.add(cx, &from.unescape(), place) else {
+            break;
+        };
+        let key = (parent, from, *node, *index);
+        if values.contains_key(&key) || !cx.spend(2, place) {
             continue;
         }
         let shown = match (node, index) {
-            (0, 0) => key.1.clone(),
-            _ => format!("{}:{node}:{index}", key.1),
+            (0, 0) => name,
+            _ => cx.copied(format!("{name}:{node}:{index}").as_bytes(), place),
         };
         let id = graph.next_id();
         graph.nodes.push(NewNode {
-            name: cx.copied(shown.as_bytes(), Place::at(at)),
+            name: shown,
             kind: NewKind::Value(Value::default()),
             offset: Some(at).into(),
         });
-        made.entry((key.0, key.1.clone())).or_default().push(id);
+        made.entry((parent, from)).or_default().push(id);
         values.insert(key, id);
     }
-    let find = |refs: &[TensorRef<'_>]| -> Vec<NodeId> {
+    let ends = |refs: &[TensorRef<'_>]| -> Vec<NodeId> {
         (refs.iter())
-            .filter_map(|(from, node, index)| {
-                values
-                    .get(&(Some(0), from.unescape().into_owned(), *node, *index))
-                    .copied()
-            })
+            .filter_map(|r| find(&names, &values, Some(0), r))
             .collect()
     };
-    graph.inputs = find(&model.inputs);
-    graph.outputs = find(&model.outputs);
+    graph.inputs = ends(&model.inputs);
+    graph.outputs = ends(&model.outputs);
     let mut paths: Vec<String> = Vec::with_capacity(layers.len());
     for layer in layers {
         let own = layer.name.unescape();
@@ -72,18 +97,18 @@ pub fn build(cx: &mut Context<'_>, model: &Model<'_>) {
             break;
         }
         let inputs = (layer.reads.iter())
-            .map(|(from, node, index)| {
-                let key = (layer.parent, from.unescape().into_owned(), *node, *index);
-                values.get(&key).copied()
-            })
+            .map(|r| find(&names, &values, layer.parent, r))
             .collect();
+        let Some((own, name)) = names.add(cx, &own, place) else {
+            break;
+        };
         let outputs = made
-            .get(&(layer.parent, own.into_owned()))
+            .get(&(layer.parent, own))
             .map_or_else(Vec::new, |v| v.iter().copied().map(Some).collect());
-        let op_type = (cx.names).symbol(&layer.class.unescape(), place, &mut cx.budget, cx.out);
+        let op_type = cx.symbol(&layer.class.unescape(), place);
         let id = graph.next_id();
         graph.nodes.push(NewNode {
-            name: cx.copied(layer.name.unescape().as_bytes(), place),
+            name,
             kind: NewKind::Operator(Operator::new(op_type, Box::new([]), inputs, outputs)),
             offset: Some(layer.at).into(),
         });
@@ -92,4 +117,15 @@ pub fn build(cx: &mut Context<'_>, model: &Model<'_>) {
         graph.scopes.push(RecordedScope { node: id, path });
     }
     cx.inv.graphs.push(graph);
+}
+
+/// The value of the tensor `(from, node, index)` read in the model `parent`, if it is one.
+fn find(
+    names: &Names,
+    values: &HashMap<Key, NodeId>,
+    parent: Option<usize>,
+    (from, node, index): &TensorRef<'_>,
+) -> Option<NodeId> {
+    let from = names.id(&from.unescape())?;
+    values.get(&(parent, from, *node, *index)).copied()
 }

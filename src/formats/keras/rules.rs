@@ -4,6 +4,8 @@
 //! about each fixture with `safe_mode=True` and `safe_mode=False`. See
 //! `../shared/reference/tflite-keras.md`.
 
+use crate::escape::excerpt;
+
 crate::rules! {
     group = ("KR", "Keras");
     /// A Keras archive lacks `config.json` or its weights.
@@ -181,4 +183,18 @@ crate::rules! {
     /// ## How to fix
     /// The archive was made by hand; save the model again.
     ZIP_BOMB = ("KR012", "keras-zip-bomb", Error);
+}
+
+/// The message for an object of `config.json` that names `shown`, at offset `at`, in the
+/// layer `within` (its name and class) if any, reported because of `why`.
+pub fn object_message(shown: &str, at: u64, within: Option<(&str, &str)>, why: &str) -> String {
+    let within = within.map_or_else(String::new, |(name, class)| {
+        let (name, class) = (
+            excerpt(name.as_bytes(), 100),
+            excerpt(class.as_bytes(), 100),
+        );
+        format!(" in layer \"{name}\" ({class})")
+    });
+    let shown = excerpt(shown.as_bytes(), 200);
+    format!("config.json names {shown} at {at}{within}: {why}")
 }
