@@ -68,18 +68,24 @@ seed numpy $(files $fixtures/pickle '*.npy') $(files $fixtures/pickle '*.npz')
 seed stack $(files $fixtures/stack '*.txt') $(files $fixtures/stack '*.bin')
 # shellcheck disable=SC2046
 seed signing $(files $fixtures/signing 'model.sig')
-for f in $(files $fixtures/signing 'model.sig'); do
-    python3 -c 'import base64, json, sys
-sys.stdout.buffer.write(base64.b64decode(json.load(open(sys.argv[1]))["dsseEnvelope"]["payload"]))' "$f" \
-        >fuzz/corpus/signing/payload
-    mv fuzz/corpus/signing/payload "fuzz/corpus/signing/$(sha1sum <fuzz/corpus/signing/payload | cut -c1-40)"
-    python3 -c 'import base64, json, sys, hashlib
-m = json.load(open(sys.argv[1]))["verificationMaterial"]
-certs = m.get("x509CertificateChain", {}).get("certificates", []) + [m["certificate"]] * ("certificate" in m)
-for c in certs:
-    der = base64.b64decode(c["rawBytes"])
-    open("fuzz/corpus/signing/" + hashlib.sha1(der).hexdigest(), "wb").write(der)' "$f"
-done
+# The payloads and certificates of the bundles that decode (some are broken on purpose).
+# shellcheck disable=SC2046
+python3 - $(files $fixtures/signing 'model.sig') <<'PY'
+import base64, hashlib, json, sys
+def put(data):
+    open("fuzz/corpus/signing/" + hashlib.sha1(data).hexdigest(), "wb").write(data)
+for path in sys.argv[1:]:
+    try:
+        bundle = json.load(open(path))
+        put(base64.b64decode(bundle["dsseEnvelope"]["payload"]))
+        m = bundle["verificationMaterial"]
+        certs = m.get("x509CertificateChain", {}).get("certificates", [])
+        certs += [m["certificate"]] if "certificate" in m else []
+        for c in certs:
+            put(base64.b64decode(c["rawBytes"]))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        pass
+PY
 # shellcheck disable=SC2046
 seed signing $(files $fixtures/signing/material 'cert-*.pem')
 
