@@ -59,7 +59,7 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
         let (_, file) = target.open();
         let file = file?;
         let analysis = rtenx::analyze_opened(&file, &options)?;
-        let hashes = super::hashing::model_and_data(&file, &analysis.inventory)?;
+        let hashes = super::hashing::model_and_data(&file, &analysis.inventory, false)?;
         Ok::<(rtenx::Analysis, Vec<FileHash>), rtenx::OpenError>((analysis, hashes))
     });
     let mut read = Vec::new();

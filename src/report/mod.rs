@@ -31,12 +31,17 @@ pub struct FileResult {
     pub remote: Option<crate::source::Provenance>,
 }
 
-/// A file's SHA-256.
+/// A file's SHA-256, and what `--expect-hub` holds it to besides.
 pub struct FileHash {
     /// The file, as the OS names it.
     pub path: PathBuf,
     /// Lower-case hex.
     pub sha256: String,
+    /// Its size in bytes, as hashed.
+    pub size: u64,
+    /// Its git blob id (lower-case hex), when asked for and small enough to be stored in
+    /// git rather than LFS.
+    pub git_blob: Option<String>,
 }
 
 /// A checked file's format and findings, each with its place in words.

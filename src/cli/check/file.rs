@@ -22,6 +22,8 @@ pub struct Run {
     pub verify_checksums: bool,
     /// `--hash sha256`.
     pub hash: bool,
+    /// `--expect-hub`: hashes also carry git blob ids.
+    pub git_blobs: bool,
     /// The hashing progress bar.
     pub progress: Progress,
     /// Whether this is the run's only file, whose inventory is left to the OS at exit.
@@ -137,7 +139,7 @@ fn analyze(
     if let Ok(a) = &mut outcome {
         settings.overrides.apply(&mut a.findings);
         if run.hash {
-            hashes = crate::cli::hashing::model_and_data(file, &a.inventory);
+            hashes = crate::cli::hashing::model_and_data(file, &a.inventory, run.git_blobs);
         }
     }
     let (mut result, inventory) = FileResult::new(path, outcome);

@@ -4,7 +4,7 @@
 
 use rtenx::check::{Finding, Place};
 use rtenx::formats::shared::hf::rules::{HUB_DIGEST_DIFFERS, NOT_ON_HUB};
-use rtenx::report::FileResult;
+use rtenx::report::{FileHash, FileResult};
 use rtenx::source::OpenError;
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,7 @@ impl Expected {
                 continue;
             }
             for hash in &result.hashes {
-                if let Some(finding) = self.file(&hash.path, &hash.sha256) {
+                if let Some(finding) = self.file(hash) {
                     found.push((i, finding));
                 }
             }
@@ -44,44 +44,39 @@ impl Expected {
         found
     }
 
-    /// What the Hub says of the local file `path`, whose SHA-256 is `sha256`.
-    fn file(&self, path: &Path, sha256: &str) -> Option<Finding> {
-        let canonical = std::fs::canonicalize(path).ok()?;
+    /// What the Hub says of the local file `hash` describes: its size, SHA-256 and git blob
+    /// id as hashed from the file checked. Its path is resolved (by name only) to find it
+    /// below a folder named on the command line.
+    fn file(&self, hash: &FileHash) -> Option<Finding> {
+        let canonical = std::fs::canonicalize(&hash.path).ok()?;
         let relative = (self.folders.iter())
             .filter_map(|f| canonical.strip_prefix(f).ok())
             .min_by_key(|r| r.components().count())?;
         let name = rtenx::formats::shared::datafiles::remote_name(relative)?;
-        let shown = rtenx::escape::path(path).into_owned();
+        let shown = rtenx::escape::path(&hash.path).into_owned();
         let at = format!("{} (commit {})", self.repo.shown(&name), self.repo.commit());
         let at = rtenx::escape::sanitize(&at).into_owned();
         let Some(listed) = self.repo.file(&name) else {
             let message = format!("{shown} is not in {at}");
             return Some(Finding::new(&NOT_ON_HUB, Place::FILE, message));
         };
-        let size = std::fs::metadata(&canonical).ok()?.len();
         let differs = |what: &str, here: &str, there: &str| {
             let message =
                 format!("{shown}: its {what} is {here}, but the Hub records {there} for {at}");
             Some(Finding::new(&HUB_DIGEST_DIFFERS, Place::FILE, message))
         };
-        if size != listed.size {
-            return differs(
-                "size",
-                &format!("{size} bytes"),
-                &format!("{} bytes", listed.size),
-            );
+        if hash.size != listed.size {
+            let (here, there) = (hash.size, listed.size);
+            return differs("size", &format!("{here} bytes"), &format!("{there} bytes"));
         }
-        if let Some(recorded) = &listed.sha256 {
-            if !recorded.eq_ignore_ascii_case(sha256) {
-                return differs("SHA-256", sha256, recorded);
+        match (&listed.sha256, &listed.git_oid, &hash.git_blob) {
+            (Some(recorded), _, _) if !recorded.eq_ignore_ascii_case(&hash.sha256) => {
+                differs("SHA-256", &hash.sha256, recorded)
             }
-        } else if let Some(recorded) = &listed.git_oid {
-            let here =
-                rtenx::source::digest::git_blob_id(&rtenx::source::ModelFile::open(path).ok()?);
-            if !recorded.eq_ignore_ascii_case(&here) {
-                return differs("git blob id", &here, recorded);
+            (None, Some(recorded), Some(here)) if !recorded.eq_ignore_ascii_case(here) => {
+                differs("git blob id", here, recorded)
             }
+            _ => None,
         }
-        None
     }
 }

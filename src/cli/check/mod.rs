@@ -424,6 +424,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let run = file::Run {
         verify_checksums: args.verify_checksums,
         hash: args.hash.is_some() || args.expect_hub.is_some(),
+        git_blobs: args.expect_hub.is_some(),
         progress: progress.clone(),
         lone: jobs.len() == 1,
     };
