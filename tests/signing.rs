@@ -104,6 +104,17 @@ const CERTIFICATES: &[(&str, &[&str])] = &[
     ("cert-wrong-anchor", &["SG015"]),
     ("cert-timestamped", &["SG019"]),
     ("key-cert-material", &["SG011"]),
+    // make_signing_chain_fixtures.py: RSA authorities and other chains real CAs give.
+    ("chain-rsa", &[]),
+    ("chain-rsa-inter-anchor", &[]),
+    ("chain-rsa-pss", &[]),
+    ("chain-unordered", &[]),
+    ("chain-several-anchors", &[]),
+    ("chain-rsa-sha1", &["SG020"]),
+    ("chain-rsa-1024", &["SG020"]),
+    ("chain-path-length", &["SG016"]),
+    ("chain-anchor-expired", &["SG018"]),
+    ("chain-rsa-leaf", &["SG014"]),
 ];
 
 fn expected(table: &[(&str, &'static [&'static str])], case: &str) -> &'static [&'static str] {
@@ -250,8 +261,25 @@ fn the_reference_accepts_certificates_rtenx_refuses() {
         "cert-leaf-future",
         "cert-leaf-swapped",
         "cert-leaf-tls-eku",
+        "chain-rsa-1024",
+        "chain-rsa-sha1",
     ];
     assert_eq!(stricter, want);
+}
+
+#[test]
+fn rtenx_accepts_chains_the_reference_refuses() {
+    // model_signing verify wants the chain in a bundle's x509CertificateChain and a
+    // self-signed root (OpenSSL without partial chains); rtenx ends at any certificate given.
+    let table = std::fs::read_to_string("tests/fixtures/signing/verdicts.tsv").unwrap();
+    let mut accepted: Vec<&str> = (table.lines())
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|cols| cols[1].starts_with("cert:") && cols[3] != "0")
+        .map(|cols| cols[0])
+        .filter(|case| expected(CERTIFICATES, case).is_empty())
+        .collect();
+    accepted.sort_unstable();
+    assert_eq!(accepted, ["cert-single-leaf", "chain-rsa-inter-anchor"]);
 }
 
 #[test]
@@ -314,6 +342,33 @@ fn each_certificate_problem_names_the_certificate_and_the_field() {
         "the certificate \"CN=rtenx test intermediate\": it has the critical extension \
          1.3.6.1.4.1.55738.1, unknown to rtenx"
     );
+    assert_eq!(
+        message("chain-rsa-sha1"),
+        "the certificate \"CN=rtenx test signer\": it is signed with SHA-1 \
+         (sha1WithRSAEncryption), which is broken for signatures"
+    );
+    assert_eq!(
+        message("chain-rsa-1024"),
+        "the certificate \"CN=rtenx test signer\": it is signed by a 1024-bit RSA key; rtenx \
+         trusts RSA keys of 2048 bits or more"
+    );
+    assert_eq!(
+        message("chain-path-length"),
+        "the issuer \"CN=rtenx upper intermediate\" is not a certificate authority: its \
+         pathLenConstraint is 0, but 1 CA certificates are below it"
+    );
+    assert!(
+        message("chain-anchor-expired").starts_with(
+            "the certificate \"CN=rtenx rsa root\" has expired: notAfter 2010-01-01T00:00:00Z"
+        ),
+        "{}",
+        message("chain-anchor-expired")
+    );
+    assert_eq!(
+        message("chain-rsa-leaf"),
+        "the certificate \"CN=rtenx test signer\": its key is RSA: model_signing signs and \
+         verifies only with ECDSA keys on P-256, P-384 or P-521, and so does rtenx"
+    );
     let garbled = message("cert-leaf-garbled");
     assert!(
         garbled.starts_with("the signer's certificate (the bundle's first): not a DER X.509"),
@@ -322,22 +377,38 @@ fn each_certificate_problem_names_the_certificate_and_the_field() {
 }
 
 #[test]
-fn a_chain_needs_a_given_root() {
-    // The leaf's chain without the intermediate, or with only it: no root to end at.
+fn a_chain_ends_at_the_first_certificate_given() {
+    // The leaf alone in the bundle: the root alone does not reach it; the intermediate alone
+    // is an anchor the chain ends at.
     let bundle = read("cert-single-leaf").bundle;
     let material = Path::new("tests/fixtures/signing/material");
     let root_only = anchors(&[material.join("cert-good-root.pem")]);
-    let codes = codes_of(&chain::problems(&bundle, &root_only, now()));
-    assert_eq!(codes, ["SG015"]);
-    let inter_only = anchors(&[material.join("cert-good-inter.pem")]);
-    let problems = chain::problems(&bundle, &inter_only, now());
+    let problems = chain::problems(&bundle, &root_only, now());
     assert_eq!(codes_of(&problems), ["SG015"]);
     assert!(
         problems[0]
             .message()
-            .starts_with("no certificate named \"CN=rtenx test root\""),
+            .starts_with("no certificate named \"CN=rtenx test intermediate\""),
         "{}",
         problems[0].message()
+    );
+    let inter_only = anchors(&[material.join("cert-good-inter.pem")]);
+    assert_eq!(chain::problems(&bundle, &inter_only, now()), []);
+    // Its dates still count: after 2100 the intermediate has expired, the root unread.
+    let after = Duration::from_secs((2101 - 1970) * 31_556_952);
+    let codes = codes_of(&chain::problems(&bundle, &inter_only, after));
+    assert_eq!(codes, ["SG018", "SG018"]);
+    // Of an expired root and its re-issue given together, the chain takes the valid one,
+    // whichever comes first.
+    let bundle = read("chain-several-anchors").bundle;
+    let both = |first: &str, second: &str| anchors(&[material.join(first), material.join(second)]);
+    let (old, new) = ("chain-rsa-root-expired.pem", "chain-rsa-root.pem");
+    for anchors in [both(old, new), both(new, old)] {
+        assert_eq!(chain::problems(&bundle, &anchors, now()), []);
+    }
+    assert_eq!(
+        codes_of(&chain::problems(&bundle, &both(old, old), now())),
+        ["SG018"]
     );
     // The P-384 chain is not the good one's, though its names are.
     let bundle = read("cert-p384").bundle;
@@ -664,6 +735,12 @@ mod cli {
             inter,
         ]);
         assert_eq!(code, 0, "{out}");
+        // An RSA authority's intermediate as the only anchor.
+        let rsa = format!("{CERTS}/chain-rsa/model");
+        let inter = "tests/fixtures/signing/material/chain-rsa-inter.pem";
+        let (code, out) = check(&[&rsa, "--certificate-chain", inter, "--require-signature"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("[SG"), "{out}");
         // A key and a chain are one or the other.
         let (code, _) = check(&[&good, "--certificate-chain", ROOT, "--public-key", KEY]);
         assert_eq!(code, 2);

@@ -1,14 +1,14 @@
 //! One X.509 certificate, read with RustCrypto's `x509-cert` (strict DER) for what a chain
-//! check needs: names, dates, the ECDSA key, the extensions a signer's chain is held to, and
-//! whether an issuer's key signed it (over its signed part as written).
+//! check needs: names, dates, the key, the extensions a signer's chain is held to, and
+//! whether an issuer's key signed it (over its signed part as written; [`algorithm`]).
 
 use std::time::Duration;
 
 use x509_cert::der::{Decode, Encode, Header, Reader, SliceReader};
 use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage, KeyUsage, SubjectAltName};
-use x509_cert::spki::ObjectIdentifier;
 
-use super::verify::{Hash, PublicKey};
+use super::algorithm::{self, IssuerKey, Unverifiable};
+use super::verify::PublicKey;
 use const_oids::*;
 
 /// A certificate larger than this is not read (real ones are one or two KiB).
@@ -16,7 +16,6 @@ pub const MAX_CERTIFICATE_BYTES: usize = 64 << 10;
 
 /// The object identifiers the checks name.
 mod const_oids {
-    pub use rfc5912::{ECDSA_WITH_SHA_256, ECDSA_WITH_SHA_384, ECDSA_WITH_SHA_512};
     pub use rfc5912::{ID_CE_BASIC_CONSTRAINTS, ID_CE_EXT_KEY_USAGE, ID_CE_KEY_USAGE};
     pub use rfc5912::{ID_CE_SUBJECT_ALT_NAME, ID_KP_CODE_SIGNING};
     use x509_cert::der::oid::db::rfc5912;
@@ -131,29 +130,54 @@ impl Certificate {
         )
     }
 
-    /// The subject's ECDSA key.
-    pub fn key(&self) -> Result<PublicKey, String> {
-        let spki = &self.cert.tbs_certificate.subject_public_key_info;
-        let der = spki.to_der().map_err(|e| e.to_string())?;
-        PublicKey::from_der(&der).map_err(|_| {
-            format!(
-                "its key ({}) is not ECDSA on P-256, P-384 or P-521",
-                spki.algorithm.oid
-            )
-        })
+    /// Whether it is self-issued: its subject is its issuer's name.
+    pub fn self_issued(&self) -> bool {
+        self.subject_der == self.issuer_der
     }
 
-    /// Whether `issuer` signed this certificate; an error if it is signed in a way rtenx
-    /// does not verify.
-    pub fn signed_by(&self, issuer: &PublicKey) -> Result<bool, String> {
+    /// Which date it is not valid at `now` by (`notBefore` or `notAfter`), if any.
+    pub fn invalid_at(&self, now: Duration) -> Option<(&'static str, Duration)> {
+        let (not_before, not_after) = self.validity();
+        if now < not_before {
+            Some(("notBefore", not_before))
+        } else if now > not_after {
+            Some(("notAfter", not_after))
+        } else {
+            None
+        }
+    }
+
+    /// The signer's key: ECDSA, the only keys `model_signing` signs with.
+    pub fn key(&self) -> Result<PublicKey, String> {
+        match self.ca_key()? {
+            IssuerKey::Ecdsa(key) => Ok(key),
+            IssuerKey::Rsa(_) => Err("its key is RSA: model_signing signs and verifies only \
+                 with ECDSA keys on P-256, P-384 or P-521, and so does rtenx"
+                .into()),
+        }
+    }
+
+    /// The subject's key as a certificate authority's: ECDSA or RSA.
+    pub fn ca_key(&self) -> Result<IssuerKey, String> {
+        IssuerKey::from_spki(&self.cert.tbs_certificate.subject_public_key_info)
+    }
+
+    /// Whether `issuer`'s key signed this certificate; an error if it is signed in a way
+    /// rtenx does not verify, or refuses as weak.
+    pub fn signed_by(&self, issuer: &Certificate) -> Result<bool, Unverifiable> {
+        let unsupported = |why: &str| Unverifiable::Unsupported(why.into());
         let alg = &self.cert.signature_algorithm;
         if *alg != self.cert.tbs_certificate.signature {
-            return Err("its signature algorithm is not the one its signed part names".into());
+            return Err(unsupported(
+                "its signature algorithm is not the one its signed part names",
+            ));
         }
-        let hash = hash_of(&alg.oid)
-            .ok_or_else(|| format!("it is signed with {}, not ECDSA with SHA-2", alg.oid))?;
-        let sig = (self.cert.signature.as_bytes()).ok_or("its signature is not whole bytes")?;
-        Ok(issuer.verifies(&self.tbs, sig, hash))
+        let sig = (self.cert.signature.as_bytes())
+            .ok_or_else(|| unsupported("its signature is not whole bytes"))?;
+        let key = issuer.ca_key().map_err(|why| {
+            Unverifiable::Unsupported(format!("its issuer \"{}\": {why}", issuer.subject()))
+        })?;
+        algorithm::verifies(alg, &key, &self.tbs, sig)
     }
 
     /// The extensions the checks use; an error for one that cannot be read, is repeated, or
@@ -194,16 +218,6 @@ impl Certificate {
             }
         }
         Ok(out)
-    }
-}
-
-/// The hash of an ECDSA signature algorithm.
-fn hash_of(oid: &ObjectIdentifier) -> Option<Hash> {
-    match *oid {
-        ECDSA_WITH_SHA_256 => Some(Hash::Sha256),
-        ECDSA_WITH_SHA_384 => Some(Hash::Sha384),
-        ECDSA_WITH_SHA_512 => Some(Hash::Sha512),
-        _ => None,
     }
 }
 
@@ -260,7 +274,8 @@ mod tests {
         let ext = root.extensions().unwrap();
         assert_eq!(ext.basic, Some((true, None)));
         assert_eq!(ext.key_usage, Some((false, true)));
-        assert_eq!(root.signed_by(&root.key().unwrap()), Ok(true));
+        assert_eq!(root.signed_by(root), Ok(true));
+        assert!(root.self_issued());
         // Its DER cut anywhere does not read.
         for len in [0, 1, 10, root.der().len() - 1] {
             assert!(Certificate::from_der(&root.der()[..len]).is_err(), "{len}");

@@ -1,14 +1,16 @@
 //! The bundle's certificates checked offline against those the user gives
 //! (`--certificate-chain`), stricter than `model_signing verify`
-//! (../shared/reference/signing.md): the chain built from the signer's certificate to a given
-//! root, each issuer's signature checked, every issuer a CA, the signer's certificate for
-//! signing, every certificate valid now; then the envelope verified with the signer's key.
-//! The bundle's certificates are never trusted by themselves: the signature does not cover
-//! them.
+//! (../shared/reference/signing.md): the chain built from the signer's certificate to the
+//! first certificate given (a root, or an intermediate the user trusts), each issuer's
+//! signature checked, every issuer a CA within its path length, the signer's certificate
+//! for signing, every certificate valid now; then the envelope verified with the signer's
+//! key. The bundle's certificates are never trusted by themselves: the signature does not
+//! cover them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::algorithm::Unverifiable;
 use super::bundle::{Bundle, Material, MAX_LIST};
 use super::certificate::{rfc3339, Certificate};
 use super::problem::Problem;
@@ -18,7 +20,8 @@ use super::verify;
 /// three; the bundle and the anchors bound the rest).
 const MAX_SIGNATURE_CHECKS: usize = 4 * MAX_LIST;
 
-/// The certificates the user gives: roots, which a chain may end at, and intermediates.
+/// The certificates the user gives, any of which a chain may end at: roots, or
+/// intermediates.
 #[derive(Clone, Default)]
 pub struct Anchors(Vec<Certificate>);
 
@@ -52,7 +55,7 @@ pub fn problems(bundle: &Bundle, anchors: &Anchors, now: Duration) -> Vec<Proble
         }
     }
     let leaf = bundled.remove(0);
-    let path = build(&leaf, &bundled, anchors, &mut problems);
+    let path = build(&leaf, &bundled, anchors, now, &mut problems);
     check_path(&path, now, &mut problems);
     if bundle.has_log_or_timestamp {
         problems.push(Problem::TimestampNotChecked);
@@ -77,12 +80,14 @@ struct Candidate<'a> {
     used: bool,
 }
 
-/// The chain from `leaf` up, as far as it goes: to a given root, or where it breaks, which
-/// is then a problem.
+/// The chain from `leaf` up, as far as it goes: to the first certificate given (RFC 5280's
+/// trust anchor, whose own signature is not checked), or where it breaks, which is then a
+/// problem.
 fn build<'a>(
     leaf: &'a Certificate,
     bundled: &'a [Certificate],
     anchors: &'a Anchors,
+    now: Duration,
     problems: &mut Vec<Problem>,
 ) -> Vec<&'a Certificate> {
     // Each certificate once, given if any copy of it is; found by subject.
@@ -113,29 +118,29 @@ fn build<'a>(
     let mut checks = 0;
     loop {
         let cur = path[path.len() - 1];
-        let subject = cur.subject();
-        if cur.issuer_der() == cur.subject_der() {
-            let given = by_der.get(cur.der()).is_some_and(|&i| pool[i].given);
-            let trusted = given && self_signed(cur, problems);
-            if !given {
-                problems.push(Problem::Untrusted(format!(
-                    "the chain ends at the root \"{subject}\", which is not among the given \
-                     certificates"
-                )));
-            } else if !trusted {
-                problems.push(Problem::Untrusted(format!(
-                    "the given root \"{subject}\" is not signed by its own key"
-                )));
-            }
+        if by_der.get(cur.der()).is_some_and(|&i| pool[i].given) {
             return path;
         }
-        let candidates = by_subject
-            .get(cur.issuer_der())
-            .map_or(&[][..], Vec::as_slice);
-        let mut named = false;
+        let subject = cur.subject();
+        if cur.self_issued() {
+            problems.push(Problem::Untrusted(format!(
+                "the chain ends at the root \"{subject}\", which is not among the given \
+                 certificates"
+            )));
+            return path;
+        }
+        // The issuers by name: those valid now first (a CA re-issued beside its expired
+        // copy), then given before bundled.
+        let mut candidates: Vec<usize> = (by_subject.get(cur.issuer_der()))
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .copied()
+            .filter(|&i| !pool[i].used)
+            .collect();
+        candidates.sort_by_key(|&i| (pool[i].cert.invalid_at(now).is_some(), i));
         let mut next = None;
-        for &i in candidates.iter().filter(|&&i| !pool[i].used) {
-            named = true;
+        let mut refused = None;
+        for &i in &candidates {
             checks += 1;
             if checks > MAX_SIGNATURE_CHECKS {
                 problems.push(Problem::Untrusted(format!(
@@ -145,37 +150,30 @@ fn build<'a>(
                 )));
                 return path;
             }
-            let Ok(key) = pool[i].cert.key() else {
-                continue;
-            };
-            match cur.signed_by(&key) {
+            match cur.signed_by(pool[i].cert) {
                 Ok(true) => {
                     next = Some(i);
                     break;
                 }
                 Ok(false) => {}
                 Err(why) => {
-                    problems.push(Problem::BadCertificate {
-                        which: the_certificate(cur),
-                        why,
-                    });
-                    return path;
+                    refused.get_or_insert(why);
                 }
             }
         }
         let issuer = cur.issuer();
         let Some(i) = next else {
-            problems.push(Problem::Untrusted(if named {
-                format!(
-                    "\"{subject}\" is signed by none of the certificates named \"{issuer}\" \
-                     (given or in the bundle): its signature does not verify with their keys"
-                )
-            } else {
-                format!(
+            problems.push(match refused {
+                Some(why) => unverifiable(cur, why),
+                None if candidates.is_empty() => Problem::Untrusted(format!(
                     "no certificate named \"{issuer}\", the issuer of \"{subject}\", was given \
                      or is in the bundle"
-                )
-            }));
+                )),
+                None => Problem::Untrusted(format!(
+                    "\"{subject}\" is signed by none of the certificates named \"{issuer}\" \
+                     (given or in the bundle): its signature does not verify with their keys"
+                )),
+            });
             return path;
         };
         pool[i].used = true;
@@ -183,32 +181,26 @@ fn build<'a>(
     }
 }
 
-/// Whether a self-issued certificate verifies with its own key; an error if it cannot be
-/// checked.
-fn self_signed(cert: &Certificate, problems: &mut Vec<Problem>) -> bool {
-    let checked = cert.key().and_then(|key| cert.signed_by(&key));
-    checked.unwrap_or_else(|why| {
-        problems.push(Problem::BadCertificate {
-            which: the_certificate(cert),
-            why,
-        });
-        false
-    })
+/// The problem of a certificate whose signature is not checked.
+fn unverifiable(cert: &Certificate, why: Unverifiable) -> Problem {
+    let which = the_certificate(cert);
+    match why {
+        Unverifiable::Unsupported(why) => Problem::BadCertificate { which, why },
+        Unverifiable::Weak(why) => Problem::WeakCertificate { which, why },
+    }
 }
 
 /// Each certificate of `path` (the signer's first) held to its role and to `now`.
 fn check_path(path: &[&Certificate], now: Duration, problems: &mut Vec<Problem>) {
+    // CA certificates between the signer's and the one checked, self-issued ones aside
+    // (RFC 5280 6.1.4 (l)), for pathLenConstraint.
+    let mut below = 0;
     for (i, cert) in path.iter().enumerate() {
+        if i > 1 && !path[i - 1].self_issued() {
+            below += 1;
+        }
         let subject = cert.subject();
-        let (not_before, not_after) = cert.validity();
-        let invalid = if now < not_before {
-            Some(("notBefore", not_before))
-        } else if now > not_after {
-            Some(("notAfter", not_after))
-        } else {
-            None
-        };
-        if let Some((field, date)) = invalid {
+        if let Some((field, date)) = cert.invalid_at(now) {
             problems.push(Problem::NotValidNow {
                 subject: subject.clone(),
                 field,
@@ -229,8 +221,9 @@ fn check_path(path: &[&Certificate], now: Duration, problems: &mut Vec<Problem>)
         let why = if i == 0 {
             cannot_sign(&ext)
         } else {
-            not_ca(&ext, i - 1)
+            not_ca(&ext, below)
         };
+
         if let Some(why) = why {
             problems.push(match i {
                 0 => Problem::CannotSign { subject, why },
@@ -255,7 +248,8 @@ fn cannot_sign(ext: &super::certificate::Extensions) -> Option<String> {
     }
 }
 
-/// Why an issuer with `below` CA certificates under it may not issue, if it may not.
+/// Why an issuer with `below` CA certificates under it (self-issued ones aside) may not
+/// issue, if it may not.
 fn not_ca(ext: &super::certificate::Extensions, below: usize) -> Option<String> {
     match (ext.basic, ext.key_usage) {
         (None, _) => Some("it has no basicConstraints".into()),

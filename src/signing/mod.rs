@@ -10,6 +10,7 @@
 //! own limits, nesting by [`json::MAX_DEPTH`]; a key repeated in one object is an error
 //! (Python's `json` keeps the last one, so two readers could see two statements).
 
+pub mod algorithm;
 pub mod bundle;
 pub mod certificate;
 pub mod chain;

@@ -74,6 +74,13 @@ pub enum Problem {
         /// What is wrong.
         why: String,
     },
+    /// A certificate is signed with a weak hash or a small RSA key.
+    WeakCertificate {
+        /// Which one: its subject.
+        which: String,
+        /// What is weak.
+        why: String,
+    },
     /// No chain leads from the signer's certificate to a given one.
     Untrusted(String),
     /// An issuer in the chain is not a CA.
@@ -130,6 +137,7 @@ impl Problem {
             Problem::NoCertificate => &rules::SIGNATURE_UNVERIFIED,
             Problem::NotChecked => &rules::SIGNATURE_NOT_CHECKED,
             Problem::BadCertificate { .. } => &rules::CERTIFICATE_UNREADABLE,
+            Problem::WeakCertificate { .. } => &rules::CERTIFICATE_WEAK,
             Problem::Untrusted(_) => &rules::CERTIFICATE_UNTRUSTED,
             Problem::NotCa { .. } => &rules::ISSUER_NOT_CA,
             Problem::CannotSign { .. } => &rules::LEAF_CANNOT_SIGN,
@@ -192,7 +200,7 @@ impl Problem {
                  --certificate-chain given); only the files were checked against the signed \
                  manifest"
                 .into(),
-            Problem::BadCertificate { which, why } => {
+            Problem::BadCertificate { which, why } | Problem::WeakCertificate { which, why } => {
                 format!("{}: {}", sanitize(which), sanitize(why))
             }
             Problem::Untrusted(why) => format!("{}", sanitize(why)),

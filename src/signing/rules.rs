@@ -176,42 +176,58 @@ crate::rules! {
     /// A certificate in the bundle or given cannot be read, or holds what rtenx cannot verify.
     ///
     /// ## What it does
-    /// Each certificate must be DER X.509 (at most 64 KiB), signed with ECDSA and SHA-256, 384
-    /// or 512 (the same algorithm named inside and outside its signed part), with every
-    /// extension read once and no critical extension other than basicConstraints, keyUsage,
-    /// extKeyUsage and subjectAltName; the signer's key must be ECDSA P-256, P-384 or P-521.
+    /// Each certificate must be DER X.509 (at most 64 KiB), signed with ECDSA, RSA PKCS#1
+    /// v1.5 or RSASSA-PSS (MGF1 with the same hash) and SHA-256, 384 or 512 (the same
+    /// algorithm named inside and outside its signed part), with every extension read once
+    /// and no critical extension other than basicConstraints, keyUsage, extKeyUsage and
+    /// subjectAltName. A certificate authority's key must be ECDSA P-256, P-384 or P-521, or
+    /// RSA (up to 8192 bits); the signer's key must be ECDSA.
     ///
     /// ## Why
     /// A critical extension is one a verifier must understand or refuse (RFC 5280); rtenx
-    /// verifies nothing it cannot read exactly.
+    /// verifies nothing it cannot read exactly. `model_signing` 1.1.1 signs and verifies the
+    /// envelope only with ECDSA keys (with an RSA key, signing fails on "object has no
+    /// attribute 'curve'", and so does its verifier on a signer's certificate swapped for an
+    /// RSA one), so an RSA signer's certificate is not of a signature it made.
     ///
     /// ## How to fix
-    /// Sign with a certificate of an ECDSA key, issued by a CA that signs with ECDSA.
+    /// Sign with a certificate of an ECDSA key, issued by a CA that signs with one of these
+    /// algorithms.
     CERTIFICATE_UNREADABLE = ("SG014", "certificate-unreadable", Error);
     /// No chain leads from the signer's certificate to a certificate given.
     ///
     /// ## What it does
     /// The chain is built from the bundle's first certificate (the signer's), each issuer
     /// found by name among the bundle's other certificates and those given with
-    /// `--certificate-chain`, up to a root (a self-signed certificate) among those given:
-    /// each issuer's key must verify the signature over its child's signed part. The message says where the chain breaks: an issuer that
-    /// is nowhere, one whose key does not verify the signature (a root of the same name but
-    /// another key), or a root that is not among those given.
+    /// `--certificate-chain` (in any order, several to a PEM file), up to the first
+    /// certificate given: a root, or an intermediate the user trusts. Each issuer's key must
+    /// verify the signature over its child's signed part; where several certificates bear
+    /// the issuer's name, those valid now are tried first. The message says where the chain
+    /// breaks: an issuer that is nowhere, one whose key does not verify the signature (a root
+    /// of the same name but another key), or a root that is not among those given.
     ///
     /// ## Why
     /// Only the certificates the user gives are trusted; those in the bundle are not, since
-    /// the signature does not cover them.
+    /// the signature does not cover them. A certificate given is a trust anchor (RFC 5280
+    /// 6.1.1): the chain ends there, and its own signature is not checked, so a root
+    /// self-signed with SHA-1, as many long-lived roots are, is no alarm. Trusting an
+    /// organisation's issuing CA rather than its root is common; `model_signing verify` refuses
+    /// such a chain ("unable to get issuer certificate": OpenSSL without partial chains wants
+    /// a self-signed root), rtenx accepts it, holding that CA to its role and dates like any
+    /// issuer (SG016, SG018).
     ///
     /// ## How to fix
-    /// Give the root (and, if the bundle lacks them, the intermediates) of the publisher's
-    /// certificate authority with `--certificate-chain`.
+    /// Give the root, or the issuing CA you trust (and, if the bundle lacks them, the
+    /// intermediates below it) of the publisher's certificate authority with
+    /// `--certificate-chain`.
     CERTIFICATE_UNTRUSTED = ("SG015", "certificate-untrusted", Error);
     /// A certificate that issues another in the chain is not a certificate authority.
     ///
     /// ## What it does
-    /// Every issuer in the chain, up to and including the given root it ends at, must have
-    /// basicConstraints with cA true, keyCertSign in its keyUsage when it has one, and no
-    /// more CA certificates below it than its pathLenConstraint allows.
+    /// Every issuer in the chain, up to and including the given certificate it ends at, must
+    /// have basicConstraints with cA true, keyCertSign in its keyUsage when it has one, and no
+    /// more CA certificates below it (self-issued ones aside, as RFC 5280 counts them) than
+    /// its pathLenConstraint allows.
     ///
     /// ## Why
     /// A certificate that is not a CA may not vouch for others; otherwise any signer could
@@ -238,9 +254,11 @@ crate::rules! {
     /// A certificate of the chain is expired, or not valid yet.
     ///
     /// ## What it does
-    /// Every certificate of the chain, the given root it ends at included, must be valid at
-    /// the time of the check (the system clock): notBefore at or before it, notAfter at or
-    /// after it. The message names the certificate, the field and its date.
+    /// Every certificate of the chain, the given certificate it ends at included, must be
+    /// valid at the time of the check (the system clock): notBefore at or before it, notAfter
+    /// at or after it. The message names the certificate, the field and its date. Where the
+    /// user gives both an expired root and its re-issue (same name and key), the chain goes
+    /// through the one valid now.
     ///
     /// ## Why
     /// `model_signing verify` checks the chain at the signer certificate's own notBefore,
@@ -248,7 +266,11 @@ crate::rules! {
     /// ago, one valid only from 2080, and a chain whose CAs all expired in 2010. The
     /// certificates are not covered by the signature either: a leaf swapped for an expired
     /// re-issue of the same key still verifies. rtenx holds them to the time now. A timestamp
-    /// in the bundle cannot be checked offline (SG019), so it does not change this.
+    /// in the bundle cannot be checked offline (SG019), so it does not change this. RFC 5280
+    /// treats a trust anchor as input rather than as part of the path, so it leaves an
+    /// anchor's dates to the user; rtenx, like OpenSSL (and so `model_signing`), holds the
+    /// given certificate to its dates too: an expired anchor is a stale copy whose CA no
+    /// longer answers for what it issued (revocation stops with it).
     ///
     /// ## How to fix
     /// Sign the model again with a current certificate.
@@ -264,4 +286,22 @@ crate::rules! {
     /// Nothing, offline; to rely on the time of signing, verify the bundle against its log
     /// with the Sigstore tools.
     TIMESTAMP_NOT_CHECKED = ("SG019", "timestamp-not-checked", Info);
+    /// A certificate of the chain is signed with a broken hash or a small RSA key.
+    ///
+    /// ## What it does
+    /// Refuses a signature over a certificate made with SHA-1 (RSA PKCS#1 v1.5, RSASSA-PSS
+    /// or ECDSA), MD5 or MD2, or by an RSA key of fewer than 2048 bits. The trust anchor's
+    /// own self-signature is not checked (SG015), so an old root self-signed with SHA-1 is
+    /// not reported; what it signs is.
+    ///
+    /// ## Why
+    /// SHA-1 collisions are practical (SHAttered, 2017; a chosen-prefix collision was used
+    /// to forge a certificate in 2020), and RSA keys under 2048 bits are below what NIST
+    /// (SP 800-131A) and the CA/Browser Forum allow since 2014: a certificate signed so may
+    /// be forged. `model_signing verify` accepts both.
+    ///
+    /// ## How to fix
+    /// Have the certificate re-issued by a CA that signs with SHA-256 or stronger and an RSA
+    /// key of at least 2048 bits (or ECDSA).
+    CERTIFICATE_WEAK = ("SG020", "certificate-weak", Error);
 }

@@ -93,7 +93,8 @@ pub(super) enum Hash {
 }
 
 impl Hash {
-    fn of(self, message: &[u8]) -> Vec<u8> {
+    /// The digest of `message`.
+    pub(super) fn of(self, message: &[u8]) -> Vec<u8> {
         match self {
             Hash::Sha256 => sha2::Sha256::digest(message).to_vec(),
             Hash::Sha384 => sha2::Sha384::digest(message).to_vec(),
