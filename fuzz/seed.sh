@@ -87,7 +87,8 @@ for path in sys.argv[1:]:
         pass
 PY
 # shellcheck disable=SC2046
-seed signing $(files $fixtures/signing/material 'cert-*.pem')
+seed signing $(files $fixtures/signing/material 'cert-*.pem') \
+    $(files $fixtures/signing/material 'chain-*.pem')
 
 # shellcheck disable=SC2046
 seed tflite $(files $fixtures/tflite '*.tflite')

@@ -436,6 +436,13 @@ fn a_root_in_the_bundle_is_trusted_only_when_given() {
     );
     let own = anchors(&[material.join("cert-p384-root.pem")]);
     assert_eq!(chain::problems(&bundle, &own, now()), []);
+    // A bundle whose chain is empty holds no certificate.
+    let Material::Certificates(chain) = &mut bundle.material else {
+        unreachable!()
+    };
+    chain.clear();
+    let codes = codes_of(&chain::problems(&bundle, &own, now()));
+    assert_eq!(codes, ["SG011"]);
 }
 
 #[test]

@@ -6,13 +6,16 @@
 //! input; lists stay within their limits; a v1.0 statement always has its predicate and no
 //! other has one; the PAE ends with the payload, and its compat form is at least as long.
 //! The same bytes, and every certificate a bundle holds, are read as X.509 certificates and
-//! put through everything a chain check asks of one.
+//! put through everything a chain check asks of one; a bundle's chain is built from its own
+//! certificates (ECDSA and RSA signatures checked), with no anchor given.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use std::time::Duration;
+
 use rtenx::signing::certificate::{Certificate, MAX_CERTIFICATE_BYTES};
-use rtenx::signing::{self, bundle, pae, statement};
+use rtenx::signing::{self, bundle, chain, pae, statement};
 
 fuzz_target!(|data: &[u8]| {
     match signing::read(data) {
@@ -22,6 +25,8 @@ fuzz_target!(|data: &[u8]| {
             if let signing::Material::Certificates(chain) = &signed.bundle.material {
                 assert!(chain.len() <= bundle::MAX_LIST);
                 chain.iter().for_each(|der| certificate(der));
+                let no_anchor = chain::Anchors::default();
+                assert!(!chain::problems(&signed.bundle, &no_anchor, Duration::ZERO).is_empty());
             }
             assert!(envelope.payload.len() <= data.len());
             check(&signed.statement);
@@ -57,8 +62,9 @@ fn certificate(der: &[u8]) {
         cert.validity(),
         cert.extensions(),
     );
-    if let Ok(key) = cert.key() {
-        let _ = cert.signed_by(&key);
+    let _ = (cert.key(), cert.self_issued(), cert.invalid_at(Duration::ZERO));
+    if cert.ca_key().is_ok() {
+        let _ = cert.signed_by(&cert);
     }
 }
 

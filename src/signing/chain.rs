@@ -39,6 +39,9 @@ pub fn problems(bundle: &Bundle, anchors: &Anchors, now: Duration) -> Vec<Proble
     let Material::Certificates(ders) = &bundle.material else {
         return vec![Problem::NoCertificate];
     };
+    if ders.is_empty() {
+        return vec![Problem::NoCertificate];
+    }
     let mut problems = Vec::new();
     let mut bundled = Vec::new();
     for (i, der) in ders.iter().enumerate() {
