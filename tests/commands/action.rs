@@ -3,7 +3,7 @@
 //! README's CI example run in a fresh git repository; and the pre-commit hook's `files`
 //! pattern (.pre-commit-hooks.yaml) held to the formats of the registry.
 
-mod common;
+use crate::common;
 
 use rtenx::formats::registry::FORMATS;
 use rtenx::formats::Scan;
@@ -214,7 +214,7 @@ fn the_pre_commit_hook_takes_every_file_a_scan_claims_by_name() {
 }
 
 /// The action's, the hook's and the wheel's descriptions name every format the registry reads,
-/// as the README's table does (tests/readme.rs).
+/// as the README's table does (tests/commands/readme.rs).
 #[test]
 fn the_action_and_the_hook_name_every_format() {
     for file in ["action.yml", ".pre-commit-hooks.yaml"] {

@@ -3,9 +3,9 @@
 //! make_bad_torch_tensors.py): the records of torch's zip are the properties and sections,
 //! every storage is where its member's bytes are, each tensor form torch.save writes checks
 //! clean, and the tensors torch refuses for their sizes are errors. The pickle machine and the
-//! byte ranges torch returns (`tensors.tsv`) are tests/pickles.rs's.
+//! byte ranges torch returns (`tensors.tsv`) are tests/readers/pickles.rs's.
 
-mod common;
+use crate::common;
 
 use rtenx::inventory::SectionKind;
 use std::collections::BTreeMap;

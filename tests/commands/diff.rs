@@ -2,7 +2,7 @@
 //! exports and conversions of tests/fixtures/onnx): each section has a pair where it must
 //! report something and one where it must not.
 
-mod common;
+use crate::common;
 
 use common::rtenx;
 use rtenx::diff::{Aspect, Diff, Options};

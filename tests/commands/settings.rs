@@ -3,7 +3,7 @@
 //! `rtenx.toml` or a `pyproject.toml` allowing PK001, excluding its pickle or overriding its
 //! rules passed its own malicious pickle with exit code 0.
 
-mod common;
+use crate::common;
 
 use common::rtenx_in;
 use serde_json::Value;

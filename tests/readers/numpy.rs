@@ -1,10 +1,10 @@
 //! NumPy files written by `numpy.save` and `numpy.savez` (tests/fixtures/pickle, from
 //! tests/fixtures/gen/make_pickle_fixtures.py), held to the `.npy` format itself: each
 //! header is parsed here as NEP 1 defines it, and rtenx's tensor is the array it describes,
-//! its data right after the header and to the end of the file (or member). tests/pickles.rs
+//! its data right after the header and to the end of the file (or member). tests/readers/pickles.rs
 //! holds the byte ranges numpy returned (`tensors.tsv`); tests/hostile.rs the hostile files.
 
-mod common;
+use crate::common;
 
 use rtenx::inventory::{DType, Inventory};
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! `safetensors` crate: every file rtenx passes must load there, and every file it refuses
 //! must be an error here.
 
-mod common;
+use crate::common;
 
 use rtenx::Severity;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! `check` in CI: the configuration file (discovery from the working directory, precedence,
 //! errors), baselines, budgets and hashes, on the fixture repository tests/fixtures/ci-repo,
-//! run in it, and on copies of it. tests/settings.rs holds what a checked folder's own
+//! run in it, and on copies of it. tests/commands/settings.rs holds what a checked folder's own
 //! settings cannot do.
 
-mod common;
+use crate::common;
 
 use common::{rtenx, rtenx_in};
 use serde_json::Value;

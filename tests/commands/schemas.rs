@@ -1,7 +1,7 @@
 //! The JSON Schemas in schemas/ describe what rtenx writes: the dump of every readable fixture
 //! and the check report of every fixture, of every format, validate against them.
 
-mod common;
+use crate::common;
 
 use rtenx::report::{self, FileResult, ReportFormat};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! what they are, whatever their extension, as not checked (RX017) and with no reader's
 //! error; a file of no format at all is RX001.
 
-mod common;
+use crate::common;
 
 use rtenx::inventory::FileFormat;
 

@@ -1,7 +1,7 @@
 //! GGUF models: synthetic files made by `rtenx::synth::gguf` check clean, large ones quickly
 //! and in little memory, and split models are read part by part.
 
-mod common;
+use crate::common;
 
 use rtenx::synth::gguf::{part_path, write, Spec};
 use std::path::Path;
@@ -122,7 +122,7 @@ const STRICTER: &[(&str, &str)] = &[
 ];
 
 /// The rules that judge a model as llama.cpp's model loader would, not its GGUF reader:
-/// `tests/loadable.rs` holds them to that loader's verdicts.
+/// `tests/readers/loadable.rs` holds them to that loader's verdicts.
 const MODEL_LOADER_RULES: [&str; 11] = [
     "GG032", "GG033", "GG034", "GG035", "GG036", "GG037", "GG038", "GG039", "GG040", "GG041",
     "GG042",

@@ -2,7 +2,7 @@
 //! (tests/fixtures/cyclonedx, copied from cyclonedx-python-lib), with what each model's
 //! inventory and metadata say.
 
-mod common;
+use crate::common;
 
 use common::rtenx;
 use serde_json::Value;

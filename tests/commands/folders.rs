@@ -3,7 +3,7 @@
 //! the files beside the weights, and a settings file given by name is not called a broken
 //! model.
 
-mod common;
+use crate::common;
 
 use common::{rtenx, rtenx_in};
 

@@ -1,7 +1,7 @@
 //! A model file that shrinks while rtenx reads it is reported as changed, and never ends the
 //! process with SIGBUS (issue 11: a mapped file truncated by another process).
 
-mod common;
+use crate::common;
 
 use rtenx::source::ModelFile;
 

@@ -4,7 +4,7 @@
 //! have the ops their protobuf or JSON holds; and wherever Paddle refuses a model
 //! (verdicts.tsv, bad/verdicts.tsv), rtenx reports an error.
 
-mod common;
+use crate::common;
 
 use prost::Message;
 use rtenx::check::Severity;

@@ -4,7 +4,7 @@
 //! weights at random, rtenx must report an error; where it drops weights, a warning; where it
 //! loads the folder as saved, nothing above an info.
 
-mod common;
+use crate::common;
 
 use rtenx::check::{Finding, Severity};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! output must stay valid for its reader and hold no raw control characters.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use base64::Engine as _;

@@ -4,7 +4,7 @@
 //! model, and none wherever both accept it. Models too large to commit are listed in the
 //! manifest but not checked here; the script's `--corpus` run checks them all.
 
-mod common;
+use crate::common;
 
 use rtenx::check::Severity;
 use std::fs;

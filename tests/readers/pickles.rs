@@ -4,10 +4,10 @@
 //! `torch.load(weights_only=True)` (`verdicts.tsv`): no error where it loads a file, an error
 //! where it refuses an import outside the safe set. Hostile inputs too large to commit are
 //! generated here and held to the memory and time bounds. What only torch writes (its zip's
-//! records, tensor forms, refused sizes) is tests/pytorch.rs's; the `.npy` format itself
-//! tests/numpy.rs's.
+//! records, tensor forms, refused sizes) is tests/readers/pytorch.rs's; the `.npy` format itself
+//! tests/readers/numpy.rs's.
 
-mod common;
+use crate::common;
 
 use rtenx::check::Severity;
 use rtenx::formats::shared::pickle::{classify, resolve};

@@ -2,7 +2,7 @@
 //! from tests/fixtures/gen/make_executorch_fixtures.py), read and checked against what the
 //! exporter wrote and what the real runtime did with them.
 
-mod common;
+use crate::common;
 
 use rtenx::check::Severity;
 use rtenx::formats::ReadOptions;

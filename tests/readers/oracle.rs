@@ -1,7 +1,7 @@
 //! Cross-checks against the `rten` crate's own loader: every file rtenx calls valid must load
 //! in rten 0.27, with the same nodes, names, inputs and outputs.
 
-mod common;
+use crate::common;
 
 use rten::{ModelOptions, NodeId};
 use rtenx::check::Severity;

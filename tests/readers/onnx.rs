@@ -4,7 +4,7 @@
 //! The fixtures' own expected findings are checked by tests/hostile.rs.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::hostile::{self, Case};
 use rtenx::check::Severity;

@@ -3,7 +3,7 @@
 //! decoding the message found there gives back the same name (or, for a tensor without one,
 //! the name rtenx gives it after its holder).
 
-mod common;
+use crate::common;
 
 use prost::Message;
 use rtenx::formats::onnx::proto::{NodeProto, TensorProto};

@@ -3,9 +3,9 @@
 //! model is a constant with its name, type, shape and bytes; every operator is there in order;
 //! the V2 header's fields are the sections; a V1 file and its V2 twin read alike; the metadata
 //! file's JSON is the metadata. The `rten` crate's own loader is the oracle of the graphs in
-//! tests/oracle.rs, and tests/hostile.rs holds the hostile cases of rten/bad/.
+//! tests/readers/oracle.rs, and tests/hostile.rs holds the hostile cases of rten/bad/.
 
-mod common;
+use crate::common;
 
 use prost::Message;
 use rtenx::formats::onnx::proto::{GraphProto, ModelProto, NodeProto, TensorProto};

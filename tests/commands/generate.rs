@@ -1,6 +1,6 @@
 //! `rtenx completions` and `rtenx man`: what they write is generated from the real command line.
 
-mod common;
+use crate::common;
 
 use common::rtenx;
 
