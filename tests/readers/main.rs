@@ -9,6 +9,7 @@ mod executorch;
 mod foreign;
 mod gguf;
 mod hostile_names;
+mod litertlm;
 mod loadable;
 mod numpy;
 mod onnx;
