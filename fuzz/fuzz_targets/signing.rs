@@ -62,7 +62,11 @@ fn certificate(der: &[u8]) {
         cert.validity(),
         cert.extensions(),
     );
-    let _ = (cert.key(), cert.self_issued(), cert.invalid_at(Duration::ZERO));
+    let _ = (
+        cert.key(),
+        cert.self_issued(),
+        cert.invalid_at(Duration::ZERO),
+    );
     if cert.ca_key().is_ok() {
         let _ = cert.signed_by(&cert);
     }
