@@ -57,15 +57,16 @@ pub fn for_check(
 ) -> Result<Verification, String> {
     let mut run = verification(&args.material, settings, checked)?;
     let from_settings = settings.filter(|(s, _)| s.require_signature == Some(true));
-    run.require = args.require_signature || from_settings.is_some();
     let source = match from_settings {
-        _ if args.require_signature => "command line".into(),
-        Some((_, file)) => rtenx::escape::path(file).into_owned(),
-        None => "default".into(),
+        _ if args.require_signature => Some("command line".to_owned()),
+        Some((_, file)) => Some(rtenx::escape::path(file).into_owned()),
+        None => None,
     };
-    let yes_no = if run.require { "yes" } else { "no" };
-    run.shown
-        .push(format!("require-signature: {yes_no}  ({source})"));
+    run.require = source.is_some();
+    if let Some(source) = source {
+        run.shown
+            .push(format!("require-signature: yes  ({source})"));
+    }
     Ok(run)
 }
 
@@ -114,10 +115,7 @@ pub fn verification(
             ));
             Some(Trust::Key(key))
         }
-        None if chain.is_empty() => {
-            shown.push("public-key: none".into());
-            None
-        }
+        None if chain.is_empty() => None,
         None => {
             let mut anchors = Anchors::default();
             for path in chain {
@@ -147,8 +145,12 @@ pub fn verification(
 const MAX_SHOWN: usize = 64;
 
 impl Verification {
-    /// Writes the signing settings of the run, as `--show-settings` shows them.
+    /// Writes the signing settings of the run, as `--show-settings` shows them: nothing when
+    /// none is set.
     pub fn show(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.shown.is_empty() {
+            return Ok(());
+        }
         writeln!(out, "signing")?;
         for line in &self.shown {
             writeln!(out, "  {line}")?;
