@@ -127,11 +127,18 @@ pub struct Hashing {
 impl Signature {
     /// The Overview's part about the signature.
     pub fn part(&self) -> Part {
+        let file = sanitize(&self.file);
+        if self.status == Status::None {
+            return Part {
+                heading: format!("Signature: none (no {file})"),
+                lines: Vec::new(),
+            };
+        }
         let mut lines = Vec::new();
         if let Some(reason) = &self.reason {
             lines.push(format!("why      {}", sanitize(reason)));
         }
-        lines.push(format!("file     {}", sanitize(&self.file)));
+        lines.push(format!("file     {file}"));
         if let Some(b) = &self.bundle {
             lines.extend(b.signer.lines());
             if let Some(algorithm) = &b.algorithm {
