@@ -875,6 +875,65 @@ mod outputs {
         assert_eq!(s["status"], "failed", "{s}");
     }
 
+    /// What the outputs show of a case, checked as `check` checks it, with `key` or none.
+    fn shown(case: &str, key: Option<&str>) -> rtenx::inventory::signature::Signature {
+        let folder = std::path::Path::new("tests/fixtures/signing/cases")
+            .join(case)
+            .join("model");
+        let trust = key.map(|key| {
+            let pem = std::fs::read_to_string(key).unwrap();
+            rtenx::signing::Trust::Key(rtenx::signing::verify::PublicKey::from_pem(&pem).unwrap())
+        });
+        rtenx::signing::check_model(&folder, &folder.join("model.sig"), trust.as_ref()).signature
+    }
+
+    #[test]
+    fn shards_and_the_v0_2_format_are_described_as_signed() {
+        use rtenx::inventory::signature::{Signer, Status};
+        let s = shown("key-p256-shards-sha256", Some(KEY));
+        assert_eq!(s.status, Status::Verified, "{s:?}");
+        let b = s.bundle.unwrap();
+        assert_eq!(b.hashing.method, "shards");
+        assert!(
+            b.hashing.shard_size.is_some_and(|n| n > 0),
+            "{:?}",
+            b.hashing
+        );
+        let on_disk: u64 = ["config.json", "weights.bin", "sub"]
+            .iter()
+            .map(|f| {
+                let path = std::path::Path::new(
+                    "tests/fixtures/signing/cases/key-p256-shards-sha256/model",
+                )
+                .join(f);
+                walk_size(&path)
+            })
+            .sum();
+        assert_eq!(b.bytes, on_disk);
+        // model_signing 0.2.0 put the key itself in the bundle: shown, never trusted.
+        let s = shown("v02-key-p256", None);
+        assert_eq!(s.status, Status::IntegrityOnly, "{s:?}");
+        let b = s.bundle.unwrap();
+        assert_eq!(b.format, "v0.2");
+        let fingerprint = P256_FINGERPRINT.to_owned();
+        assert_eq!(b.signer, Signer::BundleKey { fingerprint });
+        let s = shown("v02-key-p256", Some(KEY));
+        assert_eq!(s.status, Status::Verified, "{s:?}");
+    }
+
+    /// The bytes of the regular files at or below `path`.
+    fn walk_size(path: &std::path::Path) -> u64 {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        if meta.is_dir() {
+            let entries = std::fs::read_dir(path).unwrap();
+            entries.map(|e| walk_size(&e.unwrap().path())).sum()
+        } else if meta.is_file() {
+            meta.len()
+        } else {
+            0
+        }
+    }
+
     #[test]
     fn a_signed_folder_with_no_model_reports_its_findings_in_every_format() {
         let folder = "tests/fixtures/signing/cases/key-p256/model";
