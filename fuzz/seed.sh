@@ -19,6 +19,7 @@
 #   signing  tests/fixtures/signing/**/model.sig, the statements their payloads hold, the DER
 #            certificates they carry, and the PEM certificates of material/
 #   keras    tests/fixtures/keras/**/*.keras
+#   litertlm tests/fixtures/litertlm/**/*.litertlm
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -93,7 +94,9 @@ seed signing $(files $fixtures/signing/material 'cert-*.pem')
 seed tflite $(files $fixtures/tflite '*.tflite')
 # shellcheck disable=SC2046
 seed keras $(files $fixtures/keras '*.keras')
+# shellcheck disable=SC2046
+seed litertlm $(files $fixtures/litertlm '*.litertlm')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras litertlm; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done
