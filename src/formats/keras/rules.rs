@@ -185,9 +185,16 @@ crate::rules! {
     ZIP_BOMB = ("KR012", "keras-zip-bomb", Error);
 }
 
-/// The message for an object of `config.json` that names `shown`, at offset `at`, in the
-/// layer `within` (its name and class) if any, reported because of `why`.
-pub fn object_message(shown: &str, at: u64, within: Option<(&str, &str)>, why: &str) -> String {
+/// The message for an object of the config `document` (`config.json`, or a legacy `.h5`'s
+/// `model_config`) that names `shown`, at offset `at`, in the layer `within` (its name and
+/// class) if any, reported because of `why`.
+pub fn object_message(
+    document: &str,
+    shown: &str,
+    at: u64,
+    within: Option<(&str, &str)>,
+    why: &str,
+) -> String {
     let within = within.map_or_else(String::new, |(name, class)| {
         let (name, class) = (
             excerpt(name.as_bytes(), 100),
@@ -196,5 +203,5 @@ pub fn object_message(shown: &str, at: u64, within: Option<(&str, &str)>, why: &
         format!(" in layer \"{name}\" ({class})")
     });
     let shown = excerpt(shown.as_bytes(), 200);
-    format!("config.json names {shown} at {at}{within}: {why}")
+    format!("{document} names {shown} at {at}{within}: {why}")
 }

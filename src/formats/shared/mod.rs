@@ -9,6 +9,7 @@ pub mod context;
 pub mod datafiles;
 pub mod expr;
 pub mod flatbuffer;
+pub mod hdf5;
 pub mod hf;
 pub mod json;
 pub mod numbers;

@@ -1,0 +1,35 @@
+//! Which Keras file an HDF5 file is, as far as the names near its start tell (no structure
+//! is parsed: for detection, which must be cheap and look at the first bytes only).
+
+use super::superblock::Superblock;
+use crate::formats::shared::bytes::{self, head};
+
+/// What an HDF5 file holds, as far as names near its start tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// A legacy Keras model (`model.save("x.h5")`): the root attribute `model_config`.
+    KerasModel,
+    /// Keras weights: the root attribute `layer_names` (`save_weights` to `.h5`), or the
+    /// groups `layers` and `vars` (Keras 3 `.weights.h5`).
+    KerasWeights,
+    /// Any other HDF5 file.
+    Other,
+}
+
+/// Bytes after the superblock looked through for Keras' names: the root group's object
+/// header and local heap, where h5py writes them, lie in the first few KiB.
+const WINDOW: usize = 64 << 10;
+
+/// What the HDF5 file `bytes` is, or `None` if it is not HDF5.
+pub fn hint(bytes: &[u8]) -> Option<Hint> {
+    let start = Superblock::find(bytes)?;
+    let window = head(bytes::from(bytes, start).unwrap_or_default(), WINDOW);
+    let has = |name: &[u8]| window.windows(name.len()).any(|w| w == name);
+    Some(if has(b"model_config") {
+        Hint::KerasModel
+    } else if has(b"layer_names") || (has(b"layers\0") && has(b"vars\0")) {
+        Hint::KerasWeights
+    } else {
+        Hint::Other
+    })
+}

@@ -1,0 +1,131 @@
+//! The file's objects from the root group down, each visited once, groups at most
+//! [`MAX_DEPTH`] deep.
+
+use super::group::links;
+use super::layout::Layout;
+use super::object::kind;
+use super::rules::HDF5_LOOP;
+use super::superblock::File;
+use super::types::{dataspace, datatype, Dataspace, Datatype};
+use super::{report, Failed, Object, MAX_DEPTH};
+use crate::check::Place;
+use crate::escape::excerpt;
+use crate::formats::shared::bytes::Stop;
+use crate::formats::shared::context::Context;
+use crate::inventory::hashing::HashSet;
+
+/// One object met on the walk.
+#[derive(Debug)]
+pub struct Visit<'a> {
+    /// Its path from the root, names joined by `/` (empty for the root).
+    pub path: Vec<u8>,
+    /// Its object header.
+    pub object: Object<'a>,
+}
+
+/// What a dataset is: its element type, dimensions and layout.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// Its element type.
+    pub datatype: Datatype,
+    /// Its dimensions.
+    pub dataspace: Dataspace,
+    /// Where its bytes are.
+    pub layout: Layout,
+    /// Whether a filter pipeline (compression, checksums) applies to its chunks.
+    pub filtered: bool,
+}
+
+impl<'a> Visit<'a> {
+    /// The dataset the object is, if it is one.
+    pub fn dataset(&self, file: &File<'a>) -> Option<Result<Dataset, Failed>> {
+        let o = &self.object;
+        let (space, types, layout) = (
+            o.message(kind::DATASPACE)?,
+            o.message(kind::DATATYPE)?,
+            o.message(kind::LAYOUT)?,
+        );
+        let read = || {
+            Ok(Dataset {
+                datatype: datatype(file, types)?,
+                dataspace: dataspace(file, space)?,
+                layout: Layout::read(file, layout)?,
+                filtered: o.message(kind::FILTERS).is_some(),
+            })
+        };
+        Some(read())
+    }
+}
+
+/// Visits every object reachable from the root group, parents before children and a
+/// group's members in the order it lists them. An object that cannot be read is reported
+/// and skipped, with what lies under it; a budget that runs out ends the walk.
+pub fn walk<'a>(
+    cx: &mut Context<'_>,
+    file: &File<'a>,
+    mut visit: impl FnMut(&mut Context<'_>, &Visit<'a>),
+) {
+    let mut seen = HashSet::default();
+    // Objects to visit: address, path, depth, and where they were named.
+    let mut stack = vec![(file.sb.root, Vec::new(), 0usize, file.sb.base)];
+    let mut deep = false;
+    while let Some((at, path, depth, from)) = stack.pop() {
+        if cx.exhausted() {
+            return;
+        }
+        if !seen.insert(at) {
+            continue;
+        }
+        let object = match Object::read(cx, file, at, from) {
+            Ok(object) => object,
+            Err(stop) => {
+                let out = matches!(stop, Stop::Reported);
+                report(cx, stop);
+                if out {
+                    return;
+                }
+                continue;
+            }
+        };
+        let group = match links(cx, file, &object) {
+            Ok(group) => group,
+            Err(stop) => {
+                report(cx, stop);
+                Vec::new()
+            }
+        };
+        let seen_at = object.at;
+        visit(
+            cx,
+            &Visit {
+                path: path.clone(),
+                object,
+            },
+        );
+        if group.is_empty() {
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            if !deep {
+                let message = format!("the group \"{}\" at {seen_at} is nested {depth} levels deep; rtenx reads groups at most {MAX_DEPTH} levels deep and not its members", excerpt(&path, 200));
+                cx.report(&HDF5_LOOP, Place::at(seen_at), message);
+                deep = true;
+            }
+            continue;
+        }
+        for link in group.iter().rev() {
+            let mut child = path.clone();
+            if !child.is_empty() {
+                child.push(b'/');
+            }
+            child.extend_from_slice(link.name);
+            if !cx
+                .budget
+                .copy(child.len() as u64, Place::at(link.at), cx.out)
+            {
+                return;
+            }
+            stack.push((link.target, child, depth + 1, link.at));
+        }
+    }
+}
