@@ -19,6 +19,7 @@
 #   signing  tests/fixtures/signing/**/model.sig, the statements their payloads hold, the DER
 #            certificates they carry, and the PEM certificates of material/
 #   keras    tests/fixtures/keras/**/*.keras
+#   hdf5     tests/fixtures/keras/**/*.h5
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -93,7 +94,9 @@ seed signing $(files $fixtures/signing/material 'cert-*.pem')
 seed tflite $(files $fixtures/tflite '*.tflite')
 # shellcheck disable=SC2046
 seed keras $(files $fixtures/keras '*.keras')
+# shellcheck disable=SC2046
+seed hdf5 $(files $fixtures/keras '*.h5')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras hdf5; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

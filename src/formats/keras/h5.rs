@@ -50,7 +50,7 @@ pub fn read(cx: &mut Context<'_>) {
         }
         tensor(cx, &file, visit);
     });
-    let root = root.map(|r| attributes(cx, &file, &r)).unwrap_or_default();
+    let (root, dense) = root.map(|r| attributes(cx, &file, &r)).unwrap_or_default();
     let has = |name: &str| root.iter().any(|a| a.name == name.as_bytes());
     let top_level = |name: &str| top.iter().any(|p| p == name.as_bytes());
     let mut version = None;
@@ -105,6 +105,8 @@ pub fn read(cx: &mut Context<'_>) {
         "Keras weights .h5 (save_weights, HDF5: no config)"
     } else if top_level("layers") || top_level("vars") {
         "Keras 3 weights (.weights.h5, HDF5: no config)"
+    } else if dense {
+        "HDF5 whose root attributes rtenx does not read (dense storage)"
     } else {
         "HDF5 without Keras' root attributes"
     };

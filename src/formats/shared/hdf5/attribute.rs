@@ -119,24 +119,26 @@ impl<'a> Attribute<'a> {
     }
 }
 
-/// The attributes stored in `object`'s header; one that cannot be read is reported and
-/// skipped, and dense attribute storage is reported as not read (H5004).
+/// The attributes stored in `object`'s header, and whether it keeps others in dense storage,
+/// which is reported as not read (H5004); one that cannot be read is reported and skipped.
 pub fn attributes<'a>(
     cx: &mut Context<'_>,
     file: &File<'a>,
     object: &Object<'a>,
-) -> Vec<Attribute<'a>> {
+) -> (Vec<Attribute<'a>>, bool) {
+    let mut dense = false;
     if let Some(m) = object.message(kind::ATTRIBUTE_INFO) {
         let mut c = m.cursor(file);
-        let dense = (|| {
+        let heap = (|| {
             byte(&mut c, "an attribute info message")?;
             if byte(&mut c, "an attribute info message")? & 1 != 0 {
                 need(&mut c, 2, "an attribute info message")?;
             }
             file.address(&mut c, "an attribute info message's fractal heap")
         })();
-        match dense {
+        match heap {
             Ok(Some(_)) => {
+                dense = true;
                 let message = format!("the object at {} keeps attributes in dense storage (a fractal heap, attribute info at {}), which rtenx does not read", object.at, m.at);
                 cx.report(&HDF5_NOT_READ, Place::at(m.at), message);
             }
@@ -156,5 +158,5 @@ pub fn attributes<'a>(
             Err(stop) => report(cx, stop),
         }
     }
-    found
+    (found, dense)
 }

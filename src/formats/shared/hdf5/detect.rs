@@ -10,7 +10,8 @@ pub enum Hint {
     /// A legacy Keras model (`model.save("x.h5")`): the root attribute `model_config`.
     KerasModel,
     /// Keras weights: the root attribute `layer_names` (`save_weights` to `.h5`), or the
-    /// groups `layers` and `vars` (Keras 3 `.weights.h5`).
+    /// groups `layers` and `vars` (Keras 3 `.weights.h5`; names in a local heap end with a
+    /// NUL, names in link messages do not).
     KerasWeights,
     /// Any other HDF5 file.
     Other,
@@ -27,7 +28,7 @@ pub fn hint(bytes: &[u8]) -> Option<Hint> {
     let has = |name: &[u8]| window.windows(name.len()).any(|w| w == name);
     Some(if has(b"model_config") {
         Hint::KerasModel
-    } else if has(b"layer_names") || (has(b"layers\0") && has(b"vars\0")) {
+    } else if has(b"layer_names") || (has(b"layers") && has(b"vars")) {
         Hint::KerasWeights
     } else {
         Hint::Other

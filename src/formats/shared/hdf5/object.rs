@@ -141,12 +141,15 @@ impl<'a> Object<'a> {
                 signature(&mut c, b"OCHK", "an object header continuation block")?;
             }
             block = c.pos();
-            end = next.saturating_add(len);
+            // A version 2 block ends with its checksum.
+            end = next
+                .saturating_add(len)
+                .saturating_sub(if v2 { 4 } else { 0 });
         }
     }
 
-    /// Reads the messages of one block, from `start` to `end` (and its checksum, in version
-    /// 2), queueing the continuation blocks it names.
+    /// Reads the messages of one block, from `start` to `end` (before a version 2 block's
+    /// checksum), queueing the continuation blocks it names.
     #[allow(clippy::too_many_arguments)]
     fn blocks(
         &mut self,
@@ -158,7 +161,6 @@ impl<'a> Object<'a> {
         creation_order: bool,
         pending: &mut Vec<(u64, u64, u64)>,
     ) -> Result<(), Failed> {
-        let end = if v2 { end.saturating_sub(4) } else { end };
         let prefix: u64 = match (v2, creation_order) {
             (false, _) => 8,
             (true, false) => 4,

@@ -59,10 +59,10 @@ crate::rules! {
     ///
     /// ## Why
     /// What is not read is not checked: a `model_config` in dense storage is not judged for
-    /// what loading it runs.
+    /// what loading it runs, though h5py and Keras read it.
     ///
     /// ## How to fix
     /// Nothing, if the file comes from a source you trust; Keras writes compact storage and
     /// contiguous datasets.
-    HDF5_NOT_READ = ("H5004", "hdf5-not-read", Info);
+    HDF5_NOT_READ = ("H5004", "hdf5-not-read", Warning);
 }
