@@ -40,12 +40,12 @@ impl Format for Keras {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if zip::is_zip(bytes) && archive::is_keras(&zip::peek_names(bytes, 64)) {
-            Detection::Magic
-        } else if matches!(
+        let archive = zip::is_zip(bytes) && archive::is_keras(&zip::peek_names(bytes, 64));
+        let h5 = matches!(
             hdf5::hint(bytes),
             Some(hdf5::Hint::KerasModel | hdf5::Hint::KerasWeights)
-        ) {
+        );
+        if archive || h5 {
             Detection::Magic
         } else {
             Detection::No

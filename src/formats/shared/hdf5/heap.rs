@@ -8,6 +8,7 @@ use crate::check::Place;
 use crate::formats::shared::bytes::{self, Stop};
 use crate::formats::shared::context::Context;
 use crate::inventory::hashing::HashMap;
+use std::collections::hash_map::Entry;
 
 /// A local heap's data segment.
 #[derive(Debug, Clone, Copy)]
@@ -73,11 +74,11 @@ impl GlobalHeap {
         index: u64,
         from: u64,
     ) -> Result<&'a [u8], Failed> {
-        if !self.collections.contains_key(&at) {
-            let objects = collection(cx, file, at, from)?;
-            self.collections.insert(at, objects);
-        }
-        let found = (self.collections.get(&at)).and_then(|c| c.get(&index));
+        let objects = match self.collections.entry(at) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(collection(cx, file, at, from)?),
+        };
+        let found = objects.get(&index);
         let Some(&(start, len)) = found else {
             let message = format!("a variable-length string at {from} names object {index} of the global heap collection at {at}, which has no such object");
             return Err(Stop::Problem(Problem::new(&HDF5_MALFORMED, from, message)));
