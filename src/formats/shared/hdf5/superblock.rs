@@ -19,7 +19,7 @@ pub struct Superblock {
     pub length_size: u8,
     /// The root group's object header (absolute).
     pub root: u64,
-    /// The end of file the superblock records (absolute), if defined.
+    /// The end of file the superblock records, as it records it, if defined.
     pub eof: Option<u64>,
 }
 
@@ -80,7 +80,9 @@ impl Superblock {
             file.address(&mut c, "the superblock's extension address")?;
         }
         let eof_at = c.pos();
-        sb.eof = file.address(&mut c, "the superblock's end-of-file address")?;
+        let width = sb.offset_size;
+        let eof = number(&mut c, width, "the superblock's end-of-file address")?;
+        sb.eof = (eof != u64::MAX >> (64 - 8 * u32::from(width))).then_some(eof);
         if version < 2 {
             file.address(&mut c, "the superblock's driver information address")?;
             // The root group's symbol table entry: its name's offset, then its object header.
@@ -94,8 +96,11 @@ impl Superblock {
                     format!("the root group's object header address at {root_at} is undefined");
                 Stop::Problem(Problem::malformed(root_at, message))
             })?;
-        if let Some(eof) = sb.eof.filter(|&e| e > bytes::len(bytes)) {
-            let message = format!("the superblock's end-of-file address at {eof_at} is {eof}; the file has {} bytes: it was cut short", bytes.len());
+        // As the HDF5 library checks it: the stored end of file against the file's size plus
+        // the base address.
+        let room = bytes::len(bytes).saturating_add(base);
+        if let Some(eof) = sb.eof.filter(|&e| e > room) {
+            let message = format!("the superblock's end-of-file address at {eof_at} is {eof}; the file has {} bytes (base address {base}): it was cut short", bytes.len());
             return Err(Stop::Problem(Problem::new(
                 &HDF5_TRUNCATED,
                 eof_at,

@@ -129,3 +129,70 @@ pub fn walk<'a>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Findings;
+    use crate::formats::shared::hdf5::{attributes, GlobalHeap, Superblock};
+    use crate::source::ModelFile;
+
+    /// The superblock, the paths (with their datasets' shapes), the string attributes and the
+    /// codes of the findings of a fixture, as the walk finds them.
+    fn read(path: &str) -> (Superblock, Vec<String>, Vec<String>, Vec<&'static str>) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let model = ModelFile::in_memory(path, std::fs::read(root.join(path)).unwrap());
+        let mut out = Findings::default();
+        let mut cx = Context::new(&crate::formats::keras::Keras, &model, &mut out);
+        let bytes = cx.bytes;
+        let base = Superblock::find(bytes).unwrap();
+        let file = File {
+            bytes,
+            sb: Superblock::read(bytes, base).unwrap(),
+        };
+        let (mut paths, mut attrs, mut heap) = (vec![], vec![], GlobalHeap::default());
+        walk(&mut cx, &file, |cx, visit| {
+            let shape = visit.dataset(&file).map(|d| d.unwrap().dataspace.dims);
+            paths.push(format!("{}{shape:?}", String::from_utf8_lossy(&visit.path)));
+            for a in attributes(cx, &file, &visit.object).0 {
+                let value = a.string(cx, &file, &mut heap).unwrap().unwrap_or_default();
+                let (name, value) = (a.name.to_vec(), value.to_vec());
+                attrs.push(format!(
+                    "{}={}",
+                    String::from_utf8_lossy(&name),
+                    String::from_utf8_lossy(&value)
+                ));
+            }
+        });
+        let sb = file.sb;
+        drop(cx);
+        let codes = out.into_vec().iter().map(|f| f.rule.code).collect();
+        (sb, paths, attrs, codes)
+    }
+
+    #[test]
+    fn a_user_block_moves_every_address() {
+        let (sb, paths, attrs, codes) = read("tests/fixtures/foreign/weights_userblock.h5");
+        assert_eq!((sb.version, sb.base), (0, 512));
+        assert_eq!(paths, ["None", "weightSome([2, 2])"]);
+        assert!(attrs.is_empty(), "{attrs:?}");
+        assert!(codes.is_empty(), "{codes:?}");
+    }
+
+    #[test]
+    fn old_and_new_style_groups_and_strings_are_read() {
+        let (_, paths, attrs, codes) = read("tests/fixtures/foreign/weights.h5");
+        assert!(paths.contains(&"fc/biasSome([2])".to_owned()), "{paths:?}");
+        assert!(
+            attrs.iter().any(|a| a.starts_with("producer=")),
+            "{attrs:?}"
+        );
+        // libver="latest": version 2 object headers, link messages.
+        let (sb, paths, _, deep) = read("tests/fixtures/keras/bad/H5003-deep-groups.h5");
+        assert!(sb.version >= 2);
+        assert!(
+            paths.iter().any(|p| p.starts_with("g0/g1/g2None")),
+            "{paths:?}"
+        );
+    }
+}
