@@ -187,6 +187,7 @@ mod tests {
             attrs.iter().any(|a| a.starts_with("producer=")),
             "{attrs:?}"
         );
+        assert!(codes.is_empty(), "{codes:?}");
         // libver="latest": version 2 object headers, link messages.
         let (sb, paths, _, deep) = read("tests/fixtures/keras/bad/H5003-deep-groups.h5");
         assert!(sb.version >= 2);
@@ -194,5 +195,8 @@ mod tests {
             paths.iter().any(|p| p.starts_with("g0/g1/g2None")),
             "{paths:?}"
         );
+        // The root, layers, vars, and g0 to g63, 64 levels below the root: not their members.
+        assert_eq!(paths.len(), 67);
+        assert_eq!(deep, ["H5003"]);
     }
 }
