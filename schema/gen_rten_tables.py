@@ -607,7 +607,7 @@ def field_kind(table: TableDef, f: FieldDef, schema: Schema) -> str:
 
 def source_sha1(path: str) -> str:
     """The SHA-1 of a source file (path from the repository root), recorded in the generated
-    file so that tests/generated.rs notices a source changed without regenerating."""
+    file so that tests/commands/generated.rs notices a source changed without regenerating."""
     root = Path(__file__).resolve().parent.parent
     return hashlib.sha1((root / path).read_bytes()).hexdigest()
 

@@ -2,7 +2,7 @@
 //!
 //! The document is serialized straight to the writer, so no JSON tree is built in memory.
 //! The layout is documented in the README ("JSON schema") and `schemas/dump.schema.json`, which
-//! `tests/schemas.rs` holds to what this writes. Compatibility rule: within one
+//! `tests/commands/schemas.rs` holds to what this writes. Compatibility rule: within one
 //! `schema_version`, fields and enum values may be added but are never removed, renamed or
 //! given another meaning; consumers must ignore what they do not know.
 

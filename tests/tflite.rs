@@ -266,14 +266,3 @@ fn a_buffer_shared_by_many_string_tensors_is_scanned_within_a_bound() {
         .collect();
     assert_eq!(errors, ["RX012"], "only the empty graph");
 }
-
-#[test]
-fn a_litertlm_bundle_is_named_not_read() {
-    // litert-lm-builder 0.18.1 wrapped float.tflite (tests/fixtures/gen/make_litertlm_fixture.py).
-    let a = analyze("litertlm/model.litertlm");
-    assert_eq!(a.inventory.format, FileFormat::NotRead("litertlm"));
-    let named = a.findings.iter().find(|f| f.rule.code == "RX017");
-    let message = &named.expect("named as not checked").message;
-    assert!(message.contains("LiteRT-LM bundle"), "{message}");
-    assert!(a.findings.iter().all(|f| f.severity < Severity::Error));
-}

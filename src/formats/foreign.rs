@@ -69,13 +69,6 @@ pub static FOREIGN: &[Foreign] = &[
         model: true,
     },
     Foreign {
-        name: "litertlm",
-        title: "a LiteRT-LM bundle (.litertlm: a header, a section table, and the TFLite models, tokenizer and metadata of an on-device LLM; its TFLite models are not read)",
-        extensions: &["litertlm"],
-        detect: |b| magic(b.starts_with(b"LITERTLM")),
-        model: true,
-    },
-    Foreign {
         name: "gzip",
         title: "a gzip-compressed file",
         extensions: &["gz", "tgz"],

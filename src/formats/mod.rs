@@ -31,6 +31,7 @@ pub mod executorch;
 pub mod foreign;
 pub mod gguf;
 pub mod keras;
+pub mod litertlm;
 pub mod numpy;
 pub mod onnx;
 pub mod paddle;

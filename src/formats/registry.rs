@@ -18,6 +18,7 @@ pub static FORMATS: &[&dyn Format] = &[
     &super::onnx::Onnx,
     &super::executorch::ExecuTorch,
     &super::tflite::TfLite,
+    &super::litertlm::LiteRtLm,
     &super::paddle::Paddle,
     &super::gguf::Gguf,
     &super::safetensors::Safetensors,

@@ -18,22 +18,22 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
     ),
     (
         "RX018",
-        "tests/ci.rs",
+        "tests/commands/ci.rs",
         "a_file_past_max_size_is_reported_and_others_checked",
     ),
     (
         "RX019",
-        "tests/ci.rs",
+        "tests/commands/ci.rs",
         "a_file_past_its_timeout_is_given_up_and_others_checked",
     ),
     (
         "RX017",
-        "tests/foreign.rs",
+        "tests/readers/foreign.rs",
         "every_foreign_file_is_named_and_nothing_else_is_reported",
     ),
     (
         "OX002",
-        "tests/onnx.rs",
+        "tests/readers/onnx.rs",
         "an_onnx_file_of_2_gib_is_non_conformant",
     ),
     (
@@ -43,33 +43,33 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
     ),
     (
         "ET002",
-        "tests/executorch.rs",
+        "tests/readers/executorch.rs",
         "a_program_of_more_than_a_million_tables_is_over_the_runtime_limits",
     ),
     (
         "ET022",
-        "tests/executorch.rs",
+        "tests/readers/executorch.rs",
         "a_program_of_2_gib_is_too_large",
     ),
     (
         "ET026",
-        "tests/executorch.rs",
+        "tests/readers/executorch.rs",
         "a_data_file_that_the_program_does_not_use_is_reported",
     ),
     (
         "PD013",
-        "tests/paddle.rs",
+        "tests/readers/paddle.rs",
         "a_program_of_2_gib_is_too_large",
     ),
     (
         "PD017",
-        "tests/paddle.rs",
+        "tests/readers/paddle.rs",
         "data_names_the_parameter_file_and_a_second_one_is_unused",
     ),
 ];
 
 /// Rules proved by a test of their own rather than by a manifest row: about the folders a run
-/// starts in, held to a loader's own verdicts (`tests/loadable.rs`), about a signed folder
+/// starts in, held to a loader's own verdicts (`tests/readers/loadable.rs`), about a signed folder
 /// (`tests/signing.rs`, which holds each SG rule to its signed case), or about a local copy
 /// held to a Hub repository (`tests/remote.rs`): (code, test file, test function).
 pub const LAID_OUT: &[(&str, &str, &str)] = &[
@@ -85,62 +85,62 @@ pub const LAID_OUT: &[(&str, &str, &str)] = &[
     ),
     (
         "RX021",
-        "tests/settings.rs",
+        "tests/commands/settings.rs",
         "a_model_folder_cannot_pass_its_own_pickle",
     ),
     (
         "GG032",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG033",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG034",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG035",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG036",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG037",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG038",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG039",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG040",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG041",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     (
         "GG042",
-        "tests/loadable.rs",
+        "tests/readers/loadable.rs",
         "each_model_loader_rule_fires_on_its_fixture",
     ),
     ("SG001", "tests/signing.rs", "every_rule_has_a_fixture"),

@@ -42,11 +42,11 @@ pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<Buffer> {
                 }
             }
             (_, offset) if offset > 1 => {
-                let raw = RawTable::new(r.cx.bytes, b._tab.loc());
-                let at = raw.field_pos(BUFFER_OFFSET).map_or(at, |p| p as u64);
+                let raw = RawTable::new(r.model, b._tab.loc());
+                let at = raw.field_pos(BUFFER_OFFSET).map_or(at, |p| r.loc(p));
                 Buffer {
                     range: Some(ByteRange {
-                        start: offset,
+                        start: r.base.saturating_add(offset),
                         len: b.size(),
                     }),
                     external: true,
@@ -77,7 +77,7 @@ pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) -> Vec<Buffer> {
 /// Checks every offset/size range (buffers, and operators' large custom options): inside
 /// the file, after the FlatBuffer, apart from each other. Sorted once, so O(n log n).
 pub fn check_offsets(r: &mut Reader<'_, '_>) {
-    let size = r.cx.bytes.len() as u64;
+    let size = r.model.len() as u64;
     let mut ranges: Vec<(ByteRange, Buffer)> = (r.buffers.iter())
         .chain(&r.large_options)
         .filter(|b| b.external)
@@ -86,13 +86,19 @@ pub fn check_offsets(r: &mut Reader<'_, '_>) {
     let mut inside = Vec::with_capacity(ranges.len());
     for (range, b) in ranges.drain(..) {
         let place = Place::at(b.at).item(Item::Field { name: "offset" });
-        match range.start.checked_add(range.len) {
+        let offset = range.start - r.base;
+        match offset.checked_add(range.len) {
             Some(end) if end <= size => inside.push((range, b)),
             end => {
                 let end = end.map_or_else(|| "past 2^64".to_owned(), |e| e.to_string());
+                let whole = if r.base == 0 {
+                    "file"
+                } else {
+                    "model's section"
+                };
                 r.cx.report(&OFFSET_BOUNDS, place, format!(
-                    "{} is at offset {} with size {} (ending at {end}), but the file is {size} bytes",
-                    b.what, range.start, range.len));
+                    "{} is at offset {offset} with size {} (ending at {end}), but the {whole} is {size} bytes",
+                    b.what, range.len));
             }
         }
     }

@@ -16,7 +16,7 @@ use crate::inventory::{Attr, AttrValue, Graph, NewKind, NewNode, NodeId, Nodes, 
 
 /// Reads every subgraph into the inventory's graphs, in order.
 pub fn subgraphs(r: &mut Reader<'_, '_>, model: schema::Model<'_>) {
-    let root = Place::at(model._tab.loc() as u64).item(Item::Field { name: "subgraphs" });
+    let root = Place::at(r.loc(model._tab.loc())).item(Item::Field { name: "subgraphs" });
     let Some(subgraphs) = model.subgraphs().filter(|s| !s.is_empty()) else {
         r.cx.report(
             &MISSING_SECTION,
@@ -79,7 +79,7 @@ fn one(r: &mut Reader<'_, '_>, g: usize, sub: schema::SubGraph<'_>) -> Graph {
             let links = op.inputs().map_or(0, |v| v.len()) + op.outputs().map_or(0, |v| v.len());
             if !r
                 .cx
-                .spend(1 + links as u64, Place::at(op._tab.loc() as u64))
+                .spend(1 + links as u64, Place::at(r.loc(op._tab.loc())))
             {
                 break;
             }
@@ -230,7 +230,7 @@ fn operator(
     if large > 1 {
         r.large_options.push(super::reader::Buffer {
             range: Some(crate::inventory::ByteRange {
-                start: large,
+                start: r.base.saturating_add(large),
                 len: op.large_custom_options_size(),
             }),
             external: true,

@@ -27,7 +27,7 @@ const SHOWN: usize = 32;
 
 /// Reads metadata and signatures, then marks the buffers several constants share.
 pub fn read(r: &mut Reader<'_, '_>, model: schema::Model<'_>) {
-    let root = model._tab.loc() as u64;
+    let root = r.loc(model._tab.loc());
     if let Some(list) = model.metadata_buffer() {
         let at = r.seen(list.bytes());
         for (i, b) in list.iter().enumerate() {

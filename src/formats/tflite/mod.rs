@@ -63,7 +63,7 @@ impl Format for TfLite {
     }
 
     fn detect(&self, bytes: &[u8]) -> Detection {
-        if flatbuffer::identifier(bytes).is_some_and(|id| id == *IDENTIFIER) {
+        if is_model(bytes) {
             Detection::Magic
         } else {
             Detection::No
@@ -76,4 +76,16 @@ impl Format for TfLite {
         cx.whole_if_unread();
         cx.inv
     }
+}
+
+/// Reads `model`, a TFLite model inside the file of `cx` (a section of a bundle), into `cx`'s
+/// inventory at its offsets in the file, as the interpreter reads it from a map of just that
+/// section: offset/size buffers count from the model's start. False if it does not verify.
+pub fn read_inside<'a>(cx: &mut Context<'a>, model: &'a [u8]) -> bool {
+    model::walk(cx, model).is_some()
+}
+
+/// Whether `bytes` start as a TFLite model (its FlatBuffer identifier).
+pub fn is_model(bytes: &[u8]) -> bool {
+    flatbuffer::identifier(bytes).is_some_and(|id| id == *IDENTIFIER)
 }

@@ -8,6 +8,7 @@ use super::rules::{FLATBUFFER_INVALID, MISSING_SECTION, OVER_LIMITS, VERSION};
 use super::schema::{self, root_as_model_with_opts};
 use super::{graph, metadata};
 use crate::check::{Item, Place};
+use crate::formats::shared::bytes::offset_in;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::flatbuffer::{self, VerifyRules};
 use crate::inventory::{ByteRange, Section, SectionKind};
@@ -23,19 +24,28 @@ const SCHEMA_VERSION: u32 = 3;
 /// Vtable slot of `Model.version`.
 const MODEL_VERSION: u16 = 4;
 
-/// Reads the model in `cx`.
+/// Reads the model that is the file in `cx`, and lays out the file.
 pub fn read(cx: &mut Context<'_>) {
     let bytes = cx.bytes;
-    let Some(model) =
-        flatbuffer::verify_reporting(bytes, root_as_model_with_opts, 0, &RULES, cx.out)
-    else {
-        return;
-    };
+    if let Some(mut r) = walk(cx, bytes) {
+        layout(&mut r);
+    }
+}
+
+/// Reads `model`, a slice of the file in `cx` (the file, or a bundle's section), into `cx`'s
+/// inventory: the graphs, operators, tensors and metadata, at offsets in the file. `None` if
+/// the FlatBuffer does not verify (reported).
+pub fn walk<'c, 'a>(cx: &'c mut Context<'a>, model: &'a [u8]) -> Option<Reader<'c, 'a>> {
+    let base = offset_in(cx.bytes, model).unwrap_or(0);
+    let model_fb =
+        flatbuffer::verify_reporting(model, root_as_model_with_opts, base, &RULES, cx.out)?;
     // The verifier has paged in the FlatBuffer; the walk pages in what it reads.
-    cx.file.release_all();
+    cx.file.release(model);
     let mut r = Reader {
         cx,
-        flatbuffer_end: 8,
+        model,
+        base,
+        flatbuffer_end: base.saturating_add(8),
         buffers: Vec::new(),
         opcodes: Vec::new(),
         large_options: Vec::new(),
@@ -43,8 +53,9 @@ pub fn read(cx: &mut Context<'_>) {
         constants: Vec::new(),
         quantized: (0, 0),
         sparse: 0,
-        scan_left: (bytes.len() as u64).saturating_mul(2),
+        scan_left: (model.len() as u64).saturating_mul(2),
     };
+    let model = model_fb;
     r.table(model._tab.loc());
     version(&mut r, model);
     r.opcodes = operators::codes(&mut r, model);
@@ -52,14 +63,14 @@ pub fn read(cx: &mut Context<'_>) {
     graph::subgraphs(&mut r, model);
     metadata::read(&mut r, model);
     buffers::check_offsets(&mut r);
-    layout(&mut r);
+    Some(r)
 }
 
 fn version(r: &mut Reader<'_, '_>, model: schema::Model<'_>) {
     let version = model.version();
     r.cx.inv.format_version = format!("schema {version}");
-    let raw = flatbuffer::RawTable::new(r.cx.bytes, model._tab.loc());
-    let at = raw.field_pos(MODEL_VERSION).unwrap_or(raw.loc()) as u64;
+    let raw = flatbuffer::RawTable::new(r.model, model._tab.loc());
+    let at = r.loc(raw.field_pos(MODEL_VERSION).unwrap_or(raw.loc()));
     r.cx.inv.property("version", version, Some(at));
     if version != SCHEMA_VERSION {
         r.cx.report(

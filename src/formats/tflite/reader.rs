@@ -9,6 +9,10 @@ use crate::inventory::{ByteRange, Symbol, TensorId};
 pub struct Reader<'c, 'a> {
     /// The shared reader state.
     pub cx: &'c mut Context<'a>,
+    /// The model's bytes: the whole file, or the section of a bundle that holds it.
+    pub model: &'a [u8],
+    /// Where `model` starts in the file: offsets inside the model are counted from here.
+    pub base: u64,
     /// One past the furthest FlatBuffer object read so far: where the FlatBuffer ends, as
     /// far as the reader can tell.
     pub flatbuffer_end: u64,
@@ -59,11 +63,16 @@ impl<'a> Reader<'_, 'a> {
         at
     }
 
-    /// Notes a table at `loc`; returns its offset.
+    /// Notes a table at `loc`; returns its offset in the file.
     pub fn table(&mut self, loc: usize) -> u64 {
-        let at = loc as u64;
+        let at = self.loc(loc);
         self.flatbuffer_end = self.flatbuffer_end.max(at.saturating_add(4));
         at
+    }
+
+    /// The offset in the file of `loc`, a position in the model.
+    pub fn loc(&self, loc: usize) -> u64 {
+        self.base.saturating_add(loc as u64)
     }
 }
 

@@ -26,6 +26,11 @@ impl<'a> RawTable<'a> {
         self.loc
     }
 
+    /// The buffer the table is in.
+    pub fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// The root table of `buf`, wherever its root offset points (reads stay checked).
     pub fn root(buf: &'a [u8]) -> Self {
         let loc = read(buf, 0).map_or(0, |b| u32::from_le_bytes(b) as usize);
