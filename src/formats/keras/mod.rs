@@ -19,18 +19,19 @@ mod tree;
 use crate::check::Findings;
 use crate::formats::shared::context::Context;
 use crate::formats::shared::{hdf5, zip};
-use crate::formats::{About, Detection, Format, ReadOptions};
+use crate::formats::{extension, About, Detection, Format, ReadOptions, Scan};
 use crate::inventory::ByteRange;
 use crate::inventory::Inventory;
 use crate::source::fetched::Fetched;
 use crate::source::ModelFile;
+use std::path::Path;
 
 /// Keras archives.
 pub struct Keras;
 
 static ABOUT: About = About {
     name: "keras",
-    extensions: &["keras", "h5"],
+    extensions: &["keras"],
     rules: &rules::GROUP,
 };
 
@@ -61,6 +62,15 @@ impl Format for Keras {
         cx.whole_if_unread();
         cx.inv.fill_gaps();
         cx.inv
+    }
+
+    /// `.keras` files; `.h5` files whose content is Keras' (other HDF5 files are data).
+    fn scan(&self, path: &Path) -> Scan {
+        match extension(path).as_deref() {
+            Some("keras") => Scan::Model,
+            Some("h5") => Scan::ModelIfDetected,
+            _ => Scan::Skip,
+        }
     }
 
     /// The end records, directory, local headers, and the JSON members whole; not the

@@ -120,7 +120,7 @@ impl<'a> Attribute<'a> {
 }
 
 /// The attributes stored in `object`'s header, and whether it keeps others in dense storage,
-/// which is reported as not read (H5004); one that cannot be read is reported and skipped.
+/// which is reported as not read (HD004); one that cannot be read is reported and skipped.
 pub fn attributes<'a>(
     cx: &mut Context<'_>,
     file: &File<'a>,

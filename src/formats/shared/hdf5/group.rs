@@ -24,7 +24,7 @@ pub struct Link<'a> {
 }
 
 /// The hard links of the group `object` (nothing if it is not a group), each paid from the
-/// budget. Links the reader does not follow are reported (H5004).
+/// budget. Links the reader does not follow are reported (HD004).
 pub fn links<'a>(
     cx: &mut Context<'_>,
     file: &File<'a>,

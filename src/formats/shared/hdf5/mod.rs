@@ -3,7 +3,7 @@
 //! their datatypes and dataspaces, strings in the global heap, groups as symbol tables (a
 //! version 1 B-tree over a local heap) or link messages, and datasets' layouts. It follows
 //! the HDF5 File Format Specification 3.0 and reads nothing else: dense attribute and link
-//! storage (fractal heaps) and chunked data are named, not read (H5004).
+//! storage (fractal heaps) and chunked data are named, not read (HD004).
 //!
 //! Every number comes through [`bytes`](super::bytes), every entry kept is paid from the
 //! budget, and every walk over a structure the file controls is bounded: continuation
@@ -63,12 +63,12 @@ impl Problem {
         }
     }
 
-    /// A malformed field (H5002).
+    /// A malformed field (HD002).
     pub fn malformed(at: u64, message: impl Into<String>) -> Self {
         Problem::new(&HDF5_MALFORMED, at, message)
     }
 
-    /// A read of `what` that ran out of file (H5001).
+    /// A read of `what` that ran out of file (HD001).
     pub fn short(short: Short, what: &str) -> Self {
         Problem::new(&HDF5_TRUNCATED, short.at, short.message(what))
     }

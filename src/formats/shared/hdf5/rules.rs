@@ -1,10 +1,10 @@
-//! Rules of HDF5 files read by the shared reader (codes H5001..): legacy Keras `.h5` models and
+//! Rules of HDF5 files read by the shared reader (codes HD001..): legacy Keras `.h5` models and
 //! `.weights.h5` weights. The reference is the HDF5 File Format Specification 3.0 and the HDF5
 //! library that h5py 3.14 bundles; `tests/fixtures/keras/verdicts.tsv` records what
 //! `keras.saving.load_model` says about each fixture.
 
 crate::rules! {
-    group = ("H5", "HDF5");
+    group = ("HD", "HDF5");
     /// An HDF5 structure runs past the end of the file.
     ///
     /// ## What it does
@@ -19,7 +19,7 @@ crate::rules! {
     ///
     /// ## How to fix
     /// Copy or download the file again.
-    HDF5_TRUNCATED = ("H5001", "hdf5-truncated", Error);
+    HDF5_TRUNCATED = ("HD001", "hdf5-truncated", Error);
     /// An HDF5 structure has a bad signature, an unknown version or a field out of range.
     ///
     /// ## What it does
@@ -35,7 +35,7 @@ crate::rules! {
     ///
     /// ## How to fix
     /// The file is damaged or was made by hand: save the model again with its own tool.
-    HDF5_MALFORMED = ("H5002", "hdf5-malformed", Error);
+    HDF5_MALFORMED = ("HD002", "hdf5-malformed", Error);
     /// An HDF5 B-tree or continuation chain loops, or groups nest too deep.
     ///
     /// ## What it does
@@ -49,7 +49,7 @@ crate::rules! {
     ///
     /// ## How to fix
     /// The file was made by hand to stall its readers; do not load it.
-    HDF5_LOOP = ("H5003", "hdf5-loop", Error);
+    HDF5_LOOP = ("HD003", "hdf5-loop", Error);
     /// Part of an HDF5 file is stored in a way rtenx does not read.
     ///
     /// ## What it does
@@ -64,5 +64,5 @@ crate::rules! {
     /// ## How to fix
     /// Nothing, if the file comes from a source you trust; Keras writes compact storage and
     /// contiguous datasets.
-    HDF5_NOT_READ = ("H5004", "hdf5-not-read", Warning);
+    HDF5_NOT_READ = ("HD004", "hdf5-not-read", Warning);
 }

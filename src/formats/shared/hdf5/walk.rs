@@ -189,7 +189,7 @@ mod tests {
         );
         assert!(codes.is_empty(), "{codes:?}");
         // libver="latest": version 2 object headers, link messages.
-        let (sb, paths, _, deep) = read("tests/fixtures/keras/bad/H5003-deep-groups.h5");
+        let (sb, paths, _, deep) = read("tests/fixtures/keras/bad/HD003-deep-groups.h5");
         assert!(sb.version >= 2);
         assert!(
             paths.iter().any(|p| p.starts_with("g0/g1/g2None")),
@@ -197,6 +197,6 @@ mod tests {
         );
         // The root, layers, vars, and g0 to g63, 64 levels below the root: not their members.
         assert_eq!(paths.len(), 67);
-        assert_eq!(deep, ["H5003"]);
+        assert_eq!(deep, ["HD003"]);
     }
 }
