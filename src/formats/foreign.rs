@@ -37,7 +37,7 @@ pub static FOREIGN: &[Foreign] = &[
         name: "hdf5",
         title: "an HDF5 file",
         extensions: &["h5", "hdf5", "keras"],
-        detect: |b| magic(hdf5::hint(b) == Some(hdf5::Hint::Other)),
+        detect: hdf5_file,
         model: true,
     },
     Foreign {
@@ -163,6 +163,16 @@ fn plausible(found: bool) -> Detection {
 
 fn flatbuffer_id(bytes: &[u8], matches: impl Fn(&[u8; 4]) -> bool) -> Detection {
     magic(flatbuffer::identifier(bytes).is_some_and(|id| matches(&id)))
+}
+
+/// An HDF5 file the Keras reader does not take: not Keras', or Keras' behind a user block
+/// longer than its detection looks past.
+fn hdf5_file(bytes: &[u8]) -> Detection {
+    magic(match hdf5::hint(bytes, u64::MAX) {
+        Some(hdf5::Hint::Other) => true,
+        Some(_) => hdf5::hint(bytes, hdf5::FIRST_PAGE).is_none(),
+        None => false,
+    })
 }
 
 fn html(bytes: &[u8]) -> Detection {

@@ -43,7 +43,7 @@ impl Format for Keras {
     fn detect(&self, bytes: &[u8]) -> Detection {
         let archive = zip::is_zip(bytes) && archive::is_keras(&zip::peek_names(bytes, 64));
         let h5 = matches!(
-            hdf5::hint(bytes),
+            hdf5::hint(bytes, hdf5::FIRST_PAGE),
             Some(hdf5::Hint::KerasModel | hdf5::Hint::KerasWeights)
         );
         if archive || h5 {

@@ -21,9 +21,14 @@ pub enum Hint {
 /// header and local heap, where h5py writes them, lie in the first few KiB.
 const WINDOW: usize = 64 << 10;
 
-/// What the HDF5 file `bytes` is, or `None` if it is not HDF5.
-pub fn hint(bytes: &[u8]) -> Option<Hint> {
-    let start = Superblock::find(bytes)?;
+/// A user block a format's detection looks past: the signature stays in the first page, so
+/// that detecting any file (a remote one fetched by pages) reads no more of it.
+pub const FIRST_PAGE: u64 = 2048;
+
+/// What the HDF5 file `bytes` is, or `None` if it is not HDF5, looking for its signature after
+/// a user block of at most `within` bytes.
+pub fn hint(bytes: &[u8], within: u64) -> Option<Hint> {
+    let start = Superblock::find_within(bytes, within)?;
     let window = head(bytes::from(bytes, start).unwrap_or_default(), WINDOW);
     let has = |name: &[u8]| window.windows(name.len()).any(|w| w == name);
     Some(if has(b"model_config") {

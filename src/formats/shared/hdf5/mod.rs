@@ -23,7 +23,7 @@ mod types;
 mod walk;
 
 pub use attribute::{attributes, Attribute};
-pub use detect::{hint, Hint};
+pub use detect::{hint, Hint, FIRST_PAGE};
 pub use heap::GlobalHeap;
 pub use layout::Layout;
 pub use object::{Message, Object};

@@ -24,11 +24,17 @@ pub struct Superblock {
 }
 
 impl Superblock {
-    /// The superblock of `bytes`, or `None` if no HDF5 signature starts it or a user block.
-    pub fn find(bytes: &[u8]) -> Option<u64> {
+    /// Where the superblock of `bytes` is: where an HDF5 signature starts the file or follows
+    /// a user block (of 512, 1024, 2048, ... bytes, at most `within`); `None` if none does.
+    pub fn find_within(bytes: &[u8], within: u64) -> Option<u64> {
         (std::iter::once(0).chain((9..=30).map(|shift| 1u64 << shift)))
-            .take_while(|&at| at < bytes::len(bytes))
+            .take_while(|&at| at < bytes::len(bytes) && at <= within)
             .find(|&at| bytes::range(bytes, at, 8) == Some(SIGNATURE))
+    }
+
+    /// Where the superblock of `bytes` is, after a user block of any size.
+    pub fn find(bytes: &[u8]) -> Option<u64> {
+        Superblock::find_within(bytes, u64::MAX)
     }
 
     /// Reads the superblock at `base`.
