@@ -47,6 +47,7 @@ shoot safetensors-sharded tests/fixtures/safetensors/hf_repo/model.safetensors.i
 shoot gguf-will-it-load tests/fixtures/gguf/arch/bad/missing-ffn-down.gguf
 shoot hf-unexpected tests/fixtures/hf/bad/HF004-unexpected-extra/model.safetensors 5
 shoot hf-folder tests/fixtures/safetensors/hf_repo
+shoot signature "tests/fixtures/signing/cases/cert-good/model --certificate-chain tests/fixtures/signing/material/cert-good-root.pem"
 shoot folder-chooser tests/fixtures/hf j j
 shoot safetensors-scopes tests/fixtures/safetensors/hf_repo 3 Right j Right j Right
 shoot gguf-chat-template tests/fixtures/gguf/tiny.gguf 8 / chat_template Enter Enter

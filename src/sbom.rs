@@ -5,11 +5,13 @@
 //! each data file is a `data` component the model depends on, listed once however many models
 //! share it. A model whose loading imports or runs code beyond rebuilding data (an unsafe
 //! pickle import, TorchScript source) says so in its properties and in a vulnerability that
-//! affects it, so that a BOM consumer sees the verdict without running rtenx. Files are named
+//! affects it, so that a BOM consumer sees the verdict without running rtenx. A model in a
+//! signed folder records its OpenSSF signature and that signature's status. Files are named
 //! relative to a root folder (`..` where they are outside it), never by the absolute paths of
 //! the machine that made the BOM.
 
 use crate::inventory::display::{dtype_text, shape_text};
+use crate::inventory::signature::Signature;
 use crate::inventory::{Graph, Import, Inventory, NodeId, NodeKind};
 use crate::report::{FileHash, Root};
 use serde_json::{json, Value};
@@ -180,7 +182,54 @@ fn model_component(inv: &Inventory, bom_ref: &str, root: &Root) -> Value {
     if let Some(author) = card.author {
         component["authors"] = json!([{ "name": author }]);
     }
+    if let Some(signature) = &inv.signature {
+        signed(&mut component, signature, root);
+    }
     component
+}
+
+/// Records the model's OpenSSF signature in its component: its status and what it says as
+/// `rtenx:signature:*` properties, and the bundle as a `digital-signature` reference with
+/// its hash. CycloneDX's own `signature` (JSF) signs the BOM's JSON, which a Sigstore
+/// bundle over the model's files is not. `verified` means verified with the key or root the
+/// user gave; `integrity-only` that the files match a signature nobody verified.
+fn signed(component: &mut Value, signature: &Signature, root: &Root) {
+    let path = root.relative(&signature.path);
+    let mut properties = vec![
+        property(
+            "rtenx:signature:status",
+            json!(signature.status).as_str().unwrap_or_default(),
+        ),
+        property("rtenx:signature:file", &path),
+    ];
+    if let Some(reason) = &signature.reason {
+        properties.push(property("rtenx:signature:reason", reason));
+    }
+    if let Some(b) = &signature.bundle {
+        properties.extend([
+            property("rtenx:signature:signer", &b.signer),
+            property("rtenx:signature:hashing", b.hashing.text()),
+            property("rtenx:signature:files", b.files),
+            property("rtenx:signature:bytes", b.bytes),
+            property("rtenx:signature:format", &b.format),
+        ]);
+        if let Some(algorithm) = &b.algorithm {
+            properties.push(property("rtenx:signature:algorithm", algorithm));
+        }
+        component["externalReferences"] = json!([{
+            "type": "digital-signature",
+            "url": crate::report::uri(Path::new(&path)),
+            "comment": format!(
+                "OpenSSF model signature (Sigstore bundle v{}): {}",
+                b.bundle_version,
+                signature.status.text()
+            ),
+            "hashes": [{ "alg": "SHA-256", "content": b.sha256 }],
+        }]);
+    }
+    if let Some(list) = component["properties"].as_array_mut() {
+        list.extend(properties);
+    }
 }
 
 /// What a model's metadata says about it, by the last part of each key (`general.license`

@@ -352,3 +352,47 @@ fn colour_follows_the_flag_and_the_environment() {
     assert!(coloured("--color=always", &[("NO_COLOR", "1")]));
     assert!(!coloured("--color=never", &[("CLICOLOR_FORCE", "1")]));
 }
+
+/// `--show-settings` starts with the signing material in effect: each file with its key's
+/// fingerprint or its certificates' subjects, and where it came from.
+#[test]
+fn show_settings_prints_the_signing_material() {
+    let material = "tests/fixtures/signing/material";
+    let (out, _, code) = rtenx(&[
+        "check",
+        "--isolated",
+        "--show-settings",
+        "--require-signature",
+        "--certificate-chain",
+        &format!("{material}/cert-good-root.pem"),
+        "--certificate-chain",
+        &format!("{material}/cert-good-inter.pem"),
+        "tests/fixtures/signing/cases/cert-good/model",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    insta::assert_snapshot!("show_settings_certificate_chain", out);
+    let (out, _, code) = rtenx(&[
+        "check",
+        "--isolated",
+        "--show-settings",
+        "--public-key",
+        &format!("{material}/p384.pub.pem"),
+        "tests/fixtures/signing/cases/key-p384/model",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    insta::assert_snapshot!("show_settings_public_key", out);
+}
+
+/// On a pipe, `inspect` of a signed folder prints the signature under the file.
+#[test]
+fn inspect_prints_the_signature_of_a_signed_folder() {
+    let (out, _, code) = rtenx(&[
+        "inspect",
+        "tests/fixtures/signing/cases/key-p256-safetensors/model",
+        "--public-key",
+        "tests/fixtures/signing/material/p256.pub.pem",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let signature = out.split("\n\n").find(|p| p.starts_with("Signature"));
+    insta::assert_snapshot!("inspect_signature", signature.unwrap_or_default());
+}

@@ -751,3 +751,271 @@ mod cli {
         assert!(!out.contains("SG013"), "{out}");
     }
 }
+
+/// What `dump --json`, `check` and `--show-settings` say of a signature, as users meet them.
+mod outputs {
+    use assert_cmd::Command;
+    use serde_json::Value;
+
+    const KEY: &str = "tests/fixtures/signing/material/p256.pub.pem";
+    const ROOT: &str = "tests/fixtures/signing/material/cert-good-root.pem";
+    const SIGNED: &str = "tests/fixtures/signing/cases/key-p256-safetensors/model";
+    const CERTIFIED: &str = "tests/fixtures/signing/cases/cert-good/model";
+    /// `openssl pkey -pubin -in p256.pub.pem -outform DER | sha256sum`.
+    const P256_FINGERPRINT: &str =
+        "e5c9427f8c8951b3466ebfae9ccd59a488c94daac1948863f91bc3bd2a19f7f9";
+
+    fn rtenx(args: &[&str]) -> (i32, String) {
+        let out = Command::cargo_bin("rtenx")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap(), text)
+    }
+
+    /// The `signature` object of `rtenx dump --json ARGS`.
+    fn signature(args: &[&str]) -> Value {
+        let (code, out) = rtenx(&[&["dump", "--json"], args].concat());
+        assert_eq!(code, 0, "{out}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        doc["signature"].clone()
+    }
+
+    #[test]
+    fn a_signature_verified_with_a_key_names_the_key_and_what_it_covers() {
+        let s = signature(&[SIGNED, "--public-key", KEY]);
+        assert_eq!(s["status"], "verified", "{s}");
+        assert_eq!(s["file"], "model.sig");
+        let b = &s["bundle"];
+        assert_eq!(b["signer"]["kind"], "key");
+        assert_eq!(b["signer"]["fingerprint"], P256_FINGERPRINT);
+        assert_eq!(b["algorithm"], "ECDSA P-256");
+        assert_eq!(b["hashing"]["method"], "files");
+        assert_eq!(b["hashing"]["hash_type"], "sha256");
+        assert_eq!(
+            (b["files"].as_u64(), b["bytes"].as_u64()),
+            (Some(2), Some(94))
+        );
+        assert_eq!(
+            (b["format"].as_str(), b["bundle_version"].as_str()),
+            (Some("v1.0"), Some("0.3"))
+        );
+        let bundle = std::fs::read(format!("{SIGNED}/model.sig")).unwrap();
+        let digest =
+            sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&bundle));
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(b["sha256"], hex.as_str());
+    }
+
+    #[test]
+    fn a_certificate_signer_is_its_subject_issuer_and_validity() {
+        let s = signature(&[CERTIFIED, "--certificate-chain", ROOT]);
+        assert_eq!(s["status"], "verified", "{s}");
+        let signer = &s["bundle"]["signer"];
+        assert_eq!(signer["kind"], "certificate", "{s}");
+        assert_eq!(signer["subject"], "CN=rtenx test signer");
+        assert_eq!(signer["issuer"], "CN=rtenx test intermediate");
+        assert_eq!(signer["not_before"], "2020-01-01T00:00:00Z");
+        assert_eq!(signer["not_after"], "2099-12-31T00:00:00Z");
+        assert_eq!(s["bundle"]["algorithm"], "ECDSA P-256");
+    }
+
+    #[test]
+    fn without_material_only_integrity_is_claimed_and_the_hint_is_not_trusted() {
+        let s = signature(&[SIGNED]);
+        assert_eq!(s["status"], "integrity-only", "{s}");
+        let signer = &s["bundle"]["signer"];
+        assert_eq!(signer["kind"], "key-hint", "{s}");
+        // model_signing's hint: the SHA-256 of the signer's PEM file, not a verified key.
+        assert_eq!(
+            signer["hint"],
+            "7a5e7ea0913d7be394432cf2a5ec670780febf7c4e3c7bfab61a64bb2f1a3c7c"
+        );
+        assert!(s["bundle"].get("algorithm").is_none(), "{s}");
+        let s = signature(&[CERTIFIED]);
+        assert_eq!(s["status"], "integrity-only", "{s}");
+        assert_eq!(s["bundle"]["signer"]["kind"], "certificate", "{s}");
+    }
+
+    #[test]
+    fn a_tampered_or_wrongly_verified_model_fails_with_its_reason() {
+        let tampered = "tests/fixtures/signing/cases/tamper-safetensors-config/model";
+        let s = signature(&[tampered, "--public-key", KEY]);
+        assert_eq!(s["status"], "failed", "{s}");
+        let reason = s["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("\"config.json\" changed since it was signed"),
+            "{reason}"
+        );
+        let other = "tests/fixtures/signing/material/other-p256.pub.pem";
+        let s = signature(&[SIGNED, "--public-key", other]);
+        assert_eq!(s["status"], "failed", "{s}");
+        assert!(
+            s["reason"]
+                .as_str()
+                .unwrap()
+                .contains("no signature of the envelope"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_folder_without_a_signature_says_none_and_a_file_says_nothing() {
+        let s = signature(&["tests/fixtures/safetensors/hf_repo"]);
+        assert_eq!(s["status"], "none", "{s}");
+        assert!(s.get("bundle").is_none(), "{s}");
+        let s = signature(&[&format!("{SIGNED}/model.safetensors")]);
+        assert!(s.is_null(), "{s}");
+        // A file with its signature named.
+        let sig = format!("{SIGNED}/model.sig");
+        let s = signature(&[&format!("{SIGNED}/model.safetensors"), "--signature", &sig]);
+        // The bundle covers the folder, not the file alone.
+        assert_eq!(s["status"], "failed", "{s}");
+    }
+
+    /// What the outputs show of a case, checked as `check` checks it, with `key` or none.
+    fn shown(case: &str, key: Option<&str>) -> rtenx::inventory::signature::Signature {
+        let folder = std::path::Path::new("tests/fixtures/signing/cases")
+            .join(case)
+            .join("model");
+        let trust = key.map(|key| {
+            let pem = std::fs::read_to_string(key).unwrap();
+            rtenx::signing::Trust::Key(rtenx::signing::verify::PublicKey::from_pem(&pem).unwrap())
+        });
+        rtenx::signing::check_model(&folder, &folder.join("model.sig"), trust.as_ref()).signature
+    }
+
+    #[test]
+    fn shards_and_the_v0_2_format_are_described_as_signed() {
+        use rtenx::inventory::signature::{Signer, Status};
+        let s = shown("key-p256-shards-sha256", Some(KEY));
+        assert_eq!(s.status, Status::Verified, "{s:?}");
+        let b = s.bundle.unwrap();
+        assert_eq!(b.hashing.method, "shards");
+        assert!(
+            b.hashing.shard_size.is_some_and(|n| n > 0),
+            "{:?}",
+            b.hashing
+        );
+        let on_disk: u64 = ["config.json", "weights.bin", "sub"]
+            .iter()
+            .map(|f| {
+                let path = std::path::Path::new(
+                    "tests/fixtures/signing/cases/key-p256-shards-sha256/model",
+                )
+                .join(f);
+                walk_size(&path)
+            })
+            .sum();
+        assert_eq!(b.bytes, on_disk);
+        // model_signing 0.2.0 put the key itself in the bundle: shown, never trusted.
+        let s = shown("v02-key-p256", None);
+        assert_eq!(s.status, Status::IntegrityOnly, "{s:?}");
+        let b = s.bundle.unwrap();
+        assert_eq!(b.format, "v0.2");
+        let fingerprint = P256_FINGERPRINT.to_owned();
+        assert_eq!(b.signer, Signer::BundleKey { fingerprint });
+        let s = shown("v02-key-p256", Some(KEY));
+        assert_eq!(s.status, Status::Verified, "{s:?}");
+    }
+
+    /// The bytes of the regular files at or below `path`.
+    fn walk_size(path: &std::path::Path) -> u64 {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        if meta.is_dir() {
+            let entries = std::fs::read_dir(path).unwrap();
+            entries.map(|e| walk_size(&e.unwrap().path())).sum()
+        } else if meta.is_file() {
+            meta.len()
+        } else {
+            0
+        }
+    }
+
+    #[test]
+    fn a_signed_folder_with_no_model_reports_its_findings_in_every_format() {
+        let folder = "tests/fixtures/signing/cases/key-p256/model";
+        let (code, out) = rtenx(&["check", folder, "--public-key", KEY, "--format", "json"]);
+        assert_eq!(code, 0, "{out}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(doc["files"][0]["format"], "signed-folder", "{doc}");
+        assert_eq!(doc["files"][0]["findings"], serde_json::json!([]), "{doc}");
+        let tampered = "tests/fixtures/signing/cases/tamper-flipped-byte/model";
+        for format in ["text", "json", "sarif", "github"] {
+            let (code, out) = rtenx(&["check", tampered, "--public-key", KEY, "--format", format]);
+            assert_eq!(code, 1, "{format}: {out}");
+            assert!(out.contains("SG008"), "{format}: {out}");
+        }
+    }
+
+    #[test]
+    fn show_settings_names_the_material_and_where_it_came_from() {
+        let (code, out) = rtenx(&[
+            "check",
+            "--isolated",
+            "--show-settings",
+            "--public-key",
+            KEY,
+            "--require-signature",
+            SIGNED,
+        ]);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.starts_with(&format!(
+                "signing\n  public-key: {KEY} (P-256 SHA256:{P256_FINGERPRINT})  (command line)\n  \
+                 require-signature: yes  (command line)\n"
+            )),
+            "{out}"
+        );
+        let (_, out) = rtenx(&[
+            "check",
+            "--isolated",
+            "--show-settings",
+            "--certificate-chain",
+            ROOT,
+            CERTIFIED,
+        ]);
+        assert!(
+            out.starts_with(&format!(
+                "signing\n  certificate-chain: {ROOT}  (command line)\n    subject: CN=rtenx test root\n"
+            )),
+            "{out}"
+        );
+        let (_, out) = rtenx(&["check", "--isolated", "--show-settings", SIGNED]);
+        assert!(!out.contains("signing\n"), "{out}");
+    }
+}
+
+/// `--show-settings` names the settings file that gave the signing material.
+#[test]
+fn show_settings_names_the_settings_file_of_the_material() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::copy(
+        "tests/fixtures/signing/material/p256.pub.pem",
+        dir.join("key.pem"),
+    )
+    .unwrap();
+    let settings = "public-key = \"key.pem\"\nrequire-signature = true\n";
+    std::fs::write(dir.join("rtenx.toml"), settings).unwrap();
+    let signed =
+        std::fs::canonicalize("tests/fixtures/signing/cases/key-p256-safetensors/model").unwrap();
+    let out = assert_cmd::Command::cargo_bin("rtenx")
+        .unwrap()
+        .current_dir(&dir)
+        .args(["check", "--show-settings"])
+        .arg(&signed)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout).replace(&dir.display().to_string(), "DIR");
+    assert!(
+        out.starts_with(
+            "signing\n  public-key: DIR/key.pem (P-256 SHA256:e5c9427f8c8951b3466ebfae9ccd59a488c94\
+             daac1948863f91bc3bd2a19f7f9)  (DIR/rtenx.toml)\n  require-signature: yes  \
+             (DIR/rtenx.toml)\n"
+        ),
+        "{out}"
+    );
+}

@@ -1562,3 +1562,77 @@ fn the_explanation_of_a_finding_scrolls() {
     press(&mut a, "K");
     assert!(screen_of(&mut a, 100, 24).contains("· line 3 of"));
 }
+
+/// A model in a signed folder: the Overview shows the signature's status, signer, algorithm,
+/// hashing and what it covers, right under the file.
+#[test]
+fn the_overview_shows_the_signature_under_the_file() {
+    let folder = std::path::Path::new("./tests/fixtures/signing/cases/key-p256-safetensors/model");
+    let pem = std::fs::read_to_string("tests/fixtures/signing/material/p256.pub.pem").unwrap();
+    let key = rtenx::signing::verify::PublicKey::from_pem(&pem).unwrap();
+    let trust = rtenx::signing::Trust::Key(key);
+    let checked = rtenx::signing::check_model(folder, &folder.join("model.sig"), Some(&trust));
+    let mut analysis = rtenx::analyze(&folder.join("model.safetensors")).unwrap();
+    analysis.inventory.signature = Some(checked.signature);
+    let mut a = App::new(analysis, Tab::Overview);
+    let shown = screen_of(&mut a, 120, 36);
+    for text in [
+        "Signature: verified",
+        "key      SHA256:e5c9427f8c8951b3466ebfae9ccd59a488c94daac1948863f91bc3bd2a19f7f9",
+        "algo     ECDSA P-256",
+        "hashing  files sha256",
+        "covers   2 files, 94 bytes",
+        "format   model_signing v1.0, Sigstore bundle v0.3",
+    ] {
+        assert!(shown.contains(text), "{text:?} on screen:\n{shown}");
+    }
+    insta::assert_snapshot!("overview_120x36_signed", shown);
+}
+
+/// What a bundle says of its signer is the signer's to write: escaped on screen.
+#[test]
+fn a_hostile_certificate_subject_is_escaped_in_the_overview() {
+    use rtenx::inventory::signature::{Bundle, Hashing, Signature, Signer, Status};
+    let mut analysis =
+        rtenx::analyze(std::path::Path::new("./tests/fixtures/rten/mlp.rten")).unwrap();
+    analysis.inventory.signature = Some(Signature {
+        file: "model\u{1b}[2J.sig".into(),
+        path: "model.sig".into(),
+        status: Status::IntegrityOnly,
+        reason: None,
+        bundle: Some(Bundle {
+            bundle_version: "0.3".into(),
+            format: "v1.0".into(),
+            signer: Signer::Certificate {
+                subject: "CN=evil\u{1b}[31m\u{202e}gis.exe".into(),
+                issuer: "CN=ca\r\nforged: line".into(),
+                not_before: "2020-01-01T00:00:00Z".into(),
+                not_after: "2099-12-31T00:00:00Z".into(),
+            },
+            algorithm: None,
+            hashing: Hashing {
+                method: "files".into(),
+                hash_type: "sha256".into(),
+                shard_size: None,
+            },
+            files: 1,
+            bytes: 1,
+            sha256: "00".repeat(32),
+        }),
+    });
+    let mut a = App::new(analysis, Tab::Overview);
+    let shown = screen_of(&mut a, 120, 36);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{202e}'),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(r"subject  CN=evil\u{1b}[31m\u{202e}gis.exe"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(r"issuer   CN=ca\u{d}\u{a}forged: line"),
+        "{shown}"
+    );
+    assert!(shown.contains(r"file     model\u{1b}[2J.sig"), "{shown}");
+}

@@ -192,17 +192,22 @@ pub fn check_text(what: &str, out: &[u8], color: bool) {
     }
 }
 
-/// Analyses `data` as a file named `name`, and, when detection chooses another format, also
-/// as `format` directly, since `Format::read` promises never to panic on any input; checks
-/// both analyses.
-pub fn check_as(format: &dyn rtenx::formats::Format, name: &str, data: &[u8]) {
+/// Analyses `data` as a file at `path` and builds its scope tree, and, when detection
+/// chooses another format, also reads it as `format` directly, since `Format::read` promises
+/// never to panic on any input; checks both analyses.
+pub fn check_as(
+    format: &dyn rtenx::formats::Format,
+    path: impl Into<std::path::PathBuf>,
+    data: &[u8],
+) {
     use rtenx::check::{generic, Findings};
     use rtenx::formats::ReadOptions;
     use rtenx::source::ModelFile;
 
-    let file = ModelFile::in_memory(name, data.to_vec());
+    let file = ModelFile::in_memory(path, data.to_vec());
     let analysis = rtenx::analyze_file(&file);
     check_analysis(data, &analysis);
+    rtenx::inventory::ScopeTree::build(&analysis.inventory);
     if analysis.inventory.format.name() != format.about().name {
         let mut findings = Findings::default();
         let inventory = format.read(&file, &ReadOptions::default(), &mut findings);

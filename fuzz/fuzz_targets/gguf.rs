@@ -7,22 +7,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use rtenx::check::{generic, Findings};
-use rtenx::formats::{gguf::Gguf, Format, ReadOptions};
-use rtenx::source::ModelFile;
+use rtenx::formats::gguf::Gguf;
 
 fuzz_target!(|data: &[u8]| {
-    let file = ModelFile::in_memory(common::empty_dir().join("model.gguf"), data.to_vec());
-    let analysis = rtenx::analyze_file(&file);
-    common::check_analysis(data, &analysis);
-    if analysis.inventory.format.name() != Gguf.about().name {
-        let mut findings = Findings::default();
-        let inventory = Gguf.read(&file, &ReadOptions::default(), &mut findings);
-        generic::run(&inventory, file.bytes(), &mut findings);
-        let forced = rtenx::Analysis {
-            inventory,
-            findings: findings.into_vec(),
-        };
-        common::check_analysis(data, &forced);
-    }
+    common::check_as(&Gguf, common::empty_dir().join("model.gguf"), data);
 });

@@ -12,6 +12,4 @@ use rtenx::formats::keras::Keras;
 
 fuzz_target!(|data: &[u8]| {
     common::check_as(&Keras, "model.keras", data);
-    let file = rtenx::source::ModelFile::in_memory("model.keras", data.to_vec());
-    rtenx::inventory::ScopeTree::build(&rtenx::analyze_file(&file).inventory);
 });

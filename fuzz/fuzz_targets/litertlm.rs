@@ -10,23 +10,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use rtenx::check::{generic, Findings};
-use rtenx::formats::{litertlm::LiteRtLm, Format, ReadOptions};
-use rtenx::source::ModelFile;
+use rtenx::formats::litertlm::LiteRtLm;
 
 fuzz_target!(|data: &[u8]| {
-    let file = ModelFile::in_memory("model.litertlm", data.to_vec());
-    let analysis = rtenx::analyze_file(&file);
-    common::check_analysis(data, &analysis);
-    rtenx::inventory::ScopeTree::build(&analysis.inventory);
-    if analysis.inventory.format.name() != LiteRtLm.about().name {
-        let mut findings = Findings::default();
-        let inventory = LiteRtLm.read(&file, &ReadOptions::default(), &mut findings);
-        generic::run(&inventory, file.bytes(), &mut findings);
-        let forced = rtenx::Analysis {
-            inventory,
-            findings: findings.into_vec(),
-        };
-        common::check_analysis(data, &forced);
-    }
+    common::check_as(&LiteRtLm, "model.litertlm", data);
 });

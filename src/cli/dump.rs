@@ -19,6 +19,8 @@ pub struct DumpArgs {
     values: bool,
     #[command(flatten)]
     data: super::DataArgs,
+    #[command(flatten)]
+    signing: super::check::signature::MaterialArgs,
 }
 
 pub fn run(args: DumpArgs) -> io::Result<Outcome> {
@@ -27,6 +29,7 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         json: _,
         values,
         data,
+        signing,
     } = args;
     let opened = match data
         .readable()
@@ -35,10 +38,15 @@ pub fn run(args: DumpArgs) -> io::Result<Outcome> {
         Ok(opened) => opened,
         Err(outcome) => return Ok(outcome),
     };
-    let analysis = match super::analyze_file(&opened, &data, true) {
+    let run = match super::check::signature::given(&signing, std::slice::from_ref(&file)) {
+        Ok(run) => run,
+        Err(outcome) => return Ok(outcome),
+    };
+    let mut analysis = match super::analyze_file(&opened, &data, true) {
         Ok(a) => a,
         Err(outcome) => return Ok(outcome),
     };
+    analysis.inventory.signature = super::check::signature::of(&file, &signing, &run);
     let scan = match values {
         true => {
             let progress = super::progress::Progress::new("reading");

@@ -1,5 +1,6 @@
 //! `rtenx inspect`.
 
+use super::check::signature::{self, MaterialArgs};
 use super::folder::Named;
 use super::{DataArgs, Outcome};
 use clap::Args;
@@ -23,6 +24,8 @@ pub struct InspectArgs {
     summary: bool,
     #[command(flatten)]
     data: DataArgs,
+    #[command(flatten)]
+    signing: MaterialArgs,
     /// Compare with the model B: the Overview starts with what `rtenx diff B FILE` finds,
     /// the tabs mark with `+` what only FILE has and with `~` what B has otherwise.
     #[arg(long, value_name = "B")]
@@ -40,7 +43,11 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
     let data_b = DataArgs {
         files: args.data_b.clone(),
     };
-    let (analysis, other) = match &args.diff {
+    let run = match signature::given(&args.signing, std::slice::from_ref(&args.file)) {
+        Ok(run) => run,
+        Err(outcome) => return Ok(outcome),
+    };
+    let (mut analysis, other) = match &args.diff {
         None => {
             let file = match super::folder::open(&args.file) {
                 Ok(Named::One(file)) => file,
@@ -65,6 +72,7 @@ pub fn run(args: InspectArgs) -> io::Result<Outcome> {
             Err(outcome) => return Ok(outcome),
         },
     };
+    analysis.inventory.signature = signature::of(&args.file, &args.signing, &run);
     let diff = other.as_ref().map(|b| Diff::against(&analysis, b));
     let mut out = io::BufWriter::new(io::stdout().lock());
     rtenx::summary::write_compared(&mut out, &analysis, diff.as_ref())?;
@@ -139,13 +147,20 @@ fn browse(args: InspectArgs) -> io::Result<Outcome> {
         Ok(b) => b,
         Err(outcome) => return Ok(outcome),
     };
+    let run = match signature::given(&args.signing, std::slice::from_ref(&args.file)) {
+        Ok(run) => run,
+        Err(outcome) => return Ok(outcome),
+    };
     let preview = rtenx::preview_of(&file);
-    let (data, tab) = (args.data, args.tab);
+    let (data, tab, path, signing) = (args.data, args.tab, args.file, args.signing);
     // Open while browsing: a remote file's tensor bytes are fetched from it when shown.
     let file = std::sync::Arc::new(file);
     let read_file = file.clone();
-    let loader =
-        Loader::spawn_compared(move || read(&read_file, &data, b.as_ref().map(|b| (b, &data_b))));
+    let loader = Loader::spawn_compared(move || {
+        let (mut shown, diff) = read(&read_file, &data, b.as_ref().map(|b| (b, &data_b)))?;
+        shown.inventory.signature = signature::of(&path, &signing, &run);
+        Ok((shown, diff))
+    });
     let app = rtenx::tui::run(App::loading(preview, tab, loader))?;
     super::release_at_exit(app);
     drop(file);

@@ -1,5 +1,6 @@
 //! `rtenx sbom`: a CycloneDX 1.6 ML-BOM of the models found, on standard output.
 
+use super::check::signature;
 use super::targets::{parallel_map, remote_models, scan_folder, workers, Target};
 use super::Outcome;
 use clap::Args;
@@ -18,13 +19,21 @@ pub struct SbomArgs {
     root: Option<PathBuf>,
     #[command(flatten)]
     data: super::DataArgs,
+    #[command(flatten)]
+    signing: super::check::signature::MaterialArgs,
 }
 
 pub fn run(args: SbomArgs) -> io::Result<Outcome> {
     if let Err(outcome) = args.data.readable() {
         return Ok(outcome);
     }
+    let run = match signature::given(&args.signing, &args.paths) {
+        Ok(run) => run,
+        Err(outcome) => return Ok(outcome),
+    };
     let mut targets = Vec::new();
+    // The signature of each path, and the first of its targets.
+    let mut signed = Vec::new();
     let mut failed = false;
     for path in &args.paths {
         if let Some(models) = remote_models(path) {
@@ -33,9 +42,11 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
                 Vec::new()
             });
             failed |= models.is_empty();
+            signed.push((targets.len(), None));
             targets.extend(models.into_iter().map(Target::Remote));
             continue;
         }
+        signed.push((targets.len(), signature::of(path, &args.signing, &run)));
         if !path.is_dir() {
             targets.push(Target::Named(path.clone()));
             continue;
@@ -55,10 +66,17 @@ pub fn run(args: SbomArgs) -> io::Result<Outcome> {
         views: false,
         ..ReadOptions::default()
     };
-    let models = parallel_map(targets, workers(), |target| {
+    let mut signatures = Vec::with_capacity(targets.len());
+    for (i, (first, signature)) in signed.iter().enumerate() {
+        let end = signed.get(i + 1).map_or(targets.len(), |(next, _)| *next);
+        signatures.extend((*first..end).map(|_| signature.clone()));
+    }
+    let jobs: Vec<_> = targets.into_iter().zip(signatures).collect();
+    let models = parallel_map(jobs, workers(), |(target, signature)| {
         let (_, file) = target.open();
         let file = file?;
-        let analysis = rtenx::analyze_opened(&file, &options)?;
+        let mut analysis = rtenx::analyze_opened(&file, &options)?;
+        analysis.inventory.signature = signature;
         let hashes = super::hashing::model_and_data(&file, &analysis.inventory, false)?;
         Ok::<(rtenx::Analysis, Vec<FileHash>), rtenx::OpenError>((analysis, hashes))
     });

@@ -92,11 +92,12 @@ const MAX_OP_TYPES: usize = 20;
 const MAX_METADATA: usize = 12;
 
 /// The model described part by part, what a user looks for first at the top: the file
-/// (format, producer, opset, size, data files), the main graph's inputs and outputs, the
+/// (format, producer, opset, size, data files), its signature, the main graph's inputs and outputs, the
 /// parameters, the operator mix, what loading imports, then metadata and header properties.
 /// Byte sections and size tables are too long for a summary: a line says where they are.
 pub fn describe(inv: &Inventory) -> Vec<Part> {
     let mut parts = vec![file(inv)];
+    parts.extend(inv.signature.as_ref().map(|s| s.part()));
     if let Some(graph) = inv.graphs.first() {
         parts.push(io_list(inv, "Inputs", graph, &graph.inputs));
         parts.push(io_list(inv, "Outputs", graph, &graph.outputs));

@@ -20,6 +20,7 @@ mod offset;
 mod overlaps;
 mod repeats;
 mod scope;
+pub mod signature;
 mod sizes;
 mod symbol;
 mod tensor;
@@ -121,6 +122,9 @@ pub struct Inventory {
     /// `>f4` NumPy array), by id, ascending; every other tensor's are little-endian.
     #[serde(skip)]
     pub big_endian: Vec<TensorId>,
+    /// The OpenSSF signature over the model, where one was looked for (set after reading).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<signature::Signature>,
 }
 
 /// A named fact from the file, usually a header field.
@@ -225,6 +229,7 @@ impl Inventory {
             views: Vec::new(),
             architecture: None,
             big_endian: Vec::new(),
+            signature: None,
         }
     }
 

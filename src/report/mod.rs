@@ -9,6 +9,7 @@ mod sarif;
 mod text;
 
 pub use root::Root;
+pub use sarif::uri;
 
 use crate::analysis::Analysis;
 use crate::check::{Counts, Finding, Item, Severity};

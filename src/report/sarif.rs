@@ -125,7 +125,7 @@ pub(super) fn write(
 /// `path` as a relative or absolute-path URI reference (RFC 3986): every byte but the
 /// unreserved characters and `/` is percent-encoded, so a space, `#`, `?` or `%` stays part
 /// of the path, a `:` cannot read as a scheme, and bytes that are not UTF-8 are kept.
-fn uri(path: &Path) -> String {
+pub fn uri(path: &Path) -> String {
     let mut out = String::new();
     for &b in path.as_os_str().as_encoded_bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {

@@ -21,6 +21,7 @@ pub mod pae;
 pub mod problem;
 pub mod rules;
 pub mod statement;
+pub mod summary;
 pub mod verify;
 
 use std::fmt;
@@ -108,18 +109,44 @@ pub enum Trust {
     Anchors(chain::Anchors),
 }
 
+/// A model checked against its signature.
+pub struct Checked {
+    /// What is wrong, each an SG finding.
+    pub problems: Vec<Problem>,
+    /// What the outputs show of the signature.
+    pub signature: crate::inventory::signature::Signature,
+}
+
 /// Checks the model at `model` (a folder or a single file) against the bundle at
 /// `signature`: the bundle read, the files held to its manifest, and its signatures checked
 /// with `trust` (without it, an info says they were not).
-pub fn check_model(model: &Path, signature: &Path, trust: Option<&Trust>) -> Vec<Problem> {
-    let bytes = match read_bounded(signature) {
-        Ok(bytes) => bytes,
-        Err(why) => return vec![Problem::Unreadable(why)],
+pub fn check_model(model: &Path, signature: &Path, trust: Option<&Trust>) -> Checked {
+    let (problems, bundle) = match check_bundle(model, signature, trust) {
+        Ok((problems, bundle)) => (problems, Some(bundle)),
+        Err(why) => (vec![Problem::Unreadable(why)], None),
     };
-    let signed = match read(&bytes) {
-        Ok(signed) => signed,
-        Err(e) => return vec![Problem::Unreadable(e.to_string())],
+    let (status, reason) = summary::status(&problems, trust);
+    let signature = crate::inventory::signature::Signature {
+        file: summary::name(signature),
+        path: signature.to_owned(),
+        status,
+        reason,
+        bundle,
     };
+    Checked {
+        problems,
+        signature,
+    }
+}
+
+/// [`check_model`] once the bundle reads: the problems, and what the bundle holds.
+fn check_bundle(
+    model: &Path,
+    signature: &Path,
+    trust: Option<&Trust>,
+) -> Result<(Vec<Problem>, crate::inventory::signature::Bundle), String> {
+    let bytes = read_bounded(signature)?;
+    let signed = read(&bytes).map_err(|e| e.to_string())?;
     let mut problems = match trust {
         Some(Trust::Anchors(anchors)) => {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
@@ -129,7 +156,8 @@ pub fn check_model(model: &Path, signature: &Path, trust: Option<&Trust>) -> Vec
         None => verify::problems(&signed.bundle.envelope, None),
     };
     problems.extend(integrity::check(model, Some(signature), &signed));
-    problems
+    let bundle = summary::bundle(&signed, &bytes, model, trust);
+    Ok((problems, bundle))
 }
 
 /// The bundle file's bytes, up to [`MAX_BUNDLE_BYTES`]; a symlink to it is not followed.

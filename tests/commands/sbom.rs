@@ -224,3 +224,64 @@ fn the_sbom_names_files_relative_to_the_root_the_same_on_every_machine() {
         ["model:models/model.onnx", "data:models/weights.data"]
     );
 }
+
+/// The `rtenx:signature:*` properties of the first model of `rtenx sbom ARGS`, and its
+/// external references; the document validates.
+fn signed_model(args: &[&str]) -> (Vec<(String, String)>, Value) {
+    let (out, err, code) = rtenx(&[&["sbom"], args].concat());
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_valid(&doc);
+    let model = &doc["components"][0];
+    let properties = (model["properties"].as_array().unwrap().iter())
+        .filter_map(|p| {
+            let name = p["name"].as_str()?.strip_prefix("rtenx:signature:")?;
+            Some((name.to_owned(), p["value"].as_str()?.to_owned()))
+        })
+        .collect();
+    (properties, model["externalReferences"].clone())
+}
+
+#[test]
+fn the_sbom_records_the_signature_and_says_verified_only_when_it_was() {
+    let signed = "tests/fixtures/signing/cases/key-p256-safetensors/model";
+    let key = "tests/fixtures/signing/material/p256.pub.pem";
+    let (properties, references) = signed_model(&[signed, "--public-key", key]);
+    let value = |properties: &[(String, String)], name: &str| {
+        let found = properties.iter().find(|(n, _)| n == name);
+        found.map(|(_, v)| v.clone()).unwrap_or_default()
+    };
+    assert_eq!(value(&properties, "status"), "verified", "{properties:?}");
+    assert_eq!(
+        value(&properties, "signer"),
+        "key SHA256:e5c9427f8c8951b3466ebfae9ccd59a488c94daac1948863f91bc3bd2a19f7f9"
+    );
+    assert_eq!(value(&properties, "algorithm"), "ECDSA P-256");
+    assert_eq!(value(&properties, "hashing"), "files sha256");
+    assert_eq!(value(&properties, "files"), "2");
+    assert_eq!(value(&properties, "file"), format!("{signed}/model.sig"));
+    let reference = &references[0];
+    assert_eq!(reference["type"], "digital-signature");
+    assert_eq!(reference["url"], format!("{signed}/model.sig").as_str());
+    assert_eq!(reference["hashes"][0]["alg"], "SHA-256");
+    assert_eq!(
+        reference["hashes"][0]["content"].as_str().unwrap().len(),
+        64
+    );
+    // Without a key: the files match, nothing more is claimed.
+    let (properties, _) = signed_model(&[signed]);
+    assert_eq!(value(&properties, "status"), "integrity-only");
+    assert!(value(&properties, "signer").starts_with("unsigned key hint "));
+    // Tampered: failed, and why.
+    let tampered = "tests/fixtures/signing/cases/tamper-safetensors-config/model";
+    let (properties, _) = signed_model(&[tampered, "--public-key", key]);
+    assert_eq!(value(&properties, "status"), "failed");
+    assert!(
+        value(&properties, "reason").contains("config.json"),
+        "{properties:?}"
+    );
+    // An unsigned folder: none, and no reference.
+    let (properties, references) = signed_model(&["tests/fixtures/safetensors/hf_repo"]);
+    assert_eq!(value(&properties, "status"), "none");
+    assert!(references.is_null(), "{references}");
+}

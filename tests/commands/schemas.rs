@@ -283,3 +283,67 @@ fn a_report_with_hashes_and_a_baseline_validates() {
     assert_eq!(report["files"][0]["findings"][0]["code"], "RX005");
     assert_valid(&check_schema, &report, "check --hash --baseline");
 }
+
+#[test]
+fn a_signature_in_every_state_validates() {
+    let dump_schema = schema("dump.schema.json");
+    let cases = "tests/fixtures/signing/cases";
+    let material = "tests/fixtures/signing/material";
+    let key = format!("{material}/p256.pub.pem");
+    let root = format!("{material}/cert-good-root.pem");
+    let runs: [(Vec<String>, &str); 6] = [
+        (
+            vec![
+                format!("{cases}/key-p256-safetensors/model"),
+                "--public-key".into(),
+                key.clone(),
+            ],
+            "verified",
+        ),
+        (
+            vec![
+                format!("{cases}/cert-good/model"),
+                "--certificate-chain".into(),
+                root,
+            ],
+            "verified",
+        ),
+        (vec![format!("{cases}/cert-good/model")], "integrity-only"),
+        (
+            vec![format!("{cases}/key-p256-safetensors/model")],
+            "integrity-only",
+        ),
+        (
+            vec![
+                format!("{cases}/tamper-safetensors-config/model"),
+                "--public-key".into(),
+                key,
+            ],
+            "failed",
+        ),
+        (vec!["tests/fixtures/safetensors/hf_repo".into()], "none"),
+    ];
+    for (args, status) in runs {
+        let mut all = vec!["dump", "--json"];
+        all.extend(args.iter().map(String::as_str));
+        let (out, _, _) = common::rtenx(&all);
+        let dump: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(dump["signature"]["status"], status, "{args:?}");
+        assert_valid(&dump_schema, &dump, &format!("dump {args:?}"));
+    }
+    // A signed folder with no model is a result of its own.
+    let (out, _, _) = common::rtenx(&[
+        "check",
+        "--isolated",
+        "--format",
+        "json",
+        &format!("{cases}/tamper-flipped-byte/model"),
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["files"][0]["format"], "signed-folder", "{report}");
+    assert_valid(
+        &schema("check.schema.json"),
+        &report,
+        "check of a signed folder",
+    );
+}

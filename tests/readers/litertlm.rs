@@ -93,6 +93,24 @@ fn header_metadata_and_sections_are_laid_out() {
 }
 
 #[test]
+fn every_bundle_the_builder_writes_is_clean_and_wholly_laid_out() {
+    // Weights are bytes no tensor points into: they are still the bundle's, not trailing.
+    for name in ["model", "tokenizer", "weights"] {
+        let a = analyze(&format!("litertlm/{name}.litertlm"));
+        assert!(a.findings.is_empty(), "{name}: {:?}", a.findings);
+        let kinds: Vec<_> = a.inventory.sections.iter().map(|s| s.kind).collect();
+        let laid_out = |k: &SectionKind| k.is_declared() || *k == SectionKind::Padding;
+        assert!(kinds.iter().all(laid_out), "{name}: {kinds:?}");
+        let last = a.inventory.sections.last().unwrap();
+        assert_eq!(
+            last.range.end(),
+            a.inventory.files[0].size.unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn values_of_a_bundled_model_are_read_where_they_lie() {
     let values = |path: &str| {
         let (out, err, code) = common::rtenx(&["dump", "--values", path]);

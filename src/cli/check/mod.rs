@@ -3,7 +3,7 @@
 mod file;
 #[cfg(all(unix, feature = "remote"))]
 mod hub;
-mod signature;
+pub(super) mod signature;
 
 use super::choices::{Format, Runtime};
 use super::config::discover::{self, Ignored};
@@ -125,6 +125,9 @@ enum HashAlgorithm {
 struct Note {
     jobs: std::ops::Range<usize>,
     finding: rtenx::check::Finding,
+    /// The signed folder whose SG finding it is: reported on the folder itself when none of
+    /// its files can carry it.
+    signed: Option<PathBuf>,
 }
 
 /// What `--show-settings` prints for one file.
@@ -263,8 +266,8 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     let (cwd, config) = run_settings(&args)?;
     let cli = command_line(&args);
-    let signing = config.as_ref().map(|c| &c.signing);
-    let verification = signature::verification(&args.signing, signing, &args.paths)?;
+    let signing = config.as_ref().map(|c| (&c.signing, c.path.as_path()));
+    let verification = signature::for_check(&args.signing, signing, &args.paths)?;
     let expected = expect_hub(&args).map_err(|e| e.to_string())?;
     let format = args
         .format
@@ -284,6 +287,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     let mut shown = Vec::new();
     let mut ignored = Ignored::default();
     let mut notes = Vec::new();
+    let mut signed_only = Vec::new();
     for path in &args.paths {
         let first = targets.len();
         if let Some(models) = remote_models(path) {
@@ -325,6 +329,7 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 notes.extend(finding.into_iter().map(|finding| Note {
                     jobs: first..first + 1,
                     finding,
+                    signed: None,
                 }));
             }
             shown.push(Shown {
@@ -334,13 +339,14 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 ignored: beside,
             });
             targets.push(Target::Named(path.clone()));
-            let mut signed = signature::findings(path, &args.signing, &verification);
+            let (mut signed, _) = signature::findings(path, &args.signing, &verification);
             Settings::of(path, config.as_ref(), &cli)
                 .overrides
                 .apply(&mut signed);
             notes.extend(signed.into_iter().map(|finding| Note {
                 jobs: first..first + 1,
                 finding,
+                signed: None,
             }));
             continue;
         }
@@ -381,19 +387,28 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
             for finding in finding {
                 match first..targets.len() {
                     jobs if jobs.is_empty() => complain_note(&finding),
-                    jobs => notes.push(Note { jobs, finding }),
+                    jobs => notes.push(Note {
+                        jobs,
+                        finding,
+                        signed: None,
+                    }),
                 }
             }
         }
-        let mut signed = signature::findings(path, &args.signing, &verification);
+        let (mut signed, present) = signature::findings(path, &args.signing, &verification);
         Settings::of(path, config.as_ref(), &cli)
             .overrides
             .apply(&mut signed);
-        for finding in signed {
-            match first..targets.len() {
-                jobs if jobs.is_empty() => complain_note(&finding),
-                jobs => notes.push(Note { jobs, finding }),
-            }
+        notes.extend(signed.into_iter().map(|finding| Note {
+            jobs: first..targets.len(),
+            finding,
+            signed: Some(path.clone()),
+        }));
+        if kept == 0 && present {
+            // The folder was checked against its signature: a result of its own.
+            signed_only.push(path.clone());
+            usage_problem |= unreadable;
+            continue;
         }
         if kept == 0 && !unreadable {
             super::complain(format_args!(
@@ -405,9 +420,11 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     }
     if args.show_settings {
         let mut out = io::stdout().lock();
-        let written = shown.iter().try_for_each(|s| {
-            s.settings
-                .show(&s.path, s.excluded, s.ignored.as_deref(), &mut out)
+        let written = verification.show(&mut out).and_then(|()| {
+            shown.iter().try_for_each(|s| {
+                s.settings
+                    .show(&s.path, s.excluded, s.ignored.as_deref(), &mut out)
+            })
         });
         return Ok(written.map(|()| Outcome::Clean));
     }
@@ -454,6 +471,8 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
     if let Some(expected) = &expected {
         held_to_hub(expected, &mut results, config.as_ref(), &cli);
     }
+    let folders = results.len();
+    results.extend(signed_only.into_iter().map(signed_folder));
     for note in notes {
         let mut finding = Some(note.finding);
         for result in results.get_mut(note.jobs).into_iter().flatten() {
@@ -462,7 +481,19 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
                 _ => break,
             }
         }
-        if let Some(finding) = finding {
+        let Some(finding) = finding else { continue };
+        let Some(folder) = note.signed else {
+            complain_note(&finding);
+            continue;
+        };
+        let at = match (results.iter().skip(folders)).position(|r| r.path == folder) {
+            Some(at) => folders + at,
+            None => {
+                results.push(signed_folder(folder));
+                results.len() - 1
+            }
+        };
+        if let Some(Err(finding)) = results.get_mut(at).map(|r| r.add(finding)) {
             complain_note(&finding);
         }
     }
@@ -515,6 +546,22 @@ fn run_configured(args: CheckArgs) -> Result<io::Result<Outcome>, String> {
         }),
     )
 }
+
+/// The result of a signed folder none of whose models could carry its SG findings: the
+/// folder itself, checked against its signature.
+fn signed_folder(folder: PathBuf) -> rtenx::report::FileResult {
+    use rtenx::inventory::{FileEntry, FileFormat, Inventory};
+    let format = FileFormat::NotModel(SIGNED_FOLDER);
+    let inventory = Inventory::new(format, "", FileEntry::model(folder.clone(), 0));
+    let analysis = rtenx::Analysis {
+        inventory,
+        findings: Vec::new(),
+    };
+    rtenx::report::FileResult::new(folder, Ok(analysis)).0
+}
+
+/// The format the report gives a signed folder of its own.
+const SIGNED_FOLDER: &str = "signed-folder";
 
 /// Prints on standard error a note that no checked file could carry.
 fn complain_note(finding: &rtenx::check::Finding) {

@@ -27,7 +27,6 @@ const TYPES: [&str; 12] = [
 ];
 const TFLITE_MODEL: u8 = 3;
 const HF_TOKENIZER_ZLIB: u8 = 6;
-const TFLITE_WEIGHTS: u8 = 7;
 /// The most bytes zlib's deflate produces per compressed byte.
 const ZLIB_MOST_RATIO: u64 = 1032;
 
@@ -66,9 +65,9 @@ pub fn read(cx: &mut Context<'_>, header: &Header, table: &Table) {
         let Some(e) = table.entries.get(i) else {
             continue;
         };
+        // Weights are bytes no tensor rtenx reads points into: opaque, like tokenizers.
         let kind = match e.data_type {
             TFLITE_MODEL => SectionKind::ModelData,
-            TFLITE_WEIGHTS => SectionKind::TensorData,
             _ => SectionKind::BlobData,
         };
         cx.inv.sections.push(Section {
