@@ -13,6 +13,4 @@ use rtenx::formats::keras::Keras;
 
 fuzz_target!(|data: &[u8]| {
     common::check_as(&Keras, "model.h5", data);
-    let file = rtenx::source::ModelFile::in_memory("model.h5", data.to_vec());
-    rtenx::inventory::ScopeTree::build(&rtenx::analyze_file(&file).inventory);
 });
