@@ -20,6 +20,7 @@
 #            certificates they carry, and the PEM certificates of material/
 #   keras    tests/fixtures/keras/**/*.keras
 #   litertlm tests/fixtures/litertlm/**/*.litertlm
+#   hdf5     tests/fixtures/keras/**/*.h5
 set -eu
 cd "$(dirname "$0")/.."
 fixtures=tests/fixtures
@@ -97,7 +98,9 @@ seed tflite $(files $fixtures/tflite '*.tflite')
 seed keras $(files $fixtures/keras '*.keras')
 # shellcheck disable=SC2046
 seed litertlm $(files $fixtures/litertlm '*.litertlm')
+# shellcheck disable=SC2046
+seed hdf5 $(files $fixtures/keras '*.h5')
 
-for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras litertlm; do
+for t in rten onnx paddle gguf safetensors detect writers executorch pickle pytorch numpy stack tflite signing keras litertlm hdf5; do
     echo "fuzz/corpus/$t: $(find "fuzz/corpus/$t" -type f | wc -l) files"
 done

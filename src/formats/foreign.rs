@@ -7,7 +7,7 @@
 
 use super::shared::bytes::head;
 use super::shared::json::with_key as json_with_key;
-use super::shared::{flatbuffer, protobuf};
+use super::shared::{flatbuffer, hdf5, protobuf};
 use super::Detection;
 
 /// A format rtenx recognises and does not read.
@@ -34,24 +34,10 @@ pub static FOREIGN: &[Foreign] = &[
         model: true,
     },
     Foreign {
-        name: "keras-h5",
-        title: "a legacy Keras full-model .h5 (HDF5 with model_config; its config can name Lambda layers and modules that loading runs)",
-        extensions: &["h5", "hdf5", "keras"],
-        detect: |b| magic(hdf5(b) == Some(Hdf5::KerasModel)),
-        model: true,
-    },
-    Foreign {
-        name: "keras-weights-h5",
-        title: "Keras weights in HDF5 (.weights.h5 or save_weights .h5: weights only, no config)",
-        extensions: &["h5", "hdf5"],
-        detect: |b| magic(hdf5(b) == Some(Hdf5::KerasWeights)),
-        model: true,
-    },
-    Foreign {
         name: "hdf5",
         title: "an HDF5 file",
         extensions: &["h5", "hdf5", "keras"],
-        detect: |b| magic(hdf5(b) == Some(Hdf5::Other)),
+        detect: hdf5_file,
         model: true,
     },
     Foreign {
@@ -179,40 +165,13 @@ fn flatbuffer_id(bytes: &[u8], matches: impl Fn(&[u8; 4]) -> bool) -> Detection 
     magic(flatbuffer::identifier(bytes).is_some_and(|id| matches(&id)))
 }
 
-/// What an HDF5 file holds, as far as names near its start tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hdf5 {
-    /// A legacy Keras model (`model.save("x.h5")`): the root attribute `model_config`.
-    KerasModel,
-    /// Keras weights: the root attribute `layer_names` (Keras 2 `save_weights`), or the
-    /// groups `layers` and `vars` (Keras 3 `.weights.h5`).
-    KerasWeights,
-    /// Any other HDF5 file.
-    Other,
-}
-
-/// Bytes after the superblock looked through for Keras' names: the root group's object
-/// header and local heap, where h5py writes them, lie in the first few KiB.
-const HDF5_WINDOW: usize = 64 << 10;
-
-/// HDF5's signature, at the start or after a user block of 512, 1024, 2048, ... bytes, and
-/// which Keras file it is by the attribute and group names in the next 64 KiB (no HDF5
-/// structure is parsed: a hint for the message, never a verdict).
-fn hdf5(bytes: &[u8]) -> Option<Hdf5> {
-    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
-    let start = (std::iter::once(0).chain((9..=20).map(|shift| 1 << shift))).find(|&offset| {
-        bytes
-            .get(offset..)
-            .is_some_and(|b| b.starts_with(SIGNATURE))
-    })?;
-    let window = head(bytes.get(start..).unwrap_or_default(), HDF5_WINDOW);
-    let has = |name: &[u8]| window.windows(name.len()).any(|w| w == name);
-    Some(if has(b"model_config") {
-        Hdf5::KerasModel
-    } else if has(b"layer_names") || (has(b"layers\0") && has(b"vars\0")) {
-        Hdf5::KerasWeights
-    } else {
-        Hdf5::Other
+/// An HDF5 file the Keras reader does not take: not Keras', or Keras' behind a user block
+/// longer than its detection looks past.
+fn hdf5_file(bytes: &[u8]) -> Detection {
+    magic(match hdf5::hint(bytes, u64::MAX) {
+        Some(hdf5::Hint::Other) => true,
+        Some(_) => hdf5::hint(bytes, hdf5::FIRST_PAGE).is_none(),
+        None => false,
     })
 }
 

@@ -5,7 +5,7 @@
 //! format (detection, folder scans, [`crate::catalogue`] of every rule) asks here.
 
 use super::foreign::{self, Foreign};
-use super::shared::{datafiles, hf, pickle, zip};
+use super::shared::{datafiles, hdf5, hf, pickle, zip};
 use super::{extension, Detection, Format, Scan};
 use crate::check::{generic, RuleGroup};
 use crate::source::ModelFile;
@@ -37,6 +37,7 @@ pub static SHARED_GROUPS: &[&RuleGroup] = &[
     &datafiles::rules::GROUP,
     &pickle::rules::GROUP,
     &zip::rules::GROUP,
+    &hdf5::rules::GROUP,
     &hf::rules::GROUP,
 ];
 

@@ -4,7 +4,7 @@
 use super::config::{self, Located};
 use super::rules::{CONFIG_INVALID, MEMBER_MISSING, METADATA_INVALID, ZIP_BOMB};
 use super::tree::Tree;
-use super::{graph, metadata};
+use super::{graph, h5, metadata};
 use crate::check::Place;
 use crate::escape::excerpt;
 use crate::formats::shared::bytes;
@@ -88,8 +88,18 @@ pub fn read(cx: &mut Context<'_>) {
 fn weights(cx: &mut Context<'_>, archive: &Archive<'_>, first: u64) {
     match WEIGHTS.iter().find_map(|w| archive.get(w)) {
         Some(m) => {
-            let what = format!("{}, {} bytes (not read)", excerpt(m.name, 40), m.size);
+            // A stored HDF5 member is read in place: its datasets are the tensors.
+            let listed = m.stored() && m.name.ends_with(b".h5");
+            let how = if listed {
+                "datasets listed"
+            } else {
+                "not read"
+            };
+            let what = format!("{}, {} bytes ({how})", excerpt(m.name, 40), m.size);
             cx.inv.property("weights", what, Some(m.data));
+            if listed {
+                h5::weights(cx, m.data);
+            }
         }
         None => {
             let message = "load_model refuses the archive (\"Expected a model.weights.h5 or model.weights.npz file\"): it has no weights member";
@@ -121,6 +131,8 @@ fn read_config(cx: &mut Context<'_>, m: &Member<'_>) {
         return;
     };
     let doc = Located {
+        name: "config.json",
+        legacy_h5: false,
         data: m.stored().then_some(m.data),
         header: m.header,
     };

@@ -50,10 +50,15 @@ const NON_MODELING_APIS: &[&str] = &[
     "keras.utils.text_dataset_from_directory",
 ];
 
-/// Where `config.json`'s bytes are: offsets in it become the file's where it is stored, and
-/// its member's local header where it is compressed.
+/// Where a config's bytes are (an archive's `config.json`, or a legacy `.h5`'s `model_config`
+/// attribute): offsets in it become the file's where it is stored, and its member's local
+/// header (or its attribute) where it is compressed.
 #[derive(Debug, Clone, Copy)]
 pub struct Located {
+    /// What holds it, for messages: `config.json` or `the model_config attribute`.
+    pub name: &'static str,
+    /// Whether it is a legacy `.h5`'s, which Keras 3.0.0 to 3.11.2 load ignoring `safe_mode`.
+    pub legacy_h5: bool,
     /// Offset of its first byte in the file, if stored.
     pub data: Option<u64>,
     /// Offset of its local header.
@@ -128,7 +133,7 @@ pub fn walk<'a>(cx: &mut Context<'_>, tree: &Tree<'a>, doc: Located) -> Model<'a
         let mut layer = visit.layer;
         if matches!(value.kind, Kind::Object) {
             if let Some(object) = Object::of(tree, visit.id, doc) {
-                judge(cx, tree, &object, visit.layer, &model, &mut seen);
+                judge(cx, tree, &object, visit.layer, &model, &mut seen, doc);
                 if object.class.is("__keras_tensor__") {
                     read_tensor(tree, &object, visit.layer, &mut model);
                 } else if let Some(name) = object.layer_name(tree, visit.listed) {
@@ -289,6 +294,7 @@ fn judge(
     layer: Option<usize>,
     model: &Model<'_>,
     seen: &mut HashSet<String>,
+    doc: Located,
 ) {
     let class = object.class.unescape();
     if class.starts_with("__") && class != "__lambda__" {
@@ -308,7 +314,15 @@ fn judge(
         (None, Some(r)) if r.contains('>') => r.to_string(),
         (None, _) => name.to_string(),
     };
-    let verdict = verdict(tree, object, &class, &name, module.as_deref(), &path);
+    let verdict = verdict(
+        tree,
+        object,
+        &class,
+        &name,
+        module.as_deref(),
+        &path,
+        doc.legacy_h5,
+    );
     // A lambda is shown by its class: the layer that holds it is named once, as its place.
     let shown = match class == "__lambda__" {
         true => &class,
@@ -322,7 +336,7 @@ fn judge(
             if rule.code != CUSTOM_OBJECT.code || !seen.contains(&path) {
                 let within = holder.map(|l| (l.name.unescape(), l.class.unescape()));
                 let within = within.as_ref().map(|(n, c)| (n.as_ref(), c.as_ref()));
-                let message = object_message(shown, object.at, within, &why);
+                let message = object_message(doc.name, shown, object.at, within, &why);
                 cx.report(rule, Place::at(object.at), message);
             }
             trust
@@ -357,6 +371,7 @@ fn verdict(
     name: &str,
     module: Option<&str>,
     path: &str,
+    legacy_h5: bool,
 ) -> Verdict {
     let package = module.map(|m| m.split('.').next().unwrap_or(m));
     let keras = package.is_some_and(|p| KERAS_PACKAGES.contains(&p));
@@ -366,7 +381,10 @@ fn verdict(
             .and_then(|c| tree.string(c, "function_type"))
             .is_some_and(|t| t.is("lambda"));
     if class == "__lambda__" || keras2_lambda {
-        let why = "a Python lambda whose marshalled bytecode loading runs with safe_mode=False (safe_mode=True, the default, refuses it; Keras before 2.13 ran it always, CVE-2024-3660)";
+        let why = match legacy_h5 {
+            true => "a Python lambda whose marshalled bytecode loading runs: Keras 3.0.0 to 3.11.2 ignore safe_mode for a legacy .h5 and run it even with safe_mode=True (CVE-2025-9905), Keras before 2.13 ran it always (CVE-2024-3660); Keras 3.11.3 and later refuse it with safe_mode=True, the default",
+            false => "a Python lambda whose marshalled bytecode loading runs with safe_mode=False (safe_mode=True, the default, refuses it; Keras before 2.13 ran it always, CVE-2024-3660)",
+        };
         Verdict::Reported(&LAMBDA, why.into(), Trust::Code)
     } else if name == "enable_unsafe_deserialization" {
         let why = "deserializing it turns safe mode off for the rest of the load, so lambdas after it run (CVE-2025-9906, Keras 3.0 to 3.10; 3.11 and later refuse it)";
@@ -392,7 +410,9 @@ fn verdict(
 fn outside(object: &Object<'_>, name: &str, module: Option<&str>) -> Verdict {
     let effect = module.and_then(|m| effects::of(&resolve(m, name, 4)));
     let builtin_function = module == Some("builtins") && object.class.is("function");
-    let custom = object.registered.is_some_and(|r| r.raw().contains('>'));
+    // Keras 2 writes a registered object's `Package>Name` as its class name.
+    let custom = object.registered.is_some_and(|r| r.raw().contains('>'))
+        || (module.is_none() && object.class.raw().contains('>'));
     match effect {
         None if builtin_function || (module.is_none() && !custom) => Verdict::Keras,
         None if custom => {

@@ -58,8 +58,13 @@ pub struct Metadata {
 impl Metadata {
     /// The major version, if the version is readable.
     pub fn major(&self) -> Option<u32> {
-        parse(self.version.as_deref()?).map(|v| v[0])
+        major(self.version.as_deref()?)
     }
+}
+
+/// The major version of `version`, if readable.
+pub fn major(version: &str) -> Option<u32> {
+    parse(version).map(|v| v[0])
 }
 
 /// Reads `metadata.json` (`text`, whose findings are placed at `at`).
@@ -91,21 +96,27 @@ pub fn read(cx: &mut Context<'_>, text: &[u8], at: u64) -> Metadata {
         cx.report(&METADATA_INVALID, place, message);
         return Metadata::default();
     };
-    if let Some(v) = parse(shown) {
-        let cves: Vec<String> = (CVES.iter())
-            .filter(|(_, from, before, _)| *from <= v && v < *before)
-            .map(|(id, _, _, what)| format!("{id} ({what})"))
-            .collect();
-        if !cves.is_empty() {
-            let message = format!(
-                "saved by Keras {}, whose loading has {}: load it with Keras 3.11.3 or later",
-                excerpt(shown.as_bytes(), 40),
-                cves.join(", ")
-            );
-            cx.report(&VULNERABLE_VERSION, place, message);
-        }
-    }
+    vulnerable(cx, shown, place);
     Metadata { version }
+}
+
+/// Reports the loading CVEs of `shown`, the Keras version that saved the file (KR011).
+pub fn vulnerable(cx: &mut Context<'_>, shown: &str, place: Place) {
+    let Some(v) = parse(shown) else {
+        return;
+    };
+    let cves: Vec<String> = (CVES.iter())
+        .filter(|(_, from, before, _)| *from <= v && v < *before)
+        .map(|(id, _, _, what)| format!("{id} ({what})"))
+        .collect();
+    if !cves.is_empty() {
+        let message = format!(
+            "saved by Keras {}, whose loading has {}: load it with Keras 3.11.3 or later",
+            excerpt(shown.as_bytes(), 40),
+            cves.join(", ")
+        );
+        cx.report(&VULNERABLE_VERSION, place, message);
+    }
 }
 
 /// `major.minor.patch` from the start of a version (`3.15.1`, `2.13.1-tf`); missing parts

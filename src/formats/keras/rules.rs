@@ -1,6 +1,7 @@
-//! Rules specific to Keras archives (codes KR001..). The reference is Keras 3.15.1's loader,
-//! `keras/src/saving/saving_lib.py` (the archive) and `serialization_lib.py` (what a config
-//! may name): `tests/fixtures/keras/verdicts.tsv` records what `keras.saving.load_model` says
+//! Rules specific to Keras archives and legacy `.h5` files (codes KR001..). The reference is
+//! Keras 3.15.1's loader, `keras/src/saving/saving_lib.py` (the archive),
+//! `legacy/saving/legacy_h5_format.py` (`.h5`) and `serialization_lib.py` (what a config may
+//! name): `tests/fixtures/keras/verdicts.tsv` records what `keras.saving.load_model` says
 //! about each fixture with `safe_mode=True` and `safe_mode=False`. See
 //! `../shared/reference/tflite-keras.md`.
 
@@ -21,11 +22,12 @@ crate::rules! {
     /// ## How to fix
     /// The file is incomplete; save the model again with `model.save("x.keras")`.
     MEMBER_MISSING = ("KR001", "keras-member-missing", Error);
-    /// `config.json` is not a JSON object, or nests deeper than rtenx reads.
+    /// A Keras config is not a JSON object, or nests deeper than rtenx reads.
     ///
     /// ## What it does
-    /// Reads `config.json` as strict JSON (RFC 8259) into a tree of at most 256 levels, paid
-    /// from the model's budget, and reports where it goes wrong.
+    /// Reads `config.json`, or a legacy `.h5`'s root attribute `model_config` (which must be a
+    /// string), as strict JSON (RFC 8259) into a tree of at most 256 levels, paid from the
+    /// model's budget, and reports where it goes wrong.
     ///
     /// ## Why
     /// `load_model` refuses a config `json.loads` cannot read; a config rtenx cannot read
@@ -37,7 +39,8 @@ crate::rules! {
     /// `metadata.json` is missing, not a JSON object, or names no Keras version.
     ///
     /// ## What it does
-    /// Reads `metadata.json` and its `keras_version` and `date_saved`.
+    /// Reads `metadata.json` and its `keras_version` and `date_saved`; in a legacy `.h5`, the
+    /// root attribute `keras_version`.
     ///
     /// ## Why
     /// `model.save` always writes it; `load_model` does not read it, so a loader still
@@ -50,15 +53,18 @@ crate::rules! {
     /// A config holds a Python lambda: loading with `safe_mode=False` runs its bytecode.
     ///
     /// ## What it does
-    /// Reports every `__lambda__` object of `config.json` (a `Lambda` layer's function, or one
-    /// anywhere else) and every Keras 2 `Lambda` layer whose `function_type` is `lambda`.
+    /// Reports every `__lambda__` object of `config.json` or an `.h5`'s `model_config` (a
+    /// `Lambda` layer's function, or one anywhere else) and every Keras 2 `Lambda` layer whose
+    /// `function_type` is `lambda`.
     ///
     /// ## Why
     /// The lambda is marshalled Python bytecode, base64-encoded; `python_utils.func_load`
     /// rebuilds and runs it (CVE-2024-3660 for Keras before 2.13, which ran it always).
     /// Keras 3 refuses it with `safe_mode=True`, the default ("Requested the deserialization
     /// of a Python lambda"), and runs it with `safe_mode=False` or after
-    /// `keras.config.enable_unsafe_deserialization()`. modelscan reports `Lambda` layers too.
+    /// `keras.config.enable_unsafe_deserialization()`. Keras 3.0.0 to 3.11.2 ignore
+    /// `safe_mode` for a legacy `.h5` and run it even with `safe_mode=True` (CVE-2025-9905).
+    /// modelscan reports `Lambda` layers too.
     ///
     /// ## How to fix
     /// Replace the lambda by a registered function or layer
@@ -185,9 +191,16 @@ crate::rules! {
     ZIP_BOMB = ("KR012", "keras-zip-bomb", Error);
 }
 
-/// The message for an object of `config.json` that names `shown`, at offset `at`, in the
-/// layer `within` (its name and class) if any, reported because of `why`.
-pub fn object_message(shown: &str, at: u64, within: Option<(&str, &str)>, why: &str) -> String {
+/// The message for an object of the config `document` (`config.json`, or a legacy `.h5`'s
+/// `model_config`) that names `shown`, at offset `at`, in the layer `within` (its name and
+/// class) if any, reported because of `why`.
+pub fn object_message(
+    document: &str,
+    shown: &str,
+    at: u64,
+    within: Option<(&str, &str)>,
+    why: &str,
+) -> String {
     let within = within.map_or_else(String::new, |(name, class)| {
         let (name, class) = (
             excerpt(name.as_bytes(), 100),
@@ -196,5 +209,5 @@ pub fn object_message(shown: &str, at: u64, within: Option<(&str, &str)>, why: &
         format!(" in layer \"{name}\" ({class})")
     });
     let shown = excerpt(shown.as_bytes(), 200);
-    format!("config.json names {shown} at {at}{within}: {why}")
+    format!("{document} names {shown} at {at}{within}: {why}")
 }
