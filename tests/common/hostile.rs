@@ -74,6 +74,11 @@ pub const GENERATED: &[(&str, &str, &str)] = &[
 /// held to a Hub repository (`tests/remote.rs`): (code, test file, test function).
 pub const LAID_OUT: &[(&str, &str, &str)] = &[
     (
+        "KR013",
+        "tests/keras.rs",
+        "keras2_inbound_nodes_join_layers_as_keras3_ones_do",
+    ),
+    (
         "HF007",
         "tests/remote.rs",
         "a_local_copy_is_held_to_what_the_hub_records",

@@ -6,8 +6,8 @@
 //! the graph ([`super::graph`]).
 
 use super::rules::{
-    object_message, CUSTOM_OBJECT, GET_FILE, LAMBDA, MODULE_OUTSIDE_KERAS, NON_MODELING_API,
-    TORCH_MODULE_WRAPPER, UNSAFE_DESERIALIZATION,
+    object_message, CUSTOM_OBJECT, GET_FILE, KERAS2_ARCHIVE, LAMBDA, MODULE_OUTSIDE_KERAS,
+    NON_MODELING_API, TORCH_MODULE_WRAPPER, UNSAFE_DESERIALIZATION,
 };
 use super::tree::{Id, Kind, Tree};
 use crate::check::{Place, Rule};
@@ -19,6 +19,10 @@ use std::collections::{HashMap, HashSet};
 
 /// Keras' own packages: `_retrieve_class_or_fn` imports modules of these only (since 3.9.0).
 const KERAS_PACKAGES: &[&str] = &["keras", "keras_hub", "keras_cv", "keras_nlp"];
+/// Keras 2's package, whose loader reads what it saved (and Keras 3 refuses it: KR013).
+const TF_KERAS: &str = "tf_keras";
+/// The key under which the first `tf_keras` object is remembered, reported once per file.
+const TF_KERAS_SEEN: &str = "\0tf_keras";
 
 /// `NON_MODELING_APIS` of Keras 3.15.1 (`serialization_lib.py`), refused since 3.11.
 const NON_MODELING_APIS: &[&str] = &[
@@ -328,6 +332,12 @@ fn judge(
         true => &class,
         false => path.as_str(),
     };
+    let keras2 = module.as_deref().is_some_and(|m| package(m) == TF_KERAS);
+    if keras2 && matches!(verdict, Verdict::Keras) && seen.insert(TF_KERAS_SEEN.to_owned()) {
+        let why = "a Keras 2 (tf-keras) object: Keras 3 refuses the file (\"Could not locate class\"); tf_keras.models.load_model reads it";
+        let message = object_message(doc.name, &path, object.at, None, why);
+        cx.report(&KERAS2_ARCHIVE, Place::at(object.at), message);
+    }
     let trust = match verdict {
         Verdict::Keras if module.is_none() => return,
         Verdict::Keras => Trust::Safe,
@@ -373,8 +383,14 @@ fn verdict(
     path: &str,
     legacy_h5: bool,
 ) -> Verdict {
-    let package = module.map(|m| m.split('.').next().unwrap_or(m));
-    let keras = package.is_some_and(|p| KERAS_PACKAGES.contains(&p));
+    let package = module.map(package);
+    let tf_keras = package == Some(TF_KERAS);
+    let keras = tf_keras || package.is_some_and(|p| KERAS_PACKAGES.contains(&p));
+    // tf_keras' public APIs are Keras' under another package name.
+    let api = path
+        .strip_prefix("tf_")
+        .filter(|_| tf_keras)
+        .unwrap_or(path);
     let keras2_lambda = class == "Lambda"
         && object
             .config
@@ -395,7 +411,7 @@ fn verdict(
     } else if class == "TorchModuleWrapper" {
         let why = "its config holds a torch.save'd module that loading unpickles with torch.load, running any code (CVE-2025-49655, Keras 3.11.0 to 3.11.2 with safe_mode=True; later versions refuse it unless safe_mode=False)";
         Verdict::Reported(&TORCH_MODULE_WRAPPER, why.into(), Trust::Unsafe)
-    } else if keras && NON_MODELING_APIS.contains(&path) {
+    } else if keras && NON_MODELING_APIS.contains(&api) {
         let why = "not a modeling API: Keras 3.11 and later refuse it, earlier versions call it while loading";
         Verdict::Reported(&NON_MODELING_API, why.into(), Trust::Unsafe)
     } else if keras {
@@ -403,6 +419,11 @@ fn verdict(
     } else {
         outside(object, name, module)
     }
+}
+
+/// The top-level package of `module`.
+fn package(module: &str) -> &str {
+    module.split('.').next().unwrap_or(module)
 }
 
 /// An object in a module outside Keras' packages, or in none (found by its registered name,

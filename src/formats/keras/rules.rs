@@ -189,6 +189,23 @@ crate::rules! {
     /// ## How to fix
     /// The archive was made by hand; save the model again.
     ZIP_BOMB = ("KR012", "keras-zip-bomb", Error);
+    /// A `.keras` archive saved by Keras 2 (tf-keras): Keras 3 refuses it.
+    ///
+    /// ## What it does
+    /// Reports, once per file, an object of `config.json` in `tf_keras`, the Keras 2 package
+    /// that TensorFlow's `tf.keras` was before Keras 3. Such objects are judged as Keras' own
+    /// (no KR005), since `tf_keras.models.load_model` reads them; its non-modelling APIs are
+    /// still KR010.
+    ///
+    /// ## Why
+    /// Keras 3 imports only from its own packages and refuses the file ("Could not locate
+    /// class 'Functional'"); tf-keras 2.x loads it (`tests/fixtures/keras/verdicts.tsv`). The
+    /// file is not unsafe for it: it needs the loader that wrote it.
+    ///
+    /// ## How to fix
+    /// Load it with `tf_keras.models.load_model` (`pip install tf-keras`), or load it there and
+    /// save it again with Keras 3.
+    KERAS2_ARCHIVE = ("KR013", "keras-2-archive", Warning);
 }
 
 /// The message for an object of the config `document` (`config.json`, or a legacy `.h5`'s
